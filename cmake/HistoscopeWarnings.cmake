@@ -1,0 +1,16 @@
+# hs_target_warnings(<target>): strict warnings on Histoscope's own code (not on dependencies).
+function(hs_target_warnings target)
+    set(cxx_flags -Wall -Wextra -Wpedantic -Wshadow -Wconversion -Wsign-conversion -Wnon-virtual-dtor
+        -Wold-style-cast -Woverloaded-virtual -Wnull-dereference)
+    if(HS_WARNINGS_AS_ERRORS)
+        list(APPEND cxx_flags -Werror)
+    endif()
+    target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CXX>:${cxx_flags}>)
+    if(HS_HAVE_CUDA)
+        set(cuda_flags -Xcompiler=-Wall,-Wextra --Werror=all-warnings)
+        if(HS_WARNINGS_AS_ERRORS)
+            list(APPEND cuda_flags -Xcompiler=-Werror)
+        endif()
+        target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:${cuda_flags}>)
+    endif()
+endfunction()

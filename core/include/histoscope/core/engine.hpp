@@ -1,0 +1,89 @@
+#pragma once
+// Histogram engines and the one registry through which the CLI, the GUI and the tests reach
+// them. The CPU reference engine ("cpu") is the judge every other engine must match exactly.
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "histoscope/core/channels.hpp"
+#include "histoscope/core/histogram.hpp"
+#include "histoscope/core/image.hpp"
+
+namespace hs {
+
+struct HistogramRequest {
+    ImageView image;
+    std::vector<Channel> channels;
+    HistogramSpec spec;
+};
+
+struct StageTime {
+    std::string name;  // "upload", "histogram", "download", ...
+    double ms = 0.0;
+};
+
+struct HistogramResult {
+    std::vector<ChannelHistogram> channels;
+    std::vector<StageTime> stages;  // what the engine measured itself (device events)
+    double total_ms = 0.0;          // wall time of compute(), measured by the engine base
+};
+
+// What an engine can serve. unsupported_reason() turns these into a sentence.
+struct Capabilities {
+    bool u8 = true;
+    bool u16 = true;
+    bool luma = true;
+    bool alpha = true;
+    bool edges = true;
+    bool saturate = true;
+    int max_bins = kMaxBins;
+    // Largest number of samples whose counts the engine keeps exact (0 = unlimited).
+    std::uint64_t max_samples = 0;
+};
+
+struct Availability {
+    bool available = true;
+    std::string reason;  // why not, when unavailable
+};
+
+class HistogramEngine {
+  public:
+    virtual ~HistogramEngine() = default;
+
+    virtual std::string_view name() const = 0;
+    virtual std::string_view description() const = 0;
+    virtual Availability availability() const { return {}; }
+    virtual Capabilities capabilities() const = 0;
+
+    // Empty when the engine can serve `request`, otherwise one sentence saying why not.
+    std::string unsupported_reason(const HistogramRequest& request) const;
+
+    // Validates the request, refuses what the capabilities exclude (UnsupportedError), runs
+    // the engine and applies saturation. Never returns counts the engine cannot vouch for.
+    HistogramResult compute(const HistogramRequest& request);
+
+  protected:
+    // Requests reaching run() are valid and supported. Engines may apply the saturation cap
+    // themselves; compute() applies it again, which is idempotent.
+    virtual HistogramResult run(const HistogramRequest& request) = 0;
+    // Engine-specific limits beyond Capabilities (e.g. the device's shared memory).
+    virtual std::string extra_unsupported_reason(const HistogramRequest&) const { return {}; }
+};
+
+class EngineRegistry {
+  public:
+    void add(std::unique_ptr<HistogramEngine> engine);  // names must be unique
+    HistogramEngine* find(std::string_view name) const;
+    const std::vector<std::unique_ptr<HistogramEngine>>& engines() const { return engines_; }
+    std::vector<std::string> names() const;
+
+  private:
+    std::vector<std::unique_ptr<HistogramEngine>> engines_;
+};
+
+// Adds the engines of hs::core (the "cpu" reference).
+void register_core_engines(EngineRegistry& registry);
+
+}  // namespace hs

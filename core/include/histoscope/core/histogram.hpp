@@ -1,0 +1,72 @@
+#pragma once
+// Histogram specifications and the exact CPU reference.
+//
+// Even bins: `bins` equal bins over the integer range [lower, upper) (upper excluded, as in
+// CUB). A sample v with lower <= v < upper falls into bin floor((v - lower) * bins /
+// (upper - lower)), computed in 64-bit integers, so no rounding can move a sample.
+// Explicit edges e0 < e1 < ... < eN (any widths, N = bins): v falls into bin i when
+// e_i <= v < e_{i+1}. Samples are integers, so each edge acts as the integer threshold
+// ceil(e_i); the bin is found by binary search over those thresholds.
+// Saturation: with a cap, every count is min(count, cap).
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "histoscope/core/channels.hpp"
+#include "histoscope/core/image.hpp"
+
+namespace hs {
+
+inline constexpr int kMaxBins = 1 << 24;
+
+struct HistogramSpec {
+    int bins = 256;
+    std::int64_t lower = 0;
+    std::int64_t upper = 256;
+    std::vector<double> edges;  // when not empty: explicit edges, bins == edges.size() - 1
+    std::optional<std::uint64_t> saturate;
+
+    static HistogramSpec even(int bins, std::int64_t lower, std::int64_t upper);
+    static HistogramSpec with_edges(std::vector<double> edges);
+    // `bins` even bins over the full range of the image's declared depth, [0, 2^depth).
+    static HistogramSpec full_range(const ImageView& image, int bins = 256);
+
+    bool has_edges() const { return !edges.empty(); }
+    // Throws UsageError naming the problem (bins out of 1..2^24, empty range, edges not
+    // strictly increasing or fewer than two, cap of zero).
+    void validate() const;
+    // Integer thresholds t_i = ceil(e_i) clamped to [-2^40, 2^40]; for even bins, the
+    // thresholds lower + ceil(i * (upper - lower) / bins).
+    std::vector<std::int64_t> thresholds() const;
+    std::string describe() const;
+};
+
+// Bin of `value` under `spec`, or -1 when the value is outside the histogram.
+std::int32_t bin_of(const HistogramSpec& spec, std::int64_t value);
+
+// Bin of every value 0..max_value (-1 = outside). Engines use it as a lookup table.
+std::vector<std::int32_t> bin_table(const HistogramSpec& spec, std::uint32_t max_value);
+
+struct ChannelHistogram {
+    Channel channel = Channel::Gray;
+    std::vector<std::uint64_t> counts;
+
+    std::uint64_t total() const;
+    friend bool operator==(const ChannelHistogram&, const ChannelHistogram&) = default;
+};
+
+// Exact reference: 64-bit counts, rows split over `threads` threads (0 = hardware
+// concurrency; small images run on one thread). Validates the image, channels and spec.
+std::vector<ChannelHistogram> reference_histogram(const ImageView& image,
+                                                  const std::vector<Channel>& channels,
+                                                  const HistogramSpec& spec, unsigned threads = 0);
+
+// Applies the spec's saturation cap in place.
+void apply_saturation(const HistogramSpec& spec, std::vector<ChannelHistogram>& histograms);
+
+// Values of one channel (luma computed per pixel) for every pixel, in row order.
+std::vector<std::uint32_t> channel_values(const ImageView& image, Channel channel);
+
+}  // namespace hs

@@ -1,0 +1,92 @@
+#include "histoscope/core/channels.hpp"
+
+#include <array>
+
+#include "histoscope/core/error.hpp"
+
+namespace hs {
+
+namespace {
+constexpr std::array<std::pair<Channel, std::string_view>, 7> kNames{{
+    {Channel::Gray, "gray"},
+    {Channel::R, "r"},
+    {Channel::G, "g"},
+    {Channel::B, "b"},
+    {Channel::A, "a"},
+    {Channel::Luma601, "luma"},
+    {Channel::Luma709, "luma709"},
+}};
+}  // namespace
+
+std::string_view channel_name(Channel c) {
+    for (const auto& [channel, name] : kNames)
+        if (channel == c) return name;
+    return "?";
+}
+
+std::optional<Channel> parse_channel(std::string_view name) {
+    for (const auto& [channel, n] : kNames)
+        if (n == name) return channel;
+    return std::nullopt;
+}
+
+bool is_luma(Channel c) {
+    return c == Channel::Luma601 || c == Channel::Luma709;
+}
+
+std::vector<Channel> all_channels(int image_channels) {
+    switch (image_channels) {
+        case 1:
+            return {Channel::Gray};
+        case 3:
+            return {Channel::R, Channel::G, Channel::B};
+        default:
+            return {Channel::R, Channel::G, Channel::B, Channel::A};
+    }
+}
+
+void check_channel(Channel c, int image_channels) {
+    if (c == Channel::A && image_channels != 4)
+        throw UsageError("channel 'a' requested but the image has no alpha channel");
+    if (c == Channel::Gray && image_channels != 1)
+        throw UsageError("channel 'gray' requested but the image has " +
+                         std::to_string(image_channels) + " channels (use r, g, b or luma)");
+}
+
+int channel_offset(Channel c, int image_channels) {
+    if (image_channels == 1) return 0;
+    switch (c) {
+        case Channel::R:
+            return 0;
+        case Channel::G:
+            return 1;
+        case Channel::B:
+            return 2;
+        case Channel::A:
+            return 3;
+        default:
+            return -1;
+    }
+}
+
+std::vector<Channel> parse_channel_list(std::string_view list, int image_channels) {
+    if (list == "all") return all_channels(image_channels);
+    std::vector<Channel> out;
+    std::size_t start = 0;
+    while (start <= list.size()) {
+        const std::size_t comma = list.find(',', start);
+        const std::string_view item = list.substr(
+            start, comma == std::string_view::npos ? list.size() - start : comma - start);
+        const auto c = parse_channel(item);
+        if (!c)
+            throw UsageError("unknown channel '" + std::string(item) +
+                             "' (expected r, g, b, a, gray, luma, luma709 or all)");
+        check_channel(*c, image_channels);
+        out.push_back(*c);
+        if (comma == std::string_view::npos) break;
+        start = comma + 1;
+    }
+    return out;
+}
+
+}  // namespace hs

@@ -1,0 +1,93 @@
+#include "histoscope/core/engine.hpp"
+
+#include <chrono>
+
+#include "histoscope/core/error.hpp"
+
+namespace hs {
+
+std::string HistogramEngine::unsupported_reason(const HistogramRequest& r) const {
+    const Capabilities caps = capabilities();
+    const std::string who = "engine '" + std::string(name()) + "' ";
+    if (r.image.type == SampleType::U8 && !caps.u8) return who + "does not handle 8-bit samples";
+    if (r.image.type == SampleType::U16 && !caps.u16) return who + "does not handle 16-bit samples";
+    for (Channel c : r.channels) {
+        if (is_luma(c) && r.image.channels > 1 && !caps.luma) return who + "does not compute luma";
+        if (c == Channel::A && !caps.alpha) return who + "does not handle the alpha channel";
+    }
+    if (r.spec.has_edges() && !caps.edges) return who + "does not handle explicit bin edges";
+    if (r.spec.saturate && !caps.saturate) return who + "does not handle saturating counters";
+    if (r.spec.bins > caps.max_bins)
+        return who + "handles at most " + std::to_string(caps.max_bins) + " bins";
+    if (caps.max_samples != 0 && r.image.pixel_count() > caps.max_samples)
+        return who + "keeps counts exact only up to " + std::to_string(caps.max_samples) +
+               " pixels";
+    return extra_unsupported_reason(r);
+}
+
+HistogramResult HistogramEngine::compute(const HistogramRequest& request) {
+    validate(request.image);
+    request.spec.validate();
+    if (request.channels.empty()) throw UsageError("no channel requested");
+    for (Channel c : request.channels) check_channel(c, request.image.channels);
+    if (const Availability a = availability(); !a.available)
+        throw UnsupportedError("engine '" + std::string(name()) +
+                               "' is not available: " + a.reason);
+    if (const std::string why = unsupported_reason(request); !why.empty())
+        throw UnsupportedError(why);
+
+    const auto start = std::chrono::steady_clock::now();
+    HistogramResult result = run(request);
+    apply_saturation(request.spec, result.channels);
+    result.total_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    return result;
+}
+
+void EngineRegistry::add(std::unique_ptr<HistogramEngine> engine) {
+    if (find(engine->name()) != nullptr)
+        throw UsageError("engine '" + std::string(engine->name()) + "' is registered twice");
+    engines_.push_back(std::move(engine));
+}
+
+HistogramEngine* EngineRegistry::find(std::string_view name) const {
+    for (const auto& e : engines_)
+        if (e->name() == name) return e.get();
+    return nullptr;
+}
+
+std::vector<std::string> EngineRegistry::names() const {
+    std::vector<std::string> out;
+    for (const auto& e : engines_) out.emplace_back(e->name());
+    return out;
+}
+
+namespace {
+
+class CpuReferenceEngine final : public HistogramEngine {
+  public:
+    std::string_view name() const override { return "cpu"; }
+    std::string_view description() const override {
+        return "exact CPU reference: 64-bit counts, lookup table, rows split over threads";
+    }
+    Capabilities capabilities() const override { return {}; }
+
+  protected:
+    HistogramResult run(const HistogramRequest& r) override {
+        const auto start = std::chrono::steady_clock::now();
+        HistogramResult result;
+        result.channels = reference_histogram(r.image, r.channels, r.spec);
+        result.stages.push_back({"histogram", std::chrono::duration<double, std::milli>(
+                                                  std::chrono::steady_clock::now() - start)
+                                                  .count()});
+        return result;
+    }
+};
+
+}  // namespace
+
+void register_core_engines(EngineRegistry& registry) {
+    registry.add(std::make_unique<CpuReferenceEngine>());
+}
+
+}  // namespace hs

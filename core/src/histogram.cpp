@@ -1,0 +1,209 @@
+#include "histoscope/core/histogram.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <sstream>
+#include <thread>
+
+#include "histoscope/core/error.hpp"
+
+namespace hs {
+
+namespace {
+
+constexpr std::int64_t kRangeLimit = std::int64_t{1} << 31;
+constexpr double kEdgeLimit = static_cast<double>(std::int64_t{1} << 40);
+
+std::uint32_t type_max(SampleType t) {
+    return t == SampleType::U8 ? 0xFFu : 0xFFFFu;
+}
+
+// Reads the value of `channel` for every pixel of rows [y0, y1) and hands it to `sink`.
+template <typename T, typename Sink>
+void for_each_value(const ImageView& image, Channel channel, int y0, int y1, Sink&& sink) {
+    const auto n = static_cast<std::size_t>(image.channels);
+    const auto w = static_cast<std::size_t>(image.width);
+    if (is_luma(channel) && image.channels > 1) {
+        const LumaWeights wt = channel == Channel::Luma601 ? kLuma601 : kLuma709;
+        for (int y = y0; y < y1; ++y) {
+            const T* p = reinterpret_cast<const T*>(image.row(y));
+            for (std::size_t x = 0; x < w; ++x, p += n) sink(luma(wt, p[0], p[1], p[2]));
+        }
+        return;
+    }
+    const auto offset = static_cast<std::size_t>(
+        channel_offset(channel, image.channels) < 0 ? 0 : channel_offset(channel, image.channels));
+    for (int y = y0; y < y1; ++y) {
+        const T* p = reinterpret_cast<const T*>(image.row(y)) + offset;
+        for (std::size_t x = 0; x < w; ++x, p += n) sink(static_cast<std::uint32_t>(*p));
+    }
+}
+
+template <typename Sink>
+void for_each_value(const ImageView& image, Channel channel, int y0, int y1, Sink&& sink) {
+    if (image.type == SampleType::U8)
+        for_each_value<std::uint8_t>(image, channel, y0, y1, sink);
+    else
+        for_each_value<std::uint16_t>(image, channel, y0, y1, sink);
+}
+
+}  // namespace
+
+HistogramSpec HistogramSpec::even(int bins, std::int64_t lower, std::int64_t upper) {
+    HistogramSpec s;
+    s.bins = bins;
+    s.lower = lower;
+    s.upper = upper;
+    return s;
+}
+
+HistogramSpec HistogramSpec::with_edges(std::vector<double> edges) {
+    HistogramSpec s;
+    s.bins = static_cast<int>(edges.size()) - 1;
+    s.edges = std::move(edges);
+    s.lower = 0;
+    s.upper = 0;
+    return s;
+}
+
+HistogramSpec HistogramSpec::full_range(const ImageView& image, int bins) {
+    return even(bins, 0, std::int64_t{1} << image.bit_depth);
+}
+
+void HistogramSpec::validate() const {
+    if (has_edges()) {
+        if (edges.size() < 2) throw UsageError("explicit bin edges need at least two values");
+        if (edges.size() - 1 > static_cast<std::size_t>(kMaxBins))
+            throw UsageError("too many bin edges (at most 2^24 bins)");
+        for (std::size_t i = 0; i < edges.size(); ++i) {
+            if (!std::isfinite(edges[i]) || std::fabs(edges[i]) > kEdgeLimit)
+                throw UsageError("bin edge " + std::to_string(i) + " is not a finite number");
+            if (i > 0 && !(edges[i] > edges[i - 1]))
+                throw UsageError("bin edges must be strictly increasing (edge " +
+                                 std::to_string(i) + ")");
+        }
+        if (bins != static_cast<int>(edges.size()) - 1)
+            throw UsageError("bin count does not match the number of edges");
+    } else {
+        if (bins < 1 || bins > kMaxBins)
+            throw UsageError("bins must be between 1 and 16777216, not " + std::to_string(bins));
+        if (lower >= upper)
+            throw UsageError("range lower bound must be below the upper bound (" +
+                             std::to_string(lower) + ":" + std::to_string(upper) + ")");
+        if (lower < -kRangeLimit || upper > kRangeLimit)
+            throw UsageError("range bounds must lie within +-2^31");
+    }
+    if (saturate && *saturate == 0) throw UsageError("saturation cap must be at least 1");
+}
+
+std::vector<std::int64_t> HistogramSpec::thresholds() const {
+    std::vector<std::int64_t> t(static_cast<std::size_t>(bins) + 1);
+    if (has_edges()) {
+        for (std::size_t i = 0; i < edges.size(); ++i)
+            t[i] =
+                static_cast<std::int64_t>(std::ceil(std::clamp(edges[i], -kEdgeLimit, kEdgeLimit)));
+    } else {
+        const std::int64_t width = upper - lower;
+        for (std::size_t i = 0; i < t.size(); ++i) {
+            const std::int64_t num = static_cast<std::int64_t>(i) * width;
+            t[i] = lower + (num + bins - 1) / bins;
+        }
+    }
+    return t;
+}
+
+std::string HistogramSpec::describe() const {
+    std::ostringstream os;
+    if (has_edges())
+        os << bins << " bins over " << edges.size() << " explicit edges [" << edges.front() << ", "
+           << edges.back() << ")";
+    else
+        os << bins << " bins over [" << lower << ", " << upper << ")";
+    if (saturate) os << ", saturating at " << *saturate;
+    return os.str();
+}
+
+std::int32_t bin_of(const HistogramSpec& spec, std::int64_t value) {
+    if (spec.has_edges()) {
+        // Binary search on the edges themselves: v >= e_i <=> v >= ceil(e_i) for integer v.
+        const auto v = static_cast<double>(value);
+        if (v < spec.edges.front() || v >= spec.edges.back()) return -1;
+        const auto it = std::upper_bound(spec.edges.begin(), spec.edges.end(), v);
+        return static_cast<std::int32_t>(it - spec.edges.begin() - 1);
+    }
+    if (value < spec.lower || value >= spec.upper) return -1;
+    return static_cast<std::int32_t>((value - spec.lower) * spec.bins / (spec.upper - spec.lower));
+}
+
+std::vector<std::int32_t> bin_table(const HistogramSpec& spec, std::uint32_t max_value) {
+    std::vector<std::int32_t> table(static_cast<std::size_t>(max_value) + 1);
+    for (std::uint32_t v = 0; v <= max_value; ++v) table[v] = bin_of(spec, v);
+    return table;
+}
+
+std::uint64_t ChannelHistogram::total() const {
+    return std::accumulate(counts.begin(), counts.end(), std::uint64_t{0});
+}
+
+void apply_saturation(const HistogramSpec& spec, std::vector<ChannelHistogram>& histograms) {
+    if (!spec.saturate) return;
+    for (auto& h : histograms)
+        for (auto& c : h.counts) c = std::min(c, *spec.saturate);
+}
+
+std::vector<ChannelHistogram> reference_histogram(const ImageView& image,
+                                                  const std::vector<Channel>& channels,
+                                                  const HistogramSpec& spec, unsigned threads) {
+    validate(image);
+    spec.validate();
+    if (channels.empty()) throw UsageError("no channel requested");
+    for (Channel c : channels) check_channel(c, image.channels);
+
+    // The table maps each possible sample value to its bin + 1; slot 0 collects the outside.
+    std::vector<std::int32_t> table = bin_table(spec, type_max(image.type));
+    for (auto& b : table) ++b;
+    const auto slots = static_cast<std::size_t>(spec.bins) + 1;
+
+    if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+    const std::size_t per_thread = std::max<std::size_t>(std::size_t{1} << 18, 2 * slots);
+    threads = static_cast<unsigned>(std::clamp<std::size_t>(
+        image.pixel_count() / per_thread, 1,
+        std::min<std::size_t>(threads, static_cast<std::size_t>(image.height))));
+
+    std::vector<ChannelHistogram> out;
+    for (Channel c : channels) {
+        std::vector<std::vector<std::uint64_t>> partial(threads, std::vector<std::uint64_t>(slots));
+        auto work = [&](unsigned t) {
+            const int y0 = static_cast<int>(static_cast<std::int64_t>(image.height) * t / threads);
+            const int y1 =
+                static_cast<int>(static_cast<std::int64_t>(image.height) * (t + 1) / threads);
+            std::uint64_t* counts = partial[t].data();
+            const std::int32_t* lut = table.data();
+            for_each_value(image, c, y0, y1, [&](std::uint32_t v) { ++counts[lut[v]]; });
+        };
+        if (threads == 1) {
+            work(0);
+        } else {
+            std::vector<std::jthread> pool;
+            for (unsigned t = 0; t < threads; ++t) pool.emplace_back(work, t);
+        }
+        ChannelHistogram h{c, std::vector<std::uint64_t>(static_cast<std::size_t>(spec.bins))};
+        for (const auto& p : partial)
+            for (std::size_t b = 0; b < h.counts.size(); ++b) h.counts[b] += p[b + 1];
+        out.push_back(std::move(h));
+    }
+    apply_saturation(spec, out);
+    return out;
+}
+
+std::vector<std::uint32_t> channel_values(const ImageView& image, Channel channel) {
+    validate(image);
+    check_channel(channel, image.channels);
+    std::vector<std::uint32_t> values;
+    values.reserve(image.pixel_count());
+    for_each_value(image, channel, 0, image.height, [&](std::uint32_t v) { values.push_back(v); });
+    return values;
+}
+
+}  // namespace hs

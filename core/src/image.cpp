@@ -1,0 +1,76 @@
+#include "histoscope/core/image.hpp"
+
+#include <cstring>
+#include <limits>
+
+#include "histoscope/core/error.hpp"
+
+namespace hs {
+
+std::string to_string(SampleType t) {
+    return t == SampleType::U8 ? "u8" : "u16";
+}
+
+std::uint32_t ImageView::sample(int x, int y, int c) const {
+    const std::size_t index = static_cast<std::size_t>(x) * static_cast<std::size_t>(channels) +
+                              static_cast<std::size_t>(c);
+    if (type == SampleType::U8) return std::to_integer<std::uint32_t>(row(y)[index]);
+    std::uint16_t v;
+    std::memcpy(&v, row(y) + 2 * index, sizeof v);
+    return v;
+}
+
+void validate(const ImageView& v) {
+    if (v.width <= 0 || v.height <= 0)
+        throw UsageError("image is empty (" + std::to_string(v.width) + "x" +
+                         std::to_string(v.height) + ")");
+    if (v.channels != 1 && v.channels != 3 && v.channels != 4)
+        throw UsageError("images must have 1, 3 or 4 channels, not " + std::to_string(v.channels));
+    if (v.type == SampleType::U8 && v.bit_depth != 8)
+        throw UsageError("8-bit samples must declare bit depth 8, not " +
+                         std::to_string(v.bit_depth));
+    if (v.type == SampleType::U16 && (v.bit_depth < 8 || v.bit_depth > 16))
+        throw UsageError("16-bit samples must declare a bit depth of 8..16, not " +
+                         std::to_string(v.bit_depth));
+    if (v.stride < v.row_bytes())
+        throw UsageError("row stride " + std::to_string(v.stride) + " is smaller than a row (" +
+                         std::to_string(v.row_bytes()) + " bytes)");
+    if (v.type == SampleType::U16 && v.stride % 2 != 0)
+        throw UsageError("row stride of a 16-bit image must be even");
+    if (v.data == nullptr) throw UsageError("image has no data");
+}
+
+Image::Image(int width, int height, int channels, SampleType type, int bit_depth,
+             std::size_t row_padding_bytes)
+    : width_(width),
+      height_(height),
+      channels_(channels),
+      type_(type),
+      bit_depth_(bit_depth != 0 ? bit_depth : 8 * bytes_per_sample(type)) {
+    if (width <= 0 || height <= 0 || width > (1 << 20) || height > (1 << 20))
+        throw UsageError("image size " + std::to_string(width) + "x" + std::to_string(height) +
+                         " is out of range");
+    stride_ = static_cast<std::size_t>(width) * static_cast<std::size_t>(channels) *
+                  static_cast<std::size_t>(bytes_per_sample(type)) +
+              row_padding_bytes;
+    const std::size_t total = stride_ * static_cast<std::size_t>(height);
+    storage_.assign(total == 0 ? 1 : total, std::byte{0});
+    validate(view());
+}
+
+ImageView Image::view() const {
+    return ImageView{storage_.data(), width_, height_, channels_, type_, bit_depth_, stride_};
+}
+
+void Image::set_sample(int x, int y, int c, std::uint32_t value) {
+    const std::size_t index = static_cast<std::size_t>(x) * static_cast<std::size_t>(channels_) +
+                              static_cast<std::size_t>(c);
+    if (type_ == SampleType::U8) {
+        row(y)[index] = static_cast<std::byte>(value);
+    } else {
+        const auto v = static_cast<std::uint16_t>(value);
+        std::memcpy(row(y) + 2 * index, &v, sizeof v);
+    }
+}
+
+}  // namespace hs

@@ -1,0 +1,75 @@
+#include "histoscope/core/stats.hpp"
+
+#include <cmath>
+
+#include "histoscope/core/error.hpp"
+
+namespace hs {
+
+namespace {
+// Exact sums of values and squares: N * 65535^2 overflows 64 bits past 4 Gsamples.
+__extension__ typedef unsigned __int128 u128;
+}  // namespace
+
+std::uint32_t percentile(const std::vector<std::uint64_t>& value_counts, std::uint64_t total,
+                         double p) {
+    if (total == 0) throw UsageError("percentile of an empty histogram");
+    if (!(p >= 0.0 && p <= 100.0)) throw UsageError("percentile must lie within 0..100");
+    // Nearest rank: the smallest v with at least ceil(p/100 * N) samples <= v (rank >= 1).
+    auto rank = static_cast<std::uint64_t>(std::ceil(p / 100.0 * static_cast<double>(total)));
+    if (rank == 0) rank = 1;
+    std::uint64_t seen = 0;
+    for (std::size_t v = 0; v < value_counts.size(); ++v) {
+        seen += value_counts[v];
+        if (seen >= rank) return static_cast<std::uint32_t>(v);
+    }
+    return static_cast<std::uint32_t>(value_counts.size() - 1);
+}
+
+Stats stats_from_values(const std::vector<std::uint64_t>& value_counts, std::uint32_t max_code,
+                        const HistogramSpec& spec, const std::vector<double>& percentiles) {
+    Stats s;
+    u128 sum = 0, sum_sq = 0;
+    bool first = true;
+    for (std::size_t v = 0; v < value_counts.size(); ++v) {
+        const std::uint64_t n = value_counts[v];
+        if (n == 0) continue;
+        if (first) s.min = static_cast<std::uint32_t>(v);
+        first = false;
+        s.max = static_cast<std::uint32_t>(v);
+        s.count += n;
+        sum += static_cast<u128>(n) * v;
+        sum_sq += static_cast<u128>(n) * v * v;
+        if (bin_of(spec, static_cast<std::int64_t>(v)) < 0) {
+            const bool below = spec.has_edges() ? static_cast<double>(v) < spec.edges.front()
+                                                : static_cast<std::int64_t>(v) < spec.lower;
+            (below ? s.below_range : s.above_range) += n;
+        }
+    }
+    if (s.count == 0) return s;
+    if (!value_counts.empty()) s.clipped_low = value_counts[0];
+    if (max_code < value_counts.size()) s.clipped_high = value_counts[max_code];
+    const auto n = static_cast<long double>(s.count);
+    const long double mean = static_cast<long double>(sum) / n;
+    // Variance from exact integer sums: (N * sum_sq - sum^2) / N^2, without cancellation.
+    const u128 num = static_cast<u128>(s.count) * sum_sq - sum * sum;
+    s.mean = static_cast<double>(mean);
+    s.stddev = static_cast<double>(std::sqrt(static_cast<long double>(num) / (n * n)));
+    s.median = percentile(value_counts, s.count, 50.0);
+    for (double p : percentiles)
+        s.percentiles.emplace_back(p, percentile(value_counts, s.count, p));
+    return s;
+}
+
+Stats compute_stats(const ImageView& image, Channel channel, const HistogramSpec& spec,
+                    const std::vector<double>& percentiles) {
+    spec.validate();
+    for (double p : percentiles)
+        if (!(p >= 0.0 && p <= 100.0)) throw UsageError("percentile must lie within 0..100");
+    const std::int64_t codes = image.type == SampleType::U8 ? 256 : 65536;
+    const auto values = reference_histogram(image, {channel},
+                                            HistogramSpec::even(static_cast<int>(codes), 0, codes));
+    return stats_from_values(values.front().counts, image.max_value(), spec, percentiles);
+}
+
+}  // namespace hs
