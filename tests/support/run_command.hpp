@@ -1,0 +1,51 @@
+#pragma once
+// Runs a command line through the shell and captures its exit code, stdout and stderr.
+
+#include <sys/wait.h>
+
+#include <unistd.h>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace hs::test {
+
+struct CommandResult {
+    int exit_code = -1;
+    std::string out;
+    std::string err;
+};
+
+inline std::string slurp(const std::filesystem::path& p) {
+    std::ifstream f(p, std::ios::binary);
+    std::ostringstream s;
+    s << f.rdbuf();
+    return s.str();
+}
+
+// A fresh directory under the system temp dir, unique per process and call.
+inline std::filesystem::path temp_dir(const std::string& tag) {
+    static int counter = 0;
+    auto dir =
+        std::filesystem::temp_directory_path() /
+        ("histoscope-" + tag + "-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
+    std::filesystem::create_directories(dir);
+    return dir;
+}
+
+inline CommandResult run_command(const std::string& command) {
+    const auto dir = temp_dir("cmd");
+    const auto out = dir / "out", err = dir / "err";
+    const std::string full = command + " >'" + out.string() + "' 2>'" + err.string() + "'";
+    const int status = std::system(full.c_str());
+    CommandResult r;
+    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    r.out = slurp(out);
+    r.err = slurp(err);
+    std::filesystem::remove_all(dir);
+    return r;
+}
+
+}  // namespace hs::test
