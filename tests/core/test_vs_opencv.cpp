@@ -137,12 +137,7 @@ TEST_P(PhotoVsOpenCV, StatsMatchMeanStdDevAndMinMax) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Photos8, PhotoVsOpenCV, ::testing::ValuesIn(hs::test::kPhotos8),
-                         [](const auto& info) {
-                             std::string n = info.param;
-                             for (auto& ch : n)
-                                 if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
-                             return n;
-                         });
+                         hs::test::ParamName());
 
 class DeepPhotoVsOpenCV : public ::testing::TestWithParam<std::string> {};
 
@@ -162,12 +157,7 @@ TEST_P(DeepPhotoVsOpenCV, SixteenBitUpTo65536Bins) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Photos16, DeepPhotoVsOpenCV, ::testing::ValuesIn(hs::test::kPhotos16),
-                         [](const auto& info) {
-                             std::string n = info.param;
-                             for (auto& ch : n)
-                                 if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
-                             return n;
-                         });
+                         hs::test::ParamName());
 
 TEST(SyntheticVsOpenCV, Luma601Equals16BitCvtColor) {
     const Image img = hs::test::uniform(333, 111, 3, SampleType::U16, 16, 21);

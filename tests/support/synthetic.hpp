@@ -2,6 +2,7 @@
 // Synthetic test images: every generator is deterministic (fixed seeds) so failures repeat.
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
@@ -25,6 +26,17 @@ inline const std::vector<std::string> kPhotos8{"fruits.jpg",    "baboon.jpg",   
                                                "HappyFish.jpg", "camera.png",   "moon.png",
                                                "chelsea.png",   "fruits_4k.jpg"};
 inline const std::vector<std::string> kPhotos16{"chessboard_GRAY_U16.tif", "moon_4k_16bit.png"};
+
+// Names parameterized tests after their file parameter ("fruits.jpg" -> "fruits_jpg").
+struct ParamName {
+    template <typename Info>
+    std::string operator()(const Info& i) const {
+        std::string n = i.param;
+        for (auto& ch : n)
+            if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+        return n;
+    }
+};
 
 template <typename F>
 Image make_image(int w, int h, int channels, SampleType type, int depth, F&& value,

@@ -1,0 +1,180 @@
+#include <cinttypes>
+#include <cstdio>
+#include <iostream>
+#include <sstream>
+
+#include "args.hpp"
+#include "commands.hpp"
+#include "histoscope/core/error.hpp"
+#include "histoscope/core/stats.hpp"
+#include "input.hpp"
+#include "json.hpp"
+
+namespace hs::cli {
+
+namespace {
+
+HistogramSpec spec_from_args(const Args& args, const ImageView& image) {
+    HistogramSpec spec;
+    if (const auto edges = args.value("--edges")) {
+        if (args.has("--bins") || args.has("--range"))
+            throw UsageError("--edges cannot be combined with --bins or --range");
+        spec = HistogramSpec::with_edges(parse_number_list(*edges, "--edges"));
+    } else {
+        const auto bins = args.integer("--bins", 1, kMaxBins).value_or(256);
+        spec = HistogramSpec::full_range(image, static_cast<int>(bins));
+        if (const auto range = args.value("--range")) {
+            const auto [lo, hi] = parse_range(*range);
+            spec.lower = lo;
+            spec.upper = hi;
+        }
+    }
+    if (const auto cap = args.integer("--saturate", 1, INT64_MAX))
+        spec.saturate = static_cast<std::uint64_t>(*cap);
+    spec.validate();
+    return spec;
+}
+
+// Real-valued lower edge of bin i (for even bins: lower + i * width / bins).
+double edge(const HistogramSpec& spec, std::size_t i) {
+    if (spec.has_edges()) return spec.edges[i];
+    return static_cast<double>(spec.lower) +
+           static_cast<double>(i) * static_cast<double>(spec.upper - spec.lower) / spec.bins;
+}
+
+std::string number(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.10g", v);
+    return buf;
+}
+
+Json stats_json(const Stats& s) {
+    Json j = Json::object();
+    j.set("count", s.count);
+    j.set("mean", s.mean);
+    j.set("std", s.stddev);
+    j.set("min", static_cast<std::uint64_t>(s.min));
+    j.set("max", static_cast<std::uint64_t>(s.max));
+    j.set("median", static_cast<std::uint64_t>(s.median));
+    Json p = Json::object();
+    for (const auto& [q, v] : s.percentiles) p.set("p" + number(q), static_cast<std::uint64_t>(v));
+    j.set("percentiles", std::move(p));
+    j.set("clipped_low", s.clipped_low);
+    j.set("clipped_high", s.clipped_high);
+    j.set("below_range", s.below_range);
+    j.set("above_range", s.above_range);
+    return j;
+}
+
+std::string stats_line(const Stats& s) {
+    std::ostringstream os;
+    os << "count=" << s.count << " mean=" << number(s.mean) << " std=" << number(s.stddev)
+       << " min=" << s.min << " max=" << s.max << " median=" << s.median;
+    for (const auto& [q, v] : s.percentiles) os << " p" << number(q) << "=" << v;
+    os << " clipped_low=" << s.clipped_low << " clipped_high=" << s.clipped_high
+       << " below_range=" << s.below_range << " above_range=" << s.above_range;
+    return os.str();
+}
+
+}  // namespace
+
+int run_hist(const Context& ctx) {
+    const Args args(ctx.args, {{"--raw", "--frame", "--channels", "--bins", "--range", "--edges",
+                                "--saturate", "--kernel", "--format", "-o"},
+                               {"--stats"}});
+    const std::string format = args.value("--format").value_or("text");
+    if (format != "text" && format != "csv" && format != "json")
+        throw UsageError("--format must be text, csv or json, not '" + format + "'");
+    const std::string kernel = args.value("--kernel").value_or("cpu");
+    HistogramEngine* engine = ctx.registry.find(kernel);
+    if (!engine) throw UsageError("unknown kernel '" + kernel + "' (see 'histoscope-cli kernels')");
+    if (const Availability a = engine->availability(); !a.available)
+        throw DeviceError("kernel '" + kernel + "' is not available: " + a.reason);
+
+    const Input in = load_input(args);
+    for (const auto& n : in.notes) std::cerr << "note: " << n << "\n";
+    const ImageView image = in.image.view();
+    const HistogramRequest request{
+        image, parse_channel_list(args.value("--channels").value_or("all"), image.channels),
+        spec_from_args(args, image)};
+    const HistogramResult result = engine->compute(request);
+
+    std::vector<Stats> stats;
+    if (args.flag("--stats"))
+        for (Channel c : request.channels) stats.push_back(compute_stats(image, c, request.spec));
+
+    const HistogramSpec& spec = request.spec;
+    const auto bins = static_cast<std::size_t>(spec.bins);
+    std::string out;
+    if (format == "json") {
+        Json j = Json::object();
+        j.set("input", in.name);
+        j.set("kind", in.kind);
+        j.set("format", in.format);
+        if (in.kind != "image") j.set("frame", in.frame);
+        j.set("width", image.width);
+        j.set("height", image.height);
+        j.set("depth", image.bit_depth);
+        j.set("sample_type", to_string(image.type));
+        j.set("image_channels", image.channels);
+        Json s = Json::object();
+        s.set("bins", spec.bins);
+        if (spec.has_edges()) {
+            Json e = Json::array();
+            for (double v : spec.edges) e.push(v);
+            s.set("edges", std::move(e));
+        } else {
+            s.set("range", Json(Json::Array{Json(spec.lower), Json(spec.upper)}));
+        }
+        s.set("saturate", spec.saturate ? Json(*spec.saturate) : Json());
+        j.set("spec", std::move(s));
+        j.set("kernel", kernel);
+        Json t = Json::object();
+        t.set("total", result.total_ms);
+        for (const auto& st : result.stages) t.set(st.name, st.ms);
+        j.set("timing_ms", std::move(t));
+        Json chans = Json::array();
+        for (std::size_t k = 0; k < result.channels.size(); ++k) {
+            const ChannelHistogram& h = result.channels[k];
+            Json c = Json::object();
+            c.set("name", channel_name(h.channel));
+            c.set("total", h.total());
+            Json counts = Json::array();
+            for (std::uint64_t n : h.counts) counts.push(n);
+            c.set("counts", std::move(counts));
+            if (!stats.empty()) c.set("stats", stats_json(stats[k]));
+            chans.push(std::move(c));
+        }
+        j.set("channels", std::move(chans));
+        Json notes = Json::array();
+        for (const auto& n : in.notes) notes.push(n);
+        j.set("notes", std::move(notes));
+        out = j.dump();
+    } else {
+        std::ostringstream os;
+        const char sep = format == "csv" ? ',' : '\t';
+        if (format == "text") {
+            os << "# " << in.name << ": " << image.width << "x" << image.height << ", "
+               << image.channels << " channel(s), " << image.bit_depth << "-bit " << in.kind << " ("
+               << in.format << ")\n"
+               << "# kernel " << kernel << ", " << spec.describe() << ", "
+               << number(result.total_ms) << " ms\n";
+        }
+        for (std::size_t k = 0; k < stats.size(); ++k)
+            os << "# stats " << channel_name(request.channels[k]) << ": " << stats_line(stats[k])
+               << "\n";
+        os << "bin" << sep << "lower" << sep << "upper";
+        for (Channel c : request.channels) os << sep << channel_name(c);
+        os << "\n";
+        for (std::size_t b = 0; b < bins; ++b) {
+            os << b << sep << number(edge(spec, b)) << sep << number(edge(spec, b + 1));
+            for (const auto& h : result.channels) os << sep << h.counts[b];
+            os << "\n";
+        }
+        out = os.str();
+    }
+    write_output(args.value("-o").value_or(""), out);
+    return 0;
+}
+
+}  // namespace hs::cli

@@ -1,0 +1,86 @@
+// histoscope-cli: histograms of photos, video frames and raw frames from the command line.
+// Exit codes: 0 success, 2 usage error, 3 bad input, 4 device failure.
+
+#include <cstdio>
+#include <exception>
+#include <iostream>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "commands.hpp"
+#include "histoscope/core/error.hpp"
+#include "histoscope/media/media.hpp"
+#ifdef HS_HAVE_CUDA
+#include "histoscope/cuda/register.hpp"
+#endif
+
+namespace {
+
+constexpr const char* kUsage = R"(usage: histoscope-cli <command> [options]
+
+commands:
+  info FILE | --raw WxHxC:u8|u16[:DEPTH] [FILE|-]
+        size, depth, channels and frames of a photo, video or raw input
+  hist FILE | --raw WxHxC:u8|u16[:DEPTH] [FILE|-]
+        --channels r,g,b,a,gray,luma,luma709|all   (default all)
+        --bins N            even bins, 1..16777216 (default 256)
+        --range LO:HI       integer range, HI excluded (default 0:2^depth)
+        --edges e0,e1,...   explicit bin edges of any widths
+        --saturate N        cap every count at N
+        --kernel NAME       engine (default cpu; see 'kernels')
+        --frame N           frame of a video or raw stream (default 0)
+        --stats             mean, std, min, max, median, percentiles, clipped counts
+        --format text|csv|json   -o FILE
+  kernels [--format text|json]
+        the histogram engines and whether they can run here
+
+exit codes: 0 ok, 2 usage, 3 input, 4 device
+)";
+
+int exit_code(hs::ErrorKind kind) {
+    switch (kind) {
+        case hs::ErrorKind::Usage:
+        case hs::ErrorKind::Unsupported:
+            return 2;
+        case hs::ErrorKind::Input:
+            return 3;
+        case hs::ErrorKind::Device:
+            return 4;
+    }
+    return 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    const std::vector<std::string> all(argv + 1, argv + argc);
+    if (all.empty() || all[0] == "-h" || all[0] == "--help" || all[0] == "help") {
+        std::fputs(kUsage, all.empty() ? stderr : stdout);
+        return all.empty() ? 2 : 0;
+    }
+    try {
+        hs::EngineRegistry registry;
+        hs::register_core_engines(registry);
+        hs::media::register_engines(registry);
+#ifdef HS_HAVE_CUDA
+        hs::cuda::register_engines(registry);
+#endif
+        const hs::cli::Context ctx{registry, {all.begin() + 1, all.end()}};
+        const std::string& command = all[0];
+        if (command == "info") return hs::cli::run_info(ctx);
+        if (command == "hist") return hs::cli::run_hist(ctx);
+        if (command == "kernels") return hs::cli::run_kernels(ctx);
+        std::cerr << "error: unknown command '" << command << "' (try --help)\n";
+        return 2;
+    } catch (const hs::Error& e) {
+        std::cerr << "error: " << e.what() << "\n";
+        return exit_code(e.kind());
+    } catch (const std::bad_alloc&) {
+        std::cerr << "error: out of host memory\n";
+        return 3;
+    } catch (const std::exception& e) {
+        std::cerr << "error: " << e.what() << "\n";
+        return 1;
+    }
+}

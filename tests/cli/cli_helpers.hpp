@@ -1,0 +1,25 @@
+#pragma once
+
+#include <string>
+
+#include "json.hpp"
+#include "run_command.hpp"
+
+namespace hs::test {
+
+inline std::string cli() {
+    return std::string("'") + HS_CLI_PATH + "'";
+}
+inline CommandResult run_cli(const std::string& args) {
+    return run_command(cli() + " " + args);
+}
+inline hs::cli::Json parse_json(const std::string& text) {
+    return hs::cli::Json::parse(text);
+}
+
+// An error must be exactly one line starting with "error:".
+inline bool one_error_line(const std::string& err) {
+    return err.rfind("error: ", 0) == 0 && err.find('\n') == err.size() - 1;
+}
+
+}  // namespace hs::test

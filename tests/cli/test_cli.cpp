@@ -1,0 +1,158 @@
+// histoscope-cli end to end with raw input (works with or without OpenCV).
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "cli_helpers.hpp"
+#include "histoscope/core/histogram.hpp"
+#include "synthetic.hpp"
+
+using namespace hs;
+using namespace hs::test;
+
+namespace {
+
+std::filesystem::path write_raw(const Image& img, const std::string& name) {
+    const auto path = temp_dir("raw") / name;
+    std::ofstream f(path, std::ios::binary);
+    const ImageView v = img.view();
+    for (int y = 0; y < v.height; ++y)
+        f.write(reinterpret_cast<const char*>(v.row(y)),
+                static_cast<std::streamsize>(v.row_bytes()));
+    return path;
+}
+
+std::vector<std::uint64_t> counts_of(const cli::Json& channel) {
+    std::vector<std::uint64_t> out;
+    for (const auto& c : channel.at("counts").as_array()) out.push_back(c.as_uint());
+    return out;
+}
+
+}  // namespace
+
+TEST(CliRaw, JsonCountsEqualReference) {
+    const Image img = uniform(97, 31, 3, SampleType::U8, 8, 77);
+    const auto path = write_raw(img, "frame.rgb");
+    const auto r = run_cli("hist --raw 97x31x3:u8 '" + path.string() + "' --format json --stats");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const auto j = parse_json(r.out);
+    EXPECT_EQ(j.at("width").as_int(), 97);
+    EXPECT_EQ(j.at("height").as_int(), 31);
+    EXPECT_EQ(j.at("depth").as_int(), 8);
+    EXPECT_EQ(j.at("kernel").as_string(), "cpu");
+    EXPECT_EQ(j.at("spec").at("bins").as_int(), 256);
+    EXPECT_TRUE(j.at("timing_ms").at("total").is_number());
+    const auto ref =
+        reference_histogram(img.view(), all_channels(3), HistogramSpec::even(256, 0, 256));
+    ASSERT_EQ(j.at("channels").size(), 3u);
+    for (std::size_t k = 0; k < 3; ++k) {
+        EXPECT_EQ(j.at("channels")[k].at("name").as_string(), channel_name(ref[k].channel));
+        EXPECT_EQ(counts_of(j.at("channels")[k]), ref[k].counts);
+        EXPECT_EQ(j.at("channels")[k].at("stats").at("count").as_uint(), 97u * 31u);
+    }
+}
+
+TEST(CliRaw, StdinSixteenBitEdgesSaturationAndCsv) {
+    const Image img = gaussian(64, 50, 1, SampleType::U16, 12, 200.0);
+    const auto path = write_raw(img, "deep.raw");
+    HistogramSpec spec = HistogramSpec::with_edges({0, 1000, 2047.5, 2048, 3000, 4096});
+    spec.saturate = 1000;
+    const auto ref = reference_histogram(img.view(), {Channel::Gray}, spec);
+
+    const auto j = run_cli(
+        "hist --raw 64x50x1:u16:12 - --edges 0,1000,2047.5,2048,3000,4096 "
+        "--saturate 1000 --format json < '" +
+        path.string() + "'");
+    ASSERT_EQ(j.exit_code, 0) << j.err;
+    const auto doc = parse_json(j.out);
+    EXPECT_EQ(doc.at("input").as_string(), "-");
+    EXPECT_EQ(doc.at("depth").as_int(), 12);
+    EXPECT_EQ(doc.at("spec").at("saturate").as_uint(), 1000u);
+    EXPECT_EQ(counts_of(doc.at("channels")[0]), ref[0].counts);
+
+    const auto csv =
+        run_cli("hist --raw 64x50x1:u16:12 '" + path.string() + "' --bins 4096 --format csv");
+    ASSERT_EQ(csv.exit_code, 0) << csv.err;
+    EXPECT_EQ(std::count(csv.out.begin(), csv.out.end(), '\n'), 4097);
+    EXPECT_EQ(csv.out.substr(0, csv.out.find('\n')), "bin,lower,upper,gray");
+}
+
+TEST(CliRaw, OutputFileAndFrameOfAStream) {
+    Image a = constant(8, 8, 1, SampleType::U8, 8, 10),
+          b = constant(8, 8, 1, SampleType::U8, 8, 200);
+    const auto dir = temp_dir("stream");
+    {
+        std::ofstream f(dir / "two.raw", std::ios::binary);
+        f.write(reinterpret_cast<const char*>(a.data()), 64);
+        f.write(reinterpret_cast<const char*>(b.data()), 64);
+    }
+    const auto out = dir / "h.json";
+    const auto r = run_cli("hist --raw 8x8x1:u8 '" + (dir / "two.raw").string() +
+                           "' --frame 1 --format json -o '" + out.string() + "'");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.out, "");
+    const auto j = parse_json(slurp(out));
+    EXPECT_EQ(j.at("frame").as_int(), 1);
+    EXPECT_EQ(j.at("channels")[0].at("counts")[200].as_uint(), 64u);
+    const auto info =
+        run_cli("info --raw 8x8x1:u8 '" + (dir / "two.raw").string() + "' --format json");
+    ASSERT_EQ(info.exit_code, 0) << info.err;
+    EXPECT_EQ(parse_json(info.out).at("frames").as_int(), 2);
+}
+
+TEST(CliErrors, BadInputExitsThreeWithOneLine) {
+    const auto dir = temp_dir("bad");
+    { std::ofstream(dir / "short.raw", std::ios::binary) << "12345"; }
+    { std::ofstream(dir / "empty.raw", std::ios::binary); }
+    for (const std::string& args :
+         {"hist --raw 4x4x3:u8 '" + (dir / "short.raw").string() + "'",
+          "hist --raw 4x4x3:u8 '" + (dir / "empty.raw").string() + "'",
+          "hist --raw 4x4x3:u8 '" + (dir / "missing.raw").string() + "'"}) {
+        const auto r = run_cli(args);
+        EXPECT_EQ(r.exit_code, 3) << args << "\n" << r.err;
+        EXPECT_TRUE(one_error_line(r.err)) << r.err;
+        EXPECT_EQ(r.out, "");
+    }
+}
+
+TEST(CliErrors, UsageErrorsExitTwoWithOneLine) {
+    const Image img = uniform(4, 4, 3, SampleType::U8, 8);
+    const std::string raw = "--raw 4x4x3:u8 '" + write_raw(img, "u.raw").string() + "'";
+    const std::vector<std::string> cases{std::string("frobnicate"),
+                                         "hist " + raw + " --bins 0",
+                                         "hist " + raw + " --bins 16777217",
+                                         "hist " + raw + " --bins x",
+                                         "hist " + raw + " --range 5:5",
+                                         "hist " + raw + " --range 9",
+                                         "hist " + raw + " --edges 0,10 --bins 4",
+                                         "hist " + raw + " --edges 10,5",
+                                         "hist " + raw + " --kernel nope",
+                                         "hist " + raw + " --format xml",
+                                         "hist " + raw + " --channels a",
+                                         "hist " + raw + " --saturate 0",
+                                         "hist " + raw + " --bogus",
+                                         "hist " + raw + " --frame 1",
+                                         "hist --raw 4x4x2:u8 -",
+                                         "hist --raw 4x4:u8 -",
+                                         "hist",
+                                         "hist " + raw + " --bins"};
+    for (const std::string& args : cases) {
+        const auto r = run_cli(args + " < /dev/null");
+        EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.err;
+        EXPECT_TRUE(one_error_line(r.err)) << args << "\n" << r.err;
+    }
+}
+
+TEST(CliKernels, ListsTheRegistry) {
+    const auto r = run_cli("kernels --format json");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const auto j = parse_json(r.out);
+    bool cpu = false;
+    for (const auto& k : j.at("kernels").as_array())
+        if (k.at("name").as_string() == "cpu") cpu = k.at("available").as_bool();
+    EXPECT_TRUE(cpu);
+    const auto text = run_cli("kernels");
+    EXPECT_EQ(text.exit_code, 0);
+    EXPECT_NE(text.out.find("cpu\tavailable"), std::string::npos);
+}
