@@ -1,0 +1,477 @@
+#include "formats.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <fstream>
+#include <set>
+
+namespace hs::media::detail {
+
+namespace {
+
+bool starts_with(Bytes b, std::initializer_list<std::uint8_t> magic, std::size_t at = 0) {
+    if (b.size() < at + magic.size()) return false;
+    return std::equal(magic.begin(), magic.end(), b.begin() + static_cast<std::ptrdiff_t>(at));
+}
+
+bool starts_with(Bytes b, std::string_view magic, std::size_t at = 0) {
+    if (b.size() < at + magic.size()) return false;
+    return std::memcmp(b.data() + at, magic.data(), magic.size()) == 0;
+}
+
+bool is_pnm_space(std::uint8_t c) {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+std::uint32_t le16(Bytes b, std::size_t at) {
+    return static_cast<std::uint32_t>(b[at] | b[at + 1] << 8);
+}
+std::uint32_t le32(Bytes b, std::size_t at) {
+    return static_cast<std::uint32_t>(b[at]) | static_cast<std::uint32_t>(b[at + 1]) << 8 |
+           static_cast<std::uint32_t>(b[at + 2]) << 16 |
+           static_cast<std::uint32_t>(b[at + 3]) << 24;
+}
+std::uint32_t be32(Bytes b, std::size_t at) {
+    return static_cast<std::uint32_t>(b[at]) << 24 | static_cast<std::uint32_t>(b[at + 1]) << 16 |
+           static_cast<std::uint32_t>(b[at + 2]) << 8 | static_cast<std::uint32_t>(b[at + 3]);
+}
+
+bool is_rst(std::uint8_t marker) {
+    return marker >= 0xD0 && marker <= 0xD7;
+}
+
+// Reads TIFF integers of either byte order; every read is bounds-checked by the caller.
+struct TiffReader {
+    Bytes b;
+    bool little;
+    std::uint64_t get(std::uint64_t at, int bytes) const {
+        std::uint64_t v = 0;
+        for (int i = 0; i < bytes; ++i) {
+            const std::uint64_t byte =
+                b[static_cast<std::size_t>(at) + static_cast<std::size_t>(i)];
+            v |= little ? byte << (8 * i) : byte << (8 * (bytes - 1 - i));
+        }
+        return v;
+    }
+};
+
+// Guards the directory walk against crafted files whose chain visits every byte offset.
+constexpr int kMaxTiffPages = 1 << 16;
+
+// Bytes per value of a TIFF field type (0 for types a reader does not know).
+std::uint64_t tiff_type_size(std::uint64_t type) {
+    switch (type) {
+        case 1:  // BYTE
+        case 2:  // ASCII
+        case 6:  // SBYTE
+        case 7:  // UNDEFINED
+            return 1;
+        case 3:  // SHORT
+        case 8:  // SSHORT
+            return 2;
+        case 4:   // LONG
+        case 9:   // SLONG
+        case 11:  // FLOAT
+        case 13:  // IFD
+            return 4;
+        case 5:   // RATIONAL
+        case 10:  // SRATIONAL
+        case 12:  // DOUBLE
+        case 16:  // LONG8
+        case 17:  // SLONG8
+        case 18:  // IFD8
+            return 8;
+        default:
+            return 0;
+    }
+}
+
+}  // namespace
+
+ImageFormat sniff_image(Bytes h) {
+    if (starts_with(h, {0xFF, 0xD8, 0xFF})) return ImageFormat::Jpeg;
+    if (starts_with(h, {0x89, 'P', 'N', 'G', 0x0D, 0x0A, 0x1A, 0x0A})) return ImageFormat::Png;
+    if (starts_with(h, {'I', 'I', 42, 0}) || starts_with(h, {'M', 'M', 0, 42}) ||
+        starts_with(h, {'I', 'I', 43, 0}) || starts_with(h, {'M', 'M', 0, 43}))
+        return ImageFormat::Tiff;
+    if (starts_with(h, "BM") && h.size() >= 18) {
+        // "BM" alone is too weak a signature: also require a known DIB header size.
+        const std::uint32_t dib = le32(h, 14);
+        if (dib == 12 || dib == 40 || dib == 52 || dib == 56 || dib == 64 || dib == 108 ||
+            dib == 124)
+            return ImageFormat::Bmp;
+    }
+    if (starts_with(h, "RIFF") && starts_with(h, "WEBP", 8)) return ImageFormat::WebP;
+    if (starts_with(h, "GIF87a") || starts_with(h, "GIF89a")) return ImageFormat::Gif;
+    if (h.size() >= 3 && h[0] == 'P' && is_pnm_space(h[2])) {
+        if (h[1] >= '1' && h[1] <= '6') return ImageFormat::Pnm;
+        if (h[1] == '7') return ImageFormat::Pam;
+        if (h[1] == 'F' || h[1] == 'f') return ImageFormat::Pfm;
+    }
+    if (starts_with(h, {0xFF, 0x4F, 0xFF, 0x51}) ||
+        starts_with(h, {0, 0, 0, 0x0C, 'j', 'P', ' ', ' ', 0x0D, 0x0A, 0x87, 0x0A}))
+        return ImageFormat::Jpeg2000;
+    if (starts_with(h, {0x76, 0x2F, 0x31, 0x01})) return ImageFormat::OpenExr;
+    if (starts_with(h, "#?RADIANCE") || starts_with(h, "#?RGBE")) return ImageFormat::Hdr;
+    if (starts_with(h, {0x59, 0xA6, 0x6A, 0x95})) return ImageFormat::SunRaster;
+    return ImageFormat::Unknown;
+}
+
+std::string_view format_name(ImageFormat f) {
+    switch (f) {
+        case ImageFormat::Jpeg:
+            return "JPEG";
+        case ImageFormat::Png:
+            return "PNG";
+        case ImageFormat::Tiff:
+            return "TIFF";
+        case ImageFormat::Bmp:
+            return "BMP";
+        case ImageFormat::WebP:
+            return "WebP";
+        case ImageFormat::Gif:
+            return "GIF";
+        case ImageFormat::Pnm:
+            return "PNM";
+        case ImageFormat::Pam:
+            return "PAM";
+        case ImageFormat::Pfm:
+            return "PFM";
+        case ImageFormat::Jpeg2000:
+            return "JPEG 2000";
+        case ImageFormat::OpenExr:
+            return "OpenEXR";
+        case ImageFormat::Hdr:
+            return "Radiance HDR";
+        case ImageFormat::SunRaster:
+            return "Sun raster";
+        case ImageFormat::Unknown:
+            break;
+    }
+    return "";
+}
+
+// JPEG: SOI, then marker segments (FF xx + 16-bit length) up to EOI. Each SOS segment is
+// followed by entropy-coded data in which FF is escaped as FF 00 and restart markers FF D0..D7
+// appear in sequence; the scan ends at the first other marker, which can only be EOI, another
+// SOS or a table/comment/application segment (progressive and multi-scan files repeat SOS).
+// Like libjpeg, fill bytes (FF FF ...) and stray bytes between segments are skipped. The stream
+// is complete only if EOI is reached with every segment inside the file. Corrupt bytes inside
+// the scan data usually contain a marker that cannot be there (FF followed by a reserved code,
+// or a restart marker out of sequence); libjpeg would stop decoding at it, print a warning and
+// return a partly grey image, so these count as corrupt too. Corruption that forms no marker
+// (e.g. zeroed bytes) is invisible to a structural check and decodes as libjpeg decodes it.
+std::string jpeg_problem(Bytes f) {
+    const std::string truncated = "JPEG stream ends before its EOI marker";
+    const std::size_t n = f.size();
+    if (!starts_with(f, {0xFF, 0xD8})) return "JPEG stream does not start with an SOI marker";
+    const std::uint8_t* const data = f.data();
+    auto next_ff = [&](std::size_t from) {
+        const void* hit = from < n ? std::memchr(data + from, 0xFF, n - from) : nullptr;
+        return hit != nullptr
+                   ? static_cast<std::size_t>(static_cast<const std::uint8_t*>(hit) - data)
+                   : n;
+    };
+    auto hex = [](std::uint8_t v) {
+        const char* digits = "0123456789abcdef";
+        return std::string("0x") + digits[v >> 4] + digits[v & 15];
+    };
+    // Markers that may follow a scan: EOI, SOS, DHT, DAC, DQT, DRI, DNL, COM, APPn.
+    auto may_follow_scan = [](std::uint8_t m) {
+        return m == 0xD9 || m == 0xDA || m == 0xC4 || m == 0xCC || m == 0xDB || m == 0xDD ||
+               m == 0xDC || m == 0xFE || (m >= 0xE0 && m <= 0xEF);
+    };
+    std::size_t p = 2;
+    bool after_scan = false;
+    for (;;) {
+        p = next_ff(p);
+        while (p < n && f[p] == 0xFF) ++p;
+        if (p >= n) return truncated;
+        const std::uint8_t marker = f[p++];
+        if (marker == 0x00) continue;  // an escaped FF among stray bytes: not a marker
+        if (after_scan && !may_follow_scan(marker))
+            return "JPEG scan data is corrupt: marker " + hex(marker) + " at offset " +
+                   std::to_string(p - 2);
+        after_scan = false;
+        if (marker == 0xD9) return {};
+        if (marker == 0xF7 || marker == 0xF8) return {};  // JPEG-LS: other escaping, not checked
+        if (marker >= 0x02 && marker <= 0xBF)
+            return "JPEG stream is corrupt: reserved marker " + hex(marker) + " at offset " +
+                   std::to_string(p - 2);
+        if (marker == 0x01 || (marker >= 0xD0 && marker <= 0xD8)) continue;  // no length
+        if (p + 2 > n) return truncated;
+        const std::size_t length = static_cast<std::size_t>(f[p] << 8 | f[p + 1]);
+        if (length < 2)
+            return "JPEG segment at offset " + std::to_string(p - 2) + " has an invalid length";
+        if (p + length > n) return truncated;
+        p += length;
+        if (marker != 0xDA) continue;
+        // Entropy-coded data of the scan.
+        std::uint8_t next_rst = 0xD0;
+        for (;;) {
+            p = next_ff(p);
+            std::size_t q = p + 1;
+            while (q < n && f[q] == 0xFF) ++q;
+            if (q >= n) return truncated;
+            if (f[q] == 0x00) {
+                p = q + 1;
+                continue;
+            }
+            if (is_rst(f[q])) {
+                if (f[q] != next_rst)
+                    return "JPEG scan data is corrupt: restart marker " + hex(f[q]) +
+                           " out of sequence at offset " + std::to_string(q - 1);
+                next_rst = next_rst == 0xD7 ? 0xD0 : static_cast<std::uint8_t>(next_rst + 1);
+                p = q + 1;
+                continue;
+            }
+            p = q - 1;  // the FF in front of the marker that ends the scan
+            after_scan = true;
+            break;
+        }
+    }
+}
+
+// PNG: the signature, then chunks (32-bit big-endian length, type, data, CRC) up to IEND.
+// CRCs are left to libpng, which rejects a bad CRC in a critical chunk.
+std::string png_problem(Bytes f) {
+    const std::string truncated = "PNG stream ends before its IEND chunk";
+    const std::uint64_t n = f.size();
+    std::uint64_t p = 8;
+    for (;;) {
+        if (p + 8 > n) return truncated;
+        const std::uint64_t length = be32(f, static_cast<std::size_t>(p));
+        if (length > 0x7FFFFFFFu)
+            return "PNG chunk at offset " + std::to_string(p) + " has an invalid length";
+        if (p + 12 + length > n) return truncated;
+        if (starts_with(f, "IEND", static_cast<std::size_t>(p + 4))) return {};
+        p += 12 + length;
+    }
+}
+
+// BMP: the pixel array starts at bfOffBits; uncompressed rows are padded to 4 bytes.
+std::string bmp_problem(Bytes f) {
+    const std::uint64_t n = f.size();
+    if (n < 26) return "BMP header is incomplete";
+    const std::uint64_t offset = le32(f, 10);
+    const std::uint32_t dib = le32(f, 14);
+    std::int64_t width = 0, height = 0;
+    std::uint32_t bpp = 0, compression = 0, image_size = 0;
+    if (dib == 12) {
+        width = le16(f, 18);
+        height = le16(f, 20);
+        bpp = le16(f, 24);
+    } else {
+        if (n < 14 + 40) return "BMP header is incomplete";
+        width = static_cast<std::int32_t>(le32(f, 18));
+        height = static_cast<std::int32_t>(le32(f, 22));
+        bpp = le16(f, 28);
+        compression = le32(f, 30);
+        image_size = le32(f, 34);
+    }
+    width = std::abs(width);
+    height = std::abs(height);
+    if (width > (1 << 24) || height > (1 << 24) || bpp > 64) return {};  // left to the decoder
+    std::uint64_t needed = offset;
+    if (compression == 0 || compression == 3 || compression == 6) {
+        const std::uint64_t row = (static_cast<std::uint64_t>(width) * bpp + 31) / 32 * 4;
+        needed += row * static_cast<std::uint64_t>(height);
+    } else {
+        needed += image_size;
+    }
+    if (needed > n)
+        return "BMP pixel data needs " + std::to_string(needed) + " bytes, the file has " +
+               std::to_string(n);
+    return {};
+}
+
+// WebP: a RIFF container whose header states the size of everything that follows it.
+std::string webp_problem(Bytes f) {
+    if (f.size() < 12) return "WebP header is incomplete";
+    const std::uint64_t needed = 8 + static_cast<std::uint64_t>(le32(f, 4));
+    if (needed > f.size())
+        return "WebP RIFF header declares " + std::to_string(needed) + " bytes, the file has " +
+               std::to_string(f.size());
+    return {};
+}
+
+// TIFF: a chain of image file directories (IFDs), one per page. Classic TIFF uses 32-bit
+// offsets and 12-byte entries, BigTIFF 64-bit offsets and 20-byte entries. Every directory
+// and every strip or tile it points to must lie inside the file; a repeated directory offset
+// would loop forever and is reported as corruption.
+TiffLayout tiff_layout(Bytes f) {
+    TiffLayout out;
+    const std::uint64_t n = f.size();
+    if (n < 8) {
+        out.problem = "TIFF header is incomplete";
+        return out;
+    }
+    const TiffReader r{f, f[0] == 'I'};
+    const bool big = r.get(2, 2) == 43;
+    if (big && (n < 16 || r.get(4, 2) != 8)) {
+        out.problem = "BigTIFF header is incomplete or invalid";
+        return out;
+    }
+    const int offset_size = big ? 8 : 4;
+    const std::uint64_t entry_size = big ? 20 : 12;
+    const int count_size = big ? 8 : 2;
+    std::uint64_t ifd = big ? r.get(8, 8) : r.get(4, 4);
+    if (ifd == 0) {
+        out.problem = "TIFF file has no image directory";
+        return out;
+    }
+    std::set<std::uint64_t> seen;
+    while (ifd != 0) {
+        const std::string page = "page " + std::to_string(out.pages + 1);
+        if (!seen.insert(ifd).second) {
+            out.problem = "TIFF directory chain loops back to offset " + std::to_string(ifd);
+            return out;
+        }
+        if (out.pages == kMaxTiffPages) {
+            out.problem = "TIFF file has more than " + std::to_string(kMaxTiffPages) + " pages";
+            return out;
+        }
+        if (ifd + static_cast<std::uint64_t>(count_size) > n) {
+            out.problem = "TIFF directory of " + page + " lies past the end of the file";
+            return out;
+        }
+        const std::uint64_t entries = r.get(ifd, count_size);
+        const std::uint64_t entries_at = ifd + static_cast<std::uint64_t>(count_size);
+        if (entries > n / entry_size ||
+            entries_at + entries * entry_size + static_cast<std::uint64_t>(offset_size) > n) {
+            out.problem = "TIFF directory of " + page + " lies past the end of the file";
+            return out;
+        }
+        ++out.pages;
+        // Every value array stored outside the directory must lie inside the file; the
+        // strip/tile offsets and byte counts (tags 273/279 and 324/325) are kept.
+        std::vector<std::uint64_t> offsets, counts;
+        for (std::uint64_t e = 0; e < entries; ++e) {
+            const std::uint64_t at = entries_at + e * entry_size;
+            const std::uint64_t tag = r.get(at, 2);
+            const std::uint64_t size = tiff_type_size(r.get(at + 2, 2));
+            if (size == 0) continue;  // unknown type: readers skip the entry
+            const std::uint64_t count = r.get(at + 4, big ? 8 : 4);
+            const std::uint64_t field = at + 4 + static_cast<std::uint64_t>(offset_size);
+            if (count > n) {
+                out.problem = "TIFF directory of " + page + " is corrupt";
+                return out;
+            }
+            std::uint64_t values = field;
+            if (count * size > static_cast<std::uint64_t>(offset_size)) {
+                values = r.get(field, offset_size);
+                if (values > n || count * size > n - values) {
+                    out.problem = "TIFF directory of " + page + " points past the end of the file";
+                    return out;
+                }
+            }
+            const bool is_offsets = tag == 273 || tag == 324;
+            const bool is_counts = tag == 279 || tag == 325;
+            if ((!is_offsets && !is_counts) || (size != 2 && size != 4 && size != 8)) continue;
+            auto& list = is_offsets ? offsets : counts;
+            list.clear();
+            for (std::uint64_t i = 0; i < count; ++i)
+                list.push_back(r.get(values + i * size, static_cast<int>(size)));
+        }
+        if (offsets.size() == counts.size()) {
+            for (std::size_t i = 0; i < offsets.size(); ++i)
+                if (offsets[i] > n || counts[i] > n - offsets[i]) {
+                    out.problem = "TIFF image data of " + page + " lies past the end of the file";
+                    return out;
+                }
+        }
+        ifd = r.get(entries_at + entries * entry_size, offset_size);
+    }
+    return out;
+}
+
+std::string structure_problem(ImageFormat format, Bytes file) {
+    switch (format) {
+        case ImageFormat::Jpeg:
+            return jpeg_problem(file);
+        case ImageFormat::Png:
+            return png_problem(file);
+        case ImageFormat::Tiff:
+            return tiff_layout(file).problem;
+        case ImageFormat::Bmp:
+            return bmp_problem(file);
+        case ImageFormat::WebP:
+            return webp_problem(file);
+        default:
+            return {};
+    }
+}
+
+std::optional<std::int64_t> avi_video_frames(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return std::nullopt;
+    in.seekg(0, std::ios::end);
+    const auto file_size = static_cast<std::uint64_t>(in.tellg());
+    in.seekg(0);
+    auto read_at = [&](std::uint64_t at, std::size_t bytes) {
+        std::vector<std::uint8_t> buf(bytes);
+        in.clear();
+        in.seekg(static_cast<std::streamoff>(at));
+        in.read(reinterpret_cast<char*>(buf.data()), static_cast<std::streamsize>(bytes));
+        buf.resize(static_cast<std::size_t>(std::max<std::streamsize>(in.gcount(), 0)));
+        return buf;
+    };
+    const auto header = read_at(0, 12);
+    if (header.size() < 12 || !starts_with(header, "RIFF") || !starts_with(header, "AVI ", 8))
+        return std::nullopt;
+    const std::uint64_t riff_end = std::min<std::uint64_t>(8 + le32(header, 4), file_size);
+    // A second RIFF ('AVIX', OpenDML) holds frames that idx1 does not list.
+    if (riff_end + 12 <= file_size) {
+        const auto next = read_at(riff_end + (riff_end & 1), 12);
+        if (starts_with(next, "RIFF") && starts_with(next, "AVIX", 8)) return std::nullopt;
+    }
+
+    int video_stream = -1;
+    std::uint64_t pos = 12;
+    while (pos + 8 <= riff_end) {
+        const auto chunk = read_at(pos, 12);
+        if (chunk.size() < 8) return std::nullopt;
+        const std::uint64_t size = le32(chunk, 4);
+        if (starts_with(chunk, "LIST") && chunk.size() == 12 && starts_with(chunk, "hdrl", 8)) {
+            if (size > (1u << 24)) return std::nullopt;
+            const auto hdrl = read_at(pos + 12, static_cast<std::size_t>(size - 4));
+            // Walk hdrl: each 'strl' list is one stream, in stream-number order.
+            int stream = 0;
+            for (std::size_t p = 0; p + 12 <= hdrl.size();) {
+                const std::uint64_t sub = le32(hdrl, p + 4);
+                if (starts_with(hdrl, "LIST", p) && starts_with(hdrl, "strl", p + 8)) {
+                    const std::size_t strh = p + 12;
+                    if (video_stream < 0 && strh + 12 <= hdrl.size() &&
+                        starts_with(hdrl, "strh", strh) && starts_with(hdrl, "vids", strh + 8))
+                        video_stream = stream;
+                    ++stream;
+                }
+                p += static_cast<std::size_t>(8 + sub + (sub & 1));
+            }
+        } else if (starts_with(chunk, "idx1")) {
+            if (video_stream < 0 || video_stream > 99) return std::nullopt;
+            const char id[2] = {static_cast<char>('0' + video_stream / 10),
+                                static_cast<char>('0' + video_stream % 10)};
+            std::int64_t frames = 0;
+            constexpr std::uint64_t kBlock = 16 * 4096;
+            for (std::uint64_t done = 0; done + 16 <= size;) {
+                const auto block = read_at(pos + 8 + done,
+                                           static_cast<std::size_t>(std::min(kBlock, size - done)));
+                if (block.size() < 16) return std::nullopt;
+                for (std::size_t e = 0; e + 16 <= block.size(); e += 16) {
+                    const bool video =
+                        block[e] == id[0] && block[e + 1] == id[1] &&
+                        (starts_with(block, "dc", e + 2) || starts_with(block, "db", e + 2));
+                    if (video && le32(block, e + 12) > 0) ++frames;
+                }
+                done += block.size() / 16 * 16;
+            }
+            return frames > 0 ? std::optional<std::int64_t>(frames) : std::nullopt;
+        }
+        pos += 8 + size + (size & 1);
+    }
+    return std::nullopt;
+}
+
+}  // namespace hs::media::detail

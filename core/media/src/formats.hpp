@@ -1,0 +1,80 @@
+#pragma once
+// Internal helpers of hs_media that need no OpenCV: reading files, recognising formats by their
+// magic bytes, and walking the structure of JPEG, PNG, TIFF, BMP, WebP and AVI files.
+//
+// The structural checks exist because decoders are lenient: libjpeg decodes a truncated JPEG
+// into a partly grey image and only prints a warning, so a cut file would silently give a wrong
+// histogram. Each check walks the container far enough to prove that every byte the decoder
+// will need is present; it does not validate the compressed data itself.
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace hs::media::detail {
+
+using Bytes = std::span<const std::uint8_t>;
+
+// "'path'", the way every message names a file.
+std::string quoted(const std::string& path);
+
+// The whole file (possibly empty). Throws InputError "cannot read 'path': <reason>".
+std::vector<std::uint8_t> read_file(const std::string& path);
+// At most `max_bytes` from the start of the file; same errors as read_file.
+std::vector<std::uint8_t> read_file_head(const std::string& path, std::size_t max_bytes);
+// Writes `bytes` to `path`, replacing it. Throws InputError "cannot write 'path': <reason>".
+void write_file(const std::string& path, Bytes bytes);
+
+enum class ImageFormat {
+    Unknown,
+    Jpeg,
+    Png,
+    Tiff,
+    Bmp,
+    WebP,
+    Gif,
+    Pnm,  // PBM, PGM, PPM (P1..P6)
+    Pam,  // P7
+    Pfm,
+    Jpeg2000,
+    OpenExr,
+    Hdr,
+    SunRaster,
+};
+
+// Magic-byte detection; needs at most the first 16 bytes.
+ImageFormat sniff_image(Bytes head);
+// "JPEG", "PNG", "TIFF", ... ("" for Unknown).
+std::string_view format_name(ImageFormat format);
+
+// Structural checks. Each returns an empty string when the file is complete, otherwise the
+// reason, e.g. "JPEG stream ends before its EOI marker".
+std::string jpeg_problem(Bytes file);
+std::string png_problem(Bytes file);
+std::string bmp_problem(Bytes file);
+std::string webp_problem(Bytes file);
+
+struct TiffLayout {
+    int pages = 0;
+    std::string problem;  // empty when every directory and strip/tile lies inside the file
+};
+TiffLayout tiff_layout(Bytes file);
+
+// Structural problem of `file` in `format` (empty when complete or not checked).
+std::string structure_problem(ImageFormat format, Bytes file);
+
+// Number of frames of the first video stream of an AVI file that carry data, counted from its
+// idx1 index. AVI writers store dropped (repeated) frames as empty chunks, which the stream
+// header counts but decoders skip. std::nullopt when the file is not a plain AVI with an idx1
+// index (e.g. OpenDML files over 1 GiB), in which case the container's own count stands.
+std::optional<std::int64_t> avi_video_frames(const std::string& path);
+
+// True when this build opens `path` as a video and decodes its first frame (always false
+// without OpenCV). Lives next to VideoReader.
+bool video_decodes(const std::string& path);
+
+}  // namespace hs::media::detail

@@ -1,0 +1,201 @@
+// Photos through OpenCV's codecs. The file is read here, recognised by its magic bytes and
+// checked for truncation before cv::imdecode sees it (see formats.hpp), so that a cut or
+// unsupported file gives one clear InputError instead of a partial image or a decoder's
+// warning.
+
+#include <opencv2/core.hpp>
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+
+#include "formats.hpp"
+#include "histoscope/core/error.hpp"
+#include "histoscope/media/media.hpp"
+
+namespace hs::media {
+
+namespace {
+
+std::string depth_name(int depth) {
+    switch (depth) {
+        case CV_8S:
+            return "8-bit signed";
+        case CV_16S:
+            return "16-bit signed";
+        case CV_32S:
+            return "32-bit signed";
+        case CV_32F:
+            return "32-bit float";
+        case CV_64F:
+            return "64-bit float";
+        case CV_16F:
+            return "16-bit float";
+        default:
+            return "depth " + std::to_string(depth);
+    }
+}
+
+std::string one_line(std::string s) {
+    std::replace(s.begin(), s.end(), '\n', ' ');
+    while (!s.empty() && s.back() == ' ') s.pop_back();
+    return s;
+}
+
+// Decoded BGR(A)/gray Mat -> hs::Image in RGB(A)/gray order, written straight into the
+// image's storage.
+Image to_image(const cv::Mat& m, const std::string& name) {
+    SampleType type;
+    int depth;
+    if (m.depth() == CV_8U) {
+        type = SampleType::U8;
+        depth = 8;
+    } else if (m.depth() == CV_16U) {
+        type = SampleType::U16;
+        depth = 16;
+    } else {
+        throw InputError(name + " has an unsupported sample type (" + depth_name(m.depth()) +
+                         "): only 8-bit and 16-bit unsigned samples can be read");
+    }
+    const int in_channels = m.channels();
+    if (in_channels < 1 || in_channels > 4)
+        throw InputError(name + " has " + std::to_string(in_channels) +
+                         " channels: only gray, gray+alpha, RGB and RGBA can be read");
+    const int out_channels = in_channels == 2 ? 4 : in_channels;
+    Image img(m.cols, m.rows, out_channels, type, depth);
+    cv::Mat dst(m.rows, m.cols, CV_MAKETYPE(m.depth(), out_channels), img.data(), img.stride());
+    switch (in_channels) {
+        case 1:
+            m.copyTo(dst);
+            break;
+        case 2: {
+            const int from_to[] = {0, 0, 0, 1, 0, 2, 1, 3};  // gray, gray, gray, alpha
+            cv::mixChannels(&m, 1, &dst, 1, from_to, 4);
+            break;
+        }
+        case 3:
+            cv::cvtColor(m, dst, cv::COLOR_BGR2RGB);
+            break;
+        default:
+            cv::cvtColor(m, dst, cv::COLOR_BGRA2RGBA);
+            break;
+    }
+    if (dst.data != reinterpret_cast<uchar*>(img.data()))
+        throw std::logic_error("OpenCV reallocated a preallocated image");
+    return img;
+}
+
+// The formats write_image() produces, and what each stores without loss of depth or alpha
+// (OpenCV would silently convert 16-bit samples to 8 bits or drop the alpha channel).
+struct Writer {
+    std::vector<std::string> extensions;
+    const char* name;
+    bool deep;                  // stores 16-bit samples
+    std::vector<int> channels;  // channel counts it stores
+};
+
+const std::vector<Writer>& writers() {
+    static const std::vector<Writer> w{
+        {{".png"}, "PNG", true, {1, 3, 4}},
+        {{".tif", ".tiff"}, "TIFF", true, {1, 3, 4}},
+        {{".jpg", ".jpeg", ".jpe"}, "JPEG", false, {1, 3}},
+        {{".bmp", ".dib"}, "BMP", false, {1, 3}},
+        {{".webp"}, "WebP", false, {1, 3}},
+        {{".ppm"}, "PPM", true, {3}},
+        {{".pgm"}, "PGM", true, {1}},
+        {{".pnm"}, "PNM", true, {1, 3}},
+    };
+    return w;
+}
+
+}  // namespace
+
+LoadedImage read_image(const std::string& path) {
+    const std::vector<std::uint8_t> bytes = detail::read_file(path);
+    const std::string name = detail::quoted(path);
+    if (bytes.empty()) throw InputError(name + " is empty");
+    const detail::ImageFormat format = detail::sniff_image(bytes);
+    if (format == detail::ImageFormat::Unknown)
+        throw InputError(name + " is not an image format this build can read");
+    if (format == detail::ImageFormat::Gif)
+        throw InputError(
+            name + ": GIF images are not supported by this build (OpenCV has no GIF decoder)");
+
+    LoadedImage out;
+    out.format = std::string(detail::format_name(format));
+    std::string problem;
+    if (format == detail::ImageFormat::Tiff) {
+        const detail::TiffLayout layout = detail::tiff_layout(bytes);
+        problem = layout.problem;
+        if (layout.pages > 1)
+            out.notes.push_back("multi-page TIFF: using page 1 of " + std::to_string(layout.pages));
+    } else {
+        problem = detail::structure_problem(format, bytes);
+    }
+    if (!problem.empty()) throw InputError(name + " is truncated or corrupt (" + problem + ")");
+
+    cv::Mat decoded;
+    try {
+        decoded = cv::imdecode(bytes, cv::IMREAD_UNCHANGED);
+    } catch (const cv::Exception& e) {
+        throw InputError(name + " could not be decoded as " + out.format + ": " + one_line(e.err));
+    }
+    if (decoded.empty())
+        throw InputError(name + " could not be decoded as " + out.format +
+                         " (corrupt, truncated or a variant OpenCV cannot read)");
+    out.image = to_image(decoded, name);
+    return out;
+}
+
+void write_image(const std::string& path, const ImageView& image) {
+    validate(image);
+    const std::string name = detail::quoted(path);
+    std::string ext = std::filesystem::path(path).extension().string();
+    std::transform(ext.begin(), ext.end(), ext.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    const auto& all = writers();
+    const auto writer = std::find_if(all.begin(), all.end(), [&](const Writer& w) {
+        return std::find(w.extensions.begin(), w.extensions.end(), ext) != w.extensions.end();
+    });
+    if (writer == all.end())
+        throw InputError(name + ": cannot write '" + ext +
+                         "' files (use .png, .tif, .jpg, .bmp, .webp, .ppm, .pgm or .pnm)");
+    if (image.type == SampleType::U16 && !writer->deep)
+        throw InputError(name + ": " + writer->name +
+                         " cannot store 16-bit samples (use .png or .tif)");
+    const auto& stored = writer->channels;
+    if (std::find(stored.begin(), stored.end(), image.channels) == stored.end()) {
+        if (image.channels == 4 && stored.back() == 3)
+            throw InputError(name + ": " + writer->name +
+                             " cannot store an alpha channel (use .png or .tif)");
+        throw InputError(name + ": " + writer->name + " cannot store a " +
+                         std::to_string(image.channels) + "-channel image");
+    }
+
+    const int depth = image.type == SampleType::U8 ? CV_8U : CV_16U;
+    const cv::Mat view(image.height, image.width, CV_MAKETYPE(depth, image.channels),
+                       const_cast<std::byte*>(image.data), image.stride);
+    cv::Mat bgr;
+    if (image.channels == 3)
+        cv::cvtColor(view, bgr, cv::COLOR_RGB2BGR);
+    else if (image.channels == 4)
+        cv::cvtColor(view, bgr, cv::COLOR_RGBA2BGRA);
+    else
+        bgr = view;
+
+    std::vector<uchar> encoded;
+    bool ok = false;
+    try {
+        ok = cv::imencode(ext, bgr, encoded);
+    } catch (const cv::Exception& e) {
+        throw InputError("cannot write " + name + " as " + writer->name + ": " + one_line(e.err));
+    }
+    if (!ok || encoded.empty())
+        throw InputError("cannot write " + name + ": the " + std::string(writer->name) +
+                         " encoder failed");
+    detail::write_file(path, encoded);
+}
+
+}  // namespace hs::media

@@ -1,0 +1,75 @@
+// The entry points of media.hpp that need OpenCV, in a build without it
+// (HS_WITH_OPENCV=OFF): each reports that only raw input is available. Raw frames and
+// probe() by magic bytes work in both builds.
+
+#include "formats.hpp"
+#include "histoscope/core/error.hpp"
+#include "histoscope/media/media.hpp"
+
+namespace hs::media {
+
+namespace {
+
+[[noreturn]] void no_opencv(const std::string& path) {
+    throw InputError(detail::quoted(path) +
+                     ": this build has no OpenCV: only --raw input is available");
+}
+
+[[noreturn]] void no_video() {
+    throw InputError("video: this build has no OpenCV: only --raw input is available");
+}
+
+}  // namespace
+
+LoadedImage read_image(const std::string& path) {
+    // A missing or unreadable file is reported as such first.
+    if (detail::read_file_head(path, 1).empty())
+        throw InputError(detail::quoted(path) + " is empty");
+    no_opencv(path);
+}
+
+void write_image(const std::string& path, const ImageView&) {
+    no_opencv(path);
+}
+
+struct VideoReader::Impl {};
+
+VideoReader::VideoReader(const std::string& path) {
+    if (detail::read_file_head(path, 1).empty())
+        throw InputError(detail::quoted(path) + " is empty");
+    no_opencv(path);
+}
+VideoReader::~VideoReader() = default;
+// No VideoReader can exist in this build (the constructor always throws); the members only
+// complete the class, and say the same if ever reached.
+int VideoReader::width() const {
+    no_video();
+}
+int VideoReader::height() const {
+    no_video();
+}
+std::int64_t VideoReader::frame_count() const {
+    no_video();
+}
+double VideoReader::fps() const {
+    no_video();
+}
+std::string VideoReader::codec() const {
+    no_video();
+}
+void VideoReader::seek(std::int64_t) {
+    no_video();
+}
+std::optional<Image> VideoReader::read() {
+    no_video();
+}
+
+void register_engines(EngineRegistry&) {}
+
+namespace detail {
+bool video_decodes(const std::string&) {
+    return false;
+}
+}  // namespace detail
+
+}  // namespace hs::media

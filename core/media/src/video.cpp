@@ -1,0 +1,168 @@
+// Video through cv::VideoCapture, preferring the FFmpeg backend: it reads files directly,
+// whereas CAP_ANY would also try GStreamer and the image-sequence reader, which print warnings
+// for every file they cannot open.
+
+#include <opencv2/core.hpp>
+#include <opencv2/imgproc.hpp>
+#include <opencv2/videoio.hpp>
+#include <opencv2/videoio/registry.hpp>
+
+#include <cmath>
+
+#include "formats.hpp"
+#include "histoscope/core/error.hpp"
+#include "histoscope/media/media.hpp"
+
+namespace hs::media {
+
+namespace {
+
+int backend() {
+    static const int api =
+        cv::videoio_registry::hasBackend(cv::CAP_FFMPEG) ? cv::CAP_FFMPEG : cv::CAP_ANY;
+    return api;
+}
+
+bool open_capture(cv::VideoCapture& cap, const std::string& path) {
+    try {
+        return cap.open(path, backend()) && cap.isOpened();
+    } catch (const cv::Exception&) {
+        return false;
+    }
+}
+
+std::string fourcc_string(double value) {
+    const auto code = static_cast<std::uint32_t>(static_cast<std::int64_t>(value));
+    std::string s;
+    for (int i = 0; i < 4; ++i) {
+        const auto c = static_cast<char>((code >> (8 * i)) & 0xFFu);
+        if (c == '\0') break;
+        s += (c >= 32 && c < 127) ? c : '?';
+    }
+    while (!s.empty() && s.back() == ' ') s.pop_back();
+    return s;
+}
+
+}  // namespace
+
+struct VideoReader::Impl {
+    std::string path;
+    std::string name;  // quoted path
+    cv::VideoCapture cap;
+    int width = 0, height = 0;
+    std::int64_t frames = 0;  // frames the stream holds (0 when unknown)
+    double fps = 0.0;
+    std::string codec;
+    std::int64_t next = 0;  // index of the frame read() returns next
+};
+
+VideoReader::VideoReader(const std::string& path) : impl_(std::make_unique<Impl>()) {
+    Impl& v = *impl_;
+    v.path = path;
+    v.name = detail::quoted(path);
+    // Missing, unreadable and empty files get the precise reason rather than "cannot open".
+    if (detail::read_file_head(path, 1).empty()) throw InputError(v.name + " is empty");
+    if (!open_capture(v.cap, path)) throw InputError("cannot open " + v.name + " as a video");
+    v.width = static_cast<int>(v.cap.get(cv::CAP_PROP_FRAME_WIDTH));
+    v.height = static_cast<int>(v.cap.get(cv::CAP_PROP_FRAME_HEIGHT));
+    v.fps = v.cap.get(cv::CAP_PROP_FPS);
+    v.codec = fourcc_string(v.cap.get(cv::CAP_PROP_FOURCC));
+    const double reported = v.cap.get(cv::CAP_PROP_FRAME_COUNT);
+    v.frames = std::isfinite(reported) && reported > 0 ? std::llround(reported) : 0;
+    // AVI stream headers count dropped frames (empty chunks) that no decoder returns; the
+    // index says how many frames carry data.
+    if (const auto avi = detail::avi_video_frames(path)) v.frames = *avi;
+}
+
+VideoReader::~VideoReader() = default;
+
+int VideoReader::width() const {
+    return impl_->width;
+}
+int VideoReader::height() const {
+    return impl_->height;
+}
+std::int64_t VideoReader::frame_count() const {
+    return impl_->frames;
+}
+double VideoReader::fps() const {
+    return impl_->fps;
+}
+std::string VideoReader::codec() const {
+    return impl_->codec;
+}
+
+void VideoReader::seek(std::int64_t frame) {
+    Impl& v = *impl_;
+    if (frame < 0 || (v.frames > 0 && frame >= v.frames))
+        throw InputError("cannot seek " + v.name + " to frame " + std::to_string(frame) +
+                         ": it has " + std::to_string(v.frames) + " frames (0.." +
+                         std::to_string(v.frames - 1) + ")");
+    bool ok = false;
+    try {
+        ok = v.cap.set(cv::CAP_PROP_POS_FRAMES, static_cast<double>(frame));
+    } catch (const cv::Exception&) {
+        ok = false;
+    }
+    if (!ok) throw InputError("cannot seek " + v.name + " to frame " + std::to_string(frame));
+    v.next = frame;
+}
+
+std::optional<Image> VideoReader::read() {
+    Impl& v = *impl_;
+    cv::Mat frame;
+    bool ok = false;
+    try {
+        ok = v.cap.read(frame) && !frame.empty();
+    } catch (const cv::Exception&) {
+        ok = false;
+    }
+    if (!ok) {
+        if (v.frames > 0 && v.next < v.frames)
+            throw InputError("frame " + std::to_string(v.next) + " of " + v.name +
+                             " could not be decoded (the video reports " +
+                             std::to_string(v.frames) + " frames)");
+        return std::nullopt;
+    }
+    if (frame.depth() != CV_8U)
+        throw InputError("frame " + std::to_string(v.next) + " of " + v.name +
+                         " is not 8-bit (OpenCV depth " + std::to_string(frame.depth()) + ")");
+    Image img(frame.cols, frame.rows, 3, SampleType::U8, 8);
+    cv::Mat dst(frame.rows, frame.cols, CV_8UC3, img.data(), img.stride());
+    switch (frame.channels()) {
+        case 1:
+            cv::cvtColor(frame, dst, cv::COLOR_GRAY2RGB);
+            break;
+        case 3:
+            cv::cvtColor(frame, dst, cv::COLOR_BGR2RGB);
+            break;
+        case 4:
+            cv::cvtColor(frame, dst, cv::COLOR_BGRA2RGB);
+            break;
+        default:
+            throw InputError("frame " + std::to_string(v.next) + " of " + v.name + " has " +
+                             std::to_string(frame.channels()) + " channels");
+    }
+    if (dst.data != reinterpret_cast<uchar*>(img.data()))
+        throw std::logic_error("OpenCV reallocated a preallocated frame");
+    ++v.next;
+    return img;
+}
+
+namespace detail {
+
+// True when OpenCV opens `path` as a video and decodes its first frame.
+bool video_decodes(const std::string& path) {
+    cv::VideoCapture cap;
+    if (!open_capture(cap, path)) return false;
+    cv::Mat frame;
+    try {
+        return cap.read(frame) && !frame.empty();
+    } catch (const cv::Exception&) {
+        return false;
+    }
+}
+
+}  // namespace detail
+
+}  // namespace hs::media

@@ -1,0 +1,603 @@
+// Photos: hs::media::read_image / write_image judged against OpenCV called directly, and every
+// kind of bad input (missing, empty, noise, truncated, corrupt, unsupported) giving one
+// InputError that names the file.
+
+#include <gtest/gtest.h>
+
+#include <opencv2/core.hpp>
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
+
+#include <array>
+#include <random>
+
+#include "histoscope/core/error.hpp"
+#include "histoscope/media/media.hpp"
+#include "media_test_support.hpp"
+#include "synthetic.hpp"
+
+using namespace hs;
+using hs::test::message_of;
+using hs::test::read_bytes;
+using hs::test::sample;
+using hs::test::ScratchDir;
+using hs::test::write_bytes;
+using hs::test::write_prefix;
+
+namespace {
+
+bool contains(const std::string& haystack, const std::string& needle) {
+    return haystack.find(needle) != std::string::npos;
+}
+
+cv::Mat as_mat(const ImageView& v) {
+    const int depth = v.type == SampleType::U8 ? CV_8U : CV_16U;
+    return cv::Mat(v.height, v.width, CV_MAKETYPE(depth, v.channels),
+                   const_cast<std::byte*>(v.data), v.stride);
+}
+
+// cv::imread in RGB(A) order: what read_image must return.
+cv::Mat opencv_rgb(const std::string& path) {
+    cv::Mat m = cv::imread(path, cv::IMREAD_UNCHANGED);
+    if (m.channels() == 3) cv::cvtColor(m, m, cv::COLOR_BGR2RGB);
+    if (m.channels() == 4) cv::cvtColor(m, m, cv::COLOR_BGRA2RGBA);
+    return m;
+}
+
+bool identical(const cv::Mat& a, const cv::Mat& b) {
+    return a.type() == b.type() && a.size() == b.size() && cv::norm(a, b, cv::NORM_INF) == 0.0;
+}
+
+bool identical(const ImageView& a, const ImageView& b) {
+    if (a.width != b.width || a.height != b.height || a.channels != b.channels || a.type != b.type)
+        return false;
+    for (int y = 0; y < a.height; ++y)
+        for (int x = 0; x < a.width; ++x)
+            for (int c = 0; c < a.channels; ++c)
+                if (a.sample(x, y, c) != b.sample(x, y, c)) return false;
+    return true;
+}
+
+std::uint32_t max_sample(const ImageView& v) {
+    std::uint32_t m = 0;
+    for (int y = 0; y < v.height; ++y)
+        for (int x = 0; x < v.width; ++x)
+            for (int c = 0; c < v.channels; ++c) m = std::max(m, v.sample(x, y, c));
+    return m;
+}
+
+std::string truncated_message(const std::string& path, const std::string& reason) {
+    return "'" + path + "' is truncated or corrupt (" + reason + ")";
+}
+
+std::string param_name(const ::testing::TestParamInfo<std::string>& info) {
+    std::string n = info.param;
+    for (auto& ch : n)
+        if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+    return n;
+}
+
+// --- a minimal PNG writer (stored deflate blocks), for colour types OpenCV cannot write.
+std::uint32_t crc32(const std::uint8_t* p, std::size_t n, std::uint32_t crc = 0) {
+    crc = ~crc;
+    for (std::size_t i = 0; i < n; ++i) {
+        crc ^= p[i];
+        for (int k = 0; k < 8; ++k) crc = (crc >> 1) ^ (0xEDB88320u & (0u - (crc & 1u)));
+    }
+    return ~crc;
+}
+
+void put32(std::vector<std::uint8_t>& out, std::uint32_t v) {
+    for (int s = 24; s >= 0; s -= 8) out.push_back(static_cast<std::uint8_t>(v >> s));
+}
+
+void chunk(std::vector<std::uint8_t>& png, const char* type,
+           const std::vector<std::uint8_t>& data) {
+    put32(png, static_cast<std::uint32_t>(data.size()));
+    const std::size_t start = png.size();
+    png.insert(png.end(), type, type + 4);
+    png.insert(png.end(), data.begin(), data.end());
+    put32(png, crc32(png.data() + start, png.size() - start));
+}
+
+// `rows` are the unfiltered scanlines; each gets filter type 0.
+std::vector<std::uint8_t> make_png(int w, int h, int bit_depth, int colour_type,
+                                   const std::vector<std::vector<std::uint8_t>>& rows) {
+    std::vector<std::uint8_t> raw;
+    for (const auto& r : rows) {
+        raw.push_back(0);
+        raw.insert(raw.end(), r.begin(), r.end());
+    }
+    std::vector<std::uint8_t> z{0x78, 0x01, 0x01};  // zlib header, one final stored block
+    z.push_back(static_cast<std::uint8_t>(raw.size() & 0xFF));
+    z.push_back(static_cast<std::uint8_t>(raw.size() >> 8));
+    z.push_back(static_cast<std::uint8_t>(~raw.size() & 0xFF));
+    z.push_back(static_cast<std::uint8_t>((~raw.size() >> 8) & 0xFF));
+    z.insert(z.end(), raw.begin(), raw.end());
+    std::uint32_t a = 1, b = 0;
+    for (std::uint8_t byte : raw) {
+        a = (a + byte) % 65521;
+        b = (b + a) % 65521;
+    }
+    put32(z, b << 16 | a);
+
+    std::vector<std::uint8_t> png{0x89, 'P', 'N', 'G', 0x0D, 0x0A, 0x1A, 0x0A};
+    std::vector<std::uint8_t> ihdr;
+    put32(ihdr, static_cast<std::uint32_t>(w));
+    put32(ihdr, static_cast<std::uint32_t>(h));
+    ihdr.insert(ihdr.end(), {static_cast<std::uint8_t>(bit_depth),
+                             static_cast<std::uint8_t>(colour_type), 0, 0, 0});
+    chunk(png, "IHDR", ihdr);
+    chunk(png, "IDAT", z);
+    chunk(png, "IEND", {});
+    return png;
+}
+
+const std::vector<std::uint8_t> kTinyGif{
+    'G',  'I',  'F',  '8',  '9',  'a',  0x01, 0x00, 0x01, 0x00, 0x80, 0x00, 0x00, 0xFF, 0xFF,
+    0xFF, 0x00, 0x00, 0x00, 0x21, 0xF9, 0x04, 0x01, 0x00, 0x00, 0x00, 0x00, 0x2C, 0x00, 0x00,
+    0x00, 0x00, 0x01, 0x00, 0x01, 0x00, 0x00, 0x02, 0x02, 0x44, 0x01, 0x00, 0x3B};
+
+}  // namespace
+
+// --- the bundled photos
+
+class SamplePhoto : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(SamplePhoto, DecodesLikeOpenCVInRGBOrder) {
+    const std::string path = sample(GetParam());
+    const media::LoadedImage loaded = media::read_image(path);
+    const cv::Mat expected = opencv_rgb(path);
+    ASSERT_FALSE(expected.empty());
+    const ImageView v = loaded.image.view();
+    EXPECT_EQ(v.width, expected.cols);
+    EXPECT_EQ(v.height, expected.rows);
+    EXPECT_EQ(v.channels, expected.channels());
+    EXPECT_EQ(v.type, expected.depth() == CV_8U ? SampleType::U8 : SampleType::U16);
+    EXPECT_EQ(v.bit_depth, expected.depth() == CV_8U ? 8 : 16);
+    EXPECT_TRUE(identical(as_mat(v), expected)) << GetParam();
+    EXPECT_TRUE(loaded.notes.empty());
+    const std::string ext = std::filesystem::path(path).extension().string();
+    EXPECT_EQ(loaded.format, ext == ".jpg" ? "JPEG" : ext == ".png" ? "PNG" : "TIFF");
+}
+
+INSTANTIATE_TEST_SUITE_P(Photos8, SamplePhoto, ::testing::ValuesIn(hs::test::kPhotos8), param_name);
+INSTANTIATE_TEST_SUITE_P(Photos16, SamplePhoto, ::testing::ValuesIn(hs::test::kPhotos16),
+                         param_name);
+
+TEST(ReadImage, SampleLayoutsAreAsExpected) {
+    struct Expect {
+        const char* name;
+        int width, height, channels;
+        SampleType type;
+    };
+    for (const Expect& e : {Expect{"fruits.jpg", 512, 480, 3, SampleType::U8},
+                            Expect{"baboon.jpg", 512, 512, 3, SampleType::U8},
+                            Expect{"camera.png", 512, 512, 1, SampleType::U8},
+                            Expect{"moon.png", 512, 512, 1, SampleType::U8},
+                            Expect{"chelsea.png", 451, 300, 3, SampleType::U8},
+                            Expect{"fruits_4k.jpg", 3840, 2160, 3, SampleType::U8},
+                            Expect{"chessboard_GRAY_U16.tif", 200, 200, 1, SampleType::U16},
+                            Expect{"moon_4k_16bit.png", 3840, 2160, 1, SampleType::U16}}) {
+        const Image img = media::read_image(sample(e.name)).image;
+        const ImageView v = img.view();
+        EXPECT_EQ(v.width, e.width) << e.name;
+        EXPECT_EQ(v.height, e.height) << e.name;
+        EXPECT_EQ(v.channels, e.channels) << e.name;
+        EXPECT_EQ(v.type, e.type) << e.name;
+    }
+}
+
+TEST(ReadImage, SixteenBitPhotosKeepTheirValues) {
+    const Image moon = media::read_image(sample("moon_4k_16bit.png")).image;
+    EXPECT_EQ(moon.type(), SampleType::U16);
+    EXPECT_EQ(moon.bit_depth(), 16);
+    EXPECT_GT(max_sample(moon.view()), 255u);
+
+    // chessboard_GRAY_U16.tif stores 16-bit samples whose values happen to be 0..255: it must
+    // stay 16-bit, with the samples of its single uncompressed little-endian strip (200x200 at
+    // offset 110, per its directory), read here straight from the file.
+    const Image board = media::read_image(sample("chessboard_GRAY_U16.tif")).image;
+    const ImageView v = board.view();
+    ASSERT_EQ(v.type, SampleType::U16);
+    EXPECT_EQ(v.bit_depth, 16);
+    const std::vector<std::uint8_t> file = read_bytes(sample("chessboard_GRAY_U16.tif"));
+    ASSERT_EQ(file.size(), 110u + 200u * 200u * 2u);
+    for (int y = 0; y < 200; ++y)
+        for (int x = 0; x < 200; ++x) {
+            const std::size_t at = 110 + 2 * static_cast<std::size_t>(y * 200 + x);
+            ASSERT_EQ(v.sample(x, y, 0), static_cast<std::uint32_t>(file[at] | file[at + 1] << 8))
+                << x << "," << y;
+        }
+}
+
+// --- bad input: one InputError naming the file
+
+TEST(ReadImage, MissingEmptyAndNoiseFiles) {
+    ScratchDir dir;
+    const std::string missing = dir.file("missing.png");
+    EXPECT_EQ(message_of<InputError>([&] { (void)media::read_image(missing); }),
+              "cannot read '" + missing + "': No such file or directory");
+
+    const std::string empty = dir.file("empty.jpg");
+    write_bytes(empty, {});
+    EXPECT_EQ(message_of<InputError>([&] { (void)media::read_image(empty); }),
+              "'" + empty + "' is empty");
+
+    const std::string noise = dir.file("noise.png");
+    std::mt19937 rng(7);
+    std::vector<std::uint8_t> bytes(4096);
+    for (auto& b : bytes) b = static_cast<std::uint8_t>(rng());
+    bytes[0] = 0x12;  // not a JPEG/PNG/... signature by accident
+    write_bytes(noise, bytes);
+    EXPECT_EQ(message_of<InputError>([&] { (void)media::read_image(noise); }),
+              "'" + noise + "' is not an image format this build can read");
+
+    EXPECT_TRUE(
+        contains(message_of<InputError>([&] { (void)media::read_image(dir.path().string()); }),
+                 "cannot read '" + dir.path().string() + "'"));
+}
+
+TEST(ReadImage, GifIsRefusedWithAReason) {
+    ScratchDir dir;
+    const std::string gif = dir.file("tiny.gif");
+    write_bytes(gif, kTinyGif);
+    EXPECT_EQ(
+        message_of<InputError>([&] { (void)media::read_image(gif); }),
+        "'" + gif + "': GIF images are not supported by this build (OpenCV has no GIF decoder)");
+    EXPECT_EQ(media::probe(gif), media::MediaKind::Image);  // so that read_image explains
+}
+
+TEST(ReadImage, TruncatedJpegIsReportedNotDecodedPartially) {
+    ScratchDir dir;
+    const std::string source = sample("fruits.jpg");
+    const std::size_t size = read_bytes(source).size();
+    // What OpenCV alone does: it returns a partly grey image for a cut JPEG.
+    std::vector<std::uint8_t> half = read_bytes(source);
+    half.resize(size / 2);
+    EXPECT_FALSE(cv::imdecode(half, cv::IMREAD_UNCHANGED).empty());
+
+    for (const std::size_t keep :
+         {size / 2, size * 99 / 100, size - 2, size - 1, std::size_t{600}}) {
+        const std::string cut = dir.file("cut_" + std::to_string(keep) + ".jpg");
+        write_prefix(source, cut, keep);
+        EXPECT_EQ(message_of<InputError>([&] { (void)media::read_image(cut); }),
+                  truncated_message(cut, "JPEG stream ends before its EOI marker"))
+            << keep;
+    }
+}
+
+TEST(ReadImage, ProgressiveAndRestartJpegsAreWalkedCompletely) {
+    ScratchDir dir;
+    const cv::Mat bgr = cv::imread(sample("baboon.jpg"));
+    const std::vector<std::pair<std::string, std::vector<int>>> variants{
+        {"progressive.jpg", {cv::IMWRITE_JPEG_PROGRESSIVE, 1}},
+        {"restart.jpg", {cv::IMWRITE_JPEG_RST_INTERVAL, 3}},
+        {"both.jpg", {cv::IMWRITE_JPEG_PROGRESSIVE, 1, cv::IMWRITE_JPEG_RST_INTERVAL, 1}},
+        {"gray.jpg", {}}};
+    for (const auto& [name, params] : variants) {
+        const std::string path = dir.file(name);
+        cv::Mat image = bgr;
+        if (name == "gray.jpg") cv::cvtColor(bgr, image, cv::COLOR_BGR2GRAY);
+        ASSERT_TRUE(cv::imwrite(path, image, params));
+        const media::LoadedImage loaded = media::read_image(path);
+        EXPECT_TRUE(identical(as_mat(loaded.image.view()), opencv_rgb(path))) << name;
+
+        const std::size_t size = read_bytes(path).size();
+        for (const std::size_t keep : {size * 6 / 10, size - 2}) {
+            const std::string cut = dir.file("cut_" + name);
+            write_prefix(path, cut, keep);
+            EXPECT_EQ(message_of<InputError>([&] { (void)media::read_image(cut); }),
+                      truncated_message(cut, "JPEG stream ends before its EOI marker"))
+                << name << " " << keep;
+        }
+    }
+}
+
+TEST(ReadImage, BytesAfterTheJpegEoiAreIgnored) {
+    ScratchDir dir;
+    std::vector<std::uint8_t> bytes = read_bytes(sample("fruits.jpg"));
+    bytes.insert(bytes.end(), {0x00, 0x12, 0xFF, 0xD8, 0x42});
+    const std::string path = dir.file("trailing.jpg");
+    write_bytes(path, bytes);
+    EXPECT_TRUE(
+        identical(as_mat(media::read_image(path).image.view()), opencv_rgb(sample("fruits.jpg"))));
+}
+
+// Corrupt bytes in the middle of a JPEG. What is asserted:
+//  - bytes that form a marker that cannot occur in scan data (every one of the random
+//    overwrites below contains one) give the "truncated or corrupt" InputError;
+//  - zeroed bytes form no marker, so the structure is complete and the file decodes as libjpeg
+//    decodes it (the full 512x480 frame, partly garbage): a structural check cannot see this;
+//  - a segment length that runs past the end of the file is reported as truncation;
+//  - in no case does anything crash or return an image of another size.
+TEST(ReadImage, CorruptJpegBytes) {
+    ScratchDir dir;
+    const std::vector<std::uint8_t> original = read_bytes(sample("fruits.jpg"));
+    const std::size_t mid = original.size() / 2;
+
+    for (unsigned seed = 1; seed <= 8; ++seed) {
+        std::vector<std::uint8_t> bytes = original;
+        std::mt19937 rng(seed);
+        for (std::size_t i = mid; i < mid + 2000; ++i) bytes[i] = static_cast<std::uint8_t>(rng());
+        const std::string path = dir.file("random_" + std::to_string(seed) + ".jpg");
+        write_bytes(path, bytes);
+        const std::string m = message_of<InputError>([&] { (void)media::read_image(path); });
+        EXPECT_TRUE(contains(m, "'" + path + "' is truncated or corrupt (JPEG")) << m;
+    }
+
+    std::vector<std::uint8_t> zeroed = original;
+    std::fill(zeroed.begin() + static_cast<std::ptrdiff_t>(mid),
+              zeroed.begin() + static_cast<std::ptrdiff_t>(mid + 2000), std::uint8_t{0});
+    const std::string zero_path = dir.file("zeroed.jpg");
+    write_bytes(zero_path, zeroed);
+    const Image decoded = media::read_image(zero_path).image;  // must not throw
+    const ImageView z = decoded.view();
+    EXPECT_EQ(z.width, 512);
+    EXPECT_EQ(z.height, 480);
+    EXPECT_EQ(z.channels, 3);
+
+    // The first segment after SOI (APP0 or DQT) of a small JPEG gets a length reaching past
+    // the end.
+    std::vector<std::uint8_t> long_segment = read_bytes(sample("HappyFish.jpg"));
+    ASSERT_LT(long_segment.size(), 65535u);
+    long_segment[4] = 0xFF;
+    long_segment[5] = 0xFF;
+    const std::string long_path = dir.file("long_segment.jpg");
+    write_bytes(long_path, long_segment);
+    EXPECT_EQ(message_of<InputError>([&] { (void)media::read_image(long_path); }),
+              truncated_message(long_path, "JPEG stream ends before its EOI marker"));
+
+    std::vector<std::uint8_t> bad_length = original;
+    bad_length[4] = 0x00;
+    bad_length[5] = 0x01;
+    const std::string bad_path = dir.file("bad_length.jpg");
+    write_bytes(bad_path, bad_length);
+    EXPECT_TRUE(contains(message_of<InputError>([&] { (void)media::read_image(bad_path); }),
+                         "'" + bad_path + "' is truncated or corrupt (JPEG segment at offset 2"));
+}
+
+TEST(ReadImage, TruncatedPngIsReported) {
+    ScratchDir dir;
+    for (const std::string name : {"chelsea.png", "camera.png", "moon_4k_16bit.png"}) {
+        const std::string source = sample(name);
+        const std::size_t size = read_bytes(source).size();
+        for (const std::size_t keep : {size / 2, size * 9 / 10, size - 1, std::size_t{20}}) {
+            const std::string cut = dir.file("cut_" + std::to_string(keep) + "_" + name);
+            write_prefix(source, cut, keep);
+            EXPECT_EQ(message_of<InputError>([&] { (void)media::read_image(cut); }),
+                      truncated_message(cut, "PNG stream ends before its IEND chunk"))
+                << name << " " << keep;
+        }
+    }
+}
+
+TEST(ReadImage, CorruptPngDataIsAnInputError) {
+    ScratchDir dir;
+    std::vector<std::uint8_t> bytes = read_bytes(sample("camera.png"));
+    // Flip bytes inside the first IDAT chunk: libpng's CRC check rejects it.
+    const auto idat =
+        std::search(bytes.begin(), bytes.end(), std::begin("IDAT"), std::begin("IDAT") + 4);
+    ASSERT_NE(idat, bytes.end());
+    for (int i = 20; i < 40; ++i) idat[i] = static_cast<std::uint8_t>(idat[i] ^ 0x5A);
+    const std::string path = dir.file("bad_crc.png");
+    write_bytes(path, bytes);
+    EXPECT_EQ(message_of<InputError>([&] { (void)media::read_image(path); }),
+              "'" + path +
+                  "' could not be decoded as PNG (corrupt, truncated or a variant OpenCV "
+                  "cannot read)");
+}
+
+TEST(ReadImage, TruncatedTiffIsReported) {
+    ScratchDir dir;
+    const std::string lzw = dir.file("fruits.tif");  // OpenCV writes LZW-compressed strips
+    ASSERT_TRUE(cv::imwrite(lzw, cv::imread(sample("fruits.jpg"))));
+    ASSERT_TRUE(identical(as_mat(media::read_image(lzw).image.view()), opencv_rgb(lzw)));
+    for (const std::string& source : {sample("chessboard_GRAY_U16.tif"), lzw}) {
+        const std::size_t size = read_bytes(source).size();
+        for (const std::size_t keep : {size / 2, size * 9 / 10, size - 1, std::size_t{6}}) {
+            const std::string cut = dir.file("cut_" + std::to_string(keep) + ".tif");
+            write_prefix(source, cut, keep);
+            const std::string m = message_of<InputError>([&] { (void)media::read_image(cut); });
+            EXPECT_TRUE(contains(m, "'" + cut + "' is truncated or corrupt (")) << m;
+            EXPECT_TRUE(contains(m, "TIFF")) << m;
+        }
+    }
+}
+
+TEST(ReadImage, MultiPageTiffGivesPageOneAndANote) {
+    ScratchDir dir;
+    const cv::Mat fruits = cv::imread(sample("fruits.jpg"));
+    cv::Mat flipped, dark;
+    cv::flip(fruits, flipped, 0);
+    dark = fruits / 4;
+    const std::string path = dir.file("three.tif");
+    ASSERT_TRUE(cv::imwritemulti(path, std::vector<cv::Mat>{fruits, flipped, dark}));
+
+    const media::LoadedImage loaded = media::read_image(path);
+    EXPECT_EQ(loaded.format, "TIFF");
+    ASSERT_EQ(loaded.notes.size(), 1u);
+    EXPECT_EQ(loaded.notes[0], "multi-page TIFF: using page 1 of 3");
+    cv::Mat rgb;
+    cv::cvtColor(fruits, rgb, cv::COLOR_BGR2RGB);
+    EXPECT_TRUE(identical(as_mat(loaded.image.view()), rgb));
+
+    // Cut inside page 2: page 1 is intact, but the file is damaged and says so.
+    const std::string cut = dir.file("cut.tif");
+    write_prefix(path, cut, read_bytes(path).size() / 2);
+    const std::string m = message_of<InputError>([&] { (void)media::read_image(cut); });
+    EXPECT_TRUE(contains(m, "'" + cut + "' is truncated or corrupt (TIFF")) << m;
+}
+
+TEST(ReadImage, TiffDirectoryLoopIsCorruptNotAHang) {
+    ScratchDir dir;
+    const std::string path = dir.file("one.tif");
+    ASSERT_TRUE(cv::imwrite(path, cv::Mat(4, 4, CV_8UC1, cv::Scalar(9))));
+    std::vector<std::uint8_t> bytes = read_bytes(path);
+    ASSERT_EQ(bytes[0], 'I');  // little-endian classic TIFF
+    auto byte = [&](std::size_t at) { return static_cast<std::uint32_t>(bytes[at]); };
+    const std::uint32_t ifd = byte(4) | byte(5) << 8 | byte(6) << 16 | byte(7) << 24;
+    const std::uint32_t entries = byte(ifd) | byte(ifd + 1) << 8;
+    const std::size_t next = ifd + 2 + 12 * entries;
+    for (int i = 0; i < 4; ++i)
+        bytes[next + static_cast<std::size_t>(i)] = bytes[4 + static_cast<std::size_t>(i)];
+    const std::string looped = dir.file("looped.tif");
+    write_bytes(looped, bytes);
+    const std::string m = message_of<InputError>([&] { (void)media::read_image(looped); });
+    EXPECT_TRUE(contains(m, "'" + looped + "' is truncated or corrupt (TIFF directory chain loops"))
+        << m;
+}
+
+TEST(ReadImage, OtherFormatsAndTheirTruncation) {
+    ScratchDir dir;
+    const cv::Mat bgr = cv::imread(sample("chelsea.png"));
+    cv::Mat gray;
+    cv::cvtColor(bgr, gray, cv::COLOR_BGR2GRAY);
+    struct Case {
+        std::string name;
+        cv::Mat image;
+        std::vector<int> params;
+        std::string format;
+        std::string truncation;  // expected reason, or "" for "could not be decoded"
+    };
+    const std::vector<Case> cases{
+        {"a.bmp", bgr, {}, "BMP", "BMP pixel data needs"},
+        {"g.bmp", gray, {}, "BMP", "BMP pixel data needs"},
+        {"a.webp", bgr, {cv::IMWRITE_WEBP_QUALITY, 101}, "WebP", "WebP RIFF header declares"},
+        {"a.ppm", bgr, {}, "PNM", ""},
+        {"a.pgm", gray, {}, "PNM", ""},
+    };
+    for (const Case& c : cases) {
+        const std::string path = dir.file(c.name);
+        ASSERT_TRUE(cv::imwrite(path, c.image, c.params)) << c.name;
+        const media::LoadedImage loaded = media::read_image(path);
+        EXPECT_EQ(loaded.format, c.format) << c.name;
+        EXPECT_TRUE(identical(as_mat(loaded.image.view()), opencv_rgb(path))) << c.name;
+
+        const std::string cut = dir.file("cut_" + c.name);
+        const std::size_t size = read_bytes(path).size();
+        for (const std::size_t keep : {size / 2, size * 9 / 10}) {
+            write_prefix(path, cut, keep);
+            const std::string m = message_of<InputError>([&] { (void)media::read_image(cut); });
+            if (c.truncation.empty())
+                EXPECT_EQ(m, "'" + cut + "' could not be decoded as " + c.format +
+                                 " (corrupt, truncated or a variant OpenCV cannot read)");
+            else
+                EXPECT_TRUE(contains(m, "'" + cut + "' is truncated or corrupt (" + c.truncation))
+                    << m;
+        }
+    }
+}
+
+TEST(ReadImage, GrayAlphaPngBecomesRGBA) {
+    ScratchDir dir;
+    std::vector<std::vector<std::uint8_t>> rows8, rows16;
+    for (int y = 0; y < 2; ++y) {
+        std::vector<std::uint8_t> r8, r16;
+        for (int x = 0; x < 3; ++x) {
+            const auto g = static_cast<std::uint8_t>(x * 40 + y * 7);
+            const auto a = static_cast<std::uint8_t>(255 - x * 30);
+            r8.insert(r8.end(), {g, a});
+            r16.insert(r16.end(), {g, 0x5A, a, 0x01});  // big-endian 16-bit gray, alpha
+        }
+        rows8.push_back(r8);
+        rows16.push_back(r16);
+    }
+    const std::string p8 = dir.file("ga8.png"), p16 = dir.file("ga16.png");
+    write_bytes(p8, make_png(3, 2, 8, 4, rows8));
+    write_bytes(p16, make_png(3, 2, 16, 4, rows16));
+
+    const Image i8 = media::read_image(p8).image;
+    const ImageView v8 = i8.view();
+    ASSERT_EQ(v8.channels, 4);
+    ASSERT_EQ(v8.type, SampleType::U8);
+    const Image i16 = media::read_image(p16).image;
+    const ImageView v16 = i16.view();
+    ASSERT_EQ(v16.channels, 4);
+    ASSERT_EQ(v16.type, SampleType::U16);
+    for (int y = 0; y < 2; ++y)
+        for (int x = 0; x < 3; ++x) {
+            const auto g = static_cast<std::uint32_t>(x * 40 + y * 7);
+            const auto a = static_cast<std::uint32_t>(255 - x * 30);
+            for (int c = 0; c < 3; ++c) {
+                EXPECT_EQ(v8.sample(x, y, c), g);
+                EXPECT_EQ(v16.sample(x, y, c), g << 8 | 0x5A);
+            }
+            EXPECT_EQ(v8.sample(x, y, 3), a);
+            EXPECT_EQ(v16.sample(x, y, 3), a << 8 | 0x01);
+        }
+}
+
+TEST(ReadImage, FloatSamplesAreAnUnsupportedSampleType) {
+    ScratchDir dir;
+    const std::string path = dir.file("float.tif");
+    ASSERT_TRUE(cv::imwrite(path, cv::Mat(8, 8, CV_32FC1, cv::Scalar(0.5))));
+    EXPECT_EQ(message_of<InputError>([&] { (void)media::read_image(path); }),
+              "'" + path +
+                  "' has an unsupported sample type (32-bit float): only 8-bit and 16-bit "
+                  "unsigned samples can be read");
+}
+
+// --- write_image
+
+TEST(WriteImage, RoundTripsExactly) {
+    ScratchDir dir;
+    struct Case {
+        std::string name;
+        Image image;
+    };
+    std::vector<Case> cases;
+    cases.push_back({"rgb8.png", hs::test::uniform(67, 45, 3, SampleType::U8, 8, 3)});
+    cases.push_back({"rgba8.png", hs::test::uniform(64, 33, 4, SampleType::U8, 8, 4)});
+    cases.push_back({"gray16.png", hs::test::uniform(61, 29, 1, SampleType::U16, 16, 5)});
+    cases.push_back({"rgb16.tif", hs::test::uniform(41, 23, 3, SampleType::U16, 16, 6)});
+    cases.push_back({"rgba16.tiff", hs::test::uniform(17, 9, 4, SampleType::U16, 16, 7)});
+    cases.push_back({"gray8.bmp", hs::test::uniform(19, 7, 1, SampleType::U8, 8, 8)});
+    cases.push_back({"rgb8.ppm", hs::test::uniform(19, 7, 3, SampleType::U8, 8, 9)});
+    cases.push_back({"gray16.pgm", hs::test::uniform(19, 7, 1, SampleType::U16, 16, 10)});
+    cases.push_back({"padded_rgb8.PNG", hs::test::uniform(31, 11, 3, SampleType::U8, 8, 11, 13)});
+    for (const Case& c : cases) {
+        const std::string path = dir.file(c.name);
+        media::write_image(path, c.image.view());
+        const media::LoadedImage back = media::read_image(path);
+        EXPECT_TRUE(identical(back.image.view(), c.image.view())) << c.name;
+    }
+}
+
+TEST(WriteImage, StoresRGBInTheFileFormatsOrder) {
+    ScratchDir dir;
+    const Image img = hs::test::make_image(4, 2, 3, SampleType::U8, 8, [](int, int, int c) {
+        return std::array<std::uint32_t, 3>{200, 10, 50}[static_cast<std::size_t>(c)];
+    });
+    const std::string path = dir.file("order.png");
+    media::write_image(path, img.view());
+    const cv::Mat bgr = cv::imread(path, cv::IMREAD_UNCHANGED);
+    ASSERT_EQ(bgr.type(), CV_8UC3);
+    EXPECT_EQ(bgr.at<cv::Vec3b>(1, 3), cv::Vec3b(50, 10, 200));
+}
+
+TEST(WriteImage, FailuresNameThePath) {
+    ScratchDir dir;
+    const Image rgb = hs::test::uniform(8, 8, 3, SampleType::U8, 8);
+    const Image rgba = hs::test::uniform(8, 8, 4, SampleType::U8, 8);
+    const Image deep = hs::test::uniform(8, 8, 1, SampleType::U16, 16);
+
+    const std::string unknown = dir.file("out.xyz");
+    EXPECT_TRUE(contains(message_of<InputError>([&] { media::write_image(unknown, rgb.view()); }),
+                         "'" + unknown + "': cannot write '.xyz' files"));
+    const std::string bare = dir.file("noextension");
+    EXPECT_TRUE(contains(message_of<InputError>([&] { media::write_image(bare, rgb.view()); }),
+                         "'" + bare + "'"));
+    const std::string nowhere = dir.file("no/such/dir/out.png");
+    EXPECT_EQ(message_of<InputError>([&] { media::write_image(nowhere, rgb.view()); }),
+              "cannot write '" + nowhere + "': No such file or directory");
+    const std::string jpeg = dir.file("deep.jpg");
+    EXPECT_EQ(message_of<InputError>([&] { media::write_image(jpeg, deep.view()); }),
+              "'" + jpeg + "': JPEG cannot store 16-bit samples (use .png or .tif)");
+    EXPECT_EQ(message_of<InputError>([&] { media::write_image(jpeg, rgba.view()); }),
+              "'" + jpeg + "': JPEG cannot store an alpha channel (use .png or .tif)");
+    const std::string ppm = dir.file("gray.ppm");
+    EXPECT_TRUE(contains(message_of<InputError>([&] { media::write_image(ppm, deep.view()); }),
+                         "'" + ppm + "': PPM cannot store a 1-channel image"));
+    EXPECT_FALSE(std::filesystem::exists(jpeg));
+}

@@ -1,0 +1,240 @@
+// Raw frames and magic-byte probing: the part of hs::media that needs no OpenCV. Built and run
+// with and without OpenCV; the last tests check what a build without it reports.
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+
+#include "histoscope/core/error.hpp"
+#include "histoscope/media/media.hpp"
+#include "media_test_support.hpp"
+
+using namespace hs;
+using hs::test::message_of;
+using hs::test::ScratchDir;
+using hs::test::write_bytes;
+
+namespace {
+
+bool contains(const std::string& haystack, const std::string& needle) {
+    return haystack.find(needle) != std::string::npos;
+}
+
+}  // namespace
+
+TEST(RawFormat, ParsesTheThreeForms) {
+    const media::RawFormat a = media::parse_raw_format("640x480x3:u8");
+    EXPECT_EQ(a.width, 640);
+    EXPECT_EQ(a.height, 480);
+    EXPECT_EQ(a.channels, 3);
+    EXPECT_EQ(a.type, SampleType::U8);
+    EXPECT_EQ(a.bit_depth, 8);
+    EXPECT_EQ(a.frame_bytes(), 921600u);
+
+    const media::RawFormat b = media::parse_raw_format("1920x1080x1:u16");
+    EXPECT_EQ(b.type, SampleType::U16);
+    EXPECT_EQ(b.bit_depth, 16);
+    EXPECT_EQ(b.frame_bytes(), 1920u * 1080u * 2u);
+
+    const media::RawFormat c = media::parse_raw_format("16x8x4:u16:12");
+    EXPECT_EQ(c.channels, 4);
+    EXPECT_EQ(c.bit_depth, 12);
+    EXPECT_EQ(c.frame_bytes(), 16u * 8u * 4u * 2u);
+
+    EXPECT_EQ(media::parse_raw_format("1x1x1:u8:8").bit_depth, 8);
+    EXPECT_EQ(media::parse_raw_format("65536x65536x4:u16:8").frame_bytes(),
+              std::size_t{65536} * 65536 * 4 * 2);
+}
+
+TEST(RawFormat, ToStringRoundTrips) {
+    for (const std::string text :
+         {"640x480x3:u8", "1920x1080x1:u16", "16x8x4:u16:12", "1x1x1:u16:8"})
+        EXPECT_EQ(media::to_string(media::parse_raw_format(text)), text);
+    // The redundant depths are dropped.
+    EXPECT_EQ(media::to_string(media::parse_raw_format("2x2x1:u8:8")), "2x2x1:u8");
+    EXPECT_EQ(media::to_string(media::parse_raw_format("2x2x1:u16:16")), "2x2x1:u16");
+}
+
+TEST(RawFormat, MalformedTextIsAUsageErrorNamingTheExpectedForm) {
+    for (const std::string text : {"",
+                                   "640x480",
+                                   "640x480x3",
+                                   "640x480x3:",
+                                   "640x480x3:u32",
+                                   "640x480x3:f32",
+                                   "640x480x2:u8",
+                                   "640x480x5:u8",
+                                   "640x480x0:u8",
+                                   "0x480x3:u8",
+                                   "640x0x3:u8",
+                                   "65537x1x1:u8",
+                                   "1x65537x1:u8",
+                                   "-1x2x3:u8",
+                                   "+1x2x3:u8",
+                                   " 1x2x3:u8",
+                                   "1x2x3:u8 ",
+                                   "axbxc:u8",
+                                   "1x2x3:u16:7",
+                                   "1x2x3:u16:17",
+                                   "1x2x3:u8:12",
+                                   "1x2x3:u8:",
+                                   "1x2x3:u16:",
+                                   "1x2x3:u16:12:1",
+                                   "1x2x3x4:u8",
+                                   "1X2X3:u8",
+                                   "1x2x3:U8",
+                                   "99999999999999999999x1x1:u8",
+                                   "1.5x2x3:u8",
+                                   "1x2x3u8",
+                                   "1x2x3::u8"}) {
+        const std::string m = message_of<UsageError>([&] { (void)media::parse_raw_format(text); });
+        EXPECT_TRUE(contains(m, "WxHxC:u8")) << "'" << text << "': " << m;
+        EXPECT_TRUE(contains(m, "'" + text + "'")) << "'" << text << "': " << m;
+    }
+}
+
+TEST(RawRead, ReadsEveryEightBitFrame) {
+    ScratchDir dir;
+    const auto format = media::parse_raw_format("4x3x3:u8");
+    std::vector<std::uint8_t> bytes(format.frame_bytes() * 2);
+    for (std::size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<std::uint8_t>(i % 251);
+    write_bytes(dir.file("two.bin"), bytes);
+
+    const media::RawFrames raw = media::read_raw(dir.file("two.bin"), format);
+    EXPECT_EQ(media::to_string(raw.format), "4x3x3:u8");
+    ASSERT_EQ(raw.frames.size(), 2u);
+    for (std::size_t f = 0; f < 2; ++f) {
+        const ImageView v = raw.frames[f].view();
+        EXPECT_EQ(v.width, 4);
+        EXPECT_EQ(v.height, 3);
+        EXPECT_EQ(v.channels, 3);
+        EXPECT_EQ(v.type, SampleType::U8);
+        for (int y = 0; y < 3; ++y)
+            for (int x = 0; x < 4; ++x)
+                for (int c = 0; c < 3; ++c) {
+                    const std::size_t i =
+                        f * format.frame_bytes() + static_cast<std::size_t>((y * 4 + x) * 3 + c);
+                    ASSERT_EQ(v.sample(x, y, c), i % 251) << f << " " << x << "," << y;
+                }
+    }
+}
+
+TEST(RawRead, SixteenBitSamplesAreLittleEndianAndKeepTheDeclaredDepth) {
+    ScratchDir dir;
+    write_bytes(dir.file("deep.bin"), {0x34, 0x12, 0xFF, 0x0F, 0x01, 0x00});
+    const media::RawFrames raw =
+        media::read_raw(dir.file("deep.bin"), media::parse_raw_format("3x1x1:u16:12"));
+    ASSERT_EQ(raw.frames.size(), 1u);
+    const ImageView v = raw.frames[0].view();
+    EXPECT_EQ(v.type, SampleType::U16);
+    EXPECT_EQ(v.bit_depth, 12);
+    EXPECT_EQ(v.sample(0, 0, 0), 0x1234u);
+    EXPECT_EQ(v.sample(1, 0, 0), 0x0FFFu);
+    EXPECT_EQ(v.sample(2, 0, 0), 1u);
+}
+
+TEST(RawRead, SizeThatIsNotAWholeNumberOfFramesIsAnInputError) {
+    ScratchDir dir;
+    const std::string path = dir.file("x.bin");
+    write_bytes(path, std::vector<std::uint8_t>(1000, 7));
+    const std::string m = message_of<InputError>(
+        [&] { (void)media::read_raw(path, media::parse_raw_format("640x480x3:u8")); });
+    EXPECT_EQ(m, "raw input '" + path +
+                     "' has 1000 bytes, not a multiple of the 921600-byte frame 640x480x3:u8");
+
+    // One and a half frames.
+    write_bytes(path, std::vector<std::uint8_t>(18, 1));
+    const std::string half = message_of<InputError>(
+        [&] { (void)media::read_raw(path, media::parse_raw_format("3x2x1:u16")); });
+    EXPECT_TRUE(contains(half, "'" + path + "' has 18 bytes")) << half;
+    EXPECT_TRUE(contains(half, "12-byte frame 3x2x1:u16")) << half;
+}
+
+TEST(RawRead, EmptyAndMissingFilesAreInputErrors) {
+    ScratchDir dir;
+    const std::string empty = dir.file("empty.bin");
+    write_bytes(empty, {});
+    const auto format = media::parse_raw_format("2x2x1:u8");
+    const std::string m = message_of<InputError>([&] { (void)media::read_raw(empty, format); });
+    EXPECT_TRUE(contains(m, "'" + empty + "'")) << m;
+    EXPECT_TRUE(contains(m, "empty")) << m;
+
+    const std::string missing = dir.file("missing.bin");
+    const std::string n = message_of<InputError>([&] { (void)media::read_raw(missing, format); });
+    EXPECT_EQ(n, "cannot read '" + missing + "': No such file or directory");
+
+    const std::string d =
+        message_of<InputError>([&] { (void)media::read_raw(dir.path().string(), format); });
+    EXPECT_TRUE(contains(d, "cannot read '" + dir.path().string() + "'")) << d;
+}
+
+TEST(RawRead, DashReadsStandardInput) {
+    ScratchDir dir;
+    write_bytes(dir.file("in.bin"), {1, 2, 3, 4, 5, 6, 7, 8});
+    ASSERT_NE(std::freopen(dir.file("in.bin").c_str(), "rb", stdin), nullptr);
+    const media::RawFrames raw = media::read_raw("-", media::parse_raw_format("2x2x1:u8"));
+    ASSERT_EQ(raw.frames.size(), 2u);
+    EXPECT_EQ(raw.frames[1].view().sample(1, 1, 0), 8u);
+
+    write_bytes(dir.file("none.bin"), {});
+    ASSERT_NE(std::freopen(dir.file("none.bin").c_str(), "rb", stdin), nullptr);
+    const std::string m = message_of<InputError>(
+        [&] { (void)media::read_raw("-", media::parse_raw_format("2x2x1:u8")); });
+    EXPECT_TRUE(contains(m, "standard input")) << m;
+    EXPECT_TRUE(contains(m, "empty")) << m;
+    ASSERT_NE(std::freopen("/dev/null", "rb", stdin), nullptr);
+}
+
+TEST(Probe, MagicBytesMakeAnImageInEveryBuild) {
+    ScratchDir dir;
+    const std::vector<std::pair<std::string, std::vector<std::uint8_t>>> files{
+        {"a.png", {0x89, 'P', 'N', 'G', 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13}},
+        {"a.jpg", {0xFF, 0xD8, 0xFF, 0xE0, 0, 16}},
+        {"a.tif", {'I', 'I', 42, 0, 8, 0, 0, 0}},
+        {"b.tif", {'M', 'M', 0, 42, 0, 0, 0, 8}},
+        {"a.gif", {'G', 'I', 'F', '8', '9', 'a', 1, 0, 1, 0}},
+        {"a.webp", {'R', 'I', 'F', 'F', 4, 0, 0, 0, 'W', 'E', 'B', 'P'}},
+        {"a.bmp", {'B', 'M', 0, 0, 0, 0, 0, 0, 0, 0, 54, 0, 0, 0, 40, 0, 0, 0}},
+        {"a.pgm", {'P', '5', '\n', '1', ' ', '1', '\n', '2', '5', '5', '\n', 0}},
+        {"named_like_a_video.avi", {0xFF, 0xD8, 0xFF, 0xDB}},
+    };
+    for (const auto& [name, bytes] : files) {
+        write_bytes(dir.file(name), bytes);
+        EXPECT_EQ(media::probe(dir.file(name)), media::MediaKind::Image) << name;
+    }
+}
+
+TEST(Probe, MissingAndEmptyFilesAreInputErrorsNamingTheFile) {
+    ScratchDir dir;
+    const std::string missing = dir.file("nothing.png");
+    EXPECT_EQ(message_of<InputError>([&] { (void)media::probe(missing); }),
+              "cannot read '" + missing + "': No such file or directory");
+    const std::string empty = dir.file("empty.png");
+    write_bytes(empty, {});
+    EXPECT_EQ(message_of<InputError>([&] { (void)media::probe(empty); }),
+              "'" + empty + "' is empty");
+}
+
+TEST(WithoutOpenCV, EverythingButRawSaysSo) {
+    if (media::have_opencv()) GTEST_SKIP() << "built with OpenCV: see test_media";
+    ScratchDir dir;
+    const std::string photo = dir.file("p.png");
+    write_bytes(photo, {0x89, 'P', 'N', 'G', 0x0D, 0x0A, 0x1A, 0x0A});
+    const std::string noise = dir.file("noise.bin");
+    write_bytes(noise, {1, 2, 3, 4, 5, 6, 7, 8, 9});
+    const std::string expected = ": this build has no OpenCV: only --raw input is available";
+
+    EXPECT_EQ(message_of<InputError>([&] { (void)media::read_image(photo); }),
+              "'" + photo + "'" + expected);
+    EXPECT_EQ(message_of<InputError>([&] { media::VideoReader v(noise); }),
+              "'" + noise + "'" + expected);
+    EXPECT_EQ(message_of<InputError>([&] { (void)media::probe(noise); }),
+              "'" + noise + "'" + expected);
+    const Image img(2, 2, 1, SampleType::U8);
+    const std::string out = dir.file("out.png");
+    EXPECT_EQ(message_of<InputError>([&] { media::write_image(out, img.view()); }),
+              "'" + out + "'" + expected);
+    EngineRegistry registry;
+    media::register_engines(registry);
+    EXPECT_TRUE(registry.engines().empty());
+}
