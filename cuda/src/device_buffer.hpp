@@ -1,0 +1,95 @@
+#pragma once
+// RAII owners of device resources: memory (DeviceBuffer<T>), streams and events. Creation
+// failures throw hs::DeviceError (see cuda_check.hpp); destruction never throws.
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <utility>
+
+#include "cuda_check.hpp"
+
+namespace hs::cuda::detail {
+
+// `count` elements of T in device memory, uninitialized. Move-only.
+template <typename T>
+class DeviceBuffer {
+  public:
+    DeviceBuffer() = default;
+    DeviceBuffer(std::size_t count, const char* what) : count_(count) {
+        if (count == 0) return;
+        void* p = nullptr;
+        check_alloc(cudaMalloc(&p, bytes()), what, bytes());
+        data_ = static_cast<T*>(p);
+    }
+    ~DeviceBuffer() { reset(); }
+    DeviceBuffer(const DeviceBuffer&) = delete;
+    DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+    DeviceBuffer(DeviceBuffer&& o) noexcept
+        : data_(std::exchange(o.data_, nullptr)), count_(std::exchange(o.count_, 0)) {}
+    DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {
+        if (this != &o) {
+            reset();
+            data_ = std::exchange(o.data_, nullptr);
+            count_ = std::exchange(o.count_, 0);
+        }
+        return *this;
+    }
+
+    T* data() const { return data_; }
+    std::size_t size() const { return count_; }
+    std::size_t bytes() const { return count_ * sizeof(T); }
+
+  private:
+    void reset() noexcept {
+        // A failing cudaFree (e.g. after a device fault) cannot be reported from a destructor;
+        // the fault itself has already been reported by the call that saw it.
+        if (data_ != nullptr) static_cast<void>(cudaFree(data_));
+        data_ = nullptr;
+        count_ = 0;
+    }
+
+    T* data_ = nullptr;
+    std::size_t count_ = 0;
+};
+
+class Stream {
+  public:
+    Stream() {
+        check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "stream creation");
+    }
+    ~Stream() {
+        if (stream_ != nullptr) static_cast<void>(cudaStreamDestroy(stream_));
+    }
+    Stream(const Stream&) = delete;
+    Stream& operator=(const Stream&) = delete;
+
+    cudaStream_t get() const { return stream_; }
+    void synchronize(const char* what) const { check(cudaStreamSynchronize(stream_), what); }
+
+  private:
+    cudaStream_t stream_ = nullptr;
+};
+
+class Event {
+  public:
+    Event() { check(cudaEventCreate(&event_), "event creation"); }
+    ~Event() {
+        if (event_ != nullptr) static_cast<void>(cudaEventDestroy(event_));
+    }
+    Event(const Event&) = delete;
+    Event& operator=(const Event&) = delete;
+
+    void record(const Stream& s) { check(cudaEventRecord(event_, s.get()), "event record"); }
+    // Milliseconds from `start` to this event; both must have completed.
+    float ms_since(const Event& start) const {
+        float ms = 0.0f;
+        check(cudaEventElapsedTime(&ms, start.event_, event_), "event timing");
+        return ms;
+    }
+
+  private:
+    cudaEvent_t event_ = nullptr;
+};
+
+}  // namespace hs::cuda::detail
