@@ -1,0 +1,169 @@
+#!/usr/bin/env bash
+# The one script run on the GPU host: builds with the "gpu-host" preset, runs the GPU and CPU
+# test labels, runs compute-sanitizer (memcheck, racecheck) on the GPU test binary, records
+# nvidia-smi and the device query. Every stage runs even when an earlier one failed; all logs
+# go to "${OUT:-out}/", a summary is printed at the end, and the exit status is non-zero when
+# any stage failed.
+#
+# Environment: OUT (log folder, default out/), HS_JOBS (build jobs, default 16),
+# HS_SANITIZER_TIMEOUT (seconds per sanitizer run, default 150).
+#
+# It writes exactly these 8 files (the device runner returns at most 8): environment.txt
+# (versions, nvidia-smi, device query), build.log (configure + build), ctest-gpu.log,
+# cli-gpu.log (histoscope-cli on the bundled 4K photo: every GPU engine against cpu),
+# ctest-cpu.log, sanitizer-memcheck.log, sanitizer-racecheck.log, summary.txt.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root="$(pwd)"
+
+out="${OUT:-out}"
+mkdir -p "$out"
+out="$(cd "$out" && pwd)"
+for f in environment.txt build.log ctest-gpu.log cli-gpu.log ctest-cpu.log \
+    sanitizer-memcheck.log sanitizer-racecheck.log summary.txt; do
+    rm -f "${out:?}/$f"
+done
+jobs="${HS_JOBS:-16}"
+san_timeout="${HS_SANITIZER_TIMEOUT:-150}"
+build="$root/build-gpu"
+cuda_bin="${CUDA_HOME:-/usr/local/cuda}/bin"
+export PATH="$PATH:$cuda_bin"
+
+# Small and larger inputs: odd shapes (1x1, 1xN, Nx1, 1023x77, all layouts) and a 1920x1080
+# image with several bin counts, plus interleaved 3/4-channel images for memcheck.
+memcheck_filter="BlockSharedGpu.TinyAndOddShapes:BlockSharedGpu.Uniform8:BlockSharedGpu.ExplicitEdges"
+racecheck_filter="BlockSharedGpu.TinyAndOddShapes:BlockSharedGpu.Uniform8"
+
+declare -a summary=()
+failed=0
+
+# stage <name> <log file> <command...>: runs the command (output appended to the log), never
+# stops the script.
+stage() {
+    local name="$1" log="$out/$2"
+    shift 2
+    local start=$SECONDS rc=0
+    echo "== $name: $*" | tee -a "$log"
+    "$@" >>"$log" 2>&1 || rc=$?
+    local took=$((SECONDS - start))
+    if [ "$rc" -eq 0 ]; then
+        summary+=("PASS  $name (${took}s, $(basename "$log"))")
+    else
+        summary+=("FAIL  $name (exit $rc, ${took}s, $(basename "$log"))")
+        failed=1
+        echo "-- $name failed (exit $rc); last lines of $log:"
+        tail -n 25 "$log" || true
+    fi
+    return 0
+}
+# Fails (listing them) when ctest skipped any test.
+# shellcheck disable=SC2317  # called through stage()
+no_skips() {
+    # Read into a variable first: the log may be the file stage() appends to.
+    local skipped
+    skipped="$(grep -E '\(Skipped\)' "$1" || true)"
+    if [ -n "$skipped" ]; then
+        echo "skipped GPU tests:"
+        echo "$skipped"
+        return 1
+    fi
+}
+skip() {
+    summary+=("SKIP  $1 ($2)")
+    echo "== $1: skipped ($2)"
+}
+
+{
+    echo "date: $(date -u +%FT%TZ)"
+    echo "host: $(hostname)"
+    echo "commit: $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+    cmake --version | head -n 1 || true
+    "$cuda_bin/nvcc" --version | tail -n 2 || true
+} >"$out/environment.txt" 2>&1
+
+if command -v nvidia-smi >/dev/null 2>&1; then
+    stage "nvidia-smi" environment.txt nvidia-smi
+else
+    skip "nvidia-smi" "not installed"
+fi
+
+stage "configure (gpu-host)" build.log cmake --preset gpu-host
+if [ -f "$build/build.ninja" ]; then
+    stage "build (all)" build.log cmake --build --preset gpu-host -j "$jobs"
+    if [ ! -x "$build/tests/cuda/test_cuda" ]; then
+        # Other parts of the tree may not build yet: still build the GPU library and tests.
+        stage "build (test_cuda only)" build.log \
+            cmake --build --preset gpu-host -j "$jobs" --target test_cuda
+    fi
+else
+    skip "build" "not configured"
+fi
+
+gpu_tests="$build/tests/cuda/test_cuda"
+cli="$(find "$build" -type f -name histoscope-cli -perm -u+x 2>/dev/null | head -n 1 || true)"
+
+if [ -n "$cli" ]; then
+    stage "device query (histoscope-cli kernels)" environment.txt "$cli" kernels
+elif [ -x "$gpu_tests" ]; then
+    stage "device query (test_cuda)" environment.txt "$gpu_tests" \
+        --gtest_filter='CudaHost.QueryDevicesNeverThrows:CudaHost.AvailabilityFollowsTheDevice'
+else
+    skip "device query" "neither histoscope-cli nor test_cuda was built"
+fi
+
+if [ -f "$build/CTestTestfile.cmake" ]; then
+    stage "ctest -L gpu" ctest-gpu.log \
+        ctest --preset gpu-host -L gpu --output-on-failure
+    # On the GPU host a skipped GPU test means the device was not usable: that is a failure.
+    if [ -f "$out/ctest-gpu.log" ]; then
+        stage "GPU tests ran (none skipped)" ctest-gpu.log no_skips "$out/ctest-gpu.log"
+    fi
+    stage "ctest -L cpu" ctest-cpu.log \
+        ctest --preset gpu-host -L cpu --output-on-failure -j 8
+else
+    skip "ctest" "not configured"
+fi
+
+if [ -n "$cli" ]; then
+    stage "histoscope-cli: GPU engines equal cpu on the 4K photo" cli-gpu.log \
+        "$root/scripts/cli-gpu-compare.sh" "$cli" "$root/resources/samples/fruits_4k.jpg"
+else
+    skip "histoscope-cli end to end" "histoscope-cli was not built"
+fi
+
+sanitizer=""
+for candidate in "$cuda_bin/compute-sanitizer" "$cuda_bin/../compute-sanitizer/compute-sanitizer" \
+    "$(command -v compute-sanitizer || true)"; do
+    if [ -n "$candidate" ] && [ -x "$candidate" ]; then
+        sanitizer="$candidate"
+        break
+    fi
+done
+if [ -x "$gpu_tests" ] && [ -n "$sanitizer" ]; then
+    stage "compute-sanitizer memcheck" sanitizer-memcheck.log \
+        timeout "$san_timeout" "$sanitizer" --tool memcheck --leak-check full --error-exitcode 86 \
+        "$gpu_tests" --gtest_filter="$memcheck_filter"
+    stage "compute-sanitizer racecheck" sanitizer-racecheck.log \
+        timeout "$san_timeout" "$sanitizer" --tool racecheck --racecheck-report all \
+        --error-exitcode 86 "$gpu_tests" --gtest_filter="$racecheck_filter"
+else
+    skip "compute-sanitizer" "no test binary, or compute-sanitizer not found"
+fi
+
+echo
+echo "================ gpu-check summary ================"
+grep -E "^# GPU|^block-shared" "$out/environment.txt" | head -n 8 || true
+for log in ctest-gpu.log ctest-cpu.log cli-gpu.log; do
+    if [ -f "$out/$log" ]; then
+        grep -E "tests passed|tests failed|^(MATCH|MISMATCH)" "$out/$log" | sed "s/^/$log: /" || true
+    fi
+done
+for log in sanitizer-memcheck.log sanitizer-racecheck.log; do
+    if [ -f "$out/$log" ]; then
+        grep -E "ERROR SUMMARY|RACECHECK SUMMARY|  PASSED  |  FAILED  " "$out/$log" |
+            sed "s/^/$log: /" || true
+    fi
+done
+printf '%s\n' "${summary[@]}" | tee "$out/summary.txt"
+echo "logs: $out"
+exit "$failed"
