@@ -118,8 +118,8 @@ if [ -f "$build/CTestTestfile.cmake" ]; then
     if [ -f "$out/ctest-gpu.log" ]; then
         stage "GPU tests ran (none skipped)" ctest-gpu.log no_skips "$out/ctest-gpu.log"
     fi
-    stage "ctest -L cpu" ctest-cpu.log \
-        ctest --preset gpu-host -L cpu --output-on-failure -j 8
+    stage "ctest -L cpu|cli" ctest-cpu.log \
+        ctest --preset gpu-host -L "cpu|cli" --output-on-failure -j 8
 else
     skip "ctest" "not configured"
 fi
