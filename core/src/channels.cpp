@@ -7,7 +7,7 @@
 namespace hs {
 
 namespace {
-constexpr std::array<std::pair<Channel, std::string_view>, 7> kNames{{
+constexpr std::array<std::pair<Channel, std::string_view>, 8> kNames{{
     {Channel::Gray, "gray"},
     {Channel::R, "r"},
     {Channel::G, "g"},
@@ -15,6 +15,7 @@ constexpr std::array<std::pair<Channel, std::string_view>, 7> kNames{{
     {Channel::A, "a"},
     {Channel::Luma601, "luma"},
     {Channel::Luma709, "luma709"},
+    {Channel::Joint, "rgb"},
 }};
 }  // namespace
 
@@ -45,12 +46,19 @@ std::vector<Channel> all_channels(int image_channels) {
     }
 }
 
-void check_channel(Channel c, int image_channels) {
+void check_channel(Channel c, int image_channels, SampleType type) {
+    if (c == Channel::Joint && (image_channels < 3 || type != SampleType::U8))
+        throw UsageError("the joint colour histogram 'rgb' needs an 8-bit colour image");
     if (c == Channel::A && image_channels != 4)
         throw UsageError("channel 'a' requested but the image has no alpha channel");
     if (c == Channel::Gray && image_channels != 1)
         throw UsageError("channel 'gray' requested but the image has " +
                          std::to_string(image_channels) + " channels (use r, g, b or luma)");
+}
+
+std::uint32_t channel_max_value(Channel c, SampleType type) {
+    if (c == Channel::Joint) return (1u << 24) - 1;
+    return type == SampleType::U8 ? 0xFFu : 0xFFFFu;
 }
 
 int channel_offset(Channel c, int image_channels) {
@@ -69,7 +77,8 @@ int channel_offset(Channel c, int image_channels) {
     }
 }
 
-std::vector<Channel> parse_channel_list(std::string_view list, int image_channels) {
+std::vector<Channel> parse_channel_list(std::string_view list, int image_channels,
+                                        SampleType type) {
     if (list == "all") return all_channels(image_channels);
     std::vector<Channel> out;
     std::size_t start = 0;
@@ -80,8 +89,8 @@ std::vector<Channel> parse_channel_list(std::string_view list, int image_channel
         const auto c = parse_channel(item);
         if (!c)
             throw UsageError("unknown channel '" + std::string(item) +
-                             "' (expected r, g, b, a, gray, luma, luma709 or all)");
-        check_channel(*c, image_channels);
+                             "' (expected r, g, b, a, gray, luma, luma709, rgb or all)");
+        check_channel(*c, image_channels, type);
         out.push_back(*c);
         if (comma == std::string_view::npos) break;
         start = comma + 1;

@@ -13,6 +13,8 @@ std::string HistogramEngine::unsupported_reason(const HistogramRequest& r) const
     if (r.image.type == SampleType::U16 && !caps.u16) return who + "does not handle 16-bit samples";
     for (Channel c : r.channels) {
         if (is_luma(c) && r.image.channels > 1 && !caps.luma) return who + "does not compute luma";
+        if (c == Channel::Joint && !caps.joint)
+            return who + "does not compute joint colour histograms";
         if (c == Channel::A && !caps.alpha) return who + "does not handle the alpha channel";
     }
     if (r.spec.has_edges() && !caps.edges) return who + "does not handle explicit bin edges";
@@ -25,23 +27,53 @@ std::string HistogramEngine::unsupported_reason(const HistogramRequest& r) const
     return extra_unsupported_reason(r);
 }
 
-HistogramResult HistogramEngine::compute(const HistogramRequest& request) {
+void HistogramEngine::check_request(const HistogramRequest& request) const {
     validate(request.image);
     request.spec.validate();
     if (request.channels.empty()) throw UsageError("no channel requested");
-    for (Channel c : request.channels) check_channel(c, request.image.channels);
+    for (Channel c : request.channels) check_channel(c, request.image.channels, request.image.type);
     if (const Availability a = availability(); !a.available)
         throw UnsupportedError("engine '" + std::string(name()) +
                                "' is not available: " + a.reason);
     if (const std::string why = unsupported_reason(request); !why.empty())
         throw UnsupportedError(why);
+}
 
+HistogramResult HistogramEngine::compute(const HistogramRequest& request) {
+    check_request(request);
     const auto start = std::chrono::steady_clock::now();
     HistogramResult result = run(request);
     apply_saturation(request.spec, result.channels);
     result.total_ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     return result;
+}
+
+BenchTiming HistogramEngine::benchmark(const HistogramRequest& request,
+                                       const BenchOptions& options) {
+    check_request(request);
+    if (options.warmup_runs < 0 || options.timed_runs < 1)
+        throw UsageError("a benchmark needs at least one timed run");
+    BenchTiming timing = run_benchmark(request, options);
+    apply_saturation(request.spec, timing.last);
+    return timing;
+}
+
+BenchTiming HistogramEngine::run_benchmark(const HistogramRequest& request,
+                                           const BenchOptions& options) {
+    BenchTiming timing;
+    for (int i = 0; i < options.warmup_runs; ++i) run(request);
+    for (int i = 0; i < options.timed_runs; ++i) {
+        const auto start = std::chrono::steady_clock::now();
+        HistogramResult r = run(request);
+        const double ms =
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                .count();
+        timing.histogram_ms.push_back(ms);
+        timing.end_to_end_ms.push_back(ms);
+        if (i + 1 == options.timed_runs) timing.last = std::move(r.channels);
+    }
+    return timing;
 }
 
 void EngineRegistry::add(std::unique_ptr<HistogramEngine> engine) {

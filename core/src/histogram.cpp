@@ -15,15 +15,18 @@ namespace {
 constexpr std::int64_t kRangeLimit = std::int64_t{1} << 31;
 constexpr double kEdgeLimit = static_cast<double>(std::int64_t{1} << 40);
 
-std::uint32_t type_max(SampleType t) {
-    return t == SampleType::U8 ? 0xFFu : 0xFFFFu;
-}
-
 // Reads the value of `channel` for every pixel of rows [y0, y1) and hands it to `sink`.
 template <typename T, typename Sink>
 void for_each_value(const ImageView& image, Channel channel, int y0, int y1, Sink&& sink) {
     const auto n = static_cast<std::size_t>(image.channels);
     const auto w = static_cast<std::size_t>(image.width);
+    if (channel == Channel::Joint) {
+        for (int y = y0; y < y1; ++y) {
+            const T* p = reinterpret_cast<const T*>(image.row(y));
+            for (std::size_t x = 0; x < w; ++x, p += n) sink(joint_value(p[0], p[1], p[2]));
+        }
+        return;
+    }
     if (is_luma(channel) && image.channels > 1) {
         const LumaWeights wt = channel == Channel::Luma601 ? kLuma601 : kLuma709;
         for (int y = y0; y < y1; ++y) {
@@ -158,10 +161,14 @@ std::vector<ChannelHistogram> reference_histogram(const ImageView& image,
     validate(image);
     spec.validate();
     if (channels.empty()) throw UsageError("no channel requested");
-    for (Channel c : channels) check_channel(c, image.channels);
+    std::uint32_t max_value = 0;
+    for (Channel c : channels) {
+        check_channel(c, image.channels, image.type);
+        max_value = std::max(max_value, channel_max_value(c, image.type));
+    }
 
-    // The table maps each possible sample value to its bin + 1; slot 0 collects the outside.
-    std::vector<std::int32_t> table = bin_table(spec, type_max(image.type));
+    // The table maps each possible value to its bin + 1; slot 0 collects the outside.
+    std::vector<std::int32_t> table = bin_table(spec, max_value);
     for (auto& b : table) ++b;
     const auto slots = static_cast<std::size_t>(spec.bins) + 1;
 
@@ -199,7 +206,7 @@ std::vector<ChannelHistogram> reference_histogram(const ImageView& image,
 
 std::vector<std::uint32_t> channel_values(const ImageView& image, Channel channel) {
     validate(image);
-    check_channel(channel, image.channels);
+    check_channel(channel, image.channels, image.type);
     std::vector<std::uint32_t> values;
     values.reserve(image.pixel_count());
     for_each_value(image, channel, 0, image.height, [&](std::uint32_t v) { values.push_back(v); });

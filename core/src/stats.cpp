@@ -66,7 +66,7 @@ Stats compute_stats(const ImageView& image, Channel channel, const HistogramSpec
     spec.validate();
     for (double p : percentiles)
         if (!(p >= 0.0 && p <= 100.0)) throw UsageError("percentile must lie within 0..100");
-    const std::int64_t codes = image.type == SampleType::U8 ? 256 : 65536;
+    const std::int64_t codes = std::int64_t{channel_max_value(channel, image.type)} + 1;
     const auto values = reference_histogram(image, {channel},
                                             HistogramSpec::even(static_cast<int>(codes), 0, codes));
     return stats_from_values(values.front().counts, image.max_value(), spec, percentiles);

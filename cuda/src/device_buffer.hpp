@@ -5,6 +5,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
+#include <string>
 #include <utility>
 
 #include "cuda_check.hpp"
@@ -49,6 +50,41 @@ class DeviceBuffer {
         count_ = 0;
     }
 
+    T* data_ = nullptr;
+    std::size_t count_ = 0;
+};
+
+// `count` elements of T in pinned (page-locked) host memory, for full-speed asynchronous
+// transfers. Move-only.
+template <typename T>
+class PinnedBuffer {
+  public:
+    PinnedBuffer() = default;
+    PinnedBuffer(std::size_t count, const char* what) : count_(count) {
+        if (count == 0) return;
+        void* p = nullptr;
+        const cudaError_t status = cudaMallocHost(&p, count * sizeof(T));
+        if (status == cudaErrorMemoryAllocation) {
+            static_cast<void>(cudaGetLastError());
+            throw DeviceError(std::string("out of pinned host memory: ") + what + " (" +
+                              std::to_string(count * sizeof(T)) + " bytes)");
+        }
+        check(status, what);
+        data_ = static_cast<T*>(p);
+    }
+    ~PinnedBuffer() {
+        if (data_ != nullptr) static_cast<void>(cudaFreeHost(data_));
+    }
+    PinnedBuffer(const PinnedBuffer&) = delete;
+    PinnedBuffer& operator=(const PinnedBuffer&) = delete;
+    PinnedBuffer(PinnedBuffer&& o) noexcept
+        : data_(std::exchange(o.data_, nullptr)), count_(std::exchange(o.count_, 0)) {}
+
+    T* data() const { return data_; }
+    std::size_t size() const { return count_; }
+    std::size_t bytes() const { return count_ * sizeof(T); }
+
+  private:
     T* data_ = nullptr;
     std::size_t count_ = 0;
 };

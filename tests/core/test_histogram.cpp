@@ -125,6 +125,26 @@ TEST(Reference, MatchesNaiveOnSynthetic16Bit) {
                          HistogramSpec::with_edges({0, 0.5, 255, 256, 1023.25, 4096, 65535}));
 }
 
+TEST(Reference, JointColourHistogram) {
+    const Image img = uniform(61, 43, 4, SampleType::U8, 8, 31);
+    const auto spec = HistogramSpec::even(1 << 24, 0, 1 << 24);
+    const auto h = reference_histogram(img.view(), {Channel::Joint}, spec);
+    std::vector<std::uint64_t> expected(1 << 24);
+    const ImageView v = img.view();
+    for (int y = 0; y < v.height; ++y)
+        for (int x = 0; x < v.width; ++x)
+            ++expected[joint_value(v.sample(x, y, 0), v.sample(x, y, 1), v.sample(x, y, 2))];
+    EXPECT_EQ(h[0].counts, expected);
+    // Coarser joint bins: 4096 bins over the 2^24 colours.
+    const auto coarse =
+        reference_histogram(v, {Channel::Joint}, HistogramSpec::even(4096, 0, 1 << 24));
+    EXPECT_EQ(coarse[0].total(), 61u * 43u);
+    const Image gray = uniform(8, 8, 1, SampleType::U8, 8);
+    const Image deep = uniform(8, 8, 3, SampleType::U16, 10);
+    EXPECT_THROW(reference_histogram(gray.view(), {Channel::Joint}, spec), UsageError);
+    EXPECT_THROW(reference_histogram(deep.view(), {Channel::Joint}, spec), UsageError);
+}
+
 TEST(Reference, MultiThreadedEqualsSingleThreaded) {
     const Image img = uniform(1999, 1001, 3, SampleType::U16, 16, 13);
     const auto spec = HistogramSpec::even(4096, 0, 65536);

@@ -154,6 +154,7 @@ class OpenCvEngine final : public HistogramEngine {
     std::string_view description() const override { return "OpenCV cv::calcHist (CPU)"; }
     Capabilities capabilities() const override {
         Capabilities caps;
+        caps.joint = false;
         caps.max_bins = kOpenCvMaxBins;
         return caps;
     }

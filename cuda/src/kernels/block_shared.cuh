@@ -7,8 +7,8 @@
 // adds its non-zero counters to the 64-bit global histogram with atomicAdd. A block never
 // handles more than kMaxPixelsPerBlock pixels, so its 32-bit counters cannot overflow.
 //
-// Launch and tuning live here; the engine (engines.cpp) uploads the image, builds the
-// arguments and calls launch_block_shared() once per channel.
+// Launch and tuning live here; the engine (block_shared_engine.cpp) builds the arguments and
+// calls launch_block_shared() once per channel.
 
 #include <cuda_runtime_api.h>
 
@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <string>
 
+#include "gpu_engine.hpp"
 #include "histoscope/core/channels.hpp"
 
 namespace hs::cuda::detail {
@@ -68,12 +69,6 @@ constexpr std::size_t block_shared_smem_bytes(BinMode mode, int bins) {
     return 4u * (static_cast<std::size_t>(bins) +
                  static_cast<std::size_t>(block_shared_aux_entries(mode, bins)));
 }
-
-// The device the launch is tuned for (from cudaGetDeviceProperties).
-struct DeviceLimits {
-    int sm_count = 1;
-    std::size_t shared_per_block_optin = 48 * 1024;
-};
 
 struct BlockSharedPlan {
     int threads = 0;

@@ -20,7 +20,13 @@
 
 namespace hs {
 
-enum class Channel : std::uint8_t { Gray, R, G, B, A, Luma601, Luma709 };
+// Joint: the joint colour histogram of 8-bit R, G, B: value (R << 16) | (G << 8) | B, so
+// 2^24 bins over [0, 2^24) give one bin per colour. Only for 8-bit colour images.
+enum class Channel : std::uint8_t { Gray, R, G, B, A, Luma601, Luma709, Joint };
+
+inline constexpr std::uint32_t joint_value(std::uint32_t r, std::uint32_t g, std::uint32_t b) {
+    return (r << 16) | (g << 8) | b;
+}
 
 struct LumaWeights {
     std::uint32_t r, g, b;
@@ -33,18 +39,22 @@ constexpr std::uint32_t luma(LumaWeights w, std::uint32_t r, std::uint32_t g, st
     return (w.r * r + w.g * g + w.b * b + (1u << (kLumaShift - 1))) >> kLumaShift;
 }
 
-// "gray", "r", "g", "b", "a", "luma", "luma709".
+// "gray", "r", "g", "b", "a", "luma", "luma709", "rgb" (joint).
 std::string_view channel_name(Channel c);
 std::optional<Channel> parse_channel(std::string_view name);
 bool is_luma(Channel c);
 
 // Parses "r,g,b,a,luma,luma709" or "all" against an image with `image_channels` channels
 // ("all" = gray for 1 channel, r,g,b for 3, r,g,b,a for 4). Throws UsageError.
-std::vector<Channel> parse_channel_list(std::string_view list, int image_channels);
+std::vector<Channel> parse_channel_list(std::string_view list, int image_channels,
+                                        SampleType type = SampleType::U8);
 std::vector<Channel> all_channels(int image_channels);
 
-// Throws UsageError when `image_channels` cannot provide `c` (alpha on RGB, gray on colour).
-void check_channel(Channel c, int image_channels);
+// Throws UsageError when the image cannot provide `c` (alpha on RGB, gray on colour, joint on
+// gray or 16-bit).
+void check_channel(Channel c, int image_channels, SampleType type = SampleType::U8);
+// Largest value channel `c` takes on an image with samples of `type`.
+std::uint32_t channel_max_value(Channel c, SampleType type);
 // Offset of a plain channel inside a pixel (gray/r -> 0 on one-channel images).
 int channel_offset(Channel c, int image_channels);
 

@@ -36,11 +36,34 @@ struct Capabilities {
     bool u16 = true;
     bool luma = true;
     bool alpha = true;
+    bool joint = true;  // Channel::Joint (2^24 colours)
     bool edges = true;
     bool saturate = true;
     int max_bins = kMaxBins;
     // Largest number of samples whose counts the engine keeps exact (0 = unlimited).
     std::uint64_t max_samples = 0;
+};
+
+// How benchmark() repeats a request.
+struct BenchOptions {
+    int warmup_runs = 3;
+    int timed_runs = 20;
+    // Engines that read a device-resident input keep enough copies of it to cover at least
+    // this many bytes and rotate through them, so that a frame smaller than the cache is not
+    // read from the cache (0: one copy).
+    std::size_t rotate_bytes = 0;
+};
+
+// Per timed run, in milliseconds.
+struct BenchTiming {
+    // The histogram alone: clearing the counters and the kernels, input already where the
+    // engine reads it (device memory for GPU engines), measured with the engine's own clock
+    // (CUDA events for GPU engines).
+    std::vector<double> histogram_ms;
+    // Upload (from pinned host memory for GPU engines) + histogram + download of the counts.
+    std::vector<double> end_to_end_ms;
+    int input_copies = 1;
+    std::vector<ChannelHistogram> last;  // counts of the last timed run, for verification
 };
 
 struct Availability {
@@ -64,12 +87,20 @@ class HistogramEngine {
     // the engine and applies saturation. Never returns counts the engine cannot vouch for.
     HistogramResult compute(const HistogramRequest& request);
 
+    // Repeats the request (same checks as compute()). The default times run() on the host
+    // clock; GPU engines override it to time device-resident input with CUDA events.
+    BenchTiming benchmark(const HistogramRequest& request, const BenchOptions& options);
+
   protected:
     // Requests reaching run() are valid and supported. Engines may apply the saturation cap
     // themselves; compute() applies it again, which is idempotent.
     virtual HistogramResult run(const HistogramRequest& request) = 0;
     // Engine-specific limits beyond Capabilities (e.g. the device's shared memory).
     virtual std::string extra_unsupported_reason(const HistogramRequest&) const { return {}; }
+    virtual BenchTiming run_benchmark(const HistogramRequest& request, const BenchOptions& options);
+
+  private:
+    void check_request(const HistogramRequest& request) const;
 };
 
 class EngineRegistry {

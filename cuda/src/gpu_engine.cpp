@@ -1,0 +1,216 @@
+#include "gpu_engine.hpp"
+
+#include <algorithm>
+#include <vector>
+
+#include "cuda_check.hpp"
+#include "device_buffer.hpp"
+#include "histoscope/core/error.hpp"
+
+namespace hs::cuda::detail {
+
+namespace {
+
+// Copies the rows of `image` (any stride) into `dst` packed, on `stream`.
+void upload_packed(const ImageView& image, std::byte* dst, cudaStream_t stream) {
+    check(cudaMemcpy2DAsync(dst, image.row_bytes(), image.data, image.stride, image.row_bytes(),
+                            static_cast<std::size_t>(image.height), cudaMemcpyHostToDevice, stream),
+          "image upload (cudaMemcpy2DAsync)");
+}
+
+DeviceImage describe(const ImageView& image, const std::byte* data) {
+    return DeviceImage{data,
+                       image.pixel_count(),
+                       image.width,
+                       image.height,
+                       image.channels,
+                       image.type,
+                       image.bit_depth,
+                       image.row_bytes() * static_cast<std::size_t>(image.height),
+                       padded_bytes(image)};
+}
+
+std::vector<ChannelHistogram> split(const std::vector<Channel>& channels,
+                                    const std::vector<std::uint64_t>& host, std::size_t bins) {
+    std::vector<ChannelHistogram> out;
+    for (std::size_t i = 0; i < channels.size(); ++i) {
+        const auto first = host.begin() + static_cast<std::ptrdiff_t>(i * bins);
+        out.push_back({channels[i], std::vector<std::uint64_t>(
+                                        first, first + static_cast<std::ptrdiff_t>(bins))});
+    }
+    return out;
+}
+
+}  // namespace
+
+std::size_t padded_bytes(const ImageView& image) {
+    const std::size_t packed = image.row_bytes() * static_cast<std::size_t>(image.height);
+    const std::size_t group = kGroupBytesPerChannel * static_cast<std::size_t>(image.channels);
+    return (packed + group - 1) / group * group;
+}
+
+Availability GpuEngine::availability() const {
+    const State& s = state();
+    if (!s.error.empty()) return {false, s.error};
+    return {};
+}
+
+const GpuEngine::State& GpuEngine::state() const {
+    std::call_once(once_, [this] {
+        const DeviceQuery q = query_devices();
+        if (q.devices.empty()) {
+            state_.error = q.error.empty() ? "no CUDA device" : q.error;
+            return;
+        }
+        int current = 0;
+        if (cudaGetDevice(&current) != cudaSuccess) {
+            static_cast<void>(cudaGetLastError());
+            current = 0;
+        }
+        const auto it = std::find_if(q.devices.begin(), q.devices.end(),
+                                     [&](const DeviceInfo& d) { return d.index == current; });
+        state_.device = it != q.devices.end() ? *it : q.devices.front();
+        if (cudaSetDevice(state_.device.index) != cudaSuccess) {
+            static_cast<void>(cudaGetLastError());
+            state_.error = "cannot select CUDA device " + std::to_string(state_.device.index);
+            return;
+        }
+        if (std::string why = probe(); !why.empty()) state_.error = state_.device.name + ": " + why;
+    });
+    return state_;
+}
+
+DeviceLimits GpuEngine::limits() const {
+    const DeviceInfo& d = state().device;
+    return {d.sm_count, d.shared_per_block_optin, d.shared_per_sm, d.l2_cache};
+}
+
+HistogramResult GpuEngine::run(const HistogramRequest& r) {
+    const State& s = state();
+    if (!s.error.empty()) throw UnsupportedError(s.error);
+    check(cudaSetDevice(s.device.index), "cudaSetDevice");
+
+    const std::size_t padded = padded_bytes(r.image);
+    const auto bins = static_cast<std::size_t>(r.spec.bins);
+    const std::size_t n_counts = bins * r.channels.size();
+
+    Stream stream;
+    Event t0, t1, t2, t3;
+    DeviceBuffer<std::byte> samples(padded, "image upload buffer");
+    DeviceBuffer<unsigned long long> counts(n_counts, "histogram counters");
+    const DeviceImage image = describe(r.image, samples.data());
+
+    t0.record(stream);
+    upload_packed(r.image, samples.data(), stream.get());
+    if (padded > image.bytes)
+        check(cudaMemsetAsync(samples.data() + image.bytes, 0, padded - image.bytes, stream.get()),
+              "image padding (cudaMemsetAsync)");
+    const std::unique_ptr<KernelRun> kernel = prepare(r, stream.get());
+    t1.record(stream);
+    check(cudaMemsetAsync(counts.data(), 0, counts.bytes(), stream.get()),
+          "histogram counters (cudaMemsetAsync)");
+    kernel->launch(image, r.channels, counts.data(), stream.get());
+    check(cudaGetLastError(), "histogram kernel launch");
+    t2.record(stream);
+
+    std::vector<std::uint64_t> host(n_counts);
+    static_assert(sizeof(unsigned long long) == sizeof(std::uint64_t));
+    check(cudaMemcpyAsync(host.data(), counts.data(), counts.bytes(), cudaMemcpyDeviceToHost,
+                          stream.get()),
+          "histogram download (cudaMemcpyAsync)");
+    t3.record(stream);
+    stream.synchronize("histogram (kernel execution)");
+
+    HistogramResult result;
+    result.channels = split(r.channels, host, bins);
+    result.stages = {{"upload", static_cast<double>(t1.ms_since(t0))},
+                     {"histogram", static_cast<double>(t2.ms_since(t1))},
+                     {"download", static_cast<double>(t3.ms_since(t2))}};
+    return result;
+}
+
+BenchTiming GpuEngine::run_benchmark(const HistogramRequest& r, const BenchOptions& options) {
+    const State& s = state();
+    if (!s.error.empty()) throw UnsupportedError(s.error);
+    check(cudaSetDevice(s.device.index), "cudaSetDevice");
+
+    const std::size_t padded = padded_bytes(r.image);
+    const auto bins = static_cast<std::size_t>(r.spec.bins);
+    const std::size_t n_counts = bins * r.channels.size();
+
+    // Enough copies to cover options.rotate_bytes, within half of the free device memory.
+    std::size_t free_bytes = 0, total_bytes = 0;
+    check(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
+    std::size_t copies = std::max<std::size_t>(1, (options.rotate_bytes + padded - 1) / padded);
+    copies = std::clamp<std::size_t>(copies, 1, std::max<std::size_t>(1, free_bytes / 2 / padded));
+
+    Stream stream;
+    PinnedBuffer<std::byte> pinned(padded, "pinned copy of the image");
+    PinnedBuffer<unsigned long long> pinned_counts(n_counts, "pinned histogram counters");
+    DeviceBuffer<std::byte> samples(copies * padded, "rotated device copies of the image");
+    DeviceBuffer<unsigned long long> counts(n_counts, "histogram counters");
+
+    // The pinned staging copy, packed and zero-padded like the device copies.
+    const ImageView& img = r.image;
+    for (int y = 0; y < img.height; ++y)
+        std::copy_n(img.row(y), img.row_bytes(),
+                    pinned.data() + static_cast<std::size_t>(y) * img.row_bytes());
+    const std::size_t packed = img.row_bytes() * static_cast<std::size_t>(img.height);
+    std::fill(pinned.data() + packed, pinned.data() + padded, std::byte{0});
+    for (std::size_t c = 0; c < copies; ++c)
+        check(cudaMemcpyAsync(samples.data() + c * padded, pinned.data(), padded,
+                              cudaMemcpyHostToDevice, stream.get()),
+              "image upload (cudaMemcpyAsync)");
+    const std::unique_ptr<KernelRun> kernel = prepare(r, stream.get());
+
+    const auto histogram_once = [&](std::size_t copy) {
+        check(cudaMemsetAsync(counts.data(), 0, counts.bytes(), stream.get()),
+              "histogram counters (cudaMemsetAsync)");
+        kernel->launch(describe(img, samples.data() + copy * padded), r.channels, counts.data(),
+                       stream.get());
+        check(cudaGetLastError(), "histogram kernel launch");
+    };
+
+    for (int i = 0; i < options.warmup_runs; ++i)
+        histogram_once(static_cast<std::size_t>(i) % copies);
+    stream.synchronize("benchmark warm-up");
+
+    const auto runs = static_cast<std::size_t>(options.timed_runs);
+    std::vector<Event> start(runs), stop(runs);
+    for (std::size_t i = 0; i < runs; ++i) {
+        start[i].record(stream);
+        histogram_once(i % copies);
+        stop[i].record(stream);
+    }
+    stream.synchronize("benchmark (histogram)");
+    BenchTiming timing;
+    timing.input_copies = static_cast<int>(copies);
+    for (std::size_t i = 0; i < runs; ++i)
+        timing.histogram_ms.push_back(static_cast<double>(stop[i].ms_since(start[i])));
+    std::vector<std::uint64_t> host(n_counts);
+    check(cudaMemcpy(host.data(), counts.data(), counts.bytes(), cudaMemcpyDeviceToHost),
+          "histogram download (cudaMemcpy)");
+    timing.last = split(r.channels, host, bins);
+
+    // End to end: upload from pinned memory, histogram, download of the counts.
+    for (std::size_t i = 0; i < runs; ++i) {
+        start[i].record(stream);
+        check(cudaMemcpyAsync(samples.data(), pinned.data(), padded, cudaMemcpyHostToDevice,
+                              stream.get()),
+              "image upload (cudaMemcpyAsync)");
+        histogram_once(0);
+        check(cudaMemcpyAsync(pinned_counts.data(), counts.data(), counts.bytes(),
+                              cudaMemcpyDeviceToHost, stream.get()),
+              "histogram download (cudaMemcpyAsync)");
+        stop[i].record(stream);
+    }
+    stream.synchronize("benchmark (end to end)");
+    for (std::size_t i = 0; i < runs; ++i)
+        timing.end_to_end_ms.push_back(static_cast<double>(stop[i].ms_since(start[i])));
+    if (!std::equal(host.begin(), host.end(), pinned_counts.data()))
+        throw DeviceError("engine '" + std::string(name()) +
+                          "' gave different counts for the same input in two runs");
+    return timing;
+}
+
+}  // namespace hs::cuda::detail
