@@ -1,0 +1,236 @@
+// Every GPU engine in the registry against the exact CPU reference, on one matrix of inputs
+// (uniform, one value, narrow gaussian, ramp, bundled photos, 1x1, 1xN, Nx1, odd widths,
+// padded strides, counts crossing 255/256 and 65535/65536, 3- and 4-channel interleaved) and
+// specs (8-bit 256 bins, uneven ranges, explicit edges, 16-bit 1024/4096/65536 bins,
+// saturation, luma, joint RGB). An engine may refuse a request, but only through
+// unsupported_reason(); whatever it accepts must be exact.
+//
+// Photos: decoded with hs::media when the build has OpenCV; on a GPU host without OpenCV,
+// from raw dumps in $HS_RAW_PHOTOS named NAME.WxHxC.u8.raw (scripts/gpu-check.sh makes them).
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "histoscope/core/engine.hpp"
+#include "histoscope/core/error.hpp"
+#include "histoscope/cuda/register.hpp"
+#include "histoscope/media/media.hpp"
+#include "synthetic.hpp"
+
+using namespace hs;
+
+namespace {
+
+std::vector<std::string> gpu_engine_names() {
+    EngineRegistry registry;
+    cuda::register_engines(registry);
+    return registry.names();
+}
+
+struct Case {
+    std::string what;
+    Image image;
+};
+
+// Bundled photos, as decoded images.
+std::vector<Case> photos() {
+    std::vector<Case> out;
+    if (media::have_opencv()) {
+        for (const auto& name : test::kPhotos8)
+            out.push_back({name, media::read_image(test::sample(name)).image});
+        for (const auto& name : test::kPhotos16)
+            out.push_back({name, media::read_image(test::sample(name)).image});
+        return out;
+    }
+    const char* dir = std::getenv("HS_RAW_PHOTOS");
+    if (dir == nullptr) return out;
+    for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+        // NAME.WxHxC.TYPE.raw
+        const std::string file = entry.path().filename().string();
+        const auto parts_end = file.rfind(".raw");
+        if (parts_end == std::string::npos) continue;
+        const auto type_dot = file.rfind('.', parts_end - 1);
+        const auto dims_dot = file.rfind('.', type_dot - 1);
+        const std::string format = file.substr(dims_dot + 1, type_dot - dims_dot - 1) + ":" +
+                                   file.substr(type_dot + 1, parts_end - type_dot - 1);
+        media::RawFrames frames =
+            media::read_raw(entry.path().string(), media::parse_raw_format(format));
+        out.push_back({file, std::move(frames.frames.front())});
+    }
+    return out;
+}
+
+std::vector<Channel> plain_and_luma(const ImageView& v) {
+    std::vector<Channel> c = all_channels(v.channels);
+    if (v.channels > 1) {
+        c.push_back(Channel::Luma601);
+        c.push_back(Channel::Luma709);
+    }
+    return c;
+}
+
+std::vector<HistogramSpec> specs_for(const ImageView& v) {
+    std::vector<HistogramSpec> s;
+    if (v.type == SampleType::U8) {
+        s.push_back(HistogramSpec::even(256, 0, 256));
+        s.push_back(HistogramSpec::even(7, 10, 250));
+        s.push_back(HistogramSpec::with_edges({0, 1, 7.5, 64, 200, 254.5, 255}));
+        HistogramSpec sat = HistogramSpec::even(256, 0, 256);
+        sat.saturate = 255;
+        s.push_back(sat);
+        sat.saturate = 1000;
+        s.push_back(sat);
+    } else {
+        const std::int64_t top = std::int64_t{1} << v.bit_depth;
+        for (int bins : {1024, 4096, 65536}) s.push_back(HistogramSpec::even(bins, 0, top));
+        s.push_back(HistogramSpec::even(1000, 17, top - 3));
+        s.push_back(HistogramSpec::with_edges({0, 0.5, 255, 256, 1023.25, 4096, 40000, 65535}));
+        HistogramSpec sat = HistogramSpec::even(4096, 0, top);
+        sat.saturate = 65535;
+        s.push_back(sat);
+    }
+    return s;
+}
+
+class GpuEngineMatrix : public ::testing::TestWithParam<std::string> {
+  protected:
+    void SetUp() override {
+        if (!cuda::device_available())
+            GTEST_SKIP() << "no CUDA device: " << cuda::query_devices().error;
+        cuda::register_engines(registry_);
+        engine_ = registry_.find(GetParam());
+        ASSERT_NE(engine_, nullptr);
+        ASSERT_TRUE(engine_->availability().available) << engine_->availability().reason;
+    }
+
+    // Exact or refused; returns true when the engine served the request.
+    bool check(const std::string& what, const ImageView& image,
+               const std::vector<Channel>& channels, const HistogramSpec& spec) {
+        SCOPED_TRACE(what + " " + std::to_string(image.width) + "x" + std::to_string(image.height) +
+                     "x" + std::to_string(image.channels) + " " + to_string(image.type) + "/" +
+                     std::to_string(image.bit_depth) + ", " + spec.describe());
+        const HistogramRequest request{image, channels, spec};
+        if (!engine_->unsupported_reason(request).empty()) {
+            ++refused_;
+            return false;
+        }
+        HistogramResult gpu;
+        try {
+            gpu = engine_->compute(request);
+        } catch (const Error& e) {
+            ADD_FAILURE() << "compute threw after accepting the request: " << e.what();
+            return false;
+        }
+        const auto ref = reference_histogram(image, channels, spec);
+        EXPECT_EQ(gpu.channels.size(), ref.size());
+        for (std::size_t i = 0; i < std::min(gpu.channels.size(), ref.size()); ++i) {
+            EXPECT_EQ(gpu.channels[i].channel, ref[i].channel);
+            if (gpu.channels[i].counts.size() != ref[i].counts.size()) {
+                ADD_FAILURE() << gpu.channels[i].counts.size() << " bins, expected "
+                              << ref[i].counts.size();
+                continue;
+            }
+            std::size_t wrong = 0;
+            for (std::size_t b = 0; b < ref[i].counts.size(); ++b)
+                if (gpu.channels[i].counts[b] != ref[i].counts[b] && ++wrong <= 3)
+                    ADD_FAILURE() << channel_name(ref[i].channel) << " bin " << b << ": gpu "
+                                  << gpu.channels[i].counts[b] << ", reference "
+                                  << ref[i].counts[b];
+            EXPECT_EQ(wrong, 0u) << channel_name(ref[i].channel) << ": bins that differ";
+        }
+        ++served_;
+        return true;
+    }
+
+    void check_all_specs(const std::string& what, const Image& img) {
+        const ImageView v = img.view();
+        for (const HistogramSpec& spec : specs_for(v)) check(what, v, plain_and_luma(v), spec);
+    }
+
+    void TearDown() override {
+        if (engine_ != nullptr)
+            RecordProperty("served", std::to_string(served_) + " served, " +
+                                         std::to_string(refused_) + " refused");
+    }
+
+    EngineRegistry registry_;
+    HistogramEngine* engine_ = nullptr;
+    int served_ = 0, refused_ = 0;
+};
+
+}  // namespace
+
+TEST_P(GpuEngineMatrix, ServesThePlainCase) {
+    // Every engine must at least serve one 8-bit channel at 256 bins.
+    const Image img = test::uniform(640, 480, 1, SampleType::U8, 8, 3);
+    EXPECT_TRUE(check("uniform", img.view(), {Channel::Gray}, HistogramSpec::even(256, 0, 256)));
+}
+
+TEST_P(GpuEngineMatrix, SyntheticDistributions) {
+    for (int c : {1, 3, 4}) {
+        check_all_specs("uniform u8", test::uniform(1920, 1080, c, SampleType::U8, 8, 11));
+        check_all_specs("gaussian u8", test::gaussian(1000, 700, c, SampleType::U8, 8, 3.0));
+        check_all_specs("ramp u8", test::ramp(1023, 77, c, SampleType::U8, 8));
+        check_all_specs("uniform u16", test::uniform(1000, 500, c, SampleType::U16, 16, 12));
+        check_all_specs("gaussian u16/12", test::gaussian(999, 333, c, SampleType::U16, 12, 40.0));
+        check_all_specs("ramp u16/10", test::ramp(777, 99, c, SampleType::U16, 10));
+    }
+}
+
+TEST_P(GpuEngineMatrix, OneValueCountsCross8And16Bits) {
+    // 300 x 300 = 90000 and 4096 x 4100 = 16793600 samples in one bin.
+    for (std::uint32_t v : {0u, 1u, 255u}) {
+        check_all_specs("one value", test::constant(300, 300, 1, SampleType::U8, 8, v));
+        check_all_specs("one value", test::constant(300, 300, 4, SampleType::U8, 8, v));
+    }
+    check_all_specs("one value u16", test::constant(300, 300, 3, SampleType::U16, 16, 65535));
+    check_all_specs("one value 16M", test::constant(4096, 4100, 1, SampleType::U8, 8, 200));
+}
+
+TEST_P(GpuEngineMatrix, TinyOddAndStridedShapes) {
+    for (int c : {1, 3, 4}) {
+        for (auto [w, h] :
+             std::vector<std::pair<int, int>>{{1, 1}, {1, 1000}, {1000, 1}, {17, 13}, {1023, 77}}) {
+            check_all_specs("shape u8", test::uniform(w, h, c, SampleType::U8, 8, 5));
+            check_all_specs("shape u16", test::uniform(w, h, c, SampleType::U16, 16, 6));
+        }
+        check_all_specs("padded u8", test::uniform(333, 111, c, SampleType::U8, 8, 7, 13));
+        check_all_specs("padded u16", test::uniform(333, 111, c, SampleType::U16, 12, 8, 6));
+    }
+}
+
+TEST_P(GpuEngineMatrix, RangeBorders) {
+    // Values at lower, upper - 1 and upper (excluded), at both depths.
+    const Image u8 = test::make_image(64, 64, 1, SampleType::U8, 8, [](int x, int, int) {
+        return std::uint32_t(x % 3 == 0 ? 10 : x % 3 == 1 ? 249 : 250);
+    });
+    check("borders u8", u8.view(), {Channel::Gray}, HistogramSpec::even(7, 10, 250));
+    check("borders u8", u8.view(), {Channel::Gray}, HistogramSpec::even(240, 10, 250));
+    const Image u16 = test::make_image(64, 64, 1, SampleType::U16, 16, [](int x, int, int) {
+        return std::uint32_t(x % 3 == 0 ? 0 : x % 3 == 1 ? 65534 : 65535);
+    });
+    check("borders u16", u16.view(), {Channel::Gray}, HistogramSpec::even(1024, 0, 65535));
+    check("borders u16", u16.view(), {Channel::Gray}, HistogramSpec::even(65536, 0, 65536));
+}
+
+TEST_P(GpuEngineMatrix, JointColour) {
+    for (int c : {3, 4}) {
+        const Image img = test::uniform(1280, 720, c, SampleType::U8, 8, 9);
+        check("joint", img.view(), {Channel::Joint}, HistogramSpec::even(1 << 24, 0, 1 << 24));
+        check("joint", img.view(), {Channel::Joint}, HistogramSpec::even(4096, 0, 1 << 24));
+    }
+}
+
+TEST_P(GpuEngineMatrix, BundledPhotos) {
+    const std::vector<Case> cases = photos();
+    if (cases.empty()) GTEST_SKIP() << "no decoder for the photos (no OpenCV, no HS_RAW_PHOTOS)";
+    for (const Case& c : cases) check_all_specs(c.what, c.image);
+}
+
+INSTANTIATE_TEST_SUITE_P(GpuEngines, GpuEngineMatrix, ::testing::ValuesIn(gpu_engine_names()),
+                         test::ParamName());
