@@ -95,7 +95,8 @@ int run_hist(const Context& ctx) {
     for (const auto& n : in.notes) std::cerr << "note: " << n << "\n";
     const ImageView image = in.image.view();
     const HistogramRequest request{
-        image, parse_channel_list(args.value("--channels").value_or("all"), image.channels, image.type),
+        image,
+        parse_channel_list(args.value("--channels").value_or("all"), image.channels, image.type),
         spec_from_args(args, image)};
     const HistogramResult result = engine->compute(request);
 

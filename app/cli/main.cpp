@@ -34,8 +34,13 @@ commands:
         --format text|csv|json   -o FILE
   kernels [--format text|json]
         the histogram engines and whether they can run here
+  bench FILE... | --raw FMT [FILE|-] | --synthetic uniform|degenerate|gauss:SIGMA|ramp
+        [--pixels N[K|M|G]] [--depth 8|16] [--channels 1|3|4]   (synthetic input)
+        [--kernels all|a,b,c] [--select CHANNELS] [--bins N] [--range LO:HI] [--edges ...]
+        [--saturate N] [--runs N (>= 20)] [--warmup N] [--format table|csv|json] [-o FILE]
+        median time per kernel, Gpix/s, GB/s, % of read bandwidth, end to end, verified
 
-exit codes: 0 ok, 2 usage, 3 input, 4 device
+exit codes: 0 ok, 2 usage, 3 input, 4 device, 5 a benchmark result failed verification
 )";
 
 int exit_code(hs::ErrorKind kind) {
@@ -71,6 +76,7 @@ int main(int argc, char** argv) {
         if (command == "info") return hs::cli::run_info(ctx);
         if (command == "hist") return hs::cli::run_hist(ctx);
         if (command == "kernels") return hs::cli::run_kernels(ctx);
+        if (command == "bench") return hs::cli::run_bench(ctx);
         std::cerr << "error: unknown command '" << command << "' (try --help)\n";
         return 2;
     } catch (const hs::Error& e) {

@@ -156,3 +156,40 @@ TEST(CliKernels, ListsTheRegistry) {
     EXPECT_EQ(text.exit_code, 0);
     EXPECT_NE(text.out.find("cpu\tavailable"), std::string::npos);
 }
+
+TEST(CliBench, SyntheticInputsAreVerifiedForEveryAvailableKernel) {
+    for (const std::string kind : {"uniform", "degenerate", "gauss:3", "ramp"}) {
+        const auto r = run_cli("bench --synthetic " + kind +
+                               " --pixels 100000 --depth 16 --channels 3 --bins 1024 --runs 20 "
+                               "--warmup 1 --format json");
+        ASSERT_EQ(r.exit_code, 0) << kind << ": " << r.err;
+        const auto j = parse_json(r.out);
+        int ok = 0;
+        for (const auto& row : j.at("results").as_array()) {
+            EXPECT_EQ(row.at("width").as_int(), 4096);
+            EXPECT_EQ(row.at("height").as_int(), 25);  // 100000 pixels rounded up to whole rows
+            if (row.at("status").as_string() != "ok") continue;
+            ++ok;
+            EXPECT_TRUE(row.at("verified").as_bool()) << row.at("kernel").as_string();
+            EXPECT_EQ(row.at("runs").as_int(), 20);
+            EXPECT_GT(row.at("median_ms").as_double(), 0.0);
+            EXPECT_EQ(row.at("bytes").as_uint(), 4096u * 25u * 3u * 2u);
+        }
+        EXPECT_GE(ok, 1) << "the cpu engine always runs";
+    }
+}
+
+TEST(CliBench, BadOptionsAreUsageErrors) {
+    for (const std::string& args :
+         {std::string("bench --synthetic triangle"), std::string("bench --synthetic gauss:-1"),
+          std::string("bench --synthetic uniform --pixels 0"),
+          std::string("bench --synthetic uniform --depth 7"),
+          std::string("bench --synthetic uniform --channels 2"),
+          std::string("bench --synthetic uniform --runs 5"),
+          std::string("bench --synthetic uniform --kernels nope"),
+          std::string("bench --pixels 100")}) {
+        const auto r = run_cli(args + " < /dev/null");
+        EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.err;
+        EXPECT_TRUE(one_error_line(r.err)) << args << "\n" << r.err;
+    }
+}

@@ -36,6 +36,11 @@ struct DeviceQuery {
 DeviceQuery query_devices();
 bool device_available();
 
+// The device's read bandwidth in GB/s (1e9 bytes/s): median of `runs` timed passes of a
+// read-only kernel over `bytes` (capped at half the free memory). Throws DeviceError without
+// a device.
+double measure_read_bandwidth_gbs(std::size_t bytes = std::size_t{1} << 30, int runs = 20);
+
 // Adds every GPU engine; each reports availability() false on a machine without a device.
 void register_engines(EngineRegistry& registry);
 

@@ -1,0 +1,315 @@
+// histoscope-cli bench: every requested engine on every input, timed by the engine itself
+// (device-resident input rotated past L2, CUDA events, for GPU engines), verified bit for bit
+// against the CPU reference.
+
+#include <algorithm>
+#include <cstdio>
+#include <iostream>
+#include <sstream>
+
+#include "args.hpp"
+#include "commands.hpp"
+#include "histoscope/core/error.hpp"
+#include "histoscope/core/synthetic.hpp"
+#include "input.hpp"
+#include "json.hpp"
+#ifdef HS_HAVE_CUDA
+#include "histoscope/cuda/register.hpp"
+#endif
+
+namespace hs::cli {
+
+namespace {
+
+struct BenchInput {
+    std::string name;
+    Image image;
+};
+
+struct Row {
+    std::string input, kernel, status = "ok", reason;
+    std::string channels, spec;
+    int width = 0, height = 0, image_channels = 0, depth = 0;
+    std::uint64_t bytes = 0, pixels = 0;
+    double median_ms = 0, min_ms = 0, e2e_median_ms = 0;
+    int runs = 0, input_copies = 0;
+    double gpix_s = 0, gb_s = 0, pct_read_bw = 0;
+    bool verified = false;
+};
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    const std::size_t n = v.size();
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+std::string fixed(double v, int digits) {
+    char buf[48];
+    std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+    return buf;
+}
+
+std::uint64_t parse_count(const std::string& text) {
+    std::uint64_t scale = 1;
+    std::string digits = text;
+    if (!digits.empty()) {
+        switch (digits.back()) {
+            case 'K':
+                scale = 1ull << 10;
+                break;
+            case 'M':
+                scale = 1ull << 20;
+                break;
+            case 'G':
+                scale = 1ull << 30;
+                break;
+            default:
+                break;
+        }
+        if (scale != 1) digits.pop_back();
+    }
+    const std::int64_t n = parse_integer(digits, "--pixels");
+    if (n < 1) throw UsageError("--pixels must be at least 1");
+    return static_cast<std::uint64_t>(n) * scale;
+}
+
+std::vector<BenchInput> bench_inputs(const Args& args) {
+    std::vector<BenchInput> inputs;
+    if (const auto kind = args.value("--synthetic")) {
+        if (!args.positional().empty() || args.has("--raw"))
+            throw UsageError("--synthetic cannot be combined with files or --raw");
+        SyntheticSpec s;
+        s.kind = SyntheticSpec::parse_kind(*kind, s.sigma);
+        s.pixels = parse_count(args.value("--pixels").value_or("16M"));
+        const auto depth = args.integer("--depth", 8, 16).value_or(8);
+        s.type = depth == 8 ? SampleType::U8 : SampleType::U16;
+        s.bit_depth = static_cast<int>(depth);
+        s.channels = static_cast<int>(args.integer("--channels", 1, 4).value_or(1));
+        if (s.channels == 2) throw UsageError("--channels must be 1, 3 or 4");
+        inputs.push_back({s.describe(), make_synthetic(s)});
+        return inputs;
+    }
+    if (args.has("--pixels") || args.has("--depth") || args.has("--channels"))
+        throw UsageError("--pixels, --depth and --channels describe --synthetic input");
+    if (args.has("--raw") || args.positional().size() <= 1) {
+        Input in = load_input(args);
+        inputs.push_back({in.name, std::move(in.image)});
+        return inputs;
+    }
+    for (const auto& path : args.positional()) {
+        Args one({path}, {{}, {}});
+        Input in = load_input(one);
+        inputs.push_back({in.name, std::move(in.image)});
+    }
+    return inputs;
+}
+
+HistogramSpec spec_for(const Args& args, const ImageView& image) {
+    HistogramSpec spec;
+    if (const auto edges = args.value("--edges")) {
+        if (args.has("--bins") || args.has("--range"))
+            throw UsageError("--edges cannot be combined with --bins or --range");
+        spec = HistogramSpec::with_edges(parse_number_list(*edges, "--edges"));
+    } else {
+        spec = HistogramSpec::full_range(
+            image, static_cast<int>(args.integer("--bins", 1, kMaxBins).value_or(256)));
+        if (const auto range = args.value("--range"))
+            std::tie(spec.lower, spec.upper) = parse_range(*range);
+    }
+    if (const auto cap = args.integer("--saturate", 1, INT64_MAX))
+        spec.saturate = static_cast<std::uint64_t>(*cap);
+    spec.validate();
+    return spec;
+}
+
+std::string join(const std::vector<Channel>& channels) {
+    std::string s;
+    for (Channel c : channels) s += (s.empty() ? "" : ",") + std::string(channel_name(c));
+    return s;
+}
+
+}  // namespace
+
+int run_bench(const Context& ctx) {
+    const Args args(ctx.args, {{"--raw", "--frame", "--synthetic", "--pixels", "--depth",
+                                "--channels", "--select", "--kernels", "--bins", "--range",
+                                "--edges", "--saturate", "--runs", "--warmup", "--format", "-o"},
+                               {}});
+    const std::string format = args.value("--format").value_or("table");
+    if (format != "table" && format != "csv" && format != "json")
+        throw UsageError("--format for bench must be table, csv or json, not '" + format + "'");
+    BenchOptions options;
+    options.timed_runs = static_cast<int>(args.integer("--runs", 20, 100000).value_or(20));
+    options.warmup_runs = static_cast<int>(args.integer("--warmup", 0, 100000).value_or(3));
+
+    std::vector<HistogramEngine*> engines;
+    const std::string list = args.value("--kernels").value_or("all");
+    if (list == "all") {
+        for (const auto& e : ctx.registry.engines()) engines.push_back(e.get());
+    } else {
+        for (const std::string& name : [&] {
+                 std::vector<std::string> names;
+                 std::stringstream ss(list);
+                 for (std::string n; std::getline(ss, n, ',');) names.push_back(n);
+                 return names;
+             }()) {
+            HistogramEngine* e = ctx.registry.find(name);
+            if (!e)
+                throw UsageError("unknown kernel '" + name + "' (see 'histoscope-cli kernels')");
+            engines.push_back(e);
+        }
+    }
+
+    double read_bw = 0;
+    std::string device = "none";
+#ifdef HS_HAVE_CUDA
+    if (cuda::device_available()) {
+        read_bw = cuda::measure_read_bandwidth_gbs();
+        const auto q = cuda::query_devices();
+        device = q.devices.front().name;
+    }
+#endif
+    std::size_t rotate = 0;
+#ifdef HS_HAVE_CUDA
+    if (cuda::device_available()) rotate = 4 * cuda::query_devices().devices.front().l2_cache;
+#endif
+    options.rotate_bytes = rotate;
+
+    std::vector<Row> rows;
+    for (BenchInput& in : bench_inputs(args)) {
+        const ImageView image = in.image.view();
+        const HistogramRequest request{
+            image,
+            parse_channel_list(args.value("--select").value_or("all"), image.channels, image.type),
+            spec_for(args, image)};
+        const std::vector<ChannelHistogram> reference =
+            reference_histogram(request.image, request.channels, request.spec);
+        for (HistogramEngine* engine : engines) {
+            Row row;
+            row.input = in.name;
+            row.kernel = std::string(engine->name());
+            row.width = image.width;
+            row.height = image.height;
+            row.image_channels = image.channels;
+            row.depth = image.bit_depth;
+            row.pixels = image.pixel_count();
+            row.bytes = image.row_bytes() * static_cast<std::uint64_t>(image.height);
+            row.channels = join(request.channels);
+            row.spec = request.spec.describe();
+            std::cerr << "bench: " << row.kernel << " on " << row.input << "\n";
+            if (const Availability a = engine->availability(); !a.available) {
+                row.status = "unavailable";
+                row.reason = a.reason;
+            } else if (std::string why = engine->unsupported_reason(request); !why.empty()) {
+                row.status = "unsupported";
+                row.reason = why;
+            } else {
+                try {
+                    const BenchTiming t = engine->benchmark(request, options);
+                    row.runs = static_cast<int>(t.histogram_ms.size());
+                    row.input_copies = t.input_copies;
+                    row.median_ms = median(t.histogram_ms);
+                    row.min_ms = *std::min_element(t.histogram_ms.begin(), t.histogram_ms.end());
+                    row.e2e_median_ms = median(t.end_to_end_ms);
+                    row.gpix_s = static_cast<double>(row.pixels) / (row.median_ms * 1e-3) / 1e9;
+                    row.gb_s = static_cast<double>(row.bytes) / (row.median_ms * 1e-3) / 1e9;
+                    row.pct_read_bw = read_bw > 0 ? 100.0 * row.gb_s / read_bw : 0.0;
+                    row.verified = t.last == reference;
+                } catch (const Error& e) {
+                    row.status = "error";
+                    row.reason = e.what();
+                }
+            }
+            rows.push_back(std::move(row));
+        }
+    }
+
+    std::string out;
+    if (format == "json") {
+        Json j = Json::object();
+        j.set("device", device);
+        j.set("read_bandwidth_gbs", read_bw);
+        j.set("timed_runs", options.timed_runs);
+        j.set("warmup_runs", options.warmup_runs);
+        j.set("rotate_bytes", static_cast<std::uint64_t>(options.rotate_bytes));
+        Json results = Json::array();
+        for (const Row& r : rows) {
+            Json o = Json::object();
+            o.set("input", r.input);
+            o.set("width", r.width);
+            o.set("height", r.height);
+            o.set("image_channels", r.image_channels);
+            o.set("depth", r.depth);
+            o.set("bytes", r.bytes);
+            o.set("channels", r.channels);
+            o.set("spec", r.spec);
+            o.set("kernel", r.kernel);
+            o.set("status", r.status);
+            if (!r.reason.empty()) o.set("reason", r.reason);
+            if (r.status == "ok") {
+                o.set("median_ms", r.median_ms);
+                o.set("min_ms", r.min_ms);
+                o.set("runs", r.runs);
+                o.set("input_copies", r.input_copies);
+                o.set("gpix_s", r.gpix_s);
+                o.set("gb_s", r.gb_s);
+                o.set("pct_read_bw", r.pct_read_bw);
+                o.set("end_to_end_median_ms", r.e2e_median_ms);
+                o.set("verified", r.verified);
+            }
+            results.push(std::move(o));
+        }
+        j.set("results", std::move(results));
+        out = j.dump();
+    } else {
+        std::ostringstream os;
+        const bool csv = format == "csv";
+        if (!csv)
+            os << "# device: " << device << ", read bandwidth " << fixed(read_bw, 1) << " GB/s, "
+               << options.timed_runs << " timed runs after " << options.warmup_runs << " warm-up\n";
+        const char* header = csv ? "input,kernel,channels,spec,status,median_ms,min_ms,gpix_s,gb_s,"
+                                   "pct_read_bw,e2e_median_ms,verified,reason\n"
+                                 : "";
+        os << header;
+        if (!csv) {
+            char line[256];
+            std::snprintf(line, sizeof line, "%-16s %10s %10s %8s %8s %6s %10s %-8s\n", "kernel",
+                          "median_ms", "min_ms", "Gpix/s", "GB/s", "%bw", "e2e_ms", "verified");
+            os << line;
+        }
+        std::string last_input;
+        for (const Row& r : rows) {
+            if (csv) {
+                os << '"' << r.input << "\"," << r.kernel << ",\"" << r.channels << "\",\""
+                   << r.spec << "\"," << r.status << "," << fixed(r.median_ms, 4) << ","
+                   << fixed(r.min_ms, 4) << "," << fixed(r.gpix_s, 3) << "," << fixed(r.gb_s, 2)
+                   << "," << fixed(r.pct_read_bw, 1) << "," << fixed(r.e2e_median_ms, 4) << ","
+                   << (r.verified ? "true" : "false") << ",\"" << r.reason << "\"\n";
+                continue;
+            }
+            if (r.input != last_input) {
+                os << "# " << r.input << " (" << r.width << "x" << r.height << "x"
+                   << r.image_channels << ", " << r.depth << "-bit), channels " << r.channels
+                   << ", " << r.spec << "\n";
+                last_input = r.input;
+            }
+            if (r.status != "ok") {
+                os << r.kernel << std::string(r.kernel.size() < 17 ? 17 - r.kernel.size() : 1, ' ')
+                   << r.status << ": " << r.reason << "\n";
+                continue;
+            }
+            char line[256];
+            std::snprintf(line, sizeof line, "%-16s %10.4f %10.4f %8.2f %8.1f %6.1f %10.4f %-8s\n",
+                          r.kernel.c_str(), r.median_ms, r.min_ms, r.gpix_s, r.gb_s, r.pct_read_bw,
+                          r.e2e_median_ms, r.verified ? "true" : "FALSE");
+            os << line;
+        }
+        out = os.str();
+    }
+    write_output(args.value("-o").value_or(""), out);
+    const bool all_verified = std::all_of(
+        rows.begin(), rows.end(), [](const Row& r) { return r.status != "ok" || r.verified; });
+    return all_verified ? 0 : 5;
+}
+
+}  // namespace hs::cli
