@@ -11,7 +11,9 @@
 # It writes exactly these 8 files (the device runner returns at most 8): environment.txt
 # (versions, nvidia-smi, device query), build.log (configure + build), ctest-gpu.log,
 # cli-gpu.log (histoscope-cli on the bundled 4K photo: every GPU engine against cpu),
-# ctest-cpu.log, sanitizer-memcheck.log, sanitizer-racecheck.log, summary.txt.
+# ctest-cpu.log, sanitizer.log (memcheck and racecheck, every engine, small and 4K input),
+# bench.json (scripts/gpu-bench.sh), summary.txt.
+# HS_SKIP_BENCH=1 leaves the benchmark out.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root="$(pwd)"
@@ -20,7 +22,7 @@ out="${OUT:-out}"
 mkdir -p "$out"
 out="$(cd "$out" && pwd)"
 for f in environment.txt build.log ctest-gpu.log cli-gpu.log ctest-cpu.log \
-    sanitizer-memcheck.log sanitizer-racecheck.log summary.txt; do
+    sanitizer.log bench.json summary.txt; do
     rm -f "${out:?}/$f"
 done
 jobs="${HS_JOBS:-16}"
@@ -31,8 +33,9 @@ export PATH="$PATH:$cuda_bin"
 
 # Small and larger inputs: odd shapes (1x1, 1xN, Nx1, 1023x77, all layouts) and a 1920x1080
 # image with several bin counts, plus interleaved 3/4-channel images for memcheck.
-memcheck_filter="BlockSharedGpu.TinyAndOddShapes:BlockSharedGpu.Uniform8:BlockSharedGpu.ExplicitEdges"
-racecheck_filter="BlockSharedGpu.TinyAndOddShapes:BlockSharedGpu.Uniform8"
+# Every engine of the matrix test on a small (640x480) and a 4K input.
+memcheck_filter="GpuEngines/GpuEngineMatrix.ServesThePlainCase/*:GpuEngines/GpuEngineMatrix.FourK/*"
+racecheck_filter="$memcheck_filter"
 
 declare -a summary=()
 failed=0
@@ -111,6 +114,27 @@ else
     skip "device query" "neither histoscope-cli nor test_cuda was built"
 fi
 
+# The bundled photos as raw frames for the GPU matrix test (no OpenCV C++ here; Python cv2).
+raw_photos="$(mktemp -d)"
+export HS_RAW_PHOTOS="$raw_photos"
+python3 - "$root/resources/samples" "$raw_photos" <<'PY' >>"$out/environment.txt" 2>&1 || true
+import os, sys, cv2
+src, dst = sys.argv[1:3]
+for name in sorted(os.listdir(src)):
+    if not name.lower().endswith((".jpg", ".png", ".tif")):
+        continue
+    img = cv2.imread(os.path.join(src, name), cv2.IMREAD_UNCHANGED)
+    if img is None:
+        continue
+    if img.ndim == 3:
+        img = cv2.cvtColor(img, cv2.COLOR_BGR2RGB if img.shape[2] == 3 else cv2.COLOR_BGRA2RGBA)
+    c = 1 if img.ndim == 2 else img.shape[2]
+    t = "u8" if img.dtype.name == "uint8" else "u16"
+    img.astype("<" + ("u1" if t == "u8" else "u2")).tofile(
+        os.path.join(dst, f"{name}.{img.shape[1]}x{img.shape[0]}x{c}.{t}.raw"))
+    print("raw photo:", name, img.shape, t)
+PY
+
 if [ -f "$build/CTestTestfile.cmake" ]; then
     stage "ctest -L gpu" ctest-gpu.log \
         ctest --preset gpu-host -L gpu --output-on-failure
@@ -140,14 +164,18 @@ for candidate in "$cuda_bin/compute-sanitizer" "$cuda_bin/../compute-sanitizer/c
     fi
 done
 if [ -x "$gpu_tests" ] && [ -n "$sanitizer" ]; then
-    stage "compute-sanitizer memcheck" sanitizer-memcheck.log \
+    stage "compute-sanitizer memcheck" sanitizer.log \
         timeout "$san_timeout" "$sanitizer" --tool memcheck --leak-check full --error-exitcode 86 \
         "$gpu_tests" --gtest_filter="$memcheck_filter"
-    stage "compute-sanitizer racecheck" sanitizer-racecheck.log \
+    stage "compute-sanitizer racecheck" sanitizer.log \
         timeout "$san_timeout" "$sanitizer" --tool racecheck --racecheck-report all \
         --error-exitcode 86 "$gpu_tests" --gtest_filter="$racecheck_filter"
 else
     skip "compute-sanitizer" "no test binary, or compute-sanitizer not found"
+fi
+
+if [ "${HS_SKIP_BENCH:-0}" != 1 ] && [ -n "$cli" ]; then
+    stage "benchmark (scripts/gpu-bench.sh)" summary.txt "$root/scripts/gpu-bench.sh" "$cli" "$out/bench.json"
 fi
 
 echo
@@ -158,12 +186,12 @@ for log in ctest-gpu.log ctest-cpu.log cli-gpu.log; do
         grep -E "tests passed|tests failed|^(MATCH|MISMATCH)" "$out/$log" | sed "s/^/$log: /" || true
     fi
 done
-for log in sanitizer-memcheck.log sanitizer-racecheck.log; do
+for log in sanitizer.log; do
     if [ -f "$out/$log" ]; then
         grep -E "ERROR SUMMARY|RACECHECK SUMMARY|  PASSED  |  FAILED  " "$out/$log" |
             sed "s/^/$log: /" || true
     fi
 done
-printf '%s\n' "${summary[@]}" | tee "$out/summary.txt"
+printf '%s\n' "${summary[@]}" | tee -a "$out/summary.txt"
 echo "logs: $out"
 exit "$failed"

@@ -171,6 +171,14 @@ TEST_P(GpuEngineMatrix, ServesThePlainCase) {
     EXPECT_TRUE(check("uniform", img.view(), {Channel::Gray}, HistogramSpec::even(256, 0, 256)));
 }
 
+TEST_P(GpuEngineMatrix, FourK) {
+    // A 4K frame at both depths (also the large input of the compute-sanitizer runs).
+    const Image rgb = test::uniform(3840, 2160, 3, SampleType::U8, 8, 21);
+    check("4K u8", rgb.view(), plain_and_luma(rgb.view()), HistogramSpec::even(256, 0, 256));
+    const Image deep = test::gaussian(3840, 2160, 1, SampleType::U16, 16, 2000.0);
+    check("4K u16", deep.view(), {Channel::Gray}, HistogramSpec::even(4096, 0, 65536));
+}
+
 TEST_P(GpuEngineMatrix, SyntheticDistributions) {
     for (int c : {1, 3, 4}) {
         check_all_specs("uniform u8", test::uniform(1920, 1080, c, SampleType::U8, 8, 11));
