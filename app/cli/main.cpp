@@ -23,7 +23,7 @@ commands:
   info FILE | --raw WxHxC:u8|u16[:DEPTH] [FILE|-]
         size, depth, channels and frames of a photo, video or raw input
   hist FILE | --raw WxHxC:u8|u16[:DEPTH] [FILE|-]
-        --channels r,g,b,a,gray,luma,luma709|all   (default all)
+        --channels r,g,b,a,gray,luma,luma709,rgb|all   (default all; rgb = joint colour)
         --bins N            even bins, 1..16777216 (default 256)
         --range LO:HI       integer range, HI excluded (default 0:2^depth)
         --edges e0,e1,...   explicit bin edges of any widths
