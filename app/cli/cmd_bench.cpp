@@ -13,6 +13,7 @@
 #include "histoscope/core/synthetic.hpp"
 #include "input.hpp"
 #include "json.hpp"
+#include "request_options.hpp"
 #ifdef HS_HAVE_CUDA
 #include "histoscope/cuda/register.hpp"
 #endif
@@ -104,24 +105,6 @@ std::vector<BenchInput> bench_inputs(const Args& args) {
     return inputs;
 }
 
-HistogramSpec spec_for(const Args& args, const ImageView& image) {
-    HistogramSpec spec;
-    if (const auto edges = args.value("--edges")) {
-        if (args.has("--bins") || args.has("--range"))
-            throw UsageError("--edges cannot be combined with --bins or --range");
-        spec = HistogramSpec::with_edges(parse_number_list(*edges, "--edges"));
-    } else {
-        spec = HistogramSpec::full_range(
-            image, static_cast<int>(args.integer("--bins", 1, kMaxBins).value_or(256)));
-        if (const auto range = args.value("--range"))
-            std::tie(spec.lower, spec.upper) = parse_range(*range);
-    }
-    if (const auto cap = args.integer("--saturate", 1, INT64_MAX))
-        spec.saturate = static_cast<std::uint64_t>(*cap);
-    spec.validate();
-    return spec;
-}
-
 std::string join(const std::vector<Channel>& channels) {
     std::string s;
     for (Channel c : channels) s += (s.empty() ? "" : ",") + std::string(channel_name(c));
@@ -178,10 +161,7 @@ int run_bench(const Context& ctx) {
     std::vector<Row> rows;
     for (BenchInput& in : bench_inputs(args)) {
         const ImageView image = in.image.view();
-        const HistogramRequest request{
-            image,
-            parse_channel_list(args.value("--select").value_or("all"), image.channels, image.type),
-            spec_for(args, image)};
+        const HistogramRequest request = request_from_args(args, image, "--select");
         const std::vector<ChannelHistogram> reference =
             reference_histogram(request.image, request.channels, request.spec);
         for (HistogramEngine* engine : engines) {

@@ -9,31 +9,11 @@
 #include "histoscope/core/stats.hpp"
 #include "input.hpp"
 #include "json.hpp"
+#include "request_options.hpp"
 
 namespace hs::cli {
 
 namespace {
-
-HistogramSpec spec_from_args(const Args& args, const ImageView& image) {
-    HistogramSpec spec;
-    if (const auto edges = args.value("--edges")) {
-        if (args.has("--bins") || args.has("--range"))
-            throw UsageError("--edges cannot be combined with --bins or --range");
-        spec = HistogramSpec::with_edges(parse_number_list(*edges, "--edges"));
-    } else {
-        const auto bins = args.integer("--bins", 1, kMaxBins).value_or(256);
-        spec = HistogramSpec::full_range(image, static_cast<int>(bins));
-        if (const auto range = args.value("--range")) {
-            const auto [lo, hi] = parse_range(*range);
-            spec.lower = lo;
-            spec.upper = hi;
-        }
-    }
-    if (const auto cap = args.integer("--saturate", 1, INT64_MAX))
-        spec.saturate = static_cast<std::uint64_t>(*cap);
-    spec.validate();
-    return spec;
-}
 
 // Real-valued lower edge of bin i (for even bins: lower + i * width / bins).
 double edge(const HistogramSpec& spec, std::size_t i) {
@@ -94,10 +74,7 @@ int run_hist(const Context& ctx) {
     const Input in = load_input(args);
     for (const auto& n : in.notes) std::cerr << "note: " << n << "\n";
     const ImageView image = in.image.view();
-    const HistogramRequest request{
-        image,
-        parse_channel_list(args.value("--channels").value_or("all"), image.channels, image.type),
-        spec_from_args(args, image)};
+    const HistogramRequest request = request_from_args(args, image, "--channels");
     const HistogramResult result = engine->compute(request);
 
     std::vector<Stats> stats;

@@ -1,0 +1,42 @@
+#include "request_options.hpp"
+
+#include <algorithm>
+#include <cstdint>
+
+#include "histoscope/core/error.hpp"
+
+namespace hs::cli {
+
+HistogramRequest request_from_args(const Args& args, const ImageView& image,
+                                   const std::string& channels_option) {
+    HistogramRequest request{
+        image,
+        parse_channel_list(args.value(channels_option).value_or("all"), image.channels, image.type),
+        {}};
+    const bool joint = std::find(request.channels.begin(), request.channels.end(),
+                                 Channel::Joint) != request.channels.end();
+    if (joint && request.channels.size() > 1)
+        throw UsageError("the joint colour channel 'rgb' must be requested alone");
+
+    HistogramSpec& spec = request.spec;
+    if (const auto edges = args.value("--edges")) {
+        if (args.has("--bins") || args.has("--range"))
+            throw UsageError("--edges cannot be combined with --bins or --range");
+        spec = HistogramSpec::with_edges(parse_number_list(*edges, "--edges"));
+    } else {
+        const std::int64_t top = joint ? std::int64_t{1} << 24 : std::int64_t{1} << image.bit_depth;
+        const auto bins = args.integer("--bins", 1, kMaxBins).value_or(joint ? kMaxBins : 256);
+        spec = HistogramSpec::even(static_cast<int>(bins), 0, top);
+        if (const auto range = args.value("--range")) {
+            const auto [lo, hi] = parse_range(*range);
+            spec.lower = lo;
+            spec.upper = hi;
+        }
+    }
+    if (const auto cap = args.integer("--saturate", 1, INT64_MAX))
+        spec.saturate = static_cast<std::uint64_t>(*cap);
+    spec.validate();
+    return request;
+}
+
+}  // namespace hs::cli

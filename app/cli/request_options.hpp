@@ -1,0 +1,18 @@
+#pragma once
+// The histogram request options shared by `hist` and `bench`: channels, --bins, --range,
+// --edges, --saturate.
+
+#include <string>
+
+#include "args.hpp"
+#include "histoscope/core/engine.hpp"
+
+namespace hs::cli {
+
+// Channels come from `channels_option` (default "all"). Even bins default to 256 over
+// [0, 2^depth); the joint colour channel "rgb" must be requested alone and defaults to one
+// bin per colour, 2^24 bins over [0, 2^24). Throws UsageError.
+HistogramRequest request_from_args(const Args& args, const ImageView& image,
+                                   const std::string& channels_option);
+
+}  // namespace hs::cli
