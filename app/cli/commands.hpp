@@ -18,6 +18,7 @@ int run_info(const Context& ctx);
 int run_hist(const Context& ctx);
 int run_kernels(const Context& ctx);
 int run_bench(const Context& ctx);
+int run_equalize(const Context& ctx);
 
 // Writes `text` to `path` ("" or "-" = standard output). Throws InputError when it cannot.
 void write_output(const std::string& path, const std::string& text);

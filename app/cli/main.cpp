@@ -32,6 +32,7 @@ commands:
         --frame N           frame of a video or raw stream (default 0)
         --stats             mean, std, min, max, median, percentiles, clipped counts
         --format text|csv|json   -o FILE
+  equalize FILE | --raw FMT [FILE|-]  -o OUT  [--mode global|clahe|match] [--space luma|rgb] [--strength S] [--clip C] [--tiles WxH] [--reference REF] [--kernel cpu] [--timing] [--format text|json]
   kernels [--format text|json]
         the histogram engines and whether they can run here
   bench FILE... | --raw FMT [FILE|-] | --synthetic uniform|degenerate|gauss:SIGMA|ramp
@@ -76,6 +77,7 @@ int main(int argc, char** argv) {
         if (command == "info") return hs::cli::run_info(ctx);
         if (command == "hist") return hs::cli::run_hist(ctx);
         if (command == "kernels") return hs::cli::run_kernels(ctx);
+        if (command == "equalize") return hs::cli::run_equalize(ctx);
         if (command == "bench") return hs::cli::run_bench(ctx);
         std::cerr << "error: unknown command '" << command << "' (try --help)\n";
         return 2;

@@ -94,7 +94,77 @@ std::vector<std::string> EngineRegistry::names() const {
     return out;
 }
 
+EqualizeResult EqualizeEngine::equalize(const EqualizeRequest& request) {
+    request.validate();
+    if (const Availability a = availability(); !a.available)
+        throw UnsupportedError("engine '" + std::string(name()) +
+                               "' is not available: " + a.reason);
+    if (const std::string why = unsupported_reason(request); !why.empty())
+        throw UnsupportedError(why);
+    const auto start = std::chrono::steady_clock::now();
+    EqualizeResult result = run(request);
+    result.total_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    return result;
+}
+
+void EngineRegistry::add_equalizer(std::unique_ptr<EqualizeEngine> engine) {
+    if (find_equalizer(engine->name()) != nullptr)
+        throw UsageError("equalize engine '" + std::string(engine->name()) +
+                         "' is registered twice");
+    equalizers_.push_back(std::move(engine));
+}
+
+EqualizeEngine* EngineRegistry::find_equalizer(std::string_view name) const {
+    for (const auto& e : equalizers_)
+        if (e->name() == name) return e.get();
+    return nullptr;
+}
+
+std::vector<std::string> EngineRegistry::equalizer_names() const {
+    std::vector<std::string> out;
+    for (const auto& e : equalizers_) out.emplace_back(e->name());
+    return out;
+}
+
 namespace {
+
+double ms_since(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+        .count();
+}
+
+// The equalize_reference() pipeline, each stage timed on the host clock.
+class CpuEqualizeEngine final : public EqualizeEngine {
+  public:
+    std::string_view name() const override { return "cpu"; }
+    std::string_view description() const override {
+        return "exact CPU reference: OpenCV-exact global equalization, YCrCb and CLAHE";
+    }
+
+  protected:
+    EqualizeResult run(const EqualizeRequest& r) override {
+        EqualizeResult result;
+        auto start = std::chrono::steady_clock::now();
+        if (r.strength == 0.0) {
+            result.image = copy_image(r.image);
+            result.stages.push_back({"copy", ms_since(start)});
+            return result;
+        }
+        WorkingPlanes work = split_planes(r.image, r.space);
+        result.stages.push_back({"to_planes", ms_since(start)});
+        start = std::chrono::steady_clock::now();
+        const std::vector<ValueHistogram> references = match_references(r);
+        if (r.mode == EqualizeMode::Match) result.stages.push_back({"reference", ms_since(start)});
+        start = std::chrono::steady_clock::now();
+        equalize_planes(work, r, references);
+        result.stages.push_back({"equalize", ms_since(start)});
+        start = std::chrono::steady_clock::now();
+        result.image = compose_image(r.image, work, r.space);
+        result.stages.push_back({"to_image", ms_since(start)});
+        return result;
+    }
+};
 
 class CpuReferenceEngine final : public HistogramEngine {
   public:
@@ -120,6 +190,7 @@ class CpuReferenceEngine final : public HistogramEngine {
 
 void register_core_engines(EngineRegistry& registry) {
     registry.add(std::make_unique<CpuReferenceEngine>());
+    registry.add_equalizer(std::make_unique<CpuEqualizeEngine>());
 }
 
 }  // namespace hs

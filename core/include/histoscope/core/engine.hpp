@@ -1,6 +1,7 @@
 #pragma once
-// Histogram engines and the one registry through which the CLI, the GUI and the tests reach
-// them. The CPU reference engine ("cpu") is the judge every other engine must match exactly.
+// Histogram and equalization engines and the one registry through which the CLI, the GUI and
+// the tests reach them. The CPU reference engines (both named "cpu") are the judges every other
+// engine must match exactly.
 
 #include <memory>
 #include <string>
@@ -8,6 +9,7 @@
 #include <vector>
 
 #include "histoscope/core/channels.hpp"
+#include "histoscope/core/equalize.hpp"
 #include "histoscope/core/histogram.hpp"
 #include "histoscope/core/image.hpp"
 
@@ -103,6 +105,33 @@ class HistogramEngine {
     void check_request(const HistogramRequest& request) const;
 };
 
+struct EqualizeResult {
+    Image image;                    // same size, sample type, depth and channels as the input
+    std::vector<StageTime> stages;  // what the engine measured itself
+    double total_ms = 0.0;          // wall time of equalize(), measured by the engine base
+};
+
+// Contrast equalization (global, CLAHE, histogram matching; see equalize.hpp). The output must
+// equal equalize_reference() exactly.
+class EqualizeEngine {
+  public:
+    virtual ~EqualizeEngine() = default;
+
+    virtual std::string_view name() const = 0;
+    virtual std::string_view description() const = 0;
+    virtual Availability availability() const { return {}; }
+    // Empty when the engine can serve a valid `request`, otherwise one sentence saying why not.
+    virtual std::string unsupported_reason(const EqualizeRequest&) const { return {}; }
+
+    // Validates the request (UsageError), refuses what the engine cannot do (UnsupportedError),
+    // then runs and times it.
+    EqualizeResult equalize(const EqualizeRequest& request);
+
+  protected:
+    // Requests reaching run() are valid and supported.
+    virtual EqualizeResult run(const EqualizeRequest& request) = 0;
+};
+
 class EngineRegistry {
   public:
     void add(std::unique_ptr<HistogramEngine> engine);  // names must be unique
@@ -110,11 +139,18 @@ class EngineRegistry {
     const std::vector<std::unique_ptr<HistogramEngine>>& engines() const { return engines_; }
     std::vector<std::string> names() const;
 
+    // Equalization engines: a separate list with its own unique names.
+    void add_equalizer(std::unique_ptr<EqualizeEngine> engine);
+    EqualizeEngine* find_equalizer(std::string_view name) const;
+    const std::vector<std::unique_ptr<EqualizeEngine>>& equalizers() const { return equalizers_; }
+    std::vector<std::string> equalizer_names() const;
+
   private:
     std::vector<std::unique_ptr<HistogramEngine>> engines_;
+    std::vector<std::unique_ptr<EqualizeEngine>> equalizers_;
 };
 
-// Adds the engines of hs::core (the "cpu" reference).
+// Adds the engines of hs::core: the "cpu" histogram reference and the "cpu" equalizer.
 void register_core_engines(EngineRegistry& registry);
 
 }  // namespace hs

@@ -1,0 +1,213 @@
+// histoscope-cli equalize end to end: the written files against cv::equalizeHist,
+// cv::createCLAHE and the YCrCb recipe, depth and channels kept, --timing JSON, and one
+// `error:` line with exit code 2 or 3 for bad options and inputs.
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <opencv2/core.hpp>
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
+
+#include "cli_helpers.hpp"
+#include "histoscope/core/equalize.hpp"
+#include "synthetic.hpp"
+
+using namespace hs::test;
+
+namespace {
+
+cv::Mat read(const std::filesystem::path& p) {
+    return cv::imread(p.string(), cv::IMREAD_UNCHANGED);
+}
+
+double max_diff(const cv::Mat& a, const cv::Mat& b) {
+    if (a.size() != b.size() || a.type() != b.type()) return 1e9;
+    return cv::norm(a, b, cv::NORM_INF);
+}
+
+std::string q(const std::filesystem::path& p) {
+    return "'" + p.string() + "'";
+}
+
+}  // namespace
+
+TEST(CliEqualize, MoonGlobalWritesEqualizeHistPixelsAndBytes) {
+    const auto dir = temp_dir("eq");
+    const auto out = dir / "out.png";
+    const auto r = run_cli("equalize " + q(sample("moon.png")) + " -o " + q(out));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.out, "");
+    const cv::Mat in = read(sample("moon.png"));
+    ASSERT_EQ(in.type(), CV_8UC1);
+    cv::Mat expected;
+    cv::equalizeHist(in, expected);
+    EXPECT_EQ(max_diff(read(out), expected), 0);
+    std::vector<uchar> bytes;
+    ASSERT_TRUE(cv::imencode(".png", expected, bytes));
+    EXPECT_EQ(slurp(out), std::string(bytes.begin(), bytes.end()));
+}
+
+TEST(CliEqualize, ColourLumaEqualsTheYCrCbRecipe) {
+    const auto dir = temp_dir("eq");
+    const auto out = dir / "fruits.png";
+    const auto r = run_cli("equalize " + q(sample("fruits.jpg")) + " -o " + q(out) +
+                           " --mode global --space luma");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const cv::Mat bgr = read(sample("fruits.jpg"));
+    cv::Mat ycc;
+    cv::cvtColor(bgr, ycc, cv::COLOR_BGR2YCrCb);
+    std::vector<cv::Mat> planes;
+    cv::split(ycc, planes);
+    cv::equalizeHist(planes[0], planes[0]);
+    cv::merge(planes, ycc);
+    cv::Mat expected;
+    cv::cvtColor(ycc, expected, cv::COLOR_YCrCb2BGR);
+    EXPECT_EQ(max_diff(read(out), expected), 0);
+}
+
+TEST(CliEqualize, ClaheOnMoonMatchesCreateClahe) {
+    const auto dir = temp_dir("eq");
+    for (const std::string tiles : {"8x8", "3x5", "7x7"}) {
+        const auto out = dir / ("clahe" + tiles + ".png");
+        const auto r = run_cli("equalize " + q(sample("moon.png")) + " -o " + q(out) +
+                               " --mode clahe --clip 3 --tiles " + tiles);
+        ASSERT_EQ(r.exit_code, 0) << r.err;
+        const int tx = tiles[0] - '0', ty = tiles[2] - '0';
+        cv::Mat expected;
+        cv::createCLAHE(3.0, cv::Size(tx, ty))->apply(read(sample("moon.png")), expected);
+        EXPECT_EQ(max_diff(read(out), expected), 0) << tiles;
+    }
+}
+
+TEST(CliEqualize, SixteenBitInSixteenBitOut) {
+    const auto dir = temp_dir("eq");
+    const auto out = dir / "moon16.png";
+    const auto r = run_cli("equalize " + q(sample("moon_4k_16bit.png")) + " -o " + q(out));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const cv::Mat in = read(sample("moon_4k_16bit.png"));
+    const cv::Mat got = read(out);
+    ASSERT_EQ(got.type(), CV_16UC1);
+    ASSERT_EQ(got.size(), in.size());
+    hs::EqualizeRequest req;
+    req.image = hs::ImageView{reinterpret_cast<const std::byte*>(in.data),
+                              in.cols,
+                              in.rows,
+                              1,
+                              hs::SampleType::U16,
+                              16,
+                              in.step[0]};
+    const hs::Image expected = hs::equalize_reference(req);
+    const cv::Mat expected_mat(expected.height(), expected.width(), CV_16UC1,
+                               const_cast<std::byte*>(expected.view().data), expected.stride());
+    EXPECT_EQ(max_diff(got, expected_mat), 0);
+    double lo = 0, hi = 0;
+    cv::minMaxLoc(got, &lo, &hi);
+    EXPECT_EQ(hi, 65535);
+
+    const auto tif = dir / "chess.tif";
+    const auto c = run_cli("equalize " + q(sample("chessboard_GRAY_U16.tif")) + " -o " + q(tif) +
+                           " --mode clahe --clip 4 --tiles 3x5");
+    ASSERT_EQ(c.exit_code, 0) << c.err;
+    cv::Mat clahe;
+    cv::createCLAHE(4.0, cv::Size(3, 5))->apply(read(sample("chessboard_GRAY_U16.tif")), clahe);
+    EXPECT_EQ(max_diff(read(tif), clahe), 0);
+}
+
+TEST(CliEqualize, MatchingAPhotoToItselfKeepsIt) {
+    const auto dir = temp_dir("eq");
+    const auto out = dir / "same.png";
+    const auto r = run_cli("equalize " + q(sample("camera.png")) + " -o " + q(out) +
+                           " --mode match --reference " + q(sample("camera.png")));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(max_diff(read(out), read(sample("camera.png"))), 0);
+}
+
+TEST(CliEqualize, RawFrameKeepsDepthAndChannels) {
+    const auto dir = temp_dir("eq");
+    // Two RGB pixels, (0, 0, 0) and (16, 16, 16), as little-endian u16.
+    const char frame[12] = {0, 0, 0, 0, 0, 0, 16, 0, 16, 0, 16, 0};
+    std::ofstream(dir / "frame.raw", std::ios::binary).write(frame, sizeof frame);
+    const auto out = dir / "frame.png";
+    const auto r = run_cli("equalize --raw 2x1x3:u16:12 " + q(dir / "frame.raw") + " -o " + q(out) +
+                           " --space rgb");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const cv::Mat got = read(out);
+    ASSERT_EQ(got.type(), CV_16UC3);
+    // Each channel holds 0 and 16 -> 0 and 4095 (the declared 12-bit maximum).
+    EXPECT_EQ(got.at<cv::Vec3w>(0, 0), cv::Vec3w(0, 0, 0));
+    EXPECT_EQ(got.at<cv::Vec3w>(0, 1), cv::Vec3w(4095, 4095, 4095));
+}
+
+TEST(CliEqualize, TimingJsonNamesEveryStage) {
+    const auto dir = temp_dir("eq");
+    const auto out = dir / "t.png";
+    const auto r = run_cli("equalize " + q(sample("baboon.jpg")) + " -o " + q(out) +
+                           " --mode clahe --space rgb --timing --format json --kernel cpu");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const auto j = parse_json(r.out);
+    EXPECT_EQ(j.at("input").as_string(), sample("baboon.jpg"));
+    EXPECT_EQ(j.at("output").as_string(), out.string());
+    EXPECT_EQ(j.at("mode").as_string(), "clahe");
+    EXPECT_EQ(j.at("space").as_string(), "rgb");
+    EXPECT_EQ(j.at("kernel").as_string(), "cpu");
+    EXPECT_EQ(j.at("width").as_int(), 512);
+    EXPECT_EQ(j.at("height").as_int(), 512);
+    EXPECT_EQ(j.at("depth").as_int(), 8);
+    EXPECT_EQ(j.at("channels").as_int(), 3);
+    const auto& t = j.at("timing_ms");
+    for (const char* stage :
+         {"read", "to_planes", "equalize", "to_image", "engine_total", "write", "total"})
+        EXPECT_GE(t.at(stage).as_double(), 0.0) << stage;
+    EXPECT_TRUE(std::filesystem::exists(out));
+}
+
+TEST(CliEqualize, BadOptionsExitTwoWithOneErrorLine) {
+    const auto dir = temp_dir("eq");
+    const std::string in = q(sample("moon.png"));
+    const std::string out = " -o " + q(dir / "never.png");
+    const std::vector<std::pair<std::string, std::string>> cases{
+        {in + out + " --mode foo", "--mode"},
+        {in + out + " --space hsv", "--space"},
+        {in + out + " --strength 2", "--strength"},
+        {in + out + " --strength abc", "--strength"},
+        {in + out + " --mode clahe --clip 0", "--clip"},
+        {in + out + " --mode clahe --tiles 0x3", "--tiles"},
+        {in + out + " --mode clahe --tiles 100x100", "--tiles"},
+        {in + out + " --mode clahe --tiles 8xq", "--tiles"},
+        {in + out + " --mode match", "--reference"},
+        {in + out + " --clip 2", "--mode clahe only"},
+        {in + out + " --tiles 4x4", "--mode clahe only"},
+        {in + out + " --reference " + in, "--mode match only"},
+        {in + out + " --kernel nope", "unknown equalize kernel"},
+        {in + out + " --format xml", "--format"},
+        {in + out + " --bogus", "unknown option"},
+        {in, "-o"},
+        {in + out + " --mode match --reference " + q(sample("moon_4k_16bit.png")), "same depth"},
+        {q(sample("Megamind.avi")) + out, "video"},
+    };
+    for (const auto& [args, says] : cases) {
+        const auto r = run_cli("equalize " + args);
+        EXPECT_EQ(r.exit_code, 2) << args << ": " << r.err;
+        EXPECT_TRUE(one_error_line(r.err)) << args << ": " << r.err;
+        EXPECT_NE(r.err.find(says), std::string::npos) << args << ": " << r.err;
+        EXPECT_EQ(r.out, "") << args;
+    }
+    EXPECT_FALSE(std::filesystem::exists(dir / "never.png"));
+}
+
+TEST(CliEqualize, BadInputsAndOutputsExitThree) {
+    const auto dir = temp_dir("eq");
+    const std::vector<std::string> cases{
+        q(dir / "missing.png") + " -o " + q(dir / "o.png"),
+        q(sample("moon.png")) + " -o " + q(dir / "o.xyz"),
+        q(sample("moon_4k_16bit.png")) + " -o " + q(dir / "o.jpg"),
+        q(sample("moon.png")) + " -o " + q(dir / "o.png") + " --mode match --reference " +
+            q(dir / "missing.png"),
+    };
+    for (const auto& args : cases) {
+        const auto r = run_cli("equalize " + args);
+        EXPECT_EQ(r.exit_code, 3) << args << ": " << r.err;
+        EXPECT_TRUE(one_error_line(r.err)) << args << ": " << r.err;
+    }
+}
