@@ -10,5 +10,13 @@
 namespace hs::cuda::detail {
 
 std::unique_ptr<HistogramEngine> make_block_shared_engine();
+std::unique_ptr<HistogramEngine> make_warp_private_engine();
+std::unique_ptr<HistogramEngine> make_thread_private_engine();
+std::unique_ptr<HistogramEngine> make_packed_engine();
+std::unique_ptr<HistogramEngine> make_packed_sat_engine();
+std::unique_ptr<HistogramEngine> make_global_atomic_engine();
+std::unique_ptr<HistogramEngine> make_cub_engine();
+std::unique_ptr<HistogramEngine> make_sort_search_engine();
+std::unique_ptr<HistogramEngine> make_npp_engine();  // defined only with HS_HAVE_NPP
 
 }  // namespace hs::cuda::detail
