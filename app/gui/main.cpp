@@ -1,0 +1,128 @@
+// histoscope: the desktop application. Builds the engine registry (adding the GPU engines when
+// built with CUDA), starts the controller on its worker thread and shows the main window.
+//
+//   histoscope [FILE]                       opens FILE (default: the last file opened, else a
+//                                           bundled sample)
+//   histoscope --screenshot OUT.png [FILE]  loads, waits for the first processed frame, saves
+//                                           the window as a PNG and exits
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QDir>
+#include <QFileInfo>
+#include <QSettings>
+#include <QTimer>
+#include <cstdio>
+#include <memory>
+
+#include "histoscope/core/engine.hpp"
+#include "histoscope/media/media.hpp"
+#include "histoscope/ui/controller.hpp"
+#include "histoscope/ui/main_window.hpp"
+#include "histoscope/ui/theme.hpp"
+#include "histoscope/ui/worker.hpp"
+#ifdef HS_HAVE_CUDA
+#include "histoscope/cuda/register.hpp"
+#endif
+
+namespace {
+
+constexpr const char* kDefaultSample = "fruits.jpg";
+
+// The registry: the CPU reference, OpenCV, and the GPU engines when built with CUDA (each
+// reports itself unavailable on a machine without a GPU).
+std::unique_ptr<hs::ui::Controller> make_controller() {
+    auto registry = std::make_unique<hs::EngineRegistry>();
+    hs::register_core_engines(*registry);
+    hs::media::register_engines(*registry);
+    hs::ui::ControllerOptions options;
+#ifdef HS_HAVE_CUDA
+    const std::size_t before = registry->engines().size();
+    hs::cuda::register_engines(*registry);
+    for (std::size_t i = before; i < registry->engines().size(); ++i) {
+        const auto name = registry->engines()[i]->name();
+        options.gpu_engines << QString::fromUtf8(name.data(), static_cast<qsizetype>(name.size()));
+    }
+    options.gpu_read_bandwidth_gbs = [] {
+        return hs::cuda::measure_read_bandwidth_gbs(std::size_t{256} << 20, 10);
+    };
+#endif
+    return std::make_unique<hs::ui::Controller>(std::move(registry), std::move(options));
+}
+
+// The bundled samples: next to an installed binary, else the source tree it was built from.
+QString find_samples_dir() {
+    const QString installed = QDir(QCoreApplication::applicationDirPath())
+                                  .filePath(QStringLiteral("../share/histoscope/samples"));
+    if (QFileInfo::exists(installed)) return QDir::cleanPath(installed);
+    return QStringLiteral(HS_SAMPLES_DIR);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    QApplication app(argc, argv);
+    QApplication::setApplicationName(QStringLiteral("Histoscope"));
+    QApplication::setOrganizationName(QStringLiteral("Histoscope"));
+    QApplication::setApplicationVersion(QStringLiteral("0.1.0"));
+    QApplication::setDesktopFileName(QStringLiteral("histoscope"));
+    hs::ui::init_resources();
+    hs::ui::apply_dark_theme(app);
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription(
+        QStringLiteral("Exact image histograms on the CPU and the GPU"));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    const QCommandLineOption screenshot(
+        QStringLiteral("screenshot"),
+        QStringLiteral("Load FILE, wait for its histogram, save the window to OUT and exit."),
+        QStringLiteral("OUT"));
+    parser.addOption(screenshot);
+    parser.addPositionalArgument(QStringLiteral("file"), QStringLiteral("Image to open"),
+                                 QStringLiteral("[FILE]"));
+    parser.process(app);
+
+    const QString samples_dir = find_samples_dir();
+    QString file = parser.positionalArguments().value(0);
+    if (file.isEmpty() && !parser.isSet(screenshot)) {
+        const QString last =
+            QSettings().value(QStringLiteral("recentFiles")).toStringList().value(0);
+        if (!last.isEmpty() && QFileInfo::exists(last)) file = last;
+    }
+    if (file.isEmpty()) {
+        const QString sample = QDir(samples_dir).filePath(QString::fromLatin1(kDefaultSample));
+        if (QFileInfo::exists(sample)) file = sample;
+    }
+
+    hs::ui::Worker worker(make_controller());
+    hs::ui::MainWindow window(worker.controller(), samples_dir);
+
+    if (parser.isSet(screenshot)) {
+        const QString out = parser.value(screenshot);
+        if (file.isEmpty()) {
+            std::fputs("error: --screenshot needs a FILE (no bundled sample found)\n", stderr);
+            return 2;
+        }
+        window.resize(1600, 1000);
+        auto grab = [&window, out] {
+            // Let the layout and the repaint triggered by the new data settle first.
+            QTimer::singleShot(500, &window, [&window, out] {
+                const bool ok = window.grab().save(out, "PNG");
+                std::fprintf(ok ? stdout : stderr, ok ? "wrote %s\n" : "error: cannot write %s\n",
+                             qPrintable(out));
+                QApplication::exit(ok ? 0 : 3);
+            });
+        };
+        QObject::connect(worker.controller(), &hs::ui::Controller::frameReady, &window, grab,
+                         Qt::SingleShotConnection);
+        QObject::connect(worker.controller(), &hs::ui::Controller::loadFailed, &window,
+                         [](const QString&, const QString& message) {
+                             std::fprintf(stderr, "error: %s\n", qPrintable(message));
+                             QApplication::exit(3);
+                         });
+    }
+    window.show();
+    if (!file.isEmpty()) window.openFile(file);
+    return QApplication::exec();
+}

@@ -1,0 +1,587 @@
+// The desktop application, headless (QT_QPA_PLATFORM=offscreen): the controller on its worker
+// thread, the models, the drawing of the histogram and image views, equalization, video
+// playback and the kernel comparison, driven through the main window as a user would.
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QCoreApplication>
+#include <QDoubleSpinBox>
+#include <QFile>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QSlider>
+#include <QStandardPaths>
+#include <QTabWidget>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QtTest>
+#include <memory>
+
+#include "histoscope/core/engine.hpp"
+#include "histoscope/core/equalize.hpp"
+#include "histoscope/core/histogram.hpp"
+#include "histoscope/media/media.hpp"
+#include "histoscope/ui/compare_dialog.hpp"
+#include "histoscope/ui/controller.hpp"
+#include "histoscope/ui/controls_panel.hpp"
+#include "histoscope/ui/export.hpp"
+#include "histoscope/ui/histogram_model.hpp"
+#include "histoscope/ui/histogram_view.hpp"
+#include "histoscope/ui/image_view.hpp"
+#include "histoscope/ui/main_window.hpp"
+#include "histoscope/ui/qimage_convert.hpp"
+#include "histoscope/ui/stats_model.hpp"
+#include "histoscope/ui/theme.hpp"
+#include "histoscope/ui/timing_model.hpp"
+#include "histoscope/ui/timing_panel.hpp"
+#include "histoscope/ui/worker.hpp"
+
+using namespace hs::ui;
+
+namespace {
+
+const QString kSamples = QStringLiteral(HS_SAMPLES_DIR);
+constexpr int kTimeoutMs = 60000;
+
+QString sample(const char* name) {
+    return kSamples + QLatin1Char('/') + QLatin1String(name);
+}
+
+std::unique_ptr<hs::EngineRegistry> make_registry() {
+    auto registry = std::make_unique<hs::EngineRegistry>();
+    hs::register_core_engines(*registry);
+    hs::media::register_engines(*registry);
+    return registry;
+}
+
+std::vector<hs::Channel> shown_channels(const hs::ImageView& view) {
+    return view.channels == 1 ? std::vector<hs::Channel>{hs::Channel::Gray}
+                              : std::vector<hs::Channel>{hs::Channel::R, hs::Channel::G,
+                                                         hs::Channel::B, hs::Channel::Luma601};
+}
+
+// The reference counts of `image` for the channels the application shows.
+std::vector<hs::ChannelHistogram> reference_of(const hs::ImageView& view, int bins) {
+    return hs::reference_histogram(view, shown_channels(view),
+                                   hs::HistogramSpec::full_range(view, bins));
+}
+
+std::vector<hs::ChannelHistogram> reference_of(const QString& path, int bins) {
+    const hs::media::LoadedImage loaded = hs::media::read_image(path.toStdString());
+    return reference_of(loaded.image.view(), bins);
+}
+
+// The CPU reference's equalization of a photo.
+hs::Image equalized_reference(const QString& path, const EqualizeSettings& s) {
+    const hs::media::LoadedImage loaded = hs::media::read_image(path.toStdString());
+    hs::EqualizeRequest r;
+    r.image = loaded.image.view();
+    r.mode = s.mode == EqualizeSettings::Mode::Clahe ? hs::EqualizeMode::Clahe
+                                                     : hs::EqualizeMode::Global;
+    r.space = s.luma ? hs::EqualizeSpace::Luma : hs::EqualizeSpace::Rgb;
+    r.strength = s.strength;
+    r.clip = s.clip;
+    r.tiles_x = s.tiles_x;
+    r.tiles_y = s.tiles_y;
+    return hs::equalize_reference(r);
+}
+
+bool model_matches(const HistogramModel& model, const std::vector<hs::ChannelHistogram>& ref) {
+    if (model.columnCount() != static_cast<int>(ref.size())) return false;
+    for (int c = 0; c < model.columnCount(); ++c) {
+        const auto& counts = ref[static_cast<std::size_t>(c)].counts;
+        if (model.rowCount() != static_cast<int>(counts.size())) return false;
+        for (int b = 0; b < model.rowCount(); ++b)
+            if (model.count(b, c) != counts[static_cast<std::size_t>(b)]) return false;
+        if (model.data(model.index(0, c)).toULongLong() != counts[0]) return false;
+    }
+    return true;
+}
+
+}  // namespace
+
+class TestUi : public QObject {
+    Q_OBJECT
+
+  private:
+    std::unique_ptr<Worker> worker_;
+    std::unique_ptr<MainWindow> window_;
+    std::size_t available_engines_ = 0;
+
+    Controller* controller() const { return worker_->controller(); }
+
+    QImage plot(HistogramView* view = nullptr) const {
+        QApplication::processEvents();
+        return (view ? view : window_->histogramView())->grab().toImage();
+    }
+    // Waits until the window has drawn a frame computed after this call.
+    void waitForFrame() {
+        const std::uint64_t seen = window_->framesShown();
+        QTRY_VERIFY_WITH_TIMEOUT(window_->framesShown() > seen, kTimeoutMs);
+    }
+    // Waits until no result is pending: the last frame shown reflects every setting sent.
+    void settle() {
+        std::uint64_t seen = 0;
+        do {
+            seen = window_->framesShown();
+            QTest::qWait(300);
+        } while (window_->framesShown() != seen);
+    }
+    void setEqualize(const EqualizeSettings& s) {
+        window_->equalizePanel()->setSettings(s);
+        emit window_->equalizePanel()->settingsChanged(window_->equalizePanel()->settings());
+        waitForFrame();
+        settle();
+    }
+    void selectBins(int bins) {
+        QComboBox* combo = window_->controls()->binsCombo();
+        const int index = combo->findData(bins);
+        QVERIFY(index >= 0);
+        combo->setCurrentIndex(index);
+        QTRY_VERIFY_WITH_TIMEOUT(window_->histogramModel()->rowCount() == bins, kTimeoutMs);
+        settle();
+    }
+    void openAndWait(const QString& path) {
+        window_->openFile(path);
+        QTRY_VERIFY_WITH_TIMEOUT(window_->currentPath() == path, kTimeoutMs);
+        QTRY_VERIFY_WITH_TIMEOUT(window_->imageView()->hasImage(), kTimeoutMs);
+        settle();
+    }
+
+  private slots:
+    void initTestCase() {
+        QCoreApplication::setOrganizationName(QStringLiteral("HistoscopeTest"));
+        QCoreApplication::setApplicationName(QStringLiteral("test_ui"));
+        QStandardPaths::setTestModeEnabled(true);
+        QSettings().clear();
+        init_resources();
+        auto registry = make_registry();
+        for (const auto& e : registry->engines())
+            if (e->availability().available) ++available_engines_;
+        worker_ = std::make_unique<Worker>(
+            std::make_unique<Controller>(std::move(registry), ControllerOptions{}));
+        window_ = std::make_unique<MainWindow>(controller(), kSamples);
+        window_->resize(1400, 900);
+        window_->show();
+        // First start: equalization defaults to global, 100%.
+        QCOMPARE(window_->equalizePanel()->settings().mode, EqualizeSettings::Mode::Global);
+    }
+
+    void cleanupTestCase() {
+        window_.reset();
+        worker_.reset();
+        QSettings().clear();
+    }
+
+    void engineCombosListTheRegistry() {
+        QComboBox* combo = window_->controls()->engineCombo();
+        const auto registry = make_registry();
+        QTRY_COMPARE_WITH_TIMEOUT(combo->count(), static_cast<int>(registry->engines().size()) + 1,
+                                  kTimeoutMs);
+        QCOMPARE(combo->itemData(0).toString(), QStringLiteral("auto"));
+        for (const auto& e : registry->engines())
+            QVERIFY(combo->findData(QString::fromStdString(std::string(e->name()))) > 0);
+        QComboBox* eq = window_->equalizePanel()->equalizerCombo();
+        QCOMPARE(eq->count(), static_cast<int>(registry->equalizers().size()) + 1);
+        QVERIFY(eq->findData(QStringLiteral("cpu")) > 0);
+    }
+
+    void loadingFillsTheModelWithTheReferenceCounts() {
+        const QString path = sample("fruits.jpg");
+        openAndWait(path);
+        QVERIFY(model_matches(*window_->histogramModel(), reference_of(path, 256)));
+        QCOMPARE(window_->imageView()->original().width(), 512);
+        QCOMPARE(window_->histogramModel()->histogram().engine, QStringLiteral("cpu"));
+        // Original and equalized columns for r, g, b, luma.
+        QCOMPARE(window_->statsModel()->columnCount(), 8);
+        QVERIFY(window_->statsModel()->rowCount() >= 8);
+        const hs::Stats& red = window_->histogramModel()->histogram().stats[0];
+        const hs::media::LoadedImage loaded = hs::media::read_image(path.toStdString());
+        const hs::Stats expect =
+            hs::compute_stats(loaded.image.view(), hs::Channel::R,
+                              hs::HistogramSpec::full_range(loaded.image.view()));
+        QCOMPARE(red.median, expect.median);
+        QCOMPARE(red.mean, expect.mean);
+        // Timing: the CPU engine's own stages and a throughput.
+        QVERIFY(window_->timingModel()->rowCount() >= 1);
+        const FrameTiming& t = window_->timingModel()->entries().front();
+        QCOMPARE(t.engine, QStringLiteral("cpu"));
+        QCOMPARE(t.equalizer, QStringLiteral("cpu"));
+        QVERIFY(!t.stages.isEmpty());
+        QCOMPARE(t.stages.front().name, QStringLiteral("histogram"));
+        QVERIFY(t.gpix_per_s > 0.0);
+        QVERIFY(t.read_bandwidth_gbs > 0.0);
+        QVERIFY(t.pct_read_bw > 0.0);
+        QVERIFY(window_->timingPanel()->summary().contains(QStringLiteral("Gpix/s")));
+        // No GPU engine in this registry: the status bar says the CPU runs and why.
+        QVERIFY2(window_->engineStatus().contains(QStringLiteral("cpu")) &&
+                     window_->engineStatus().contains(QStringLiteral("no GPU")),
+                 qPrintable(window_->engineStatus()));
+    }
+
+    void equalizedHistogramIsTheReferenceOfTheEqualizedImage() {
+        const QString path = sample("fruits.jpg");
+        for (const EqualizeSettings::Mode mode :
+             {EqualizeSettings::Mode::Global, EqualizeSettings::Mode::Clahe}) {
+            EqualizeSettings s;
+            s.mode = mode;
+            s.luma = mode == EqualizeSettings::Mode::Global;
+            s.strength = 0.7;
+            s.clip = 3.0;
+            s.tiles_x = 4;
+            s.tiles_y = 6;
+            setEqualize(s);
+            const hs::Image expected = equalized_reference(path, s);
+            QVERIFY(model_matches(*window_->equalizedModel(), reference_of(expected.view(), 256)));
+            QCOMPARE(window_->imageView()->equalized(), to_qimage(expected.view()));
+        }
+    }
+
+    void strengthSliderChangesTheOutputImage() {
+        EqualizeSettings s;
+        s.mode = EqualizeSettings::Mode::Global;
+        s.strength = 1.0;
+        setEqualize(s);
+        const QImage full = window_->imageView()->equalized();
+        const QImage view_full = window_->imageView()->grab().toImage();
+        QVERIFY(!full.isNull());
+        QVERIFY(full != window_->imageView()->original());
+        QSlider* slider = window_->equalizePanel()->strengthSlider();
+        // Move the slider as a drag would: many values in a row, the latest wins.
+        for (int v = 100; v >= 30; v -= 5) slider->setValue(v);
+        settle();
+        QCOMPARE(window_->equalizePanel()->settings().strength, 0.3);
+        const QImage partial = window_->imageView()->equalized();
+        QVERIFY(partial != full);
+        QVERIFY(window_->imageView()->grab().toImage() != view_full);
+        s.strength = 0.3;
+        QCOMPARE(partial, to_qimage(equalized_reference(sample("fruits.jpg"), s).view()));
+        slider->setValue(0);
+        settle();
+        QCOMPARE(window_->imageView()->equalized(), window_->imageView()->original());
+        slider->setValue(100);
+        settle();
+        QCOMPARE(window_->imageView()->equalized(), full);
+    }
+
+    void equalizationOffShowsTheOriginalOnly() {
+        EqualizeSettings s;
+        s.mode = EqualizeSettings::Mode::Off;
+        setEqualize(s);
+        QVERIFY(window_->imageView()->equalized().isNull());
+        QVERIFY(window_->equalizedModel()->empty());
+        QCOMPARE(window_->statsModel()->columnCount(), 4);
+        QCOMPARE(window_->timingModel()->entries().front().equalizer, QString());
+        s.mode = EqualizeSettings::Mode::Global;
+        setEqualize(s);
+        QVERIFY(!window_->equalizedModel()->empty());
+    }
+
+    void matchModeNeedsAndUsesAReference() {
+        EqualizeSettings s;
+        s.mode = EqualizeSettings::Mode::Match;
+        QSignalSpy errors(controller(), &Controller::errorOccurred);
+        setEqualize(s);
+        QVERIFY(errors.count() >= 1);
+        QVERIFY2(window_->lastError().contains(QStringLiteral("reference")),
+                 qPrintable(window_->lastError()));
+        QVERIFY(window_->imageView()->hasImage());  // the window stays usable
+        QSignalSpy loaded(controller(), &Controller::referenceLoaded);
+        window_->setReferenceFile(sample("baboon.jpg"));
+        QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, kTimeoutMs);
+        settle();
+        QVERIFY(!window_->imageView()->equalized().isNull());
+        // Matching to the baboon: the equalized luma histogram is the reference's recipe.
+        const hs::media::LoadedImage image =
+            hs::media::read_image(sample("fruits.jpg").toStdString());
+        const hs::media::LoadedImage ref =
+            hs::media::read_image(sample("baboon.jpg").toStdString());
+        hs::EqualizeRequest r;
+        r.image = image.image.view();
+        r.mode = hs::EqualizeMode::Match;
+        r.reference = ref.image.view();
+        const hs::Image expected = hs::equalize_reference(r);
+        QVERIFY(model_matches(*window_->equalizedModel(), reference_of(expected.view(), 256)));
+        s.mode = EqualizeSettings::Mode::Global;
+        setEqualize(s);
+    }
+
+    void binCountRecomputesExactly() {
+        QComboBox* bins = window_->controls()->binsCombo();
+        QCOMPARE(bins->findData(512), -1);  // an 8-bit image offers at most 256 bins
+        selectBins(64);
+        QVERIFY(model_matches(*window_->histogramModel(), reference_of(sample("fruits.jpg"), 64)));
+        QCOMPARE(window_->equalizedModel()->rowCount(), 64);
+        selectBins(256);
+    }
+
+    void sixteenBitImageOffersDeepBins() {
+        const QString path = sample("moon_4k_16bit.png");
+        openAndWait(path);
+        selectBins(65536);
+        QVERIFY(model_matches(*window_->histogramModel(), reference_of(path, 65536)));
+        QCOMPARE(window_->statsModel()->columnCount(), 2);  // gray and gray (eq)
+        QVERIFY(!plot().isNull());
+        // Back to the 8-bit photo: the bin count falls back to what 8 bits offer.
+        openAndWait(sample("fruits.jpg"));
+        selectBins(256);
+        QVERIFY(model_matches(*window_->histogramModel(), reference_of(sample("fruits.jpg"), 256)));
+    }
+
+    void displayTogglesChangeWhatIsDrawn() {
+        HistogramModel* model = window_->histogramModel();
+        ControlsPanel* controls = window_->controls();
+        const QImage linear = plot();
+        const QImage linear_eq = plot(window_->equalizedView());
+        const QVector<double> linear_series = model->series(0);
+
+        controls->logCheck()->setChecked(true);
+        QVERIFY(model->logScale());
+        QVERIFY(window_->equalizedModel()->logScale());
+        QVERIFY(model->series(0) != linear_series);
+        QVERIFY(plot() != linear);
+        QVERIFY(plot(window_->equalizedView()) != linear_eq);
+        controls->logCheck()->setChecked(false);
+
+        QVERIFY(model->cumulativeSeries(0).isEmpty());
+        controls->cumulativeCheck()->setChecked(true);
+        const QVector<double> cumulative = model->cumulativeSeries(0);
+        QCOMPARE(cumulative.size(), 256);
+        QCOMPARE(cumulative.last(), 1.0);
+        QVERIFY(plot() != linear);
+        controls->cumulativeCheck()->setChecked(false);
+        QCOMPARE(plot(), linear);
+
+        QCheckBox* red = controls->channelCheck(QStringLiteral("r"));
+        QVERIFY(red != nullptr);
+        red->setChecked(false);
+        QVERIFY(!model->channelVisible(QStringLiteral("r")));
+        QVERIFY(plot() != linear);
+        QVERIFY(!window_->histogramView()->readout(128).contains(QStringLiteral(" r ")));
+        red->setChecked(true);
+        QVERIFY(window_->histogramView()->readout(128).contains(QStringLiteral(" r ")));
+        QCOMPARE(plot(), linear);
+
+        controls->paradeCheck()->setChecked(true);
+        QVERIFY(plot() != linear);
+        controls->paradeCheck()->setChecked(false);
+        QCOMPARE(plot(), linear);
+    }
+
+    void hoverReadoutAndZoom() {
+        HistogramView* view = window_->histogramView();
+        const QString text = view->readout(100);
+        const QString count = QString::number(window_->histogramModel()->count(100, 0));
+        QVERIFY2(text.startsWith(QStringLiteral("[100, 101)")), qPrintable(text));
+        QVERIFY(text.contains(QStringLiteral(" r ") + count + QStringLiteral(" (")));
+        const QImage full = plot();
+        view->setBinRange(64, 128);
+        QCOMPARE(view->firstBin(), 64);
+        QCOMPARE(view->lastBin(), 128);
+        // Both plots zoom together.
+        QCOMPARE(window_->equalizedView()->firstBin(), 64);
+        QCOMPARE(window_->equalizedView()->lastBin(), 128);
+        QVERIFY(plot() != full);
+        view->resetZoom();
+        QCOMPARE(view->lastBin(), 256);
+        QCOMPARE(window_->equalizedView()->lastBin(), 256);
+    }
+
+    void beforeAfterViewSplitsAndSitsSideBySide() {
+        ImageView* view = window_->imageView();
+        QVERIFY(!view->equalized().isNull());
+        view->setCompare(ImageView::Compare::Split);
+        window_->splitSlider()->setValue(0);
+        QCOMPARE(view->split(), 0.0);
+        const QImage all_after = view->grab().toImage();
+        window_->splitSlider()->setValue(1000);
+        const QImage all_before = view->grab().toImage();
+        QVERIFY(all_after != all_before);
+        view->setCompare(ImageView::Compare::SideBySide);
+        QVERIFY(view->grab().toImage() != all_before);
+        view->setCompare(ImageView::Compare::Split);
+        window_->splitSlider()->setValue(500);
+        view->zoomIn();
+        QVERIFY(!view->fitted());
+        QVERIFY(view->zoom() > 0.0);
+        view->fit();
+        QVERIFY(view->fitted());
+    }
+
+    void exportsHistogramCsvPlotPngAndTheImage() {
+        const QString csv = histogram_csv(window_->histogramModel()->histogram(),
+                                          window_->equalizedModel()->histogram());
+        const QStringList lines = csv.split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+        QCOMPARE(lines.size(), 257);
+        QCOMPARE(lines.first(),
+                 QStringLiteral("bin,lower,upper,r,g,b,luma,r_equalized,g_equalized,b_equalized,"
+                                "luma_equalized"));
+        QCOMPARE(lines[1].section(QLatin1Char(','), 3, 3),
+                 QString::number(window_->histogramModel()->count(0, 0)));
+        QCOMPARE(lines[1].section(QLatin1Char(','), 7, 7),
+                 QString::number(window_->equalizedModel()->count(0, 0)));
+
+        QTemporaryDir dir;
+        const QString png = dir.filePath(QStringLiteral("plot.png"));
+        QCOMPARE(window_->savePlotPng(png), QString());
+        QVERIFY(!QImage(png).isNull());
+
+        const QString saved = dir.filePath(QStringLiteral("equalized.png"));
+        QSignalSpy done(controller(), &Controller::imageSaved);
+        emit window_->saveRequested(saved);
+        QTRY_COMPARE_WITH_TIMEOUT(done.count(), 1, kTimeoutMs);
+        const hs::media::LoadedImage back = hs::media::read_image(saved.toStdString());
+        QCOMPARE(to_qimage(back.image.view()), window_->imageView()->equalized());
+    }
+
+    void corruptFileShowsAnErrorAndKeepsTheImage() {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        QFile source(sample("fruits.jpg"));
+        QVERIFY(source.open(QIODevice::ReadOnly));
+        const QByteArray bytes = source.readAll();
+        const QString corrupt = dir.filePath(QStringLiteral("truncated.jpg"));
+        QFile out(corrupt);
+        QVERIFY(out.open(QIODevice::WriteOnly));
+        out.write(bytes.left(bytes.size() / 3));
+        out.close();
+        const QString not_image = dir.filePath(QStringLiteral("notes.png"));
+        QFile text(not_image);
+        QVERIFY(text.open(QIODevice::WriteOnly));
+        text.write("this is not a PNG");
+        text.close();
+        const QString missing = dir.filePath(QStringLiteral("missing.jpg"));
+
+        const QString before = window_->currentPath();
+        const QImage image_before = window_->imageView()->original();
+        const HistogramData counts_before = window_->histogramModel()->histogram();
+        QSignalSpy failed(controller(), &Controller::loadFailed);
+        for (const QString& path : {corrupt, not_image, missing}) {
+            const int seen = static_cast<int>(failed.count());
+            window_->openFile(path);
+            QTRY_VERIFY_WITH_TIMEOUT(failed.count() == seen + 1, kTimeoutMs);
+            QApplication::processEvents();
+            QVERIFY2(window_->lastError().contains(QFileInfo(path).fileName()),
+                     qPrintable(window_->lastError()));
+            QCOMPARE(window_->currentPath(), before);
+            QCOMPARE(window_->imageView()->original(), image_before);
+            QCOMPARE(window_->histogramModel()->histogram().counts, counts_before.counts);
+        }
+        // The controller still holds the old image: a new bin count recomputes it.
+        selectBins(128);
+        QVERIFY(model_matches(*window_->histogramModel(), reference_of(before, 128)));
+        selectBins(256);
+    }
+
+    void videoPlaysOnTheClockAndSteps() {
+        const QString path = sample("tree.avi");
+        openAndWait(path);
+        QVERIFY(window_->media().video);
+        QVERIFY(window_->media().fps > 0.0);
+        QCOMPARE(window_->playback().frame, 0);
+        // Step: the next frame's histogram is the reference of that decoded frame.
+        emit window_->stepRequested(1);
+        QTRY_COMPARE_WITH_TIMEOUT(window_->playback().frame, 1, kTimeoutMs);
+        settle();
+        hs::media::VideoReader reader(path.toStdString());
+        reader.read();
+        const std::optional<hs::Image> second = reader.read();
+        QVERIFY(second.has_value());
+        QVERIFY(model_matches(*window_->histogramModel(), reference_of(second->view(), 256)));
+        QCOMPARE(window_->timingModel()->entries().front().frame, 1);
+        // Play for a second: frames advance with the clock, every one is drawn or dropped.
+        const std::uint64_t shown = window_->framesShown();
+        emit window_->playToggleRequested();
+        QTRY_VERIFY_WITH_TIMEOUT(window_->playback().playing, kTimeoutMs);
+        QTest::qWait(1000);
+        emit window_->playToggleRequested();
+        QTRY_VERIFY_WITH_TIMEOUT(!window_->playback().playing, kTimeoutMs);
+        settle();
+        const PlaybackState state = window_->playback();
+        QVERIFY2(state.frame > 1, qPrintable(QString::number(state.frame)));
+        QVERIFY(window_->framesShown() > shown);
+        // Never behind the clock by more than the frames it dropped: shown + dropped covers
+        // every frame played.
+        QVERIFY(static_cast<std::int64_t>(window_->framesShown() - shown) + state.dropped >=
+                state.frame - 1);
+        QCOMPARE(window_->timingModel()->entries().front().frame, state.frame);
+        // Seek.
+        emit window_->seekRequested(5);
+        QTRY_COMPARE_WITH_TIMEOUT(window_->playback().frame, 5, kTimeoutMs);
+        settle();
+        openAndWait(sample("fruits.jpg"));
+        QVERIFY(!window_->media().video);
+    }
+
+    void compareKernelsListsEveryEngineVerified() {
+        window_->openCompareDialog();
+        CompareDialog* dialog = window_->compareDialog();
+        QVERIFY(dialog != nullptr);
+        QSignalSpy finished(dialog, &CompareDialog::finished);
+        dialog->start();
+        QVERIFY(dialog->running());
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 120000);
+        QCOMPARE(finished.first().first().toBool(), false);
+        QCOMPARE(static_cast<std::size_t>(dialog->rows().size()), available_engines_);
+        QCOMPARE(static_cast<std::size_t>(dialog->table()->rowCount()), available_engines_);
+        QStringList names;
+        for (const BenchRow& row : dialog->rows()) {
+            names << row.engine;
+            QCOMPARE(row.status, QStringLiteral("ok"));
+            QVERIFY2(row.verified, qPrintable(row.engine));
+            QVERIFY(row.median_ms > 0.0);
+            QVERIFY(row.gpix_per_s > 0.0);
+        }
+        for (int r = 0; r < dialog->table()->rowCount(); ++r)
+            QCOMPARE(dialog->table()->item(r, dialog->table()->columnCount() - 1)->text(),
+                     QStringLiteral("exact"));
+        QVERIFY(names.contains(QStringLiteral("cpu")));
+        QVERIFY(names.contains(QStringLiteral("opencv")));
+        QCOMPARE(dialog->chartBars(), static_cast<int>(available_engines_));
+        const QString json = benchmark_json(dialog->rows(), QStringLiteral("fruits.jpg"));
+        QCOMPARE(json.count(QStringLiteral("\"verified\": true")),
+                 static_cast<qsizetype>(available_engines_));
+        QCOMPARE(benchmark_csv(dialog->rows()).count(QLatin1Char('\n')),
+                 static_cast<qsizetype>(available_engines_) + 1);
+        dialog->close();
+    }
+
+    void compareKernelsCanBeCancelled() {
+        window_->openCompareDialog();
+        CompareDialog* dialog = window_->compareDialog();
+        QSignalSpy finished(dialog, &CompareDialog::finished);
+        dialog->start();
+        dialog->cancel();
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 120000);
+        QCOMPARE(finished.first().first().toBool(), true);
+        QVERIFY(!dialog->running());
+        QVERIFY(static_cast<std::size_t>(dialog->rows().size()) < available_engines_);
+        dialog->close();
+    }
+
+    void settingsPersist() {
+        window_->controls()->logCheck()->setChecked(true);
+        EqualizeSettings s;
+        s.mode = EqualizeSettings::Mode::Clahe;
+        s.strength = 0.4;
+        s.tiles_x = 3;
+        setEqualize(s);
+        window_->close();  // saves the settings
+        QSettings settings;
+        QCOMPARE(settings.value(QStringLiteral("histogram/log")).toBool(), true);
+        QCOMPARE(settings.value(QStringLiteral("equalize/mode")).toInt(),
+                 static_cast<int>(EqualizeSettings::Mode::Clahe));
+        QVERIFY(settings.value(QStringLiteral("recentFiles"))
+                    .toStringList()
+                    .contains(QFileInfo(sample("fruits.jpg")).absoluteFilePath()));
+        // A second window starts with them.
+        MainWindow second(controller(), kSamples);
+        QVERIFY(second.controls()->logCheck()->isChecked());
+        QCOMPARE(second.equalizePanel()->settings().mode, EqualizeSettings::Mode::Clahe);
+        QCOMPARE(second.equalizePanel()->settings().strength, 0.4);
+        QCOMPARE(second.equalizePanel()->settings().tiles_x, 3);
+    }
+};
+
+QTEST_MAIN(TestUi)
+#include "test_ui.moc"

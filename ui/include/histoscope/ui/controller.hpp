@@ -1,0 +1,156 @@
+#pragma once
+// The controller owns the engine registry, the loaded media and the frame pipeline (histogram
+// of the original, equalization, histogram of the result, statistics, timing). It lives on a
+// worker thread (see Worker); widgets reach it only through queued signals and receive value
+// types back, so the UI thread never waits for a decoder or an engine.
+//
+// Requests coalesce: a settings change marks the frame dirty and posts one process() call;
+// changes that arrive before it runs are folded into it, so the latest settings win and a
+// moving slider never builds a queue. Video plays from a timer at the clip's frame rate on
+// this thread; when processing (or the UI) falls behind, frames are skipped to stay on the
+// clock and counted as dropped, so the lag never grows.
+
+#include <QElapsedTimer>
+#include <QObject>
+#include <QString>
+#include <QStringList>
+#include <QVector>
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <tuple>
+
+#include "histoscope/core/engine.hpp"
+#include "histoscope/core/image.hpp"
+#include "histoscope/ui/types.hpp"
+
+class QTimer;
+
+namespace hs::media {
+class VideoReader;
+}
+
+namespace hs::ui {
+
+struct ControllerOptions {
+    // Registry names of the histogram engines that run on a GPU ("auto" chooses among them).
+    QStringList gpu_engines;
+    // The GPU's measured read bandwidth in GB/s; called once, on the worker thread, when a GPU
+    // engine first runs. May throw (then the percentage is not shown). Empty without CUDA.
+    std::function<double()> gpu_read_bandwidth_gbs;
+};
+
+class Controller : public QObject {
+    Q_OBJECT
+
+  public:
+    Controller(std::unique_ptr<hs::EngineRegistry> registry, ControllerOptions options,
+               QObject* parent = nullptr);
+    ~Controller() override;
+
+    // Thread-safe: asks a running (or requested) benchmark to stop after the engine it is
+    // timing; clearCancel() before requesting a new one.
+    void requestCancel() { cancel_.store(true); }
+    void clearCancel() { cancel_.store(false); }
+    // Thread-safe: the UI has drawn a frameReady() result. Video playback skips frames while
+    // the UI still has one to draw, so results never queue up in the UI thread.
+    void frameShown() {
+        int pending = unshown_.load();
+        while (pending > 0 && !unshown_.compare_exchange_weak(pending, pending - 1)) {
+        }
+    }
+
+  public slots:
+    void listEngines();
+    void openFile(const QString& path);
+    void setEngine(const QString& name);     // "auto" or a registry name
+    void setEqualizer(const QString& name);  // "auto" or a registry equalizer name
+    void setBins(int bins);
+    void setEqualize(const hs::ui::EqualizeSettings& settings);
+    void setReference(const QString& path);  // the image that match mode matches
+    // Writes the equalized image (the original when equalization is off).
+    void saveImage(const QString& path);
+    void play();
+    void pause();
+    void togglePlay();
+    void step(int frames);  // pauses; +1 next frame, -1 previous frame
+    void seek(qint64 frame);
+    // Times every available engine on the current frame (`runs` timed runs each).
+    void runBenchmark(int runs);
+
+  signals:
+    void enginesListed(const QVector<hs::ui::EngineInfo>& engines,
+                       const QVector<hs::ui::EngineInfo>& equalizers);
+    void mediaLoaded(const hs::ui::MediaInfo& info);
+    void loadFailed(const QString& path, const QString& message);
+    void frameReady(const hs::ui::FrameResult& result);
+    void engineStatusChanged(const hs::ui::EngineStatus& status);
+    void playbackChanged(const hs::ui::PlaybackState& state);
+    void referenceLoaded(const QString& path);
+    void imageSaved(const QString& path);
+    void errorOccurred(const QString& message);
+    void benchmarkStarted(int engines);
+    void benchmarkProgress(int done, int total, const QString& engine);
+    void benchmarkRow(const hs::ui::BenchRow& row);
+    void benchmarkFinished(bool cancelled);
+
+  private:
+    void scheduleProcess();
+    void process();
+    void tick();
+    bool readFrame(std::int64_t index);  // decodes frame `index` into source_
+    void emitPlayback();
+    void reportError(const QString& message);
+    hs::HistogramRequest makeRequest(const hs::ImageView& image) const;
+    hs::HistogramEngine* resolveEngine(const hs::HistogramRequest& request, EngineStatus& status);
+    hs::HistogramEngine* fastestGpuEngineForAuto(const hs::HistogramRequest& request, QString& why);
+    hs::EqualizeEngine* resolveEqualizer(const hs::EqualizeRequest& request, QString& why);
+    HistogramData histogramOf(hs::HistogramEngine& engine, const hs::HistogramRequest& request,
+                              const QString& engine_name);
+    double readBandwidthGbs(const QString& engine, QString& device);
+
+    std::unique_ptr<hs::EngineRegistry> registry_;
+    ControllerOptions options_;
+
+    // The media.
+    hs::Image source_;  // the photo or the current video frame
+    hs::Image equalized_;
+    QString path_;
+    std::unique_ptr<hs::media::VideoReader> video_;
+    std::int64_t frame_ = 0;  // index of source_ in the video
+    std::int64_t frames_ = 0;
+    double fps_ = 0.0;
+    std::optional<hs::Image> reference_;
+
+    // Settings.
+    QString engine_ = QStringLiteral("auto");
+    QString equalizer_ = QStringLiteral("auto");
+    int bins_ = 256;
+    EqualizeSettings equalize_;
+
+    // Pipeline state.
+    bool process_posted_ = false;
+    bool original_dirty_ = true;
+    std::uint64_t sequence_ = 0;
+    QString last_error_;
+    std::map<std::tuple<int, int, int, int, int>, QString> auto_choice_;  // shape -> engine
+    std::optional<double> gpu_bw_;
+    std::optional<double> host_bw_;
+    unsigned host_threads_ = 0;
+
+    // Playback.
+    QTimer* timer_;
+    QElapsedTimer clock_;
+    bool playing_ = false;
+    std::int64_t play_start_frame_ = 0;
+    std::int64_t dropped_ = 0;
+
+    std::atomic<bool> cancel_{false};
+    std::atomic<int> unshown_{0};
+};
+
+}  // namespace hs::ui

@@ -1,0 +1,148 @@
+#pragma once
+// The main window: the image (before/after) and the video controls on the left; the
+// histograms of the original and of the equalized image, their controls, the equalization
+// controls, the statistics and the live timing on the right. It draws and forwards intent to
+// the Controller (queued signals) and shows the value results that come back.
+
+#include <QMainWindow>
+#include <QPointer>
+
+#include "histoscope/ui/types.hpp"
+
+class QAction;
+class QLabel;
+class QMenu;
+class QMessageBox;
+class QSlider;
+class QSplitter;
+class QTabWidget;
+class QTableView;
+class QToolButton;
+
+namespace hs::ui {
+
+class CompareDialog;
+class Controller;
+class ControlsPanel;
+class EqualizePanel;
+class HistogramModel;
+class HistogramView;
+class ImageView;
+class StatsModel;
+class TimingModel;
+class TimingPanel;
+
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+
+  public:
+    // `samples_dir`: the bundled sample media (File > Open Sample); may be empty.
+    MainWindow(Controller* controller, const QString& samples_dir, QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    HistogramModel* histogramModel() const { return histogram_model_; }
+    HistogramModel* equalizedModel() const { return equalized_model_; }
+    StatsModel* statsModel() const { return stats_model_; }
+    TimingModel* timingModel() const { return timing_model_; }
+    HistogramView* histogramView() const { return histogram_view_; }
+    HistogramView* equalizedView() const { return equalized_view_; }
+    ImageView* imageView() const { return image_view_; }
+    ControlsPanel* controls() const { return controls_; }
+    EqualizePanel* equalizePanel() const { return equalize_; }
+    TimingPanel* timingPanel() const { return timing_panel_; }
+    QTabWidget* tabs() const { return tabs_; }
+    QSlider* splitSlider() const { return split_slider_; }
+    QSlider* frameSlider() const { return frame_slider_; }
+    const QString& currentPath() const { return current_path_; }
+    const MediaInfo& media() const { return media_; }
+    const PlaybackState& playback() const { return playback_; }
+    const QString& lastError() const { return last_error_; }
+    std::uint64_t framesShown() const { return frames_shown_; }
+    QString engineStatus() const;
+    CompareDialog* compareDialog() const;
+
+  public slots:
+    void openFile(const QString& path);
+    void openCompareDialog();
+    void setReferenceFile(const QString& path);
+    // Writes the whole window, or the histogram plots, to a PNG. Returns an error or "".
+    QString savePlotPng(const QString& path);
+
+  signals:
+    void openRequested(const QString& path);
+    void engineRequested(const QString& name);
+    void equalizerRequested(const QString& name);
+    void binsRequested(int bins);
+    void equalizeRequested(const hs::ui::EqualizeSettings& settings);
+    void referenceRequested(const QString& path);
+    void saveRequested(const QString& path);
+    void enginesRequested();
+    void playToggleRequested();
+    void stepRequested(int frames);
+    void seekRequested(qint64 frame);
+
+  protected:
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
+    void closeEvent(QCloseEvent* event) override;
+
+  private:
+    void buildLayout();
+    void buildMenus();
+    void connectController();
+    void restoreSettings();
+    void saveSettings() const;
+    void rebuildRecentMenu();
+    void addRecent(const QString& path);
+    void onMediaLoaded(const MediaInfo& info);
+    void onLoadFailed(const QString& path, const QString& message);
+    void onFrame(const FrameResult& result);
+    void onEngineStatus(const EngineStatus& status);
+    void onPlayback(const PlaybackState& state);
+    void showError(const QString& title, const QString& message);
+    void chooseAndOpen();
+    void chooseReference();
+    void chooseAndSave();
+    void exportHistogramCsv();
+    void exportPlotPng();
+
+    Controller* controller_;
+    QString samples_dir_;
+    QString current_path_;
+    QString last_error_;
+    MediaInfo media_;
+    PlaybackState playback_;
+    std::uint64_t frames_shown_ = 0;
+    HistogramModel* histogram_model_;
+    HistogramModel* equalized_model_;
+    StatsModel* stats_model_;
+    TimingModel* timing_model_;
+    ImageView* image_view_;
+    HistogramView* histogram_view_;
+    HistogramView* equalized_view_;
+    QWidget* plots_;
+    ControlsPanel* controls_;
+    EqualizePanel* equalize_;
+    QTableView* stats_view_;
+    TimingPanel* timing_panel_;
+    QTabWidget* tabs_;
+    QSplitter* main_splitter_ = nullptr;
+    QSplitter* right_splitter_ = nullptr;
+    QSlider* split_slider_;
+    QWidget* video_bar_;
+    QToolButton* play_button_;
+    QSlider* frame_slider_;
+    QLabel* frame_label_;
+    QLabel* engine_label_;
+    QLabel* media_label_;
+    QMenu* recent_menu_ = nullptr;
+    QAction* play_action_ = nullptr;
+    QAction* split_action_ = nullptr;
+    QAction* side_action_ = nullptr;
+    QList<QAction*> media_actions_;  // enabled once media is loaded
+    QList<QAction*> video_actions_;  // enabled for video
+    QPointer<CompareDialog> compare_;
+    QPointer<QMessageBox> error_box_;
+};
+
+}  // namespace hs::ui

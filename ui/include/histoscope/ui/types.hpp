@@ -1,0 +1,154 @@
+#pragma once
+// Value types the controller emits across threads (queued connections copy them). Nothing
+// here refers to an engine or to the loaded media: the UI thread owns copies only.
+
+#include <QImage>
+#include <QMetaType>
+#include <QString>
+#include <QStringList>
+#include <QVector>
+#include <cstdint>
+#include <vector>
+
+#include "histoscope/core/stats.hpp"
+
+namespace hs::ui {
+
+// What was loaded.
+struct MediaInfo {
+    QString path;
+    QString format;  // decoder ("JPEG", "PNG", ...) or the video's FourCC
+    bool video = false;
+    int width = 0;
+    int height = 0;
+    int channels = 0;
+    int bit_depth = 8;
+    std::int64_t frames = 1;  // video: as the container reports it
+    double fps = 0.0;         // video only
+    QStringList notes;
+};
+
+// One engine of the registry as the kernel combos show it.
+struct EngineInfo {
+    QString name;
+    QString description;
+    bool available = true;
+    QString reason;  // why not available
+};
+
+struct StageTiming {
+    QString name;  // "upload", "histogram", "lut", "apply", "download", ... as engines name them
+    double ms = 0.0;
+};
+
+// One histogram computation: counts per channel, their exact stats and the engine's timing.
+struct HistogramData {
+    QString engine;  // the engine that ran ("auto" resolved)
+    int bins = 0;
+    std::int64_t lower = 0;
+    std::int64_t upper = 0;
+    QStringList channel_names;                       // "r", "g", "b", "luma", "gray"
+    std::vector<std::vector<std::uint64_t>> counts;  // [channel][bin]
+    std::vector<hs::Stats> stats;                    // [channel]
+    QVector<StageTiming> stages;                     // what the engine measured itself
+    double total_ms = 0.0;                           // wall time of compute()
+    std::uint64_t pixels = 0;
+    std::uint64_t bytes = 0;  // bytes of image data the engine read
+
+    bool empty() const { return counts.empty(); }
+    // The engine's "histogram" stage when it reports one, else its total.
+    double histogram_ms() const;
+    double bin_lower(int bin) const;  // real-valued lower edge of `bin`
+};
+
+// Equalization as the user set it. Mode Off shows the original only.
+struct EqualizeSettings {
+    enum class Mode { Off, Global, Clahe, Match };
+    Mode mode = Mode::Off;
+    bool luma = true;       // luminance (YCrCb) or each of R, G, B
+    double strength = 1.0;  // 0..1
+    double clip = 2.0;      // CLAHE clip limit
+    int tiles_x = 8;        // CLAHE tile grid
+    int tiles_y = 8;
+    friend bool operator==(const EqualizeSettings&, const EqualizeSettings&) = default;
+};
+
+// Timing of one processed frame, per stage as the engines measured it, plus throughput.
+struct FrameTiming {
+    QString engine;     // histogram engine that ran
+    QString equalizer;  // equalization engine that ran (empty when equalization is off)
+    int bins = 0;
+    // Stages in pipeline order: the histogram engine's (e.g. upload, histogram, download),
+    // the equalizer's (e.g. lut, apply or to_planes, equalize, to_image), the equalized
+    // image's histogram, the statistics.
+    QVector<StageTiming> stages;
+    double histogram_ms = 0.0;  // the original's histogram stage (what Gpix/s is based on)
+    double total_ms = 0.0;      // the whole frame on the worker thread
+    double gpix_per_s = 0.0;
+    double gb_per_s = 0.0;
+    double read_bandwidth_gbs = 0.0;  // of the device the engine ran on; 0 when unknown
+    double pct_read_bw = 0.0;         // gb_per_s / read_bandwidth_gbs * 100, 0 when unknown
+    QString bandwidth_device;         // "GPU", "CPU (N threads)"
+    std::int64_t frame = -1;          // video frame number, -1 for a photo
+    std::int64_t dropped = 0;         // video: frames dropped so far
+};
+
+// Everything the window shows for one frame (a photo, a video frame, or a settings change).
+struct FrameResult {
+    std::uint64_t sequence = 0;  // increases with every result
+    QImage original;             // null when unchanged since the last result
+    QImage equalized;            // null when equalization is off
+    HistogramData original_histogram;
+    HistogramData equalized_histogram;  // empty when equalization is off
+    FrameTiming timing;
+};
+
+struct PlaybackState {
+    bool video = false;
+    bool playing = false;
+    std::int64_t frame = 0;   // the frame shown
+    std::int64_t frames = 0;  // as reported by the container
+    double fps = 0.0;
+    std::int64_t dropped = 0;  // frames skipped to keep up with the clock since play started
+};
+
+// One row of the kernel comparison.
+struct BenchRow {
+    QString engine;
+    QString status;  // "ok", "unsupported", "error"
+    QString reason;
+    double median_ms = 0.0;
+    double min_ms = 0.0;
+    double end_to_end_median_ms = 0.0;
+    double gpix_per_s = 0.0;
+    double gb_per_s = 0.0;
+    double pct_read_bw = 0.0;  // 0 when the read bandwidth is unknown
+    int runs = 0;
+    bool verified = false;
+};
+
+// Why the engine the user picked is (or is not) the one that runs.
+struct EngineStatus {
+    QString requested;  // "auto" or a registry name
+    QString resolved;   // the engine that runs
+    QString message;    // one line for the status bar
+};
+
+QString mode_label(EqualizeSettings::Mode mode);  // "off", "global", "clahe", "match"
+
+}  // namespace hs::ui
+
+Q_DECLARE_METATYPE(hs::ui::MediaInfo)
+Q_DECLARE_METATYPE(hs::ui::EngineInfo)
+Q_DECLARE_METATYPE(hs::ui::HistogramData)
+Q_DECLARE_METATYPE(hs::ui::EqualizeSettings)
+Q_DECLARE_METATYPE(hs::ui::FrameTiming)
+Q_DECLARE_METATYPE(hs::ui::FrameResult)
+Q_DECLARE_METATYPE(hs::ui::PlaybackState)
+Q_DECLARE_METATYPE(hs::ui::BenchRow)
+Q_DECLARE_METATYPE(hs::ui::EngineStatus)
+
+namespace hs::ui {
+// Registers the types above for queued connections (call once before connecting threads).
+void register_metatypes();
+}  // namespace hs::ui

@@ -1,0 +1,237 @@
+#include "histoscope/ui/compare_dialog.hpp"
+
+#include <QBarCategoryAxis>
+#include <QBarSeries>
+#include <QBarSet>
+#include <QChart>
+#include <QChartView>
+#include <QDialogButtonBox>
+#include <QFileDialog>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QMessageBox>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QTableWidget>
+#include <QVBoxLayout>
+#include <QValueAxis>
+#include <algorithm>
+
+#include "histoscope/ui/controller.hpp"
+#include "histoscope/ui/export.hpp"
+
+namespace hs::ui {
+
+namespace {
+
+enum Column { Kernel, Status, Median, Min, EndToEnd, Gpix, PctBandwidth, Verified, Columns };
+
+QTableWidgetItem* number_item(double value, int decimals) {
+    auto* item = new QTableWidgetItem(QString::number(value, 'f', decimals));
+    item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+    return item;
+}
+
+}  // namespace
+
+CompareDialog::CompareDialog(Controller* controller, const QString& input, QWidget* parent)
+    : QDialog(parent),
+      controller_(controller),
+      input_(input),
+      runs_(new QSpinBox(this)),
+      run_button_(new QPushButton(tr("Run"), this)),
+      cancel_button_(new QPushButton(tr("Cancel"), this)),
+      csv_button_(new QPushButton(tr("Export CSV..."), this)),
+      json_button_(new QPushButton(tr("Export JSON..."), this)),
+      progress_(new QProgressBar(this)),
+      status_(new QLabel(this)),
+      table_(new QTableWidget(0, Columns, this)),
+      chart_(new QChart) {
+    setWindowTitle(tr("Compare kernels"));
+    runs_->setRange(1, 1000);
+    runs_->setValue(20);
+    runs_->setToolTip(tr("Timed runs per engine (after 2 warm-up runs)"));
+    table_->setHorizontalHeaderLabels({tr("Kernel"), tr("Status"), tr("Median ms"), tr("Min ms"),
+                                       tr("End-to-end ms"), tr("Gpix/s"), tr("% read BW"),
+                                       tr("Verified")});
+    table_->verticalHeader()->hide();
+    table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    table_->horizontalHeader()->setStretchLastSection(true);
+    table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    table_->setAlternatingRowColors(true);
+
+    chart_->setTitle(tr("Throughput (Gpix/s, higher is better)"));
+    chart_->legend()->hide();
+    chart_->setTheme(palette().color(QPalette::Window).lightness() < 128 ? QChart::ChartThemeDark
+                                                                         : QChart::ChartThemeLight);
+    auto* chart_view = new QChartView(chart_, this);
+    chart_view->setRenderHint(QPainter::Antialiasing);
+
+    auto* top = new QHBoxLayout;
+    top->addWidget(new QLabel(tr("Input: %1").arg(input_), this), 1);
+    top->addWidget(new QLabel(tr("Timed runs"), this));
+    top->addWidget(runs_);
+    top->addWidget(run_button_);
+    top->addWidget(cancel_button_);
+    auto* splitter = new QSplitter(Qt::Vertical, this);
+    splitter->addWidget(chart_view);
+    splitter->addWidget(table_);
+    auto* bottom = new QHBoxLayout;
+    bottom->addWidget(status_, 1);
+    bottom->addWidget(csv_button_);
+    bottom->addWidget(json_button_);
+    auto* close = new QPushButton(tr("Close"), this);
+    bottom->addWidget(close);
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(top);
+    layout->addWidget(progress_);
+    layout->addWidget(splitter, 1);
+    layout->addLayout(bottom);
+    const int em = fontMetrics().height();
+    resize(em * 50, em * 36);
+
+    connect(run_button_, &QPushButton::clicked, this, &CompareDialog::start);
+    connect(cancel_button_, &QPushButton::clicked, this, &CompareDialog::cancel);
+    connect(csv_button_, &QPushButton::clicked, this, [this] { exportAs(false); });
+    connect(json_button_, &QPushButton::clicked, this, [this] { exportAs(true); });
+    connect(close, &QPushButton::clicked, this, &QDialog::reject);
+    connect(this, &CompareDialog::runRequested, controller_, &Controller::runBenchmark);
+    connect(controller_, &Controller::benchmarkStarted, this, &CompareDialog::onStarted);
+    connect(controller_, &Controller::benchmarkProgress, this, &CompareDialog::onProgress);
+    connect(controller_, &Controller::benchmarkRow, this, &CompareDialog::onRow);
+    connect(controller_, &Controller::benchmarkFinished, this, &CompareDialog::onFinished);
+    connect(this, &QDialog::rejected, this, &CompareDialog::cancel);
+    setRunning(false);
+    status_->setText(tr("Run times every available engine on the loaded image"));
+}
+
+int CompareDialog::chartBars() const {
+    int bars = 0;
+    for (QAbstractSeries* s : chart_->series())
+        if (auto* bar = qobject_cast<QBarSeries*>(s))
+            for (QBarSet* set : bar->barSets()) bars += static_cast<int>(set->count());
+    return bars;
+}
+
+void CompareDialog::setRunning(bool running) {
+    running_ = running;
+    run_button_->setEnabled(!running);
+    runs_->setEnabled(!running);
+    cancel_button_->setEnabled(running);
+    csv_button_->setEnabled(!running && !rows_.isEmpty());
+    json_button_->setEnabled(!running && !rows_.isEmpty());
+}
+
+void CompareDialog::start() {
+    if (running_) return;
+    rows_.clear();
+    table_->setRowCount(0);
+    rebuildChart();
+    setRunning(true);
+    status_->setText(tr("Starting..."));
+    controller_->clearCancel();
+    emit runRequested(runs_->value());
+}
+
+void CompareDialog::cancel() {
+    if (!running_) return;
+    controller_->requestCancel();
+    status_->setText(tr("Cancelling after the current engine..."));
+}
+
+void CompareDialog::onStarted(int engines) {
+    progress_->setRange(0, std::max(engines, 1));
+    progress_->setValue(0);
+}
+
+void CompareDialog::onProgress(int done, int total, const QString& engine) {
+    progress_->setRange(0, std::max(total, 1));
+    progress_->setValue(done);
+    if (!engine.isEmpty())
+        status_->setText(tr("Timing %1 (%2 of %3)...").arg(engine).arg(done + 1).arg(total));
+}
+
+void CompareDialog::onRow(const BenchRow& row) {
+    rows_.push_back(row);
+    const int r = table_->rowCount();
+    table_->insertRow(r);
+    table_->setItem(r, Kernel, new QTableWidgetItem(row.engine));
+    auto* status = new QTableWidgetItem(row.status);
+    if (!row.reason.isEmpty()) status->setToolTip(row.reason);
+    table_->setItem(r, Status, status);
+    const bool ok = row.status == QLatin1String("ok");
+    table_->setItem(r, Median, ok ? number_item(row.median_ms, 3) : new QTableWidgetItem);
+    table_->setItem(r, Min, ok ? number_item(row.min_ms, 3) : new QTableWidgetItem);
+    table_->setItem(r, EndToEnd,
+                    ok ? number_item(row.end_to_end_median_ms, 3) : new QTableWidgetItem);
+    table_->setItem(r, Gpix, ok ? number_item(row.gpix_per_s, 3) : new QTableWidgetItem);
+    table_->setItem(
+        r, PctBandwidth,
+        ok && row.pct_read_bw > 0.0 ? number_item(row.pct_read_bw, 1) : new QTableWidgetItem);
+    auto* verified =
+        new QTableWidgetItem(ok ? (row.verified ? tr("exact") : tr("MISMATCH")) : QString());
+    if (ok) verified->setForeground(row.verified ? QColor(90, 200, 110) : QColor(240, 80, 80));
+    table_->setItem(r, Verified, verified);
+    rebuildChart();
+}
+
+void CompareDialog::onFinished(bool cancelled) {
+    if (!running_) return;
+    setRunning(false);
+    progress_->setValue(progress_->maximum());
+    const auto verified =
+        std::count_if(rows_.begin(), rows_.end(), [](const BenchRow& r) { return r.verified; });
+    status_->setText((cancelled ? tr("Cancelled: ") : QString()) +
+                     tr("%1 engines timed, %2 verified exact against the CPU reference")
+                         .arg(rows_.size())
+                         .arg(verified));
+    emit finished(cancelled);
+}
+
+void CompareDialog::rebuildChart() {
+    chart_->removeAllSeries();
+    for (QAbstractAxis* axis : chart_->axes()) {
+        chart_->removeAxis(axis);
+        delete axis;
+    }
+    auto* set = new QBarSet(tr("Gpix/s"));
+    QStringList categories;
+    double max = 0.0;
+    for (const BenchRow& r : rows_) {
+        if (r.status != QLatin1String("ok")) continue;
+        *set << r.gpix_per_s;
+        categories << r.engine;
+        max = std::max(max, r.gpix_per_s);
+    }
+    auto* series = new QBarSeries;
+    series->append(set);
+    series->setLabelsVisible(true);
+    series->setLabelsFormat(QStringLiteral("@value"));
+    series->setLabelsPrecision(3);
+    chart_->addSeries(series);
+    auto* x = new QBarCategoryAxis;
+    x->append(categories);
+    auto* y = new QValueAxis;
+    y->setRange(0.0, max > 0.0 ? max * 1.15 : 1.0);
+    y->setTitleText(tr("Gpix/s"));
+    chart_->addAxis(x, Qt::AlignBottom);
+    chart_->addAxis(y, Qt::AlignLeft);
+    series->attachAxis(x);
+    series->attachAxis(y);
+}
+
+void CompareDialog::exportAs(bool json) {
+    const QString path = QFileDialog::getSaveFileName(
+        this, json ? tr("Export JSON") : tr("Export CSV"),
+        json ? QStringLiteral("kernels.json") : QStringLiteral("kernels.csv"),
+        json ? tr("JSON (*.json)") : tr("CSV (*.csv)"));
+    if (path.isEmpty()) return;
+    const QString error =
+        write_text_file(path, json ? benchmark_json(rows_, input_) : benchmark_csv(rows_));
+    if (!error.isEmpty()) QMessageBox::warning(this, tr("Export failed"), error);
+}
+
+}  // namespace hs::ui

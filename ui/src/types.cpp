@@ -1,0 +1,44 @@
+#include "histoscope/ui/types.hpp"
+
+namespace hs::ui {
+
+double HistogramData::histogram_ms() const {
+    for (const StageTiming& s : stages)
+        if (s.name == QLatin1String("histogram")) return s.ms;
+    return total_ms;
+}
+
+double HistogramData::bin_lower(int bin) const {
+    if (bins <= 0) return 0.0;
+    return static_cast<double>(lower) + static_cast<double>(upper - lower) *
+                                            static_cast<double>(bin) / static_cast<double>(bins);
+}
+
+QString mode_label(EqualizeSettings::Mode mode) {
+    switch (mode) {
+        case EqualizeSettings::Mode::Off:
+            return QStringLiteral("off");
+        case EqualizeSettings::Mode::Global:
+            return QStringLiteral("global");
+        case EqualizeSettings::Mode::Clahe:
+            return QStringLiteral("clahe");
+        case EqualizeSettings::Mode::Match:
+            return QStringLiteral("match");
+    }
+    return {};
+}
+
+void register_metatypes() {
+    qRegisterMetaType<MediaInfo>();
+    qRegisterMetaType<EngineInfo>();
+    qRegisterMetaType<QVector<EngineInfo>>();
+    qRegisterMetaType<HistogramData>();
+    qRegisterMetaType<EqualizeSettings>();
+    qRegisterMetaType<FrameTiming>();
+    qRegisterMetaType<FrameResult>();
+    qRegisterMetaType<PlaybackState>();
+    qRegisterMetaType<BenchRow>();
+    qRegisterMetaType<EngineStatus>();
+}
+
+}  // namespace hs::ui
