@@ -14,11 +14,13 @@
 #include <QTabWidget>
 #include <QTableWidget>
 #include <QTemporaryDir>
+#include <QThread>
 #include <QtTest>
 #include <memory>
 
 #include "histoscope/core/engine.hpp"
 #include "histoscope/core/equalize.hpp"
+#include "histoscope/core/error.hpp"
 #include "histoscope/core/histogram.hpp"
 #include "histoscope/media/media.hpp"
 #include "histoscope/ui/compare_dialog.hpp"
@@ -97,6 +99,31 @@ bool model_matches(const HistogramModel& model, const std::vector<hs::ChannelHis
     }
     return true;
 }
+
+// Stand-ins for GPU engines: the reference counts after a delay, or a device failure.
+class FakeGpuEngine final : public hs::HistogramEngine {
+  public:
+    FakeGpuEngine(std::string name, int delay_ms, bool fail)
+        : name_(std::move(name)), delay_ms_(delay_ms), fail_(fail) {}
+    std::string_view name() const override { return name_; }
+    std::string_view description() const override { return "test stand-in for a GPU engine"; }
+    hs::Capabilities capabilities() const override { return {}; }
+
+  protected:
+    hs::HistogramResult run(const hs::HistogramRequest& r) override {
+        if (fail_) throw hs::DeviceError("out of device memory (test)");
+        QThread::msleep(static_cast<unsigned long>(delay_ms_));
+        hs::HistogramResult result;
+        result.channels = hs::reference_histogram(r.image, r.channels, r.spec);
+        result.stages = {{"upload", 0.1}, {"histogram", 0.2}, {"download", 0.05}};
+        return result;
+    }
+
+  private:
+    std::string name_;
+    int delay_ms_;
+    bool fail_;
+};
 
 }  // namespace
 
@@ -557,6 +584,42 @@ class TestUi : public QObject {
         QVERIFY(!dialog->running());
         QVERIFY(static_cast<std::size_t>(dialog->rows().size()) < available_engines_);
         dialog->close();
+    }
+
+    void autoPicksTheFastestGpuEngineAndAFailingOneFallsBack() {
+        auto registry = make_registry();
+        registry->add(std::make_unique<FakeGpuEngine>("slow-gpu", 40, false));
+        registry->add(std::make_unique<FakeGpuEngine>("fast-gpu", 0, false));
+        registry->add(std::make_unique<FakeGpuEngine>("broken-gpu", 0, true));
+        ControllerOptions options;
+        options.gpu_engines = {QStringLiteral("slow-gpu"), QStringLiteral("fast-gpu")};
+        options.gpu_read_bandwidth_gbs = [] { return 1000.0; };
+        Worker worker(std::make_unique<Controller>(std::move(registry), options));
+        MainWindow window(worker.controller(), kSamples);
+        window.show();
+        const QString path = sample("chelsea.png");
+        const std::uint64_t before = window.framesShown();
+        window.openFile(path);
+        QTRY_VERIFY_WITH_TIMEOUT(window.framesShown() > before, kTimeoutMs);
+        QCOMPARE(window.histogramModel()->histogram().engine, QStringLiteral("fast-gpu"));
+        QVERIFY2(window.engineStatus().contains(QStringLiteral("fast-gpu")),
+                 qPrintable(window.engineStatus()));
+        const FrameTiming& t = window.timingModel()->entries().front();
+        QCOMPARE(t.stages.front().name, QStringLiteral("upload"));
+        QCOMPARE(t.read_bandwidth_gbs, 1000.0);
+        QVERIFY(model_matches(*window.histogramModel(), reference_of(path, 256)));
+        // An engine failing with a device error: one message, the CPU reference takes over.
+        QComboBox* combo = window.controls()->engineCombo();
+        QTRY_VERIFY_WITH_TIMEOUT(combo->findData(QStringLiteral("broken-gpu")) > 0, kTimeoutMs);
+        const std::uint64_t shown = window.framesShown();
+        combo->setCurrentIndex(combo->findData(QStringLiteral("broken-gpu")));
+        QTRY_VERIFY_WITH_TIMEOUT(window.framesShown() > shown, kTimeoutMs);
+        QVERIFY2(window.lastError().contains(QStringLiteral("out of device memory")),
+                 qPrintable(window.lastError()));
+        QCOMPARE(window.histogramModel()->histogram().engine, QStringLiteral("cpu"));
+        QVERIFY(model_matches(*window.histogramModel(), reference_of(path, 256)));
+        QVERIFY(window.imageView()->hasImage());
+        window.close();
     }
 
     void settingsPersist() {
