@@ -1,5 +1,6 @@
 #include "histoscope/cuda/register.hpp"
 
+#include "equalize/equalize_engine.hpp"
 #include "kernels/strategies.hpp"
 
 namespace hs::cuda {
@@ -16,6 +17,7 @@ void register_engines(EngineRegistry& registry) {
 #ifdef HS_HAVE_NPP
     registry.add(detail::make_npp_engine());
 #endif
+    registry.add_equalizer(detail::make_gpu_equalize_engine());
 }
 
 }  // namespace hs::cuda
