@@ -1,7 +1,14 @@
 // histoscope-cli equalize: global equalization, CLAHE or histogram matching of a photo (or a
-// raw frame), written with the input's depth and channels.
+// raw frame), written with the input's depth and channels (as a photo, or as a raw frame when
+// the output ends in .raw, which needs no OpenCV). --kernel picks the engine (cpu, the
+// reference, by default; gpu); --repeat N runs the engine N times and reports the median of
+// each stage.
 
+#include <algorithm>
+#include <bit>
 #include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <optional>
 #include <sstream>
@@ -95,7 +102,54 @@ struct Report {
     std::string input, output, kernel;
     const EqualizeRequest* request = nullptr;
     std::vector<StageTime> stages;  // read, [read_reference], engine stages, write, total
+    int repeat = 1;                 // engine runs; engine stages are their medians
 };
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    const std::size_t n = v.size();
+    return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
+}
+
+// The engine's stages and engine_total, each the median over `runs` (which all report the same
+// stages, in the same order).
+std::vector<StageTime> median_stages(const std::vector<EqualizeResult>& runs) {
+    std::vector<StageTime> out;
+    const EqualizeResult& first = runs.front();
+    for (std::size_t i = 0; i < first.stages.size(); ++i) {
+        std::vector<double> ms;
+        for (const EqualizeResult& r : runs)
+            if (i < r.stages.size() && r.stages[i].name == first.stages[i].name)
+                ms.push_back(r.stages[i].ms);
+        out.push_back({first.stages[i].name, median(ms)});
+    }
+    std::vector<double> totals;
+    for (const EqualizeResult& r : runs) totals.push_back(r.total_ms);
+    out.push_back({"engine_total", median(totals)});
+    return out;
+}
+
+bool is_raw_output(const std::string& path) {
+    std::string ext = std::filesystem::path(path).extension().string();
+    std::transform(ext.begin(), ext.end(), ext.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return ext == ".raw";
+}
+
+// The samples, rows packed, 16-bit little-endian: what --raw reads back.
+void write_raw(const std::string& path, const ImageView& image) {
+    std::ofstream f(path, std::ios::binary | std::ios::trunc);
+    if (!f) throw InputError("cannot write '" + path + "'");
+    std::vector<char> row(image.row_bytes());
+    for (int y = 0; y < image.height; ++y) {
+        std::copy_n(reinterpret_cast<const char*>(image.row(y)), row.size(), row.begin());
+        if (std::endian::native == std::endian::big && image.type == SampleType::U16)
+            for (std::size_t i = 0; i + 1 < row.size(); i += 2) std::swap(row[i], row[i + 1]);
+        f.write(row.data(), static_cast<std::streamsize>(row.size()));
+    }
+    f.flush();
+    if (!f) throw InputError("cannot write '" + path + "' (disk full?)");
+}
 
 std::string report_json(const Report& rep, bool timing) {
     const EqualizeRequest& r = *rep.request;
@@ -110,6 +164,7 @@ std::string report_json(const Report& rep, bool timing) {
     j.set("depth", r.image.bit_depth);
     j.set("channels", r.image.channels);
     j.set("strength", r.strength);
+    j.set("repeat", rep.repeat);
     if (r.mode == EqualizeMode::Clahe) {
         j.set("clip", r.clip);
         j.set("tiles", std::to_string(r.tiles_x) + "x" + std::to_string(r.tiles_y));
@@ -128,7 +183,10 @@ std::string report_text(const Report& rep) {
     os << "# " << rep.input << " -> " << rep.output << ": " << mode_name(r.mode) << ", "
        << space_name(r.space) << ", kernel " << rep.kernel << ", " << r.image.width << "x"
        << r.image.height << ", " << r.image.channels << " channel(s), " << r.image.bit_depth
-       << "-bit\n";
+       << "-bit"
+       << (rep.repeat > 1 ? ", engine stages: medians of " + std::to_string(rep.repeat) + " runs"
+                          : std::string())
+       << "\n";
     for (const auto& s : rep.stages) os << s.name << "\t" << s.ms << " ms\n";
     return os.str();
 }
@@ -137,9 +195,10 @@ std::string report_text(const Report& rep) {
 
 int run_equalize(const Context& ctx) {
     const auto start = Clock::now();
-    const Args args(ctx.args, {{"--raw", "--frame", "--mode", "--space", "--strength", "--clip",
-                                "--tiles", "--reference", "--kernel", "--format", "-o"},
-                               {"--timing"}});
+    const Args args(ctx.args,
+                    {{"--raw", "--frame", "--mode", "--space", "--strength", "--clip", "--tiles",
+                      "--reference", "--reference-raw", "--kernel", "--repeat", "--format", "-o"},
+                     {"--timing"}});
     const std::string format = args.value("--format").value_or("text");
     if (format != "text" && format != "json")
         throw UsageError("--format for equalize must be text or json, not '" + format + "'");
@@ -148,8 +207,11 @@ int run_equalize(const Context& ctx) {
         throw UsageError("equalize needs an output image file: -o OUT.png");
     EqualizeRequest request = request_from_args(args);
     EqualizeEngine& engine = engine_from_args(ctx, args);
+    const auto repeat = static_cast<int>(args.integer("--repeat", 1, 1000).value_or(1));
+    if (args.has("--reference-raw") && !args.has("--reference"))
+        throw UsageError("--reference-raw FMT describes the --reference file: give both");
 
-    Report rep{{}, output, std::string(engine.name()), &request, {}};
+    Report rep{{}, output, std::string(engine.name()), &request, {}, repeat};
     auto t = Clock::now();
     refuse_video(args);
     const Input in = load_input(args);
@@ -158,19 +220,32 @@ int run_equalize(const Context& ctx) {
     request.image = in.image.view();
     rep.stages.push_back({"read", ms_since(t)});
 
-    std::optional<media::LoadedImage> reference;
+    std::optional<Image> reference;
     if (const auto ref = args.value("--reference")) {
         t = Clock::now();
-        reference = media::read_image(*ref);
-        request.reference = reference->image.view();
+        if (const auto fmt = args.value("--reference-raw"))
+            reference =
+                std::move(media::read_raw(*ref, media::parse_raw_format(*fmt)).frames.front());
+        else
+            reference = std::move(media::read_image(*ref).image);
+        request.reference = reference->view();
         rep.stages.push_back({"read_reference", ms_since(t)});
     }
 
-    const EqualizeResult result = engine.equalize(request);
-    rep.stages.insert(rep.stages.end(), result.stages.begin(), result.stages.end());
-    rep.stages.push_back({"engine_total", result.total_ms});
+    std::vector<EqualizeResult> runs;
+    for (int i = 0; i < repeat; ++i) {
+        runs.push_back(engine.equalize(request));
+        // Only the last output is written; earlier ones need not stay in memory.
+        if (i + 1 < repeat) runs.back().image = Image();
+    }
+    const std::vector<StageTime> engine_stages = median_stages(runs);
+    rep.stages.insert(rep.stages.end(), engine_stages.begin(), engine_stages.end());
+    const EqualizeResult& result = runs.back();
     t = Clock::now();
-    media::write_image(output, result.image.view());
+    if (is_raw_output(output))
+        write_raw(output, result.image.view());
+    else
+        media::write_image(output, result.image.view());
     rep.stages.push_back({"write", ms_since(t)});
     rep.stages.push_back({"total", ms_since(start)});
 

@@ -32,7 +32,9 @@ commands:
         --frame N           frame of a video or raw stream (default 0)
         --stats             mean, std, min, max, median, percentiles, clipped counts
         --format text|csv|json   -o FILE
-  equalize FILE | --raw FMT [FILE|-]  -o OUT  [--mode global|clahe|match] [--space luma|rgb] [--strength S] [--clip C] [--tiles WxH] [--reference REF] [--kernel cpu] [--timing] [--format text|json]
+  equalize FILE | --raw FMT [FILE|-]  -o OUT(.png|.tif|...|.raw)  [--mode global|clahe|match]
+        [--space luma|rgb] [--strength S] [--clip C] [--tiles WxH] [--reference REF
+        [--reference-raw FMT]] [--kernel cpu|gpu] [--repeat N] [--timing] [--format text|json]
   kernels [--format text|json]
         the histogram engines and whether they can run here
   bench FILE... | --raw FMT [FILE|-] | --synthetic uniform|degenerate|gauss:SIGMA|ramp
