@@ -15,40 +15,15 @@
 #include <cstdio>
 #include <memory>
 
-#include "histoscope/core/engine.hpp"
-#include "histoscope/media/media.hpp"
+#include "engines.hpp"
 #include "histoscope/ui/controller.hpp"
 #include "histoscope/ui/main_window.hpp"
 #include "histoscope/ui/theme.hpp"
 #include "histoscope/ui/worker.hpp"
-#ifdef HS_HAVE_CUDA
-#include "histoscope/cuda/register.hpp"
-#endif
 
 namespace {
 
 constexpr const char* kDefaultSample = "fruits.jpg";
-
-// The registry: the CPU reference, OpenCV, and the GPU engines when built with CUDA (each
-// reports itself unavailable on a machine without a GPU).
-std::unique_ptr<hs::ui::Controller> make_controller() {
-    auto registry = std::make_unique<hs::EngineRegistry>();
-    hs::register_core_engines(*registry);
-    hs::media::register_engines(*registry);
-    hs::ui::ControllerOptions options;
-#ifdef HS_HAVE_CUDA
-    const std::size_t before = registry->engines().size();
-    hs::cuda::register_engines(*registry);
-    for (std::size_t i = before; i < registry->engines().size(); ++i) {
-        const auto name = registry->engines()[i]->name();
-        options.gpu_engines << QString::fromUtf8(name.data(), static_cast<qsizetype>(name.size()));
-    }
-    options.gpu_read_bandwidth_gbs = [] {
-        return hs::cuda::measure_read_bandwidth_gbs(std::size_t{256} << 20, 10);
-    };
-#endif
-    return std::make_unique<hs::ui::Controller>(std::move(registry), std::move(options));
-}
 
 // The bundled samples: next to an installed binary, else the source tree it was built from.
 QString find_samples_dir() {
@@ -95,7 +70,9 @@ int main(int argc, char** argv) {
         if (QFileInfo::exists(sample)) file = sample;
     }
 
-    hs::ui::Worker worker(make_controller());
+    hs::gui::Engines engines = hs::gui::make_engines();
+    hs::ui::Worker worker(std::make_unique<hs::ui::Controller>(std::move(engines.registry),
+                                                               std::move(engines.options)));
     hs::ui::MainWindow window(worker.controller(), samples_dir);
 
     if (parser.isSet(screenshot)) {
