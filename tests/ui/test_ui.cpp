@@ -557,6 +557,20 @@ class TestUi : public QObject {
         emit window_->seekRequested(5);
         QTRY_COMPARE_WITH_TIMEOUT(window_->playback().frame, 5, kTimeoutMs);
         settle();
+        // Playing to the end stops there; playing again starts over.
+        const std::int64_t last = window_->media().frames - 1;
+        emit window_->seekRequested(last - 3);
+        QTRY_COMPARE_WITH_TIMEOUT(window_->playback().frame, last - 3, kTimeoutMs);
+        emit window_->playToggleRequested();
+        QTRY_VERIFY_WITH_TIMEOUT(window_->playback().playing, kTimeoutMs);
+        QTRY_VERIFY_WITH_TIMEOUT(!window_->playback().playing, kTimeoutMs);
+        QVERIFY(window_->playback().frame >= last - 1);
+        emit window_->playToggleRequested();
+        QTRY_VERIFY_WITH_TIMEOUT(window_->playback().playing, kTimeoutMs);
+        QTRY_VERIFY_WITH_TIMEOUT(window_->playback().frame < last - 3, kTimeoutMs);
+        emit window_->playToggleRequested();
+        QTRY_VERIFY_WITH_TIMEOUT(!window_->playback().playing, kTimeoutMs);
+        settle();
         openAndWait(sample("fruits.jpg"));
         QVERIFY(!window_->media().video);
     }

@@ -135,6 +135,7 @@ void Controller::openFile(const QString& path) {
             info.fps = reader->fps();
             pause();
             video_ = std::move(reader);
+            at_end_ = false;
             source_ = std::move(*first);
             frame_ = 0;
             frames_ = info.frames;
@@ -238,6 +239,7 @@ bool Controller::readFrame(std::int64_t index) {
         if (!frame) return false;
         source_ = std::move(*frame);
         frame_ = index;
+        at_end_ = false;
         original_dirty_ = true;
         return true;
     } catch (const std::exception& e) {
@@ -248,6 +250,8 @@ bool Controller::readFrame(std::int64_t index) {
 
 void Controller::play() {
     if (!video_ || playing_) return;
+    if (at_end_ && readFrame(0)) process();  // played to the end: start over
+    at_end_ = false;
     playing_ = true;
     play_start_frame_ = frame_;
     dropped_ = 0;
@@ -311,6 +315,7 @@ void Controller::tick() {
         ok = readFrame(due);
     }
     if (!ok) {  // the end of the clip (or a frame that failed to decode, already reported)
+        at_end_ = true;
         pause();
         return;
     }
@@ -563,6 +568,7 @@ void Controller::process() {
             out.equalized = to_qimage(equalized_.view());
         } catch (const std::exception& e) {
             equalize_failed = true;
+            equalized_ = hs::Image();  // nothing stale to save
             reportError(tr("Equalization: %1").arg(describe(e)));
         }
     } else {

@@ -146,6 +146,7 @@ class Controller : public QObject {
     QTimer* timer_;
     QElapsedTimer clock_;
     bool playing_ = false;
+    bool at_end_ = false;  // playback stopped at the end of the clip
     std::int64_t play_start_frame_ = 0;
     std::int64_t dropped_ = 0;
 
