@@ -92,7 +92,7 @@ QList<int> HistogramView::visibleChannels() const {
 
 QRectF HistogramView::plotArea() const {
     const QFontMetrics fm = fontMetrics();
-    const double left = fm.horizontalAdvance(QStringLiteral("10000000")) * 1.0;
+    const double left = fm.horizontalAdvance(QStringLiteral("Equalized")) * 1.3;
     const double bottom = fm.height() * 1.6;
     const double top = fm.height() * 0.6;
     const double right = fm.height() * 0.8;
@@ -182,18 +182,35 @@ void HistogramView::paintAxes(QPainter& p, const QRectF& area) const {
     const HistogramData& d = model_->histogram();
     p.setPen(text);
     const QFontMetrics fm = fontMetrics();
-    const int ticks = 4;
-    for (int i = 0; i <= ticks; ++i) {
-        const double x = area.left() + area.width() * i / ticks;
-        const int bin = first_ + (last_ - first_) * i / ticks;
-        const QString label = QString::number(d.bin_lower(bin), 'g', 6);
-        const double w = fm.horizontalAdvance(label);
-        const double lx = std::clamp(x - w / 2, area.left(), area.right() - w);
-        p.drawText(QPointF(lx, area.bottom() + fm.ascent() + fm.height() * 0.25), label);
-        p.drawLine(QPointF(x, area.bottom()), QPointF(x, area.bottom() + fm.height() * 0.2));
+    // Bin-edge ticks under the plot, or under each lane of the parade (each lane spans the
+    // same bin range).
+    const auto lanes = parade_ ? std::max<int>(1, static_cast<int>(visibleChannels().size())) : 1;
+    const int ticks = lanes == 1 ? 4 : (lanes == 2 ? 2 : 1);
+    for (int lane = 0; lane < lanes; ++lane) {
+        const QRectF la = laneArea(lane, lanes);
+        for (int i = 0; i <= ticks; ++i) {
+            const double x = la.left() + la.width() * i / ticks;
+            const int bin = first_ + (last_ - first_) * i / ticks;
+            const QString label = QString::number(d.bin_lower(bin), 'g', 6);
+            const double w = fm.horizontalAdvance(label);
+            const double lx = std::clamp(x - w / 2, la.left(), la.right() - w);
+            p.drawText(QPointF(lx, la.bottom() + fm.ascent() + fm.height() * 0.25), label);
+            p.drawLine(QPointF(x, la.bottom()), QPointF(x, la.bottom() + fm.height() * 0.2));
+        }
     }
-    p.drawText(QRectF(0, area.top(), area.left() - fm.height() * 0.4, fm.height()),
-               Qt::AlignRight | Qt::AlignTop, model_->logScale() ? tr("log") : tr("linear"));
+    // The scale and the title in the left margin.
+    const QRectF margin(0, area.top(), area.left() - fm.height() * 0.4, fm.height());
+    p.drawText(margin, Qt::AlignRight | Qt::AlignTop,
+               model_->logScale() ? tr("log") : tr("linear"));
+    if (!title_.isEmpty()) {
+        QFont bold = font();
+        bold.setBold(true);
+        p.save();
+        p.setFont(bold);
+        p.drawText(margin.translated(0, fm.height() * 1.2), Qt::AlignRight | Qt::AlignTop,
+                   fm.elidedText(title_, Qt::ElideRight, static_cast<int>(margin.width())));
+        p.restore();
+    }
 }
 
 void HistogramView::paintEvent(QPaintEvent*) {
@@ -238,10 +255,7 @@ void HistogramView::paintEvent(QPaintEvent*) {
     p.setPen(QPen(palette().color(QPalette::Mid), 1));
     p.setBrush(Qt::NoBrush);
     p.drawRect(area);
-    if (!title_.isEmpty()) {
-        p.setPen(palette().color(QPalette::WindowText));
-        p.drawText(area.adjusted(6, 4, -6, -4), Qt::AlignRight | Qt::AlignTop, title_);
-    }
+
     if (drag_start_ >= 0.0 && drag_now_ >= 0.0) {
         QColor sel = palette().color(QPalette::Highlight);
         sel.setAlpha(70);
