@@ -7,6 +7,7 @@
 #include <QCoreApplication>
 #include <QDoubleSpinBox>
 #include <QFile>
+#include <QMimeData>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSlider>
@@ -15,6 +16,7 @@
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QThread>
+#include <QUrl>
 #include <QtTest>
 #include <memory>
 
@@ -265,6 +267,22 @@ class TestUi : public QObject {
             QVERIFY2(window_->engineStatus().contains(QStringLiteral("no GPU")),
                      qPrintable(window_->engineStatus()));
         }
+    }
+
+    void droppingAFileOpensIt() {
+        const QString path = sample("baboon.jpg");
+        QMimeData mime;
+        mime.setUrls({QUrl::fromLocalFile(path)});
+        QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, &mime, Qt::LeftButton,
+                              Qt::NoModifier);
+        QApplication::sendEvent(window_.get(), &enter);
+        QVERIFY(enter.isAccepted());
+        QDropEvent drop(QPointF(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(window_.get(), &drop);
+        QTRY_COMPARE_WITH_TIMEOUT(window_->currentPath(), path, kTimeoutMs);
+        settle();
+        QVERIFY(model_matches(*window_->histogramModel(), reference_of(path, 256)));
+        openAndWait(sample("fruits.jpg"));
     }
 
     void equalizedHistogramIsTheReferenceOfTheEqualizedImage() {
