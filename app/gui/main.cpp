@@ -86,8 +86,11 @@ int main(int argc, char** argv) {
             // Let the layout and the repaint triggered by the new data settle first.
             QTimer::singleShot(500, &window, [&window, out] {
                 const bool ok = window.grab().save(out, "PNG");
-                std::fprintf(ok ? stdout : stderr, ok ? "wrote %s\n" : "error: cannot write %s\n",
-                             qPrintable(out));
+                if (ok)
+                    std::printf("wrote %s (%s)\n", qPrintable(out),
+                                qPrintable(window.currentPath()));
+                else
+                    std::fprintf(stderr, "error: cannot write %s\n", qPrintable(out));
                 QApplication::exit(ok ? 0 : 3);
             });
         };
