@@ -181,17 +181,19 @@ std::size_t temp_storage_bytes(const CubPlan& p) {
         check(e, what);
         most = std::max(most, bytes);
     };
+    // (The call sets `bytes`: it must run before `bytes` is read, not as an argument next to it.)
     if (p.plain) {
         std::size_t bytes = 0;
-        query(plain_histogram(nullptr, bytes, nullptr, nullptr, n, p, nullptr, nullptr), bytes,
-              "cub::DeviceHistogram (temporary storage size)");
+        const cudaError_t e =
+            plain_histogram(nullptr, bytes, nullptr, nullptr, n, p, nullptr, nullptr);
+        query(e, bytes, "cub::DeviceHistogram (temporary storage size)");
     }
     for (int d = 0; d < kDerivedKinds; ++d) {
         if (p.derived_slot[static_cast<std::size_t>(d)] < 0) continue;
         std::size_t bytes = 0;
-        query(plane_histogram(nullptr, bytes, static_cast<Derived>(d), nullptr, nullptr, n, p,
-                              nullptr, nullptr),
-              bytes, "cub::DeviceHistogram (temporary storage size)");
+        const cudaError_t e = plane_histogram(nullptr, bytes, static_cast<Derived>(d), nullptr,
+                                              nullptr, n, p, nullptr, nullptr);
+        query(e, bytes, "cub::DeviceHistogram (temporary storage size)");
     }
     return most;
 }

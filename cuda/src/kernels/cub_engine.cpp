@@ -3,6 +3,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -36,6 +37,16 @@ class CubEngine final : public GpuEngine {
             static_cast<void>(cudaGetLastError());
             return {};  // compute() reports the failure itself
         }
+        // Beyond 256 bins CUB privatizes one histogram per thread block in global memory and
+        // indexes it with 32-bit ints: blocks x bins must stay below 2^31 (2^24 joint-colour
+        // bins on a 1280x720 frame ended in an illegal address on the H100). At most 32 blocks
+        // are resident per SM, and CUB launches no more than fit.
+        const std::int64_t max_bins =
+            (std::int64_t{1} << 31) / (std::int64_t{std::max(1, s.device.sm_count)} * 32);
+        if (r.spec.bins > max_bins)
+            return "engine 'cub' handles at most " + std::to_string(max_bins) + " bins on " +
+                   s.device.name +
+                   " (CUB indexes its per-block global histograms with 32-bit ints)";
         std::size_t workspace = 0;
         try {
             workspace = cub_workspace_bytes(r);
