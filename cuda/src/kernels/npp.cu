@@ -14,9 +14,9 @@
 //    comparison with a sample) and without repeats: NPP bin j then holds exactly the values of
 //    our bin map[j] (the last bin whose clamped threshold is that level; bins between repeated
 //    thresholds hold nothing), and a kernel adds NPP bin j to counter map[j].
-//  - HistogramEven is used only where its documented levels (nppiEvenLevelsHost_32s, computed
-//    on the host for the request) equal our thresholds one for one, strictly increasing,
-//    within the sample range: then its bins are our bins.
+//  - HistogramEven is used only for bins of one integer width whose documented levels
+//    (nppiEvenLevelsHost_32s, computed on the host for the request) equal our thresholds one
+//    for one, within the sample range: then its bins are our bins (see make_levels()).
 //  - At most kNppMaxLevelsPerCall levels go into one call; more levels are split into pieces
 //    (consecutive pieces share their boundary level, so every bin is counted by one piece).
 //  - NPP's counters are Npp32s: the image is histogrammed in chunks of rows of at most 2^31 - 1
@@ -227,8 +227,12 @@ NppLevels make_levels(const HistogramSpec& spec, SampleType type) {
     NppLevels l;
     const std::vector<std::int64_t> t = spec.thresholds();
     const std::int64_t top = type == SampleType::U8 ? 256 : 65536;  // max sample + 1
+    // Even bins only when every bin has the same integer width: measured on the H100 (CUDA 13
+    // NPP), nppiHistogramEven_16u with 1024 bins over [0, 65535) lost the samples 65534 of its
+    // last bin although nppiEvenLevelsHost_32s returned exactly our thresholds (and
+    // nppiHistogramRange with those levels counted them); scripts/experiments/npp_probe.cu.
     if (!spec.has_edges() && spec.lower >= 0 && spec.upper <= top &&
-        spec.bins + 1 <= kNppMaxLevelsPerCall &&
+        (spec.upper - spec.lower) % spec.bins == 0 && spec.bins + 1 <= kNppMaxLevelsPerCall &&
         std::adjacent_find(t.begin(), t.end()) == t.end()) {
         // NPP's documented even levels for this request; HistogramEven only where they are ours.
         std::vector<Npp32s> even(t.size());
