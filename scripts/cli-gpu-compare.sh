@@ -3,7 +3,8 @@
 # Python's cv2, then runs `hist` with every available GPU engine and with `cpu` on the same
 # raw frame and compares the counts bin for bin (8-bit 256 bins, r,g,b,luma,luma709, and
 # 1024 bins of a 16-bit frame made from it). Prints MATCH/MISMATCH lines and the engines'
-# own stage timings (single runs, including first-launch costs: not a benchmark).
+# own stage timings (single runs, including first-launch costs: not a benchmark). An engine
+# that refuses a request (exit 2, "error: engine 'NAME' ...") is listed as REFUSED.
 # Usage: cli-gpu-compare.sh CLI PHOTO
 set -euo pipefail
 cli="$1"
@@ -37,7 +38,18 @@ run_case() {  # run_case LABEL RAWFMT FILE ARGS...
     shift 3
     "$cli" hist --raw "$fmt" "$file" "$@" --kernel cpu --format json >"$work/cpu.json"
     for e in $gpu_engines; do
-        "$cli" hist --raw "$fmt" "$file" "$@" --kernel "$e" --format json >"$work/$e.json"
+        local rc=0
+        "$cli" hist --raw "$fmt" "$file" "$@" --kernel "$e" --format json >"$work/$e.json" \
+            2>"$work/$e.err" || rc=$?
+        if [ "$rc" -eq 2 ] && grep -q "^error: engine '$e'" "$work/$e.err"; then
+            # The engine cannot serve this request and said so (exit 2): not a mismatch.
+            echo "REFUSED  $e $label: $(cat "$work/$e.err")"
+            continue
+        elif [ "$rc" -ne 0 ]; then
+            echo "MISMATCH $e $label: exit $rc: $(cat "$work/$e.err")"
+            status=1
+            continue
+        fi
         python3 - "$work/cpu.json" "$work/$e.json" "$e" "$label" <<'PY' || status=1
 import json, sys
 ref, got = (json.load(open(p)) for p in sys.argv[1:3])
@@ -53,5 +65,6 @@ PY
 run_case "8-bit 256 bins ${w}x${h}" "${w}x${h}x3:u8" "$work/frame8.raw" --channels r,g,b,luma,luma709
 run_case "8-bit 7 bins [10,250)" "${w}x${h}x3:u8" "$work/frame8.raw" --bins 7 --range 10:250 --channels g
 run_case "16-bit 1024 bins" "${w}x${h}x3:u16" "$work/frame16.raw" --bins 1024 --channels r,luma
+run_case "8-bit 256 bins saturating at 65535" "${w}x${h}x3:u8" "$work/frame8.raw" --saturate 65535 --channels r,g,b,luma
 run_case "16-bit edges" "${w}x${h}x3:u16" "$work/frame16.raw" --edges 0,100.5,1000,30000,65535 --channels b
 exit $status

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The benchmark cases of docs/PERFORMANCE.md, on the GPU host: every kernel on the bundled 4K
 # photo (decoded to raw RGB with Python cv2) and on 256 MiB synthetic inputs at 8-bit/256 bins
-# and 16-bit/65536 bins. Writes all results as one JSON document and prints a table.
+# and 16-bit/65536 bins, and packed-sat against its rivals with a cap of 65535. Writes all
+# results as one JSON document and prints a table.
 # Usage: gpu-bench.sh CLI OUT.json [RUNS]
 set -euo pipefail
 cli="$1"
@@ -30,6 +31,15 @@ run uniform_256MiB_u8_256 --synthetic uniform --pixels 256M --depth 8 --bins 256
 run degenerate_256MiB_u8_256 --synthetic degenerate --pixels 256M --depth 8 --bins 256
 run uniform_256MiB_u16_65536 --synthetic uniform --pixels 128M --depth 16 --bins 65536
 run gauss_256MiB_u16_65536 --synthetic gauss:1000 --pixels 128M --depth 16 --bins 65536
+# packed-sat serves only capped requests: the same inputs with 16-bit saturating counters, next
+# to the exact engines it competes with (their counts capped after the fact).
+sat_kernels=packed-sat,packed,block-shared,warp-private
+run photo_4k_rgb8_256_sat65535 --raw "${w}x${h}x3:u8" "$work/fruits_4k.raw" --bins 256 \
+    --saturate 65535 --kernels "$sat_kernels"
+run uniform_256MiB_u8_256_sat65535 --synthetic uniform --pixels 256M --depth 8 --bins 256 \
+    --saturate 65535 --kernels "$sat_kernels"
+run uniform_256MiB_u16_65536_sat65535 --synthetic uniform --pixels 128M --depth 16 \
+    --bins 65536 --saturate 65535 --kernels "$sat_kernels"
 
 python3 - "$work" "$out_json" <<'PY'
 import json, os, sys

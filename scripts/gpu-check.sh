@@ -183,7 +183,7 @@ echo "================ gpu-check summary ================"
 grep -E "^# GPU|^block-shared" "$out/environment.txt" | head -n 8 || true
 for log in ctest-gpu.log ctest-cpu.log cli-gpu.log; do
     if [ -f "$out/$log" ]; then
-        grep -E "tests passed|tests failed|^(MATCH|MISMATCH)" "$out/$log" | sed "s/^/$log: /" || true
+        grep -E "tests passed|tests failed|^(MATCH|MISMATCH|REFUSED)" "$out/$log" | sed "s/^/$log: /" || true
     fi
 done
 for log in sanitizer.log; do

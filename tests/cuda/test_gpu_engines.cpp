@@ -153,6 +153,10 @@ class GpuEngineMatrix : public ::testing::TestWithParam<std::string> {
     }
 
     void TearDown() override {
+        // "Exact or refused" must not pass by refusing everything.
+        if (engine_ != nullptr && must_serve_ && !IsSkipped()) {
+            EXPECT_GT(served_, 0) << GetParam() << " refused every case of this test";
+        }
         if (engine_ != nullptr)
             RecordProperty("served", std::to_string(served_) + " served, " +
                                          std::to_string(refused_) + " refused");
@@ -161,20 +165,29 @@ class GpuEngineMatrix : public ::testing::TestWithParam<std::string> {
     EngineRegistry registry_;
     HistogramEngine* engine_ = nullptr;
     int served_ = 0, refused_ = 0;
+    bool must_serve_ = true;  // TearDown: the engine served at least one case
 };
 
 }  // namespace
 
 TEST_P(GpuEngineMatrix, ServesThePlainCase) {
-    // Every engine must at least serve one 8-bit channel at 256 bins.
+    // Every engine must at least serve one 8-bit channel at 256 bins: plain, or with a
+    // saturation cap of 255 for an engine that only saturates (packed-sat).
     const Image img = test::uniform(640, 480, 1, SampleType::U8, 8, 3);
-    EXPECT_TRUE(check("uniform", img.view(), {Channel::Gray}, HistogramSpec::even(256, 0, 256)));
+    HistogramSpec spec = HistogramSpec::even(256, 0, 256);
+    if (!check("uniform", img.view(), {Channel::Gray}, spec)) {
+        spec.saturate = 255;
+        EXPECT_TRUE(check("uniform, saturated", img.view(), {Channel::Gray}, spec));
+    }
 }
 
 TEST_P(GpuEngineMatrix, FourK) {
     // A 4K frame at both depths (also the large input of the compute-sanitizer runs).
     const Image rgb = test::uniform(3840, 2160, 3, SampleType::U8, 8, 21);
     check("4K u8", rgb.view(), plain_and_luma(rgb.view()), HistogramSpec::even(256, 0, 256));
+    HistogramSpec saturated = HistogramSpec::even(256, 0, 256);
+    saturated.saturate = 255;
+    check("4K u8 saturated", rgb.view(), {Channel::R}, saturated);
     const Image deep = test::gaussian(3840, 2160, 1, SampleType::U16, 16, 2000.0);
     check("4K u16", deep.view(), {Channel::Gray}, HistogramSpec::even(4096, 0, 65536));
 }
@@ -224,13 +237,29 @@ TEST_P(GpuEngineMatrix, RangeBorders) {
     });
     check("borders u16", u16.view(), {Channel::Gray}, HistogramSpec::even(1024, 0, 65535));
     check("borders u16", u16.view(), {Channel::Gray}, HistogramSpec::even(65536, 0, 65536));
+    // The same borders with a cap below the counts (and served by saturating engines).
+    HistogramSpec capped = HistogramSpec::even(240, 10, 250);
+    capped.saturate = 1000;
+    check("borders u8 capped", u8.view(), {Channel::Gray}, capped);
+    capped = HistogramSpec::even(1024, 0, 65535);
+    capped.saturate = 1000;
+    check("borders u16 capped", u16.view(), {Channel::Gray}, capped);
 }
 
 TEST_P(GpuEngineMatrix, JointColour) {
+    // An engine without joint colours must say so; one with them must serve some of these.
+    must_serve_ = engine_->capabilities().joint;
     for (int c : {3, 4}) {
         const Image img = test::uniform(1280, 720, c, SampleType::U8, 8, 9);
-        check("joint", img.view(), {Channel::Joint}, HistogramSpec::even(1 << 24, 0, 1 << 24));
-        check("joint", img.view(), {Channel::Joint}, HistogramSpec::even(4096, 0, 1 << 24));
+        HistogramSpec saturated = HistogramSpec::even(4096, 0, 1 << 24);
+        saturated.saturate = 100;
+        for (const HistogramSpec& spec : {HistogramSpec::even(1 << 24, 0, 1 << 24),
+                                          HistogramSpec::even(4096, 0, 1 << 24), saturated}) {
+            const bool served = check("joint", img.view(), {Channel::Joint}, spec);
+            if (!must_serve_) {
+                EXPECT_FALSE(served) << "served joint colours without the capability";
+            }
+        }
     }
 }
 
