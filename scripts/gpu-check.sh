@@ -13,7 +13,7 @@
 # cli-gpu.log (histoscope-cli on the bundled 4K photo: every GPU engine against cpu),
 # ctest-cpu.log, sanitizer.log (memcheck and racecheck, every engine, small and 4K input),
 # bench.json (scripts/gpu-bench.sh), summary.txt.
-# HS_SKIP_BENCH=1 leaves the benchmark out.
+# HS_SKIP_BENCH=1 leaves the benchmark out; HS_COMMIT names the commit in environment.txt.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root="$(pwd)"
@@ -79,7 +79,8 @@ skip() {
 {
     echo "date: $(date -u +%FT%TZ)"
     echo "host: $(hostname)"
-    echo "commit: $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+    # The device copy of the tree may carry stale git metadata: the caller can name the commit.
+    echo "commit: ${HS_COMMIT:-$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)}"
     cmake --version | head -n 1 || true
     "$cuda_bin/nvcc" --version | tail -n 2 || true
 } >"$out/environment.txt" 2>&1
