@@ -39,30 +39,39 @@ int run_kernels(const Context& ctx) {
 
     std::string out;
     if (format == "json") {
+        const auto list = [](const auto& engines) {
+            Json all = Json::array();
+            for (const auto& e : engines) {
+                const Availability a = e->availability();
+                Json k = Json::object();
+                k.set("name", e->name());
+                k.set("available", a.available);
+                if (!a.available) k.set("reason", a.reason);
+                k.set("description", e->description());
+                all.push(std::move(k));
+            }
+            return all;
+        };
         Json j = Json::object();
-        Json engines = Json::array();
-        for (const auto& e : ctx.registry.engines()) {
-            const Availability a = e->availability();
-            Json k = Json::object();
-            k.set("name", e->name());
-            k.set("available", a.available);
-            if (!a.available) k.set("reason", a.reason);
-            k.set("description", e->description());
-            engines.push(std::move(k));
-        }
-        j.set("kernels", std::move(engines));
+        j.set("kernels", list(ctx.registry.engines()));
+        j.set("equalizers", list(ctx.registry.equalizers()));
         if (devices.size() == 0) j.set("device_error", device_error);
         j.set("devices", devices);
         out = j.dump();
     } else {
         std::ostringstream os;
-        for (const auto& e : ctx.registry.engines()) {
-            const Availability a = e->availability();
-            os << e->name() << "\t" << (a.available ? "available" : "unavailable") << "\t"
-               << e->description();
-            if (!a.available) os << " (" << a.reason << ")";
-            os << "\n";
-        }
+        const auto list = [&os](const auto& engines) {
+            for (const auto& e : engines) {
+                const Availability a = e->availability();
+                os << e->name() << "\t" << (a.available ? "available" : "unavailable") << "\t"
+                   << e->description();
+                if (!a.available) os << " (" << a.reason << ")";
+                os << "\n";
+            }
+        };
+        list(ctx.registry.engines());
+        os << "# equalizers (equalize --kernel NAME):\n";
+        list(ctx.registry.equalizers());
         if (devices.size() == 0) os << "# GPU: none (" << device_error << ")\n";
         for (const auto& d : devices.as_array())
             os << "# GPU " << d.at("index").as_int() << ": " << d.at("name").as_string() << ", sm_"

@@ -152,9 +152,17 @@ TEST(CliKernels, ListsTheRegistry) {
     for (const auto& k : j.at("kernels").as_array())
         if (k.at("name").as_string() == "cpu") cpu = k.at("available").as_bool();
     EXPECT_TRUE(cpu);
+    // The equalizers too: the cpu reference is always there.
+    bool cpu_equalizer = false;
+    for (const auto& k : j.at("equalizers").as_array())
+        if (k.at("name").as_string() == "cpu") cpu_equalizer = k.at("available").as_bool();
+    EXPECT_TRUE(cpu_equalizer);
     const auto text = run_cli("kernels");
     EXPECT_EQ(text.exit_code, 0);
     EXPECT_NE(text.out.find("cpu\tavailable"), std::string::npos);
+    const auto equalizers = text.out.find("# equalizers");
+    ASSERT_NE(equalizers, std::string::npos);
+    EXPECT_NE(text.out.find("cpu\tavailable", equalizers), std::string::npos);
 }
 
 TEST(CliBench, SyntheticInputsAreVerifiedForEveryAvailableKernel) {
