@@ -4,6 +4,7 @@
 // engines only through the registry.
 
 #include <memory>
+#include <vector>
 
 #include "histoscope/core/engine.hpp"
 
@@ -18,5 +19,8 @@ std::unique_ptr<HistogramEngine> make_global_atomic_engine();
 std::unique_ptr<HistogramEngine> make_cub_engine();
 std::unique_ptr<HistogramEngine> make_sort_search_engine();
 std::unique_ptr<HistogramEngine> make_npp_engine();  // defined only with HS_HAVE_NPP
+std::unique_ptr<HistogramEngine> make_lane_private_engine();
+// "auto" (cuda/src/auto/): delegates to `engines`, which must outlive it.
+std::unique_ptr<HistogramEngine> make_auto_engine(std::vector<HistogramEngine*> engines);
 
 }  // namespace hs::cuda::detail

@@ -1,0 +1,228 @@
+// Strategy "lane-private": see lane_private.cuh.
+
+#include <algorithm>
+#include <sstream>
+#include <string>
+
+#include "cuda_check.hpp"
+#include "histoscope/core/error.hpp"
+#include "kernels/lane_private.cuh"
+
+namespace hs::cuda::detail {
+
+namespace {
+
+extern __shared__ std::uint32_t lane_private_smem[];
+
+// Counts the 16 bytes of one word; rot[k] is the lane's column of the channel of byte k % C
+// (nullptr: not counted).
+template <int C, bool Identity>
+__device__ __forceinline__ void count_word(const uint4 w, std::uint32_t* const (&rot)[C],
+                                           const std::int32_t* table) {
+    const std::uint32_t v[4] = {w.x, w.y, w.z, w.w};
+#pragma unroll
+    for (int q = 0; q < 4; ++q) {
+#pragma unroll
+        for (int k = 0; k < 4; ++k) {
+            std::uint32_t* const col = rot[(q * 4 + k) % C];
+            if constexpr (C > 1)
+                if (col == nullptr) continue;
+            const std::uint32_t value = (v[q] >> (8 * k)) & 0xFFu;
+            if constexpr (Identity) {
+                atomicAdd(col + (value << 5), 1u);
+            } else {
+                const int bin = table[value];
+                if (bin >= 0) atomicAdd(col + (static_cast<unsigned>(bin) << 5), 1u);
+            }
+        }
+    }
+}
+
+// a.slot_of_offset[offset] and a.counts[slot] with run-time indices, written as selects so that
+// the arguments stay in the constant bank (a dynamic index copies them to local memory).
+__device__ __forceinline__ int slot_at(const LanePrivateArgs& a, int offset) {
+    return offset == 0   ? a.slot_of_offset[0]
+           : offset == 1 ? a.slot_of_offset[1]
+           : offset == 2 ? a.slot_of_offset[2]
+                         : a.slot_of_offset[3];
+}
+__device__ __forceinline__ unsigned long long* counts_at(const LanePrivateArgs& a, int slot) {
+    return slot == 0   ? a.counts[0]
+           : slot == 1 ? a.counts[1]
+           : slot == 2 ? a.counts[2]
+                       : a.counts[3];
+}
+
+template <int C, bool Identity>
+__global__ void __launch_bounds__(1024) lane_private_kernel(const LanePrivateArgs a) {
+    const int region = a.bins * 32;  // words per counted channel
+    const int words = region * a.slots;
+    std::uint32_t* hist = lane_private_smem;
+    auto* table = reinterpret_cast<std::int32_t*>(hist + words);
+    for (int i = static_cast<int>(threadIdx.x); i < words; i += static_cast<int>(blockDim.x))
+        hist[i] = 0;
+    if constexpr (!Identity)
+        for (int i = static_cast<int>(threadIdx.x); i < 256; i += static_cast<int>(blockDim.x))
+            table[i] = a.table[i];
+    __syncthreads();
+
+    const unsigned lane = threadIdx.x & 31u;
+    const auto* in = static_cast<const uint4*>(a.samples);
+    const std::uint64_t n = a.bytes / 16;  // whole words
+    const std::uint64_t step = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
+    const std::uint64_t first = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+
+    // Byte j of word i belongs to sample offset (16 i + j) % C. For C = 3 that is
+    // (i % 3 + j) % 3, and i % 3 stays first % 3 because step is a multiple of 3.
+    const int phase = C == 3 ? static_cast<int>(first % 3u) : 0;
+    std::uint32_t* rot[C];
+#pragma unroll
+    for (int k = 0; k < C; ++k) {
+        const int slot = slot_at(a, (phase + k) % C);
+        rot[k] = slot >= 0 ? hist + slot * region + lane : nullptr;
+    }
+
+    std::uint64_t i = first;
+    for (; i + step < n; i += 2 * step) {
+        const uint4 w0 = __ldg(in + i);
+        const uint4 w1 = __ldg(in + i + step);
+        count_word<C, Identity>(w0, rot, table);
+        count_word<C, Identity>(w1, rot, table);
+    }
+    if (i < n) count_word<C, Identity>(__ldg(in + i), rot, table);
+
+    // The bytes of the last, partial word (the rest of it is padding).
+    const auto rem = static_cast<int>(a.bytes % 16);
+    if (rem != 0 && first == 0) {
+        const auto* tail = reinterpret_cast<const std::uint8_t*>(in + n);
+        for (int j = 0; j < rem; ++j) {
+            const auto offset = static_cast<int>((16 * n + static_cast<std::uint64_t>(j)) %
+                                                 static_cast<std::uint64_t>(C));
+            const int slot = slot_at(a, offset);
+            if (slot < 0) continue;
+            const std::uint32_t value = tail[j];
+            const int bin = Identity ? static_cast<int>(value) : table[value];
+            if (bin >= 0)
+                atomicAdd(hist + slot * region + (static_cast<unsigned>(bin) << 5) + lane, 1u);
+        }
+    }
+    __syncthreads();
+
+    // Merge: thread per (slot, bin) sums the 32 lane copies, starting at a different bank per
+    // thread so that a warp's reads never share a bank.
+    for (int idx = static_cast<int>(threadIdx.x); idx < a.bins * a.slots;
+         idx += static_cast<int>(blockDim.x)) {
+        const int s = idx / a.bins;
+        const int b = idx - s * a.bins;
+        const std::uint32_t* row = hist + s * region + b * 32;
+        std::uint32_t sum = 0;  // at most the bytes of this block: < 2^31
+#pragma unroll 8
+        for (int l = 0; l < 32; ++l) sum += row[(l + b) & 31];
+        if (sum != 0) atomicAdd(counts_at(a, s) + b, static_cast<unsigned long long>(sum));
+    }
+}
+
+using Kernel = void (*)(LanePrivateArgs);
+
+template <int C>
+Kernel pick_c(bool identity) {
+    return identity ? &lane_private_kernel<C, true> : &lane_private_kernel<C, false>;
+}
+
+Kernel pick(const LanePrivateArgs& a) {
+    switch (a.channels) {
+        case 1:
+            return pick_c<1>(a.identity);
+        case 3:
+            return pick_c<3>(a.identity);
+        case 4:
+            return pick_c<4>(a.identity);
+        default:
+            throw UnsupportedError("lane-private: images of 1, 3 or 4 channels only");
+    }
+}
+
+}  // namespace
+
+std::string LanePrivateTuning::describe() const {
+    std::ostringstream os;
+    os << threads << " threads x " << blocks << " blocks (" << blocks_per_sm << "/SM), "
+       << smem_bytes << " bytes of shared memory per block";
+    return os.str();
+}
+
+std::size_t lane_private_smem_bytes(int slots, int bins) {
+    // 32 lane copies of every bin per counted channel, plus the bin table.
+    return static_cast<std::size_t>(slots) * static_cast<std::size_t>(bins) * 32 * 4 + 256 * 4;
+}
+
+LanePrivateTuning plan_lane_private(const LanePrivateArgs& a, const DeviceLimits& limits) {
+    const Kernel kernel = pick(a);
+    LanePrivateTuning t;
+    t.smem_bytes = lane_private_smem_bytes(a.slots, a.bins);
+    if (t.smem_bytes > limits.shared_per_block_optin)
+        throw UnsupportedError("lane-private: " + std::to_string(t.smem_bytes) +
+                               " bytes of shared memory per block exceed the device's " +
+                               std::to_string(limits.shared_per_block_optin));
+    // Always the same value (the device's opt-in maximum), so concurrent callers cannot race
+    // each other into a smaller limit.
+    if (t.smem_bytes > 48 * 1024)
+        check(cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel),
+                                   cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                   static_cast<int>(limits.shared_per_block_optin)),
+              "cudaFuncSetAttribute(lane-private shared memory)");
+    for (const int threads : kLanePrivateThreadCandidates) {
+        int per_sm = 0;
+        check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                  &per_sm, reinterpret_cast<const void*>(kernel), threads, t.smem_bytes),
+              "cudaOccupancyMaxActiveBlocksPerMultiprocessor(lane-private)");
+        if (per_sm > 0 && per_sm * threads >= t.blocks_per_sm * t.threads) {
+            t.threads = threads;
+            t.blocks_per_sm = per_sm;
+        }
+    }
+    if (t.blocks_per_sm == 0)
+        throw DeviceError("lane-private: no block fits on an SM with " +
+                          std::to_string(t.smem_bytes) + " bytes of shared memory");
+    const auto threads = static_cast<std::uint64_t>(t.threads);
+    const std::uint64_t words = a.bytes / 16 + 1;
+    // One wave of resident blocks, no more than give every thread two words, and enough that
+    // no block reads more than kLanePrivateMaxBytesPerBlock bytes (a block reads at most
+    // ceil(words / (blocks * threads)) words per thread).
+    const std::uint64_t resident =
+        static_cast<std::uint64_t>(t.blocks_per_sm) * static_cast<std::uint64_t>(limits.sm_count);
+    const std::uint64_t useful =
+        std::max<std::uint64_t>(1, (words + 2 * threads - 1) / (2 * threads));
+    const std::uint64_t exact = a.bytes / (kLanePrivateMaxBytesPerBlock / 2) + 1;
+    std::uint64_t blocks = std::max(std::min(resident, useful), exact);
+    // 3-channel pixels: the grid's thread count must be a multiple of 3 (see the kernel).
+    if (a.channels == 3) blocks = (blocks + 2) / 3 * 3;
+    if (blocks > 0x7FFFFFFFull)
+        throw UnsupportedError("lane-private: " + std::to_string(blocks) +
+                               " blocks exceed the grid limit");
+    t.blocks = static_cast<int>(blocks);
+    return t;
+}
+
+void launch_lane_private(const LanePrivateArgs& a, const LanePrivateTuning& t,
+                         cudaStream_t stream) {
+    const Kernel kernel = pick(a);
+    kernel<<<static_cast<unsigned>(t.blocks), static_cast<unsigned>(t.threads), t.smem_bytes,
+             stream>>>(a);
+    check(cudaGetLastError(), "lane-private kernel launch");
+}
+
+std::string lane_private_probe() {
+    cudaFuncAttributes attr{};
+    const cudaError_t e =
+        cudaFuncGetAttributes(&attr, reinterpret_cast<const void*>(&lane_private_kernel<1, true>));
+    if (e == cudaSuccess) return {};
+    static_cast<void>(cudaGetLastError());
+    if (e == cudaErrorNoKernelImageForDevice || e == cudaErrorInvalidDeviceFunction ||
+        e == cudaErrorUnsupportedPtxVersion)
+        return "this build has no kernel code for the device (" + describe(e) +
+               "); rebuild with its architecture in CMAKE_CUDA_ARCHITECTURES";
+    return "cannot load the lane-private kernel: " + describe(e);
+}
+
+}  // namespace hs::cuda::detail

@@ -1,0 +1,139 @@
+// Strategy "lane-private" as an engine: maps the requested plain channels of an 8-bit image to
+// counting slots and launches lane_private once for all of them (kernel and tuning in
+// lane_private.cu/.cuh).
+
+#include <algorithm>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cuda_check.hpp"
+#include "device_buffer.hpp"
+#include "gpu_engine.hpp"
+#include "kernels/lane_private.cuh"
+#include "kernels/strategies.hpp"
+
+namespace hs::cuda::detail {
+
+namespace {
+
+// The kernel reads whole 16-byte words of the buffer, which the upload pads to.
+static_assert(kGroupBytesPerChannel == 16);
+
+class LanePrivateRun final : public KernelRun {
+  public:
+    LanePrivateRun(const HistogramRequest& r, DeviceLimits limits, cudaStream_t stream) {
+        const ImageView& image = r.image;
+        args_.channels = image.channels;
+        args_.bins = r.spec.bins;
+        // Distinct sample offsets become slots; a channel asked for twice reads its slot's
+        // counts again (copied after the kernel).
+        for (std::size_t i = 0; i < r.channels.size(); ++i) {
+            const int offset = std::max(0, channel_offset(r.channels[i], image.channels));
+            if (args_.slot_of_offset[offset] < 0) {
+                args_.slot_of_offset[offset] = static_cast<int>(slot_channel_.size());
+                slot_channel_.push_back(static_cast<int>(i));
+            }
+            channel_slot_.push_back(args_.slot_of_offset[offset]);
+        }
+        args_.slots = static_cast<int>(slot_channel_.size());
+        // The core's own bin_of() for every 8-bit value: exact by construction.
+        table_host_ = bin_table(r.spec, 255);
+        bool identity = r.spec.bins == 256;
+        for (std::size_t v = 0; v < 256 && identity; ++v)
+            identity = table_host_[v] == static_cast<std::int32_t>(v);
+        args_.identity = identity;
+        if (!identity) {
+            table_ = DeviceBuffer<std::int32_t>(table_host_.size(), "bin table");
+            check(cudaMemcpyAsync(table_.data(), table_host_.data(), table_.bytes(),
+                                  cudaMemcpyHostToDevice, stream),
+                  "bin table upload (cudaMemcpyAsync)");
+            args_.table = table_.data();
+        }
+        args_.bytes = image.pixel_count() * static_cast<std::uint64_t>(image.channels);
+        tuning_ = plan_lane_private(args_, limits);
+    }
+
+    void launch(const DeviceImage& image, const std::vector<Channel>& channels,
+                unsigned long long* counts, cudaStream_t stream) override {
+        LanePrivateArgs a = args_;
+        a.samples = image.data;
+        a.bytes = image.pixels * static_cast<std::uint64_t>(image.channels);
+        const auto bins = static_cast<std::size_t>(a.bins);
+        for (int s = 0; s < a.slots; ++s)
+            a.counts[s] =
+                counts +
+                static_cast<std::size_t>(slot_channel_[static_cast<std::size_t>(s)]) * bins;
+        launch_lane_private(a, tuning_, stream);
+        for (std::size_t i = 0; i < channels.size(); ++i) {
+            const auto first =
+                static_cast<std::size_t>(slot_channel_[static_cast<std::size_t>(channel_slot_[i])]);
+            if (first != i)
+                check(cudaMemcpyAsync(counts + i * bins, counts + first * bins,
+                                      bins * sizeof(unsigned long long), cudaMemcpyDeviceToDevice,
+                                      stream),
+                      "lane-private: repeated channel (cudaMemcpyAsync)");
+        }
+    }
+
+  private:
+    LanePrivateArgs args_;
+    LanePrivateTuning tuning_;
+    std::vector<int> slot_channel_;  // per slot: the first requested channel counted there
+    std::vector<int> channel_slot_;  // per requested channel: its slot
+    std::vector<std::int32_t> table_host_;
+    DeviceBuffer<std::int32_t> table_;
+};
+
+class LanePrivateEngine final : public GpuEngine {
+  public:
+    std::string_view name() const override { return "lane-private"; }
+    std::string_view description() const override {
+        return "GPU, 8-bit plain channels up to 256 bins: 32 lane-major copies of the histogram "
+               "per block in shared memory (lane l always updates bank l: conflict-free atomics "
+               "on any data), every requested channel of an interleaved image in one pass over "
+               "coalesced 16-byte words";
+    }
+    Capabilities capabilities() const override {
+        Capabilities caps;
+        caps.u16 = false;
+        caps.luma = false;
+        caps.joint = false;
+        caps.max_bins = kLanePrivateMaxBins;
+        return caps;
+    }
+
+  protected:
+    std::string extra_unsupported_reason(const HistogramRequest& r) const override {
+        if (r.image.channels != 1 && r.image.channels != 3 && r.image.channels != 4)
+            return "engine 'lane-private' reads images of 1, 3 or 4 channels";
+        const State& s = state();
+        if (!s.error.empty()) return {};  // compute() reports the unavailability itself
+        int slots = 0;
+        bool seen[4] = {};
+        for (const Channel c : r.channels) {
+            const int offset = std::max(0, channel_offset(c, r.image.channels));
+            if (!seen[offset]) ++slots;
+            seen[offset] = true;
+        }
+        const std::size_t need = lane_private_smem_bytes(slots, r.spec.bins);
+        if (need <= s.device.shared_per_block_optin) return {};
+        return "engine 'lane-private' needs " + std::to_string(need) +
+               " bytes of shared memory per block for " + std::to_string(slots) + " channels of " +
+               std::to_string(r.spec.bins) + " bins, but " + s.device.name + " allows at most " +
+               std::to_string(s.device.shared_per_block_optin);
+    }
+    std::string probe() const override { return lane_private_probe(); }
+    std::unique_ptr<KernelRun> prepare(const HistogramRequest& r,
+                                       cudaStream_t stream) const override {
+        return std::make_unique<LanePrivateRun>(r, limits(), stream);
+    }
+};
+
+}  // namespace
+
+std::unique_ptr<HistogramEngine> make_lane_private_engine() {
+    return std::make_unique<LanePrivateEngine>();
+}
+
+}  // namespace hs::cuda::detail
