@@ -33,7 +33,7 @@ run uniform_256MiB_u16_65536 --synthetic uniform --pixels 128M --depth 16 --bins
 run gauss_256MiB_u16_65536 --synthetic gauss:1000 --pixels 128M --depth 16 --bins 65536
 # packed-sat serves only capped requests: the same inputs with 16-bit saturating counters, next
 # to the exact engines it competes with (their counts capped after the fact).
-sat_kernels=packed-sat,packed,block-shared,warp-private
+sat_kernels=packed-sat,packed,block-shared,warp-private,lane-private
 run photo_4k_rgb8_256_sat65535 --raw "${w}x${h}x3:u8" "$work/fruits_4k.raw" --bins 256 \
     --saturate 65535 --kernels "$sat_kernels"
 run uniform_256MiB_u8_256_sat65535 --synthetic uniform --pixels 256M --depth 8 --bins 256 \

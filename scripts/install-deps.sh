@@ -6,7 +6,8 @@ set -euo pipefail
 packages=(cmake ninja-build g++ pkg-config libopencv-dev libgtest-dev)
 # The desktop application (Qt 6 Widgets and Charts, the SVG icon plugin, the offscreen and xcb
 # platforms), its headless tests, and the screenshot taken under Xvfb (with fonts to draw).
-packages+=(qt6-base-dev qt6-charts-dev libqt6svg6 qt6-qpa-plugins libgl-dev
+# Qt6Charts' CMake package needs Qt6OpenGL's, which qt6-base-dev only recommends.
+packages+=(qt6-base-dev qt6-charts-dev libqt6opengl6-dev libqt6svg6 qt6-qpa-plugins libgl-dev
            xvfb xauth fonts-dejavu-core)
 
 missing=()

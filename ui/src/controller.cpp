@@ -346,13 +346,14 @@ hs::HistogramRequest Controller::makeRequest(const hs::ImageView& image) const {
     return request;
 }
 
-// Until the registry has an "auto" engine of its own: the fastest available GPU engine that
-// serves the request, found by timing each once on it and remembered per request shape; null
-// (meaning the CPU reference) when no GPU engine can run.
+// When the registry's own "auto" engine cannot serve a request (or the registry has none): the
+// fastest available GPU engine that serves it, found by timing each once on it and remembered
+// per request shape; null (meaning the CPU reference) when no GPU engine can run.
 hs::HistogramEngine* Controller::fastestGpuEngineForAuto(const hs::HistogramRequest& request,
                                                          QString& why) {
     std::vector<hs::HistogramEngine*> candidates;
     for (const QString& name : options_.gpu_engines) {
+        if (name == QLatin1String("auto")) continue;  // it just declined
         hs::HistogramEngine* e = registry_->find(name.toStdString());
         if (e == nullptr) continue;
         const hs::Availability a = e->availability();
@@ -398,10 +399,18 @@ hs::HistogramEngine* Controller::resolveEngine(const hs::HistogramRequest& reque
     hs::HistogramEngine* cpu = registry_->find("cpu");
     QString why;
     if (engine_ == QLatin1String("auto")) {
-        if (hs::HistogramEngine* registered = registry_->find("auto")) {
-            status.resolved = QStringLiteral("auto");
-            status.message = tr("Kernel: auto");
-            return registered;
+        hs::HistogramEngine* registered = registry_->find("auto");
+        if (registered != nullptr) {
+            if (const hs::Availability a = registered->availability(); !a.available)
+                why = QString::fromStdString(a.reason);
+            else if (const std::string reason = registered->unsupported_reason(request);
+                     !reason.empty())
+                why = QString::fromStdString(reason);
+            else {
+                status.resolved = QStringLiteral("auto");
+                status.message = tr("Kernel: auto (the registry's GPU selection)");
+                return registered;
+            }
         }
         if (hs::HistogramEngine* gpu = fastestGpuEngineForAuto(request, why)) {
             status.resolved = qstr(gpu->name());
