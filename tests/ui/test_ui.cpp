@@ -218,9 +218,8 @@ class TestUi : public QObject {
         // The first entry is "auto": the registry's own "auto" engine where it has one (CUDA
         // builds), else the controller's choice; every other engine follows it.
         const int own_auto = registry->find("auto") != nullptr ? 0 : 1;
-        QTRY_COMPARE_WITH_TIMEOUT(combo->count(),
-                                  static_cast<int>(registry->engines().size()) + own_auto,
-                                  kTimeoutMs);
+        QTRY_COMPARE_WITH_TIMEOUT(
+            combo->count(), static_cast<int>(registry->engines().size()) + own_auto, kTimeoutMs);
         QCOMPARE(combo->itemData(0).toString(), QStringLiteral("auto"));
         for (const auto& e : registry->engines())
             if (e->name() != "auto")
