@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "histoscope/core/error.hpp"
+#include "histoscope/core/stream.hpp"
 
 namespace hs {
 
@@ -76,6 +77,9 @@ BenchTiming HistogramEngine::run_benchmark(const HistogramRequest& request,
     return timing;
 }
 
+EngineRegistry::EngineRegistry() = default;
+EngineRegistry::~EngineRegistry() = default;
+
 void EngineRegistry::add(std::unique_ptr<HistogramEngine> engine) {
     if (find(engine->name()) != nullptr)
         throw UsageError("engine '" + std::string(engine->name()) + "' is registered twice");
@@ -125,6 +129,18 @@ std::vector<std::string> EngineRegistry::equalizer_names() const {
     std::vector<std::string> out;
     for (const auto& e : equalizers_) out.emplace_back(e->name());
     return out;
+}
+
+void EngineRegistry::add_stream_engine(std::unique_ptr<StreamEngine> engine) {
+    if (find_stream_engine(engine->name()) != nullptr)
+        throw UsageError("stream engine '" + std::string(engine->name()) + "' is registered twice");
+    stream_engines_.push_back(std::move(engine));
+}
+
+StreamEngine* EngineRegistry::find_stream_engine(std::string_view name) const {
+    for (const auto& e : stream_engines_)
+        if (e->name() == name) return e.get();
+    return nullptr;
 }
 
 namespace {
@@ -191,6 +207,7 @@ class CpuReferenceEngine final : public HistogramEngine {
 void register_core_engines(EngineRegistry& registry) {
     registry.add(std::make_unique<CpuReferenceEngine>());
     registry.add_equalizer(std::make_unique<CpuEqualizeEngine>());
+    registry.add_stream_engine(make_serial_stream_engine(registry));
 }
 
 }  // namespace hs

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
+
 #include <opencv2/core.hpp>
 #include <opencv2/imgproc.hpp>
 
@@ -18,12 +20,12 @@ using namespace hs;
 namespace {
 
 HistogramEngine& opencv_engine() {
-    static EngineRegistry registry = [] {
-        EngineRegistry r;
-        media::register_engines(r);
+    static const std::unique_ptr<EngineRegistry> registry = [] {
+        auto r = std::make_unique<EngineRegistry>();
+        media::register_engines(*r);
         return r;
     }();
-    HistogramEngine* e = registry.find("opencv");
+    HistogramEngine* e = registry->find("opencv");
     if (e == nullptr) throw std::runtime_error("no opencv engine registered");
     return *e;
 }

@@ -132,8 +132,15 @@ class EqualizeEngine {
     virtual EqualizeResult run(const EqualizeRequest& request) = 0;
 };
 
+class StreamEngine;  // histoscope/core/stream.hpp
+
 class EngineRegistry {
   public:
+    EngineRegistry();
+    ~EngineRegistry();
+    EngineRegistry(const EngineRegistry&) = delete;
+    EngineRegistry& operator=(const EngineRegistry&) = delete;
+
     void add(std::unique_ptr<HistogramEngine> engine);  // names must be unique
     HistogramEngine* find(std::string_view name) const;
     const std::vector<std::unique_ptr<HistogramEngine>>& engines() const { return engines_; }
@@ -145,12 +152,21 @@ class EngineRegistry {
     const std::vector<std::unique_ptr<EqualizeEngine>>& equalizers() const { return equalizers_; }
     std::vector<std::string> equalizer_names() const;
 
+    // Stream engines (frames of a video or raw stream): a third list with its own unique names.
+    void add_stream_engine(std::unique_ptr<StreamEngine> engine);
+    StreamEngine* find_stream_engine(std::string_view name) const;
+    const std::vector<std::unique_ptr<StreamEngine>>& stream_engines() const {
+        return stream_engines_;
+    }
+
   private:
     std::vector<std::unique_ptr<HistogramEngine>> engines_;
     std::vector<std::unique_ptr<EqualizeEngine>> equalizers_;
+    std::vector<std::unique_ptr<StreamEngine>> stream_engines_;
 };
 
-// Adds the engines of hs::core: the "cpu" histogram reference and the "cpu" equalizer.
+// Adds the engines of hs::core: the "cpu" histogram reference, the "cpu" equalizer and the
+// "cpu" stream engine (which runs the registry's engines frame by frame).
 void register_core_engines(EngineRegistry& registry);
 
 }  // namespace hs

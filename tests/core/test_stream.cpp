@@ -1,0 +1,181 @@
+// The "cpu" stream engine and the stream configuration: every frame's histograms and
+// equalization equal the CPU reference, results come back in order, memory stays bounded.
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <stdexcept>
+
+#include "histoscope/core/engine.hpp"
+#include "histoscope/core/error.hpp"
+#include "histoscope/core/stream.hpp"
+#include "synthetic.hpp"
+
+using namespace hs;
+
+namespace {
+
+struct Registry {
+    Registry() { register_core_engines(registry); }
+    EngineRegistry registry;
+};
+
+StreamConfig rgb_config(int w, int h) {
+    StreamConfig c;
+    c.format = {w, h, 3, SampleType::U8, 8};
+    c.channels = {Channel::R, Channel::G, Channel::B, Channel::Luma601};
+    c.spec = HistogramSpec::even(256, 0, 256);
+    return c;
+}
+
+std::vector<Image> frames_of(int n, int w, int h, int channels, SampleType type, int depth) {
+    std::vector<Image> out;
+    for (int i = 0; i < n; ++i)
+        out.push_back(
+            i % 3 == 2 ? test::constant(w, h, channels, type, depth,
+                                        (static_cast<unsigned>(i) * 37u) % 251u)
+                       : test::uniform(w, h, channels, type, depth, static_cast<unsigned>(i + 1)));
+    return out;
+}
+
+}  // namespace
+
+TEST(Stream, TheRegistryHasTheCpuStreamEngine) {
+    Registry r;
+    ASSERT_NE(r.registry.find_stream_engine("cpu"), nullptr);
+    EXPECT_EQ(&choose_stream_engine(r.registry, rgb_config(4, 4)),
+              r.registry.find_stream_engine("cpu"));
+    EXPECT_THROW(r.registry.add_stream_engine(make_serial_stream_engine(r.registry)), UsageError);
+}
+
+TEST(Stream, EveryFrameEqualsTheReferenceInOrder) {
+    Registry r;
+    for (const auto& [w, h] : {std::pair{1, 1}, std::pair{17, 5}, std::pair{64, 33}}) {
+        StreamConfig c = rgb_config(w, h);
+        EqualizeRequest eq;
+        eq.strength = 0.75;
+        c.equalize = eq;
+        const auto stream = r.registry.find_stream_engine("cpu")->open(c);
+        EXPECT_EQ(stream->histogram_engine(), "cpu");
+        EXPECT_EQ(stream->equalizer(), "cpu");
+        const std::vector<Image> frames = frames_of(7, w, h, 3, SampleType::U8, 8);
+        std::int64_t next = 0;
+        for (const Image& f : frames) {
+            stream->submit(f.view());
+            while (auto res = stream->poll()) {
+                const ImageView in = frames[static_cast<std::size_t>(next)].view();
+                ASSERT_EQ(res->index, next);
+                EXPECT_EQ(res->channels, reference_histogram(in, c.channels, c.spec));
+                EqualizeRequest want = eq;
+                want.image = in;
+                const Image expected = equalize_reference(want);
+                ASSERT_EQ(res->equalized.view().row_bytes(), expected.view().row_bytes());
+                EXPECT_EQ(0, std::memcmp(res->equalized.view().data, expected.view().data,
+                                         c.format.frame_bytes()));
+                ASSERT_EQ(res->stages.size(), 2u);
+                EXPECT_EQ(res->stages[0].name, "histogram");
+                EXPECT_EQ(res->stages[1].name, "equalize");
+                ++next;
+            }
+        }
+        EXPECT_FALSE(stream->wait().has_value());
+        EXPECT_EQ(next, 7);
+    }
+}
+
+TEST(Stream, SixteenBitFramesAndPaddedRows) {
+    Registry r;
+    StreamConfig c;
+    c.format = {31, 9, 1, SampleType::U16, 12};
+    c.channels = {Channel::Gray};
+    c.spec = HistogramSpec::even(4096, 0, 4096);
+    EqualizeRequest eq;
+    eq.mode = EqualizeMode::Clahe;
+    eq.tiles_x = 3;
+    eq.tiles_y = 2;
+    c.equalize = eq;
+    const auto stream = r.registry.find_stream_engine("cpu")->open(c);
+    const Image padded = test::uniform(31, 9, 1, SampleType::U16, 12, 5, 6);
+    stream->submit(padded.view());
+    const auto res = stream->wait();
+    ASSERT_TRUE(res.has_value());
+    EXPECT_EQ(res->channels, reference_histogram(padded.view(), c.channels, c.spec));
+    EqualizeRequest want = eq;
+    want.image = padded.view();
+    const Image expected = equalize_reference(want);
+    EXPECT_EQ(
+        0, std::memcmp(res->equalized.view().data, expected.view().data, c.format.frame_bytes()));
+}
+
+TEST(Stream, ResultsNobodyTakesStopTheStream) {
+    Registry r;
+    StreamConfig c = rgb_config(8, 8);
+    c.depth = 2;
+    const auto stream = r.registry.find_stream_engine("cpu")->open(c);
+    const Image f = test::uniform(8, 8, 3, SampleType::U8, 8);
+    stream->submit(f.view());
+    stream->submit(f.view());
+    EXPECT_THROW(stream->submit(f.view()), std::logic_error);
+    EXPECT_TRUE(stream->wait().has_value());
+    stream->submit(f.view());  // room again
+    EXPECT_TRUE(stream->wait().has_value());
+    EXPECT_TRUE(stream->wait().has_value());
+    EXPECT_FALSE(stream->poll().has_value());
+}
+
+TEST(Stream, FramesOfAnotherFormatAreRefused) {
+    Registry r;
+    const auto stream = r.registry.find_stream_engine("cpu")->open(rgb_config(8, 8));
+    EXPECT_THROW(stream->submit(test::uniform(8, 9, 3, SampleType::U8, 8).view()), InputError);
+    EXPECT_THROW(stream->submit(test::uniform(8, 8, 4, SampleType::U8, 8).view()), InputError);
+    EXPECT_FALSE(stream->poll().has_value());
+}
+
+TEST(Stream, BadConfigsAreUsageErrors) {
+    Registry r;
+    StreamEngine& cpu = *r.registry.find_stream_engine("cpu");
+    StreamConfig c = rgb_config(8, 8);
+    c.depth = 1;
+    EXPECT_THROW(cpu.open(c), UsageError);
+    c.depth = 17;
+    EXPECT_THROW(cpu.open(c), UsageError);
+    c = rgb_config(0, 8);
+    EXPECT_THROW(cpu.open(c), UsageError);
+    c = rgb_config(8, 8);
+    c.channels.clear();
+    EXPECT_THROW(cpu.open(c), UsageError);  // nothing to do
+    c = rgb_config(8, 8);
+    c.channels = {Channel::A};  // no alpha in RGB frames
+    EXPECT_THROW(cpu.open(c), UsageError);
+    c = rgb_config(8, 8);
+    EqualizeRequest eq;
+    eq.strength = 2.0;
+    c.equalize = eq;
+    EXPECT_THROW(cpu.open(c), UsageError);
+}
+
+TEST(Stream, UnknownEnginesAreRefusedWithTheReason) {
+    Registry r;
+    StreamEngine& cpu = *r.registry.find_stream_engine("cpu");
+    StreamConfig c = rgb_config(8, 8);
+    c.engine = "no-such-kernel";
+    EXPECT_NE(cpu.unsupported_reason(c).find("no-such-kernel"), std::string::npos);
+    EXPECT_THROW(cpu.open(c), UnsupportedError);
+    c = rgb_config(8, 8);
+    c.equalize = EqualizeRequest{};
+    c.equalizer = "no-such-equalizer";
+    EXPECT_THROW(cpu.open(c), UnsupportedError);
+    // "auto" without an "auto" engine in the registry: the CPU reference.
+    c = rgb_config(8, 8);
+    c.engine = "auto";
+    EXPECT_EQ(cpu.open(c)->histogram_engine(), "cpu");
+}
+
+TEST(Stream, SteadyStateMeasurementDiscardsItsResults) {
+    Registry r;
+    const auto stream = r.registry.find_stream_engine("cpu")->open(rgb_config(64, 64));
+    EXPECT_TRUE(stream->measure_upload_ms(3).empty());  // nothing to upload on the host
+    EXPECT_GT(stream->measure_steady_state_ms(5), 0.0);
+    EXPECT_FALSE(stream->poll().has_value());
+    EXPECT_THROW(stream->measure_steady_state_ms(0), UsageError);
+}
