@@ -185,6 +185,51 @@ TEST(RawRead, DashReadsStandardInput) {
     ASSERT_NE(std::freopen("/dev/null", "rb", stdin), nullptr);
 }
 
+TEST(RawStream, ReadsFramesOneAtATimeAndReportsATruncatedLastFrame) {
+    ScratchDir dir;
+    const std::string path = dir.file("stream.bin");
+    const auto format = media::parse_raw_format("3x2x1:u16:12");
+    std::vector<std::uint8_t> bytes(format.frame_bytes() * 2 + 5);
+    for (std::size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<std::uint8_t>(i * 3);
+    write_bytes(path, bytes);
+    media::RawStreamReader reader(path, format);
+    std::vector<std::byte> frame(format.frame_bytes());
+    for (int pass = 0; pass < 2; ++pass) {
+        for (int f = 0; f < 2; ++f) {
+            ASSERT_EQ(reader.read_into(frame.data()), format.frame_bytes());
+            const std::size_t at = static_cast<std::size_t>(f) * format.frame_bytes();
+            // Little-endian samples in host order.
+            const auto* samples = reinterpret_cast<const std::uint16_t*>(frame.data());
+            EXPECT_EQ(samples[1], static_cast<std::uint16_t>(bytes[at + 2] | (bytes[at + 3] << 8)));
+        }
+        EXPECT_EQ(reader.read_into(frame.data()), 5u);  // the truncated third frame
+        EXPECT_EQ(reader.read_into(frame.data()), 0u);  // then the end
+        ASSERT_TRUE(reader.rewind());
+    }
+}
+
+TEST(RawStream, MissingFilesAndEmptyFramesAreRefused) {
+    ScratchDir dir;
+    const std::string missing = dir.file("missing.bin");
+    EXPECT_EQ(message_of<InputError>(
+                  [&] { media::RawStreamReader r(missing, media::parse_raw_format("2x2x1:u8")); }),
+              "cannot read '" + missing + "': No such file or directory");
+    media::RawFormat empty;
+    EXPECT_THROW(media::RawStreamReader(dir.file("x"), empty), UsageError);
+}
+
+TEST(RawStream, StandardInputCannotRewind) {
+    ScratchDir dir;
+    write_bytes(dir.file("in.bin"), {1, 2, 3, 4});
+    ASSERT_NE(std::freopen(dir.file("in.bin").c_str(), "rb", stdin), nullptr);
+    media::RawStreamReader reader("-", media::parse_raw_format("2x2x1:u8"));
+    std::vector<std::byte> frame(4);
+    EXPECT_EQ(reader.read_into(frame.data()), 4u);
+    EXPECT_EQ(reader.read_into(frame.data()), 0u);
+    EXPECT_FALSE(reader.rewind());
+    ASSERT_NE(std::freopen("/dev/null", "rb", stdin), nullptr);
+}
+
 TEST(Probe, MagicBytesMakeAnImageInEveryBuild) {
     ScratchDir dir;
     const std::vector<std::pair<std::string, std::vector<std::uint8_t>>> files{

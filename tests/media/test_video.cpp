@@ -8,6 +8,7 @@
 
 #include <random>
 
+#include "damaged_media.hpp"
 #include "histoscope/core/error.hpp"
 #include "histoscope/media/media.hpp"
 #include "media_test_support.hpp"
@@ -170,4 +171,92 @@ TEST(Probe, TellsPhotosFromVideos) {
     EXPECT_EQ(message_of<InputError>([&] { (void)media::probe(noise); }),
               "'" + noise + "' is not an image or video this build can read");
     EXPECT_TRUE(media::have_opencv());
+}
+
+// --- streams that go on past bad frames (read_frame) and the writer
+
+TEST(VideoStream, ReadFrameDeliversEveryFrameOfAGoodClip) {
+    const std::string path = sample("tree.avi");
+    const std::vector<cv::Mat> expected = opencv_frames(path, 1000);
+    media::VideoReader video(path);
+    Image frame;
+    for (std::size_t i = 0; i < expected.size(); ++i) {
+        ASSERT_EQ(video.read_frame(frame), media::VideoReader::FrameStatus::Ok) << i;
+        EXPECT_TRUE(identical(as_mat(frame.view()), expected[i])) << i;
+        EXPECT_EQ(video.position(), static_cast<std::int64_t>(i) + 1);
+    }
+    EXPECT_EQ(video.read_frame(frame), media::VideoReader::FrameStatus::End);
+    EXPECT_EQ(video.read_frame(frame), media::VideoReader::FrameStatus::End);
+}
+
+TEST(VideoStream, ADamagedClipGoesOnPastItsBadFrames) {
+    ScratchDir dir;
+    const std::string damaged = dir.file("damaged.mp4");
+    hs::test::write_damaged_copy(sample("starry_pan_4k.mp4"), damaged);
+    media::VideoReader video(damaged);
+    ASSERT_EQ(video.frame_count(), 48);
+    Image frame;
+    int ok = 0, failed = 0;
+    for (;;) {
+        const auto status = video.read_frame(frame);
+        if (status == media::VideoReader::FrameStatus::End) break;
+        (status == media::VideoReader::FrameStatus::Ok ? ok : failed)++;
+        if (status == media::VideoReader::FrameStatus::Ok) {
+            EXPECT_EQ(frame.width(), 3840);
+            EXPECT_EQ(frame.height(), 2160);
+        }
+    }
+    // The damage costs at least one frame; every frame is either delivered or reported.
+    EXPECT_GE(failed, 1);
+    EXPECT_GT(ok, 40);
+    EXPECT_EQ(ok + failed, 48);
+}
+
+TEST(VideoStream, WrittenClipsReadBackWithTheirSizeRateAndFrames) {
+    ScratchDir dir;
+    std::vector<Image> frames;
+    for (int i = 0; i < 12; ++i)
+        frames.push_back(
+            hs::test::make_image(64, 48, 3, SampleType::U8, 8, [&](int x, int y, int c) {
+                return static_cast<std::uint32_t>((x * 4 + y * 2 + c * 60 + i * 10) % 256);
+            }));
+    for (const std::string name : {"out.avi", "out.mp4", "out.mkv"}) {
+        const std::string path = dir.file(name);
+        EXPECT_TRUE(media::is_video_path(path));
+        {
+            media::VideoWriter writer(path, 64, 48, 12.5);
+            for (const Image& f : frames) writer.write(f.view());
+            writer.close();
+        }
+        media::VideoReader back(path);
+        EXPECT_EQ(back.width(), 64) << name;
+        EXPECT_EQ(back.height(), 48) << name;
+        EXPECT_NEAR(back.fps(), 12.5, 0.01) << name;
+        int n = 0;
+        Image frame;
+        while (back.read_frame(frame) == media::VideoReader::FrameStatus::Ok) {
+            // Lossy codecs: close to what was written, on average within a few levels.
+            const double diff =
+                cv::norm(as_mat(frame.view()), as_mat(frames[static_cast<std::size_t>(n)].view()),
+                         cv::NORM_L1) /
+                (64.0 * 48.0 * 3.0);
+            EXPECT_LT(diff, 8.0) << name << " frame " << n;
+            ++n;
+        }
+        EXPECT_EQ(n, 12) << name;
+    }
+}
+
+TEST(VideoStream, TheWriterRefusesWhatItCannotWrite) {
+    ScratchDir dir;
+    EXPECT_FALSE(media::is_video_path(dir.file("out.png")));
+    EXPECT_THROW(media::VideoWriter(dir.file("out.png"), 8, 8, 25), InputError);
+    EXPECT_THROW(media::VideoWriter(dir.file("no/such/dir/out.avi"), 8, 8, 25), InputError);
+    media::VideoWriter writer(dir.file("out.avi"), 8, 8, 25);
+    const Image gray = hs::test::uniform(8, 8, 1, SampleType::U8, 8);
+    const Image bigger = hs::test::uniform(9, 8, 3, SampleType::U8, 8);
+    const Image deep = hs::test::uniform(8, 8, 3, SampleType::U16, 16);
+    for (const Image* bad : {&gray, &bigger, &deep})
+        EXPECT_THROW(writer.write(bad->view()), InputError);
+    writer.write(hs::test::uniform(8, 8, 3, SampleType::U8, 8).view());
 }

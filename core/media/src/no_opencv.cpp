@@ -57,6 +57,26 @@ double VideoReader::fps() const {
 std::string VideoReader::codec() const {
     no_video();
 }
+VideoReader::FrameStatus VideoReader::read_frame(Image&) {
+    no_video();
+}
+std::int64_t VideoReader::position() const {
+    no_video();
+}
+struct VideoWriter::Impl {};
+VideoWriter::VideoWriter(const std::string& path, int, int, double) {
+    no_opencv(path);
+}
+VideoWriter::~VideoWriter() = default;
+void VideoWriter::write(const ImageView&) {
+    no_video();
+}
+void VideoWriter::close() {}
+bool is_video_path(const std::string& path) {
+    const std::string ext = path.size() >= 4 ? path.substr(path.size() - 4) : std::string();
+    return ext == ".mp4" || ext == ".avi" || ext == ".mkv";
+}
+
 void VideoReader::seek(std::int64_t) {
     no_video();
 }

@@ -140,4 +140,49 @@ RawFrames read_raw(const std::string& path, const RawFormat& format) {
     return out;
 }
 
+RawStreamReader::RawStreamReader(const std::string& path, const RawFormat& format)
+    : name_(describe_source(path)), format_(format) {
+    if (format.frame_bytes() == 0)
+        throw UsageError("raw format " + to_string(format) + " describes an empty frame");
+    if (path == "-") {
+        file_ = stdin;
+        return;
+    }
+    file_ = std::fopen(path.c_str(), "rb");
+    if (file_ == nullptr) {
+        // The precise reason (missing, unreadable, a directory) as the other readers give it.
+        static_cast<void>(detail::read_file_head(path, 1));
+        throw InputError("cannot open " + name_);
+    }
+    owned_ = true;
+}
+
+RawStreamReader::~RawStreamReader() {
+    if (owned_ && file_ != nullptr) static_cast<void>(std::fclose(file_));
+}
+
+std::size_t RawStreamReader::read_into(std::byte* dst) {
+    const std::size_t frame = format_.frame_bytes();
+    std::size_t got = 0;
+    while (got < frame) {
+        const std::size_t n = std::fread(dst + got, 1, frame - got, file_);
+        if (n == 0) break;
+        got += n;
+    }
+    if (got < frame && std::ferror(file_)) throw InputError("cannot read raw input " + name_);
+    if constexpr (std::endian::native == std::endian::big) {
+        if (format_.type == SampleType::U16) {
+            auto* p = reinterpret_cast<std::uint8_t*>(dst);
+            for (std::size_t k = 0; k + 1 < got; k += 2) std::swap(p[k], p[k + 1]);
+        }
+    }
+    return got;
+}
+
+bool RawStreamReader::rewind() {
+    if (!owned_) return false;
+    std::clearerr(file_);
+    return std::fseek(file_, 0, SEEK_SET) == 0;
+}
+
 }  // namespace hs::media

@@ -54,6 +54,7 @@ struct VideoReader::Impl {
     double fps = 0.0;
     std::string codec;
     std::int64_t next = 0;  // index of the frame read() returns next
+    int failures_in_a_row = 0;
 };
 
 VideoReader::VideoReader(const std::string& path) : impl_(std::make_unique<Impl>()) {
@@ -147,6 +148,99 @@ std::optional<Image> VideoReader::read() {
         throw std::logic_error("OpenCV reallocated a preallocated frame");
     ++v.next;
     return img;
+}
+
+VideoReader::FrameStatus VideoReader::read_frame(Image& out) {
+    Impl& v = *impl_;
+    constexpr int kMaxFailuresInARow = 16;
+    if (v.failures_in_a_row >= kMaxFailuresInARow) return FrameStatus::End;
+    try {
+        std::optional<Image> frame = read();
+        if (!frame) return FrameStatus::End;
+        v.failures_in_a_row = 0;
+        out = std::move(*frame);
+        return FrameStatus::Ok;
+    } catch (const InputError&) {
+        // read() throws only for frames before the reported end: skip this one.
+        ++v.next;
+        ++v.failures_in_a_row;
+        return FrameStatus::Failed;
+    } catch (const cv::Exception&) {
+        ++v.next;
+        ++v.failures_in_a_row;
+        return FrameStatus::Failed;
+    }
+}
+
+std::int64_t VideoReader::position() const {
+    return impl_->next;
+}
+
+struct VideoWriter::Impl {
+    std::string name;
+    cv::VideoWriter writer;
+    int width = 0, height = 0;
+    cv::Mat bgr;
+};
+
+VideoWriter::VideoWriter(const std::string& path, int width, int height, double fps)
+    : impl_(std::make_unique<Impl>()) {
+    Impl& w = *impl_;
+    w.name = detail::quoted(path);
+    w.width = width;
+    w.height = height;
+    const std::string ext = path.size() >= 4 ? path.substr(path.size() - 4) : std::string();
+    int fourcc = 0;
+    if (ext == ".mp4")
+        fourcc = cv::VideoWriter::fourcc('m', 'p', '4', 'v');
+    else if (ext == ".avi")
+        fourcc = cv::VideoWriter::fourcc('M', 'J', 'P', 'G');
+    else if (ext == ".mkv")
+        fourcc = cv::VideoWriter::fourcc('X', 'V', 'I', 'D');
+    else
+        throw InputError("cannot write video " + w.name +
+                         ": the extension must be .mp4, .avi or .mkv");
+    if (!(fps > 0.0) || !std::isfinite(fps)) fps = 25.0;
+    bool ok = false;
+    try {
+        ok = w.writer.open(path, backend(), fourcc, fps, cv::Size(width, height), true);
+    } catch (const cv::Exception&) {
+        ok = false;
+    }
+    if (!ok || !w.writer.isOpened())
+        throw InputError("cannot open " + w.name + " for writing video");
+}
+
+VideoWriter::~VideoWriter() {
+    try {
+        close();
+    } catch (...) {
+        // a destructor cannot report; close() explicitly to see failures
+    }
+}
+
+void VideoWriter::write(const ImageView& rgb) {
+    Impl& w = *impl_;
+    if (rgb.width != w.width || rgb.height != w.height || rgb.channels != 3 ||
+        rgb.type != SampleType::U8)
+        throw InputError("cannot write a " + std::to_string(rgb.width) + "x" +
+                         std::to_string(rgb.height) + "x" + std::to_string(rgb.channels) +
+                         " frame to " + w.name + " (" + std::to_string(w.width) + "x" +
+                         std::to_string(w.height) + " 8-bit RGB)");
+    const cv::Mat src(rgb.height, rgb.width, CV_8UC3,
+                      const_cast<std::byte*>(rgb.data),  // NOLINT: read only
+                      rgb.stride);
+    cv::cvtColor(src, w.bgr, cv::COLOR_RGB2BGR);
+    w.writer.write(w.bgr);
+}
+
+void VideoWriter::close() {
+    if (impl_ && impl_->writer.isOpened()) impl_->writer.release();
+}
+
+bool is_video_path(const std::string& path) {
+    const std::string ext = path.size() >= 4 ? path.substr(path.size() - 4) : std::string();
+    return ext == ".mp4" || ext == ".avi" || ext == ".mkv";
 }
 
 namespace detail {

@@ -7,6 +7,7 @@
 // hs::UsageError for a malformed raw format string. Nothing here prints.
 
 #include <cstdint>
+#include <cstdio>
 #include <memory>
 #include <optional>
 #include <string>
@@ -38,6 +39,30 @@ struct RawFrames {
     std::vector<Image> frames;
 };
 RawFrames read_raw(const std::string& path, const RawFormat& format);
+
+// Raw frames read one at a time (streams of any length: a file or standard input, "-").
+class RawStreamReader {
+  public:
+    RawStreamReader(const std::string& path, const RawFormat& format);  // throws InputError
+    ~RawStreamReader();
+    RawStreamReader(const RawStreamReader&) = delete;
+    RawStreamReader& operator=(const RawStreamReader&) = delete;
+
+    const RawFormat& format() const { return format_; }
+    // Reads the next frame into `dst` (format().frame_bytes() bytes, 16-bit samples in host
+    // order) and returns the bytes read: frame_bytes() for a whole frame, 0 at the end, or
+    // fewer when the stream ends inside a frame (a truncated frame; the end follows). Throws
+    // InputError when reading fails.
+    std::size_t read_into(std::byte* dst);
+    // Starts over at the first frame; false for standard input and other unseekable streams.
+    bool rewind();
+
+  private:
+    std::FILE* file_ = nullptr;
+    bool owned_ = false;
+    std::string name_;
+    RawFormat format_;
+};
 
 // --- photos
 struct LoadedImage {
@@ -73,10 +98,38 @@ class VideoReader {
     // frame that fails to decode before the reported end.
     std::optional<Image> read();
 
+    // For streams that go on past bad frames: the next frame into `out` (Ok), a frame that
+    // failed to decode before the reported end (Failed: it is skipped and the next call tries
+    // the next one), or the end (End). After 16 failures in a row the rest of the stream is
+    // taken as missing and End follows. Never throws for a decode failure.
+    enum class FrameStatus { Ok, Failed, End };
+    FrameStatus read_frame(Image& out);
+    // Index of the frame the next read returns.
+    std::int64_t position() const;
+
   private:
     struct Impl;
     std::unique_ptr<Impl> impl_;
 };
+
+// Writes 8-bit RGB frames of one size to a video file (OpenCV's VideoWriter): .mp4 (MPEG-4
+// Part 2, "mp4v"), .avi (Motion JPEG), .mkv ("XVID"). Throws InputError when the file cannot be
+// opened for the format or a frame does not match.
+class VideoWriter {
+  public:
+    VideoWriter(const std::string& path, int width, int height, double fps);
+    ~VideoWriter();
+    VideoWriter(const VideoWriter&) = delete;
+    VideoWriter& operator=(const VideoWriter&) = delete;
+    void write(const ImageView& rgb);
+    void close();  // also done by the destructor
+
+  private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+// True for the extensions VideoWriter writes.
+bool is_video_path(const std::string& path);
 
 // --- any input
 enum class MediaKind { Image, Video, Raw };
