@@ -80,6 +80,13 @@ const GpuEngine::State& GpuEngine::state() const {
     return state_;
 }
 
+std::unique_ptr<KernelRun> GpuEngine::make_run(const HistogramRequest& request,
+                                               cudaStream_t stream) const {
+    const State& s = state();
+    if (!s.error.empty()) throw UnsupportedError(s.error);
+    return prepare(request, stream);
+}
+
 DeviceLimits GpuEngine::limits() const {
     const DeviceInfo& d = state().device;
     return {d.sm_count, d.shared_per_block_optin, d.shared_per_sm, d.l2_cache};

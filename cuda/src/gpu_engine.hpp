@@ -59,6 +59,11 @@ class GpuEngine : public HistogramEngine {
   public:
     Availability availability() const override;
 
+    // The strategy's run for a valid, supported `request`, for callers that queue its launches
+    // themselves (the frame pipeline keeps one per stream). Throws UnsupportedError when the
+    // engine cannot run here.
+    std::unique_ptr<KernelRun> make_run(const HistogramRequest& request, cudaStream_t stream) const;
+
   protected:
     struct State {
         DeviceInfo device;

@@ -4,6 +4,7 @@
 
 #include "equalize/equalize_engine.hpp"
 #include "kernels/strategies.hpp"
+#include "pipeline/frame_pipeline.hpp"
 
 namespace hs::cuda {
 
@@ -27,6 +28,7 @@ void register_engines(EngineRegistry& registry) {
         gpu.push_back(registry.engines()[i].get());
     registry.add(detail::make_auto_engine(std::move(gpu)));
     registry.add_equalizer(detail::make_gpu_equalize_engine());
+    registry.add_stream_engine(detail::make_pipeline_stream_engine(registry));
 }
 
 }  // namespace hs::cuda

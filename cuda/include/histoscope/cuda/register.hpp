@@ -19,17 +19,17 @@ struct DeviceInfo {
     std::size_t l2_cache = 0;                // bytes
     std::size_t shared_per_block = 0;        // default limit, bytes
     std::size_t shared_per_block_optin = 0;  // opt-in limit, bytes
-    std::size_t shared_per_sm = 0;          // bytes
+    std::size_t shared_per_sm = 0;           // bytes
     int memory_bus_bits = 0;
     int memory_clock_khz = 0;
-    double peak_bandwidth_gbs() const;       // from bus width and clock (theoretical)
+    double peak_bandwidth_gbs() const;  // from bus width and clock (theoretical)
 };
 
 struct DeviceQuery {
     int runtime_version = 0;  // e.g. 13000
     int driver_version = 0;   // 0 when no driver is installed
     std::vector<DeviceInfo> devices;
-    std::string error;        // why `devices` is empty, when it is
+    std::string error;  // why `devices` is empty, when it is
 };
 
 // Never throws: a machine without a GPU or driver yields no devices and an error text.
@@ -41,7 +41,8 @@ bool device_available();
 // a device.
 double measure_read_bandwidth_gbs(std::size_t bytes = std::size_t{1} << 30, int runs = 20);
 
-// Adds every GPU engine; each reports availability() false on a machine without a device.
+// Adds every GPU engine, the "gpu" equalizer and the "gpu" stream engine (the frame pipeline);
+// each reports availability() false on a machine without a device.
 void register_engines(EngineRegistry& registry);
 
 }  // namespace hs::cuda
