@@ -9,6 +9,7 @@
 
 #include "args.hpp"
 #include "commands.hpp"
+#include "frames.hpp"
 #include "histoscope/core/error.hpp"
 #include "histoscope/core/synthetic.hpp"
 #include "input.hpp"
@@ -114,10 +115,22 @@ std::string join(const std::vector<Channel>& channels) {
 }  // namespace
 
 int run_bench(const Context& ctx) {
-    const Args args(ctx.args, {{"--raw", "--frame", "--synthetic", "--pixels", "--depth",
-                                "--channels", "--select", "--kernels", "--bins", "--range",
-                                "--edges", "--saturate", "--runs", "--warmup", "--format", "-o"},
-                               {}});
+    const Args args(
+        ctx.args,
+        {{"--raw",    "--frame",         "--synthetic",      "--pixels", "--depth",  "--channels",
+          "--select", "--kernels",       "--bins",           "--range",  "--edges",  "--saturate",
+          "--runs",   "--warmup",        "--format",         "-o",       "--kernel", "--loop",
+          "--frames", "--verify-frames", "--depth-in-flight"},
+         {"--stream", "--no-equalize"}});
+    // A video (unless --frame picks one of its frames) or --stream: the stream benchmark.
+    if (args.flag("--stream") || (input_is_video(args) && !args.has("--frame")))
+        return run_bench_frames(ctx, args);
+    for (const char* o : {"--kernel", "--loop", "--frames", "--verify-frames", "--depth-in-flight",
+                          "--no-equalize"})
+        if (args.has(o))
+            throw UsageError(std::string(o) +
+                             " applies to the stream benchmark (a video, or "
+                             "--stream)");
     const std::string format = args.value("--format").value_or("table");
     if (format != "table" && format != "csv" && format != "json")
         throw UsageError("--format for bench must be table, csv or json, not '" + format + "'");

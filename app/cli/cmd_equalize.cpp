@@ -10,12 +10,14 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <optional>
 #include <sstream>
 #include <tuple>
 
 #include "args.hpp"
 #include "commands.hpp"
+#include "frames.hpp"
 #include "histoscope/core/error.hpp"
 #include "histoscope/media/media.hpp"
 #include "input.hpp"
@@ -51,14 +53,6 @@ void refuse_options_of_other_modes(const Args& args, EqualizeMode mode) {
         throw UsageError("--reference applies to --mode match only");
 }
 
-void refuse_video(const Args& args) {
-    if (args.has("--raw") || args.positional().size() != 1) return;
-    const std::string& path = args.positional().front();
-    if (media::probe(path) == media::MediaKind::Video)
-        throw UsageError("equalize does not support video input yet ('" + path +
-                         "' is a video): equalize a photo or a raw frame");
-}
-
 EqualizeRequest request_from_args(const Args& args) {
     EqualizeRequest r;
     const std::string mode = args.value("--mode").value_or("global");
@@ -84,8 +78,12 @@ EqualizeRequest request_from_args(const Args& args) {
     return r;
 }
 
+std::string equalizer_name(const Args& args) {
+    return args.value("--kernel").value_or("cpu");
+}
+
 EqualizeEngine& engine_from_args(const Context& ctx, const Args& args) {
-    const std::string kernel = args.value("--kernel").value_or("cpu");
+    const std::string kernel = equalizer_name(args);
     EqualizeEngine* engine = ctx.registry.find_equalizer(kernel);
     if (!engine) {
         std::string known;
@@ -96,6 +94,14 @@ EqualizeEngine& engine_from_args(const Context& ctx, const Args& args) {
     if (const Availability a = engine->availability(); !a.available)
         throw DeviceError("kernel '" + kernel + "' is not available: " + a.reason);
     return *engine;
+}
+
+// The --reference image (--reference-raw FMT: a raw frame).
+Image read_reference(const Args& args) {
+    const std::string ref = args.value("--reference").value_or("");
+    if (const auto fmt = args.value("--reference-raw"))
+        return std::move(media::read_raw(ref, media::parse_raw_format(*fmt)).frames.front());
+    return std::move(media::read_image(ref).image);
 }
 
 struct Report {
@@ -136,10 +142,8 @@ bool is_raw_output(const std::string& path) {
     return ext == ".raw";
 }
 
-// The samples, rows packed, 16-bit little-endian: what --raw reads back.
-void write_raw(const std::string& path, const ImageView& image) {
-    std::ofstream f(path, std::ios::binary | std::ios::trunc);
-    if (!f) throw InputError("cannot write '" + path + "'");
+// Appends the samples to `f`, rows packed, 16-bit little-endian: what --raw reads back.
+void append_raw(std::ofstream& f, const std::string& path, const ImageView& image) {
     std::vector<char> row(image.row_bytes());
     for (int y = 0; y < image.height; ++y) {
         std::copy_n(reinterpret_cast<const char*>(image.row(y)), row.size(), row.begin());
@@ -147,6 +151,18 @@ void write_raw(const std::string& path, const ImageView& image) {
             for (std::size_t i = 0; i + 1 < row.size(); i += 2) std::swap(row[i], row[i + 1]);
         f.write(row.data(), static_cast<std::streamsize>(row.size()));
     }
+    if (!f) throw InputError("cannot write '" + path + "' (disk full?)");
+}
+
+std::ofstream open_raw(const std::string& path) {
+    std::ofstream f(path, std::ios::binary | std::ios::trunc);
+    if (!f) throw InputError("cannot write '" + path + "'");
+    return f;
+}
+
+void write_raw(const std::string& path, const ImageView& image) {
+    std::ofstream f = open_raw(path);
+    append_raw(f, path, image);
     f.flush();
     if (!f) throw InputError("cannot write '" + path + "' (disk full?)");
 }
@@ -195,10 +211,12 @@ std::string report_text(const Report& rep) {
 
 int run_equalize(const Context& ctx) {
     const auto start = Clock::now();
-    const Args args(ctx.args,
-                    {{"--raw", "--frame", "--mode", "--space", "--strength", "--clip", "--tiles",
-                      "--reference", "--reference-raw", "--kernel", "--repeat", "--format", "-o"},
-                     {"--timing"}});
+    const Args args(ctx.args, {{"--raw", "--frame", "--frames", "--mode", "--space", "--strength",
+                                "--clip", "--tiles", "--reference", "--reference-raw", "--kernel",
+                                "--repeat", "--format", "-o"},
+                               {"--timing", "--per-frame"}});
+    if (args.flag("--per-frame") || input_is_video(args)) return run_equalize_frames(ctx, args);
+    if (args.has("--frames")) throw UsageError("--frames N applies to videos and --per-frame");
     const std::string format = args.value("--format").value_or("text");
     if (format != "text" && format != "json")
         throw UsageError("--format for equalize must be text or json, not '" + format + "'");
@@ -213,7 +231,6 @@ int run_equalize(const Context& ctx) {
 
     Report rep{{}, output, std::string(engine.name()), &request, {}, repeat};
     auto t = Clock::now();
-    refuse_video(args);
     const Input in = load_input(args);
     for (const auto& n : in.notes) std::cerr << "note: " << n << "\n";
     rep.input = in.name;
@@ -221,13 +238,9 @@ int run_equalize(const Context& ctx) {
     rep.stages.push_back({"read", ms_since(t)});
 
     std::optional<Image> reference;
-    if (const auto ref = args.value("--reference")) {
+    if (args.has("--reference")) {
         t = Clock::now();
-        if (const auto fmt = args.value("--reference-raw"))
-            reference =
-                std::move(media::read_raw(*ref, media::parse_raw_format(*fmt)).frames.front());
-        else
-            reference = std::move(media::read_image(*ref).image);
+        reference = read_reference(args);
         request.reference = reference->view();
         rep.stages.push_back({"read_reference", ms_since(t)});
     }
@@ -252,6 +265,122 @@ int run_equalize(const Context& ctx) {
     const bool timing = args.flag("--timing");
     if (format == "json") write_output("", report_json(rep, timing));
     if (format == "text" && timing) write_output("", report_text(rep));
+    return 0;
+}
+
+int run_equalize_frames(const Context& ctx, const Args& args) {
+    const auto start = Clock::now();
+    const std::string format = args.value("--format").value_or("text");
+    if (format != "text" && format != "json")
+        throw UsageError("--format for equalize must be text or json, not '" + format + "'");
+    const std::string output = args.value("-o").value_or("");
+    if (output.empty() || output == "-")
+        throw UsageError("equalize needs an output file: -o OUT.mp4 (or .avi, .mkv, .raw)");
+    const bool raw_out = is_raw_output(output);
+    if (!raw_out && !media::is_video_path(output))
+        throw UsageError(
+            "the frames of a stream go to a video (.mp4, .avi, .mkv) or a .raw "
+            "file, not '" +
+            output + "'");
+    if (args.has("--frame"))
+        throw UsageError("--frame N picks one frame; a video or --per-frame equalizes every frame");
+    if (args.has("--repeat")) throw UsageError("--repeat applies to one image");
+    EqualizeRequest request = request_from_args(args);
+    static_cast<void>(engine_from_args(ctx, args));  // unknown or unavailable: exit 2 or 4
+    if (args.has("--reference-raw") && !args.has("--reference"))
+        throw UsageError("--reference-raw FMT describes the --reference file: give both");
+    const std::int64_t limit = args.integer("--frames", 1, std::int64_t{1} << 40).value_or(0);
+
+    FrameSource source(args, 1);
+    const FrameFormat& f = source.format();
+    if (!raw_out && (f.type != SampleType::U8 || f.channels != 3))
+        throw UsageError("a video file holds 8-bit RGB frames; write " + f.describe() +
+                         " frames to a .raw file");
+    std::optional<Image> reference;
+    if (args.has("--reference")) {
+        reference = read_reference(args);
+        request.reference = reference->view();
+    }
+    StreamConfig config;
+    config.format = f;
+    config.equalize = request;
+    config.equalizer = equalizer_name(args);
+    config.validate();
+    StreamEngine& streamer = choose_stream_engine(ctx.registry, config);
+    const std::unique_ptr<FrameStream> stream = streamer.open(config);
+
+    std::ofstream raw;
+    std::unique_ptr<media::VideoWriter> video;
+    if (raw_out)
+        raw = open_raw(output);
+    else
+        video = std::make_unique<media::VideoWriter>(output, f.width, f.height,
+                                                     source.fps() > 0 ? source.fps() : 25.0);
+    double write_ms = 0.0;
+    std::map<std::string, std::vector<double>> stages;
+    StreamEvents events;
+    events.result = [&](std::int64_t, FrameResult& r) {
+        for (const auto& st : r.stages) stages[st.name].push_back(st.ms);
+        const auto t = Clock::now();
+        if (raw_out)
+            append_raw(raw, output, r.equalized.view());
+        else
+            video->write(r.equalized.view());
+        write_ms += ms_since(t);
+    };
+    events.failed = [&](std::int64_t, const std::string& why) {
+        std::cerr << "warning: " << why << " (left out of " << output << ")\n";
+    };
+    const PumpStats stats = pump(source, *stream, events, limit);
+    for (const auto& n : source.notes()) std::cerr << "warning: " << n << "\n";
+    if (video) video->close();
+    if (raw_out) {
+        raw.flush();
+        if (!raw) throw InputError("cannot write '" + output + "' (disk full?)");
+    }
+    if (stats.ok == 0) throw InputError("no frame of " + source.name() + " could be decoded");
+
+    const bool timing = args.flag("--timing");
+    if (format == "json" || timing) {
+        Json j = Json::object();
+        j.set("input", source.name());
+        j.set("output", output);
+        j.set("mode", mode_name(request.mode));
+        j.set("space", space_name(request.space));
+        j.set("kernel", stream->equalizer());
+        j.set("stream_engine", std::string(streamer.name()));
+        j.set("width", f.width);
+        j.set("height", f.height);
+        j.set("depth", f.bit_depth);
+        j.set("channels", f.channels);
+        j.set("strength", request.strength);
+        if (source.fps() > 0) j.set("fps", source.fps());
+        j.set("frames", stats.frames);
+        j.set("written", stats.ok);
+        j.set("failed", stats.failed);
+        Json t = Json::object();
+        for (const auto& [name, v] : stages) t.set(name, median(v));
+        t.set("decode", source.decode_ms());
+        t.set("write", write_ms);
+        t.set("wall", stats.wall_ms);
+        t.set("total", ms_since(start));
+        j.set("timing_ms", std::move(t));
+        Json notes = Json::array();
+        for (const auto& n : source.notes()) notes.push(n);
+        j.set("notes", std::move(notes));
+        if (format == "json") {
+            write_output("", j.dump());
+        } else {
+            std::ostringstream os;
+            os << "# " << source.name() << " -> " << output << ": " << stats.ok << " of "
+               << stats.frames << " frames equalized (" << mode_name(request.mode) << ", "
+               << space_name(request.space) << ") by '" << stream->equalizer() << "' on the '"
+               << streamer.name() << "' stream engine; per-frame stages are medians\n";
+            for (const auto& [name, v] : j.at("timing_ms").as_object())
+                os << name << "\t" << v.as_double() << " ms\n";
+            write_output("", os.str());
+        }
+    }
     return 0;
 }
 

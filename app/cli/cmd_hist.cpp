@@ -59,9 +59,11 @@ std::string stats_line(const Stats& s) {
 }  // namespace
 
 int run_hist(const Context& ctx) {
-    const Args args(ctx.args, {{"--raw", "--frame", "--channels", "--bins", "--range", "--edges",
-                                "--saturate", "--kernel", "--format", "-o"},
-                               {"--stats"}});
+    const Args args(ctx.args, {{"--raw", "--frame", "--frames", "--channels", "--bins", "--range",
+                                "--edges", "--saturate", "--kernel", "--format", "-o"},
+                               {"--stats", "--per-frame"}});
+    if (args.flag("--per-frame")) return run_hist_frames(ctx, args);
+    if (args.has("--frames")) throw UsageError("--frames N applies to --per-frame");
     const std::string format = args.value("--format").value_or("text");
     if (format != "text" && format != "csv" && format != "json")
         throw UsageError("--format must be text, csv or json, not '" + format + "'");
@@ -95,17 +97,7 @@ int run_hist(const Context& ctx) {
         j.set("depth", image.bit_depth);
         j.set("sample_type", to_string(image.type));
         j.set("image_channels", image.channels);
-        Json s = Json::object();
-        s.set("bins", spec.bins);
-        if (spec.has_edges()) {
-            Json e = Json::array();
-            for (double v : spec.edges) e.push(v);
-            s.set("edges", std::move(e));
-        } else {
-            s.set("range", Json(Json::Array{Json(spec.lower), Json(spec.upper)}));
-        }
-        s.set("saturate", spec.saturate ? Json(*spec.saturate) : Json());
-        j.set("spec", std::move(s));
+        j.set("spec", spec_json(spec));
         j.set("kernel", kernel);
         Json t = Json::object();
         t.set("total", result.total_ms);

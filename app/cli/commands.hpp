@@ -20,6 +20,13 @@ int run_kernels(const Context& ctx);
 int run_bench(const Context& ctx);
 int run_equalize(const Context& ctx);
 
+class Args;
+// The streaming forms: hist --per-frame (cmd_hist_frames.cpp), equalize of a video or raw
+// stream (cmd_equalize_frames.cpp), bench of a video or raw stream (cmd_bench_frames.cpp).
+int run_hist_frames(const Context& ctx, const Args& args);
+int run_equalize_frames(const Context& ctx, const Args& args);
+int run_bench_frames(const Context& ctx, const Args& args);
+
 // Writes `text` to `path` ("" or "-" = standard output). Throws InputError when it cannot.
 void write_output(const std::string& path, const std::string& text);
 

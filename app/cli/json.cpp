@@ -124,12 +124,13 @@ void append_number(std::string& out, T value) {
 std::string Json::dump(int indent) const {
     std::string out;
     dump_to(out, indent, 0);
-    out += '\n';
+    if (indent >= 0) out += '\n';
     return out;
 }
 
 void Json::dump_to(std::string& out, int indent, int depth) const {
     const auto newline = [&](int d) {
+        if (indent < 0) return;  // one line
         out += '\n';
         out.append(static_cast<std::size_t>(indent * d), ' ');
     };
@@ -163,7 +164,7 @@ void Json::dump_to(std::string& out, int indent, int depth) const {
         const auto& o = std::get<Object>(v_);
         out += '{';
         for (std::size_t k = 0; k < o.size(); ++k) {
-            if (k) out += ',';
+            if (k) out += indent < 0 ? ", " : ",";
             newline(depth + 1);
             escape(out, o[k].first);
             out += ": ";

@@ -58,7 +58,8 @@ class Json {
     const Array& as_array() const;
     const Object& as_object() const;
 
-    // Pretty-printed; arrays of scalars stay on one line so 65536 counts remain readable.
+    // Pretty-printed, ending in a newline; arrays of scalars stay on one line so 65536 counts
+    // remain readable. A negative indent prints everything on one line, without the newline.
     std::string dump(int indent = 2) const;
     // Throws std::runtime_error with the offset of the first problem.
     static Json parse(std::string_view text);

@@ -39,4 +39,18 @@ HistogramRequest request_from_args(const Args& args, const ImageView& image,
     return request;
 }
 
+Json spec_json(const HistogramSpec& spec) {
+    Json s = Json::object();
+    s.set("bins", spec.bins);
+    if (spec.has_edges()) {
+        Json e = Json::array();
+        for (double v : spec.edges) e.push(v);
+        s.set("edges", std::move(e));
+    } else {
+        s.set("range", Json(Json::Array{Json(spec.lower), Json(spec.upper)}));
+    }
+    s.set("saturate", spec.saturate ? Json(*spec.saturate) : Json());
+    return s;
+}
+
 }  // namespace hs::cli

@@ -6,6 +6,7 @@
 
 #include "args.hpp"
 #include "histoscope/core/engine.hpp"
+#include "json.hpp"
 
 namespace hs::cli {
 
@@ -14,5 +15,8 @@ namespace hs::cli {
 // bin per colour, 2^24 bins over [0, 2^24). Throws UsageError.
 HistogramRequest request_from_args(const Args& args, const ImageView& image,
                                    const std::string& channels_option);
+
+// {"bins": N, "range": [LO, HI]} or {"bins": N, "edges": [...]}, then "saturate" (null or N).
+Json spec_json(const HistogramSpec& spec);
 
 }  // namespace hs::cli

@@ -1,0 +1,277 @@
+// histoscope-cli bench of a video or raw stream (bench VIDEO, bench --raw FMT FILE --stream):
+// every frame through the chosen stream engine (the GPU frame pipeline when it can run):
+// decode fps, per-stage times per frame, end-to-end fps, the upload of one frame alone and the
+// steady-state time per frame with transfers and kernels overlapped, host and device memory at
+// the start, after the first pass and at the end, and a verification pass against the CPU
+// reference.
+
+#include <algorithm>
+#include <cstdio>
+#include <iostream>
+#include <map>
+#include <sstream>
+
+#include "args.hpp"
+#include "commands.hpp"
+#include "frames.hpp"
+#include "histoscope/core/error.hpp"
+#include "json.hpp"
+#include "request_options.hpp"
+#ifdef HS_HAVE_CUDA
+#include "histoscope/cuda/register.hpp"
+#endif
+
+namespace hs::cli {
+
+namespace {
+
+double median(std::vector<double> v) {
+    if (v.empty()) return 0.0;
+    std::sort(v.begin(), v.end());
+    const std::size_t n = v.size();
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+struct Memory {
+    std::uint64_t host = 0;
+    std::optional<std::size_t> device;
+};
+
+Memory memory_now(const FrameStream& stream) {
+    return {host_resident_bytes(), stream.device_memory_used()};
+}
+
+std::string join(const std::vector<Channel>& channels) {
+    std::string s;
+    for (Channel c : channels) s += (s.empty() ? "" : ",") + std::string(channel_name(c));
+    return s;
+}
+
+// Every frame of one pass (at most `limit`) through `stream`, each compared with the CPU
+// reference: histograms bin for bin, equalized frames sample for sample. Returns the frames
+// compared; `ok` is false after the first mismatch.
+std::int64_t verify(const Args& args, FrameStream& stream, std::int64_t limit, bool& ok,
+                    std::string& mismatch) {
+    FrameSource source(args, 1);
+    const StreamConfig& c = stream.config();
+    std::vector<std::byte> frame(c.format.frame_bytes());
+    std::int64_t compared = 0;
+    std::string why;
+    ok = true;
+    while (ok && (limit <= 0 || source.position() < limit)) {
+        const FrameSource::Status status = source.read_into(frame.data(), why);
+        if (status == FrameSource::Status::End) break;
+        if (status == FrameSource::Status::Failed) continue;
+        const ImageView view = c.format.view(frame.data());
+        stream.submit(view);
+        const std::optional<FrameResult> r = stream.wait();
+        if (!r) throw std::logic_error("frame stream: no result for a submitted frame");
+        std::vector<ChannelHistogram> reference;
+        if (!c.channels.empty()) {
+            reference = reference_histogram(view, c.channels, c.spec);
+            apply_saturation(c.spec, reference);
+        }
+        if (r->channels != reference) {
+            ok = false;
+            mismatch = "the histograms of frame " + std::to_string(source.position() - 1) +
+                       " differ from the CPU reference";
+        }
+        if (ok && c.equalize) {
+            EqualizeRequest request = *c.equalize;
+            request.image = view;
+            const Image expected = equalize_reference(request);
+            const ImageView got = r->equalized.view();
+            const std::size_t bytes = c.format.frame_bytes();
+            if (got.row_bytes() * static_cast<std::size_t>(got.height) != bytes ||
+                !std::equal(got.data, got.data + bytes, expected.view().data)) {
+                ok = false;
+                mismatch = "the equalized frame " + std::to_string(source.position() - 1) +
+                           " differs from the CPU reference";
+            }
+        }
+        ++compared;
+    }
+    return compared;
+}
+
+}  // namespace
+
+int run_bench_frames(const Context& ctx, const Args& args) {
+    const std::string format = args.value("--format").value_or("table");
+    if (format != "table" && format != "json")
+        throw UsageError("--format for a stream benchmark must be table or json, not '" + format +
+                         "'");
+    for (const char* o : {"--synthetic", "--pixels", "--depth", "--channels", "--kernels", "--runs",
+                          "--warmup", "--frame"})
+        if (args.has(o)) throw UsageError(std::string(o) + " does not apply to a stream benchmark");
+    const auto passes = static_cast<int>(args.integer("--loop", 1, 1000000).value_or(1));
+    const std::int64_t limit = args.integer("--frames", 1, std::int64_t{1} << 40).value_or(0);
+    const std::int64_t verify_limit =
+        args.integer("--verify-frames", 1, std::int64_t{1} << 40).value_or(limit);
+    const std::string kernel = args.value("--kernel").value_or("auto");
+    if (kernel != "auto" && ctx.registry.find(kernel) == nullptr)
+        throw UsageError("unknown kernel '" + kernel + "' (see 'histoscope-cli kernels')");
+
+    FrameSource source(args, passes);
+    const FrameFormat& f = source.format();
+    StreamConfig config;
+    config.format = f;
+    config.engine = kernel;
+    const HistogramRequest shape = request_from_args(args, f.view(nullptr), "--select");
+    config.channels = shape.channels;
+    config.spec = shape.spec;
+    if (!args.flag("--no-equalize")) {
+        EqualizeRequest eq;  // global equalization of the luminance, full strength
+        config.equalize = eq;
+        config.equalizer = "auto";
+    }
+    config.depth = static_cast<int>(args.integer("--depth-in-flight", 2, 16).value_or(3));
+    config.validate();
+    std::string declined;
+    StreamEngine& streamer = choose_stream_engine(ctx.registry, config, &declined);
+    if (!declined.empty()) std::cerr << "note: " << declined << "\n";
+    const std::unique_ptr<FrameStream> stream = streamer.open(config);
+
+    std::string device = "none";
+#ifdef HS_HAVE_CUDA
+    if (const auto q = cuda::query_devices(); !q.devices.empty()) device = q.devices.front().name;
+#endif
+
+    const Memory at_start = memory_now(*stream);
+    std::optional<Memory> after_first_pass;
+    const std::int64_t first_pass_end = source.reported_frames();
+    std::map<std::string, std::vector<double>> stages;
+    std::vector<std::int64_t> failed_frames;
+    StreamEvents events;
+    events.result = [&](std::int64_t frame, FrameResult& r) {
+        for (const auto& st : r.stages) stages[st.name].push_back(st.ms);
+        if (frame + 1 == first_pass_end) after_first_pass = memory_now(*stream);
+    };
+    events.failed = [&](std::int64_t frame, const std::string& why) {
+        if (failed_frames.size() < 100) failed_frames.push_back(frame);
+        std::cerr << "warning: " << why << "\n";
+    };
+    std::cerr << "bench: " << source.name() << " (" << f.describe() << ", "
+              << source.reported_frames() << " frames x " << passes << ") on the '"
+              << streamer.name() << "' stream engine\n";
+    const PumpStats stats = pump(source, *stream, events, limit);
+    const Memory at_end = memory_now(*stream);
+    for (const auto& n : source.notes()) std::cerr << "warning: " << n << "\n";
+    if (stats.ok == 0) throw InputError("no frame of " + source.name() + " could be decoded");
+
+    const std::vector<double> upload = stream->measure_upload_ms(30);
+    const double steady = stream->measure_steady_state_ms(200);
+    bool verified = false;
+    std::string mismatch;
+    const std::int64_t compared = verify(args, *stream, verify_limit, verified, mismatch);
+    if (!verified) std::cerr << "error: " << mismatch << "\n";
+
+    const double upload_ms = median(upload);
+    const double decode_fps =
+        source.decode_ms() > 0 ? static_cast<double>(source.decoded()) / (source.decode_ms() / 1e3)
+                               : 0.0;
+    const double e2e_fps =
+        stats.wall_ms > 0 ? static_cast<double>(stats.ok) / (stats.wall_ms / 1e3) : 0.0;
+
+    Json j = Json::object();
+    j.set("device", device);
+    j.set("input", source.name());
+    j.set("kind", source.kind());
+    j.set("format", source.codec());
+    j.set("width", f.width);
+    j.set("height", f.height);
+    j.set("image_channels", f.channels);
+    j.set("depth", f.bit_depth);
+    if (source.fps() > 0) j.set("fps", source.fps());
+    j.set("frames_reported", source.reported_frames());
+    j.set("passes", passes);
+    j.set("stream_engine", std::string(streamer.name()));
+    j.set("histogram_engine", stream->histogram_engine());
+    j.set("channels", join(config.channels));
+    j.set("spec", config.spec.describe());
+    j.set("equalizer", stream->equalizer());
+    j.set("equalize", config.equalize ? Json("global, luma, strength 1") : Json());
+    j.set("frames", stats.frames);
+    j.set("ok", stats.ok);
+    j.set("failed", stats.failed);
+    Json ff = Json::array();
+    for (std::int64_t i : failed_frames) ff.push(i);
+    j.set("failed_frames", std::move(ff));
+    j.set("decode_fps", decode_fps);
+    j.set("end_to_end_fps", e2e_fps);
+    j.set("wall_ms", stats.wall_ms);
+    Json st = Json::object();
+    for (const char* name :
+         {"upload", "histogram", "lut", "apply", "download", "equalize", "gpu_total"})
+        if (const auto it = stages.find(name); it != stages.end()) st.set(name, median(it->second));
+    j.set("stage_median_ms", std::move(st));
+    j.set("upload_alone_ms", upload.empty() ? Json() : Json(upload_ms));
+    j.set("steady_state_ms_per_frame", steady);
+    j.set("steady_state_over_upload", upload.empty() ? Json() : Json(steady / upload_ms));
+    const auto mem = [](const Memory& m) {
+        Json o = Json::object();
+        o.set("host_rss_bytes", m.host);
+        o.set("device_used_bytes", m.device ? Json(static_cast<std::uint64_t>(*m.device)) : Json());
+        return o;
+    };
+    Json memory = Json::object();
+    memory.set("start", mem(at_start));
+    memory.set("after_first_pass", after_first_pass ? mem(*after_first_pass) : Json());
+    memory.set("end", mem(at_end));
+    j.set("memory", std::move(memory));
+    j.set("verified_frames", compared);
+    j.set("verified", verified);
+    Json notes = Json::array();
+    for (const auto& n : source.notes()) notes.push(n);
+    j.set("notes", std::move(notes));
+
+    std::string out;
+    if (format == "json") {
+        out = j.dump();
+    } else {
+        std::ostringstream os;
+        char line[256];
+        os << "# " << source.name() << ": " << f.describe() << ", " << stats.frames << " frames ("
+           << passes << " pass(es)), device " << device << "\n"
+           << "# stream engine '" << streamer.name() << "', histograms by '"
+           << stream->histogram_engine() << "' (" << join(config.channels) << ", "
+           << config.spec.describe() << "), equalizer '" << stream->equalizer() << "'\n";
+        std::snprintf(line, sizeof line,
+                      "frames ok %lld, failed %lld; decode %.1f fps; end to end %.1f fps\n",
+                      static_cast<long long>(stats.ok), static_cast<long long>(stats.failed),
+                      decode_fps, e2e_fps);
+        os << line << "per-frame stage medians (ms):";
+        for (const auto& [name, value] : j.at("stage_median_ms").as_object())
+            os << " " << name << " " << value.as_double();
+        std::snprintf(line, sizeof line, "\nsteady state %.4f ms/frame", steady);
+        os << line;
+        if (!upload.empty()) {
+            std::snprintf(line, sizeof line, "; upload alone %.4f ms; ratio %.3f", upload_ms,
+                          steady / upload_ms);
+            os << line;
+        }
+        const auto mib = [](std::optional<std::uint64_t> bytes) {
+            if (!bytes) return std::string("n/a");
+            char buf[32];
+            std::snprintf(buf, sizeof buf, "%.1f", static_cast<double>(*bytes) / 1048576.0);
+            return std::string(buf);
+        };
+        const auto host = [](const Memory& m) { return std::optional<std::uint64_t>(m.host); };
+        const auto dev = [](const Memory& m) {
+            return m.device ? std::optional<std::uint64_t>(*m.device) : std::nullopt;
+        };
+        const std::optional<std::uint64_t> none;
+        os << "\nhost RSS " << mib(host(at_start)) << " / "
+           << (after_first_pass ? mib(host(*after_first_pass)) : "n/a") << " / "
+           << mib(host(at_end)) << " MiB, device used " << mib(dev(at_start)) << " / "
+           << (after_first_pass ? mib(dev(*after_first_pass)) : mib(none)) << " / "
+           << mib(dev(at_end)) << " MiB (start / after the first pass / end)\n";
+        os << "verified: " << (verified ? "true" : "FALSE") << " (" << compared
+           << " frames against the CPU reference)\n";
+        out = os.str();
+    }
+    write_output(args.value("-o").value_or(""), out);
+    return verified ? 0 : 5;
+}
+
+}  // namespace hs::cli

@@ -1,0 +1,186 @@
+// histoscope-cli hist --per-frame: the histograms of every frame of a video or raw stream, one
+// row per frame (CSV or text) or one line per frame in the JSON document's "frames" array,
+// written as the frames are processed. Frames that fail to decode are reported in place and the
+// rest processed.
+
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "args.hpp"
+#include "commands.hpp"
+#include "frames.hpp"
+#include "histoscope/core/error.hpp"
+#include "json.hpp"
+#include "request_options.hpp"
+
+namespace hs::cli {
+
+namespace {
+
+// Standard output, or the file of -o.
+class Output {
+  public:
+    explicit Output(const std::string& path) {
+        if (path.empty() || path == "-") return;
+        file_.open(path, std::ios::binary | std::ios::trunc);
+        if (!file_) throw InputError("cannot write '" + path + "'");
+        path_ = path;
+    }
+    std::ostream& out() { return path_.empty() ? std::cout : file_; }
+    void close() {
+        out().flush();
+        if (!out())
+            throw InputError("cannot write " +
+                             (path_.empty() ? "to standard output" : "'" + path_ + "'"));
+    }
+
+  private:
+    std::ofstream file_;
+    std::string path_;
+};
+
+Json timing_json(const std::vector<StageTime>& stages) {
+    Json t = Json::object();
+    for (const auto& s : stages) t.set(s.name, s.ms);
+    return t;
+}
+
+}  // namespace
+
+int run_hist_frames(const Context& ctx, const Args& args) {
+    const std::string format = args.value("--format").value_or("text");
+    if (format != "text" && format != "csv" && format != "json")
+        throw UsageError("--format must be text, csv or json, not '" + format + "'");
+    if (args.flag("--stats")) throw UsageError("--stats applies to one image, not to --per-frame");
+    if (args.has("--frame"))
+        throw UsageError("--frame N picks one frame; --per-frame histograms every frame");
+    const std::int64_t limit = args.integer("--frames", 1, std::int64_t{1} << 40).value_or(0);
+    const std::string kernel = args.value("--kernel").value_or("cpu");
+    if (kernel != "auto") {
+        const HistogramEngine* engine = ctx.registry.find(kernel);
+        if (!engine)
+            throw UsageError("unknown kernel '" + kernel + "' (see 'histoscope-cli kernels')");
+        if (const Availability a = engine->availability(); !a.available)
+            throw DeviceError("kernel '" + kernel + "' is not available: " + a.reason);
+    }
+
+    FrameSource source(args, 1);
+    const FrameFormat& f = source.format();
+    StreamConfig config;
+    config.format = f;
+    config.engine = kernel;
+    const HistogramRequest shape = request_from_args(args, f.view(nullptr), "--channels");
+    config.channels = shape.channels;
+    config.spec = shape.spec;
+    config.validate();
+    StreamEngine& streamer = choose_stream_engine(ctx.registry, config);
+    const std::unique_ptr<FrameStream> stream = streamer.open(config);
+
+    const HistogramSpec& spec = config.spec;
+    const auto bins = static_cast<std::size_t>(spec.bins);
+    Output output(args.value("-o").value_or(""));
+    std::ostream& os = output.out();
+    const char sep = format == "csv" ? ',' : '\t';
+    if (format == "json") {
+        Json head = Json::object();
+        head.set("input", source.name());
+        head.set("kind", source.kind());
+        head.set("format", source.codec());
+        head.set("width", f.width);
+        head.set("height", f.height);
+        head.set("depth", f.bit_depth);
+        head.set("sample_type", to_string(f.type));
+        head.set("image_channels", f.channels);
+        if (source.kind() == "video") head.set("fps", source.fps());
+        head.set("frames_reported", source.reported_frames());
+        head.set("spec", spec_json(spec));
+        head.set("kernel", kernel);
+        head.set("stream_engine", std::string(streamer.name()));
+        std::string text = head.dump();
+        // Without the closing brace: "frames", "summary" and "notes" follow.
+        text.erase(text.rfind('}'));
+        while (!text.empty() && text.back() == '\n') text.pop_back();
+        os << text << ",\n  \"frames\": [";
+    } else {
+        if (format == "text")
+            os << "# " << source.name() << ": " << f.width << "x" << f.height << ", " << f.channels
+               << " channel(s), " << f.bit_depth << "-bit " << source.kind() << " ("
+               << source.codec() << "), " << source.reported_frames() << " frames reported\n"
+               << "# kernel " << kernel << " on the '" << streamer.name() << "' stream engine, "
+               << spec.describe() << "\n";
+        os << "frame" << sep << "status";
+        for (Channel c : config.channels)
+            for (std::size_t b = 0; b < bins; ++b) os << sep << channel_name(c) << '_' << b;
+        os << "\n";
+    }
+
+    bool first = true;
+    const auto begin_row = [&] {
+        if (format == "json") os << (first ? "\n    " : ",\n    ");
+        first = false;
+    };
+    StreamEvents events;
+    events.result = [&](std::int64_t frame, FrameResult& r) {
+        begin_row();
+        if (format == "json") {
+            Json j = Json::object();
+            j.set("frame", frame);
+            j.set("status", "ok");
+            j.set("kernel", r.histogram_engine);
+            Json chans = Json::array();
+            for (const ChannelHistogram& h : r.channels) {
+                Json c = Json::object();
+                c.set("name", channel_name(h.channel));
+                c.set("total", h.total());
+                Json counts = Json::array();
+                for (std::uint64_t n : h.counts) counts.push(n);
+                c.set("counts", std::move(counts));
+                chans.push(std::move(c));
+            }
+            j.set("channels", std::move(chans));
+            j.set("timing_ms", timing_json(r.stages));
+            os << j.dump(-1);
+            return;
+        }
+        os << frame << sep << "ok";
+        for (const ChannelHistogram& h : r.channels)
+            for (std::uint64_t n : h.counts) os << sep << n;
+        os << "\n";
+    };
+    events.failed = [&](std::int64_t frame, const std::string& why) {
+        std::cerr << "warning: " << why << "\n";
+        begin_row();
+        if (format == "json") {
+            Json j = Json::object();
+            j.set("frame", frame);
+            j.set("status", "failed");
+            j.set("reason", why);
+            os << j.dump(-1);
+            return;
+        }
+        os << frame << sep << "failed\n";
+    };
+    const PumpStats stats = pump(source, *stream, events, limit);
+    for (const auto& n : source.notes()) std::cerr << "warning: " << n << "\n";
+
+    if (format == "json") {
+        Json summary = Json::object();
+        summary.set("frames", stats.frames);
+        summary.set("ok", stats.ok);
+        summary.set("failed", stats.failed);
+        summary.set("histogram_engine", stream->histogram_engine());
+        summary.set("wall_ms", stats.wall_ms);
+        summary.set("decode_ms", source.decode_ms());
+        Json notes = Json::array();
+        for (const auto& n : source.notes()) notes.push(n);
+        os << (first ? "]" : "\n  ]") << ",\n  \"summary\": " << summary.dump(-1)
+           << ",\n  \"notes\": " << notes.dump(-1) << "\n}\n";
+    } else if (format == "text") {
+        os << "# " << stats.ok << " frames histogrammed, " << stats.failed << " failed\n";
+    }
+    output.close();
+    return 0;
+}
+
+}  // namespace hs::cli

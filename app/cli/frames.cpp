@@ -1,0 +1,263 @@
+#include "frames.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <deque>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "histoscope/core/error.hpp"
+#include "histoscope/media/media.hpp"
+
+namespace hs::cli {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_between(Clock::time_point a, Clock::time_point b) {
+    return std::chrono::duration<double, std::milli>(b - a).count();
+}
+
+}  // namespace
+
+bool input_is_video(const Args& args) {
+    if (args.has("--raw") || args.positional().size() != 1) return false;
+    return media::probe(args.positional().front()) == media::MediaKind::Video;
+}
+
+// --- FrameSource
+
+FrameSource::FrameSource(const Args& args, int passes) : passes_(passes) {
+    if (passes < 1) throw UsageError("the input must be read at least once");
+    const auto& pos = args.positional();
+    if (pos.size() > 1) throw UsageError("expected one input, got " + std::to_string(pos.size()));
+    if (const auto raw = args.value("--raw")) {
+        const media::RawFormat f = media::parse_raw_format(*raw);
+        name_ = pos.empty() ? "-" : pos.front();
+        kind_ = "raw";
+        codec_ = media::to_string(f);
+        raw_format_ = *raw;
+        format_ = {f.width, f.height, f.channels, f.type, f.bit_depth};
+        if (name_ == "-") {
+            if (passes > 1) throw UsageError("standard input cannot be read more than once");
+        } else {
+            std::error_code ec;
+            const auto size = std::filesystem::file_size(name_, ec);
+            const std::size_t frame = f.frame_bytes();
+            if (!ec && frame > 0) reported_ = static_cast<std::int64_t>((size + frame - 1) / frame);
+        }
+    } else {
+        if (pos.empty())
+            throw UsageError("no input file (give a video, or --raw WxHxC:u8|u16 [FILE|-])");
+        name_ = pos.front();
+        if (media::probe(name_) != media::MediaKind::Video)
+            throw UsageError("'" + name_ + "' is not a video (give a video, or --raw FMT FILE)");
+        kind_ = "video";
+    }
+    if (!start_pass()) throw InputError("'" + name_ + "' holds no frame");
+}
+
+FrameSource::~FrameSource() = default;
+
+bool FrameSource::start_pass() {
+    if (pass_ >= passes_) return false;
+    ++pass_;
+    in_pass_ = 0;
+    ended_in_pass_ = false;
+    if (kind_ == "raw") {
+        if (raw_ == nullptr)
+            raw_ = std::make_unique<media::RawStreamReader>(name_,
+                                                            media::parse_raw_format(raw_format_));
+        else if (!raw_->rewind())
+            throw InputError("cannot read " + name_ + " again from the start");
+        return true;
+    }
+    video_.reset();  // a fresh decoder per pass: seeking a damaged file is not reliable
+    video_ = std::make_unique<media::VideoReader>(name_);
+    if (pass_ == 1) {
+        codec_ = video_->codec();
+        fps_ = video_->fps();
+        reported_ = video_->frame_count();
+        format_ = {video_->width(), video_->height(), 3, SampleType::U8, 8};
+    }
+    return true;
+}
+
+void FrameSource::finish_pass() {
+    // A decoder that stops early (or skips damaged frames without saying so) delivers fewer
+    // frames than the container reports: those are failed frames too.
+    if (kind_ == "video" && reported_ > in_pass_) {
+        const std::int64_t missing = reported_ - in_pass_;
+        failed_ += missing;
+        notes_.push_back(std::to_string(missing) + " of the " + std::to_string(reported_) +
+                         " frames the video reports were never delivered by the decoder" +
+                         (passes_ > 1 ? " (pass " + std::to_string(pass_) + ")" : ""));
+    }
+}
+
+FrameSource::Status FrameSource::read_into(std::byte* dst, std::string& why) {
+    for (;;) {
+        if (ended_in_pass_) {
+            finish_pass();
+            if (!start_pass()) return Status::End;
+        }
+        const auto t0 = Clock::now();
+        Status status = Status::End;
+        if (kind_ == "raw") {
+            const std::size_t want = format_.frame_bytes();
+            const std::size_t got = raw_->read_into(dst);
+            if (got == want) {
+                status = Status::Ok;
+            } else if (got > 0) {
+                status = Status::Failed;
+                why = "frame " + std::to_string(position_) +
+                      " is truncated: the stream ends after " + std::to_string(got) + " of its " +
+                      std::to_string(want) + " bytes";
+            }
+        } else {
+            Image frame;
+            switch (video_->read_frame(frame)) {
+                case media::VideoReader::FrameStatus::Ok:
+                    if (!format_.matches(frame.view()))
+                        throw InputError("frame " + std::to_string(position_) + " of " + name_ +
+                                         " is " + FrameFormat::of(frame.view()).describe() +
+                                         ", not " + format_.describe());
+                    std::memcpy(dst, frame.data(), format_.frame_bytes());
+                    status = Status::Ok;
+                    break;
+                case media::VideoReader::FrameStatus::Failed:
+                    status = Status::Failed;
+                    why = "frame " + std::to_string(position_) + " could not be decoded";
+                    break;
+                case media::VideoReader::FrameStatus::End:
+                    break;
+            }
+        }
+        decode_ms_ += ms_between(t0, Clock::now());
+        if (status == Status::End) {
+            ended_in_pass_ = true;
+            continue;
+        }
+        ++position_;
+        ++in_pass_;
+        if (status == Status::Ok)
+            ++decoded_;
+        else
+            ++failed_;
+        return status;
+    }
+}
+
+// --- Progress
+
+Progress::Progress(std::int64_t total)
+    : enabled_(isatty(STDERR_FILENO) != 0), total_(total), start_(Clock::now()), last_() {}
+
+Progress::~Progress() {
+    finish();
+}
+
+void Progress::update(std::int64_t done, std::int64_t failed) {
+    if (!enabled_ || finished_) return;
+    const auto now = Clock::now();
+    if (ms_between(last_, now) < 100.0) return;
+    last_ = now;
+    const double fps = static_cast<double>(done) / std::max(ms_between(start_, now) / 1e3, 1e-9);
+    char line[160];
+    if (total_ > 0) {
+        const double part = std::min(1.0, static_cast<double>(done) / static_cast<double>(total_));
+        const int filled = static_cast<int>(part * 30.0);
+        std::snprintf(line, sizeof line, "\r[%-30s] %lld/%lld frames, %.1f fps%s",
+                      std::string(static_cast<std::size_t>(filled), '#').c_str(),
+                      static_cast<long long>(done), static_cast<long long>(total_), fps,
+                      failed > 0 ? (", " + std::to_string(failed) + " failed").c_str() : "");
+    } else {
+        std::snprintf(line, sizeof line, "\r%lld frames, %.1f fps", static_cast<long long>(done),
+                      fps);
+    }
+    std::cerr << line << std::flush;
+}
+
+void Progress::finish() {
+    if (!enabled_ || finished_) return;
+    finished_ = true;
+    std::cerr << "\r\033[K" << std::flush;
+}
+
+// --- pump
+
+PumpStats pump(FrameSource& source, FrameStream& stream, const StreamEvents& events,
+               std::int64_t limit) {
+    struct Pending {
+        std::int64_t frame;
+        bool failed;
+        std::string why;
+    };
+    std::deque<Pending> pending;  // in frame order: submitted frames and failures
+    PumpStats stats;
+    const std::int64_t total =
+        limit > 0 ? limit : source.reported_frames() * static_cast<std::int64_t>(source.passes());
+    Progress progress(total);
+    const auto start = Clock::now();
+
+    // Everything before the oldest submitted frame that is not a result yet: failures.
+    const auto flush_failures = [&] {
+        while (!pending.empty() && pending.front().failed) {
+            if (events.failed) events.failed(pending.front().frame, pending.front().why);
+            ++stats.failed;
+            pending.pop_front();
+        }
+    };
+    const auto deliver = [&](FrameResult& r) {
+        flush_failures();
+        if (pending.empty()) throw std::logic_error("frame stream: a result nobody waits for");
+        const std::int64_t frame = pending.front().frame;
+        pending.pop_front();
+        if (events.result) events.result(frame, r);
+        ++stats.ok;
+        flush_failures();
+        progress.update(stats.ok + stats.failed, stats.failed);
+    };
+
+    std::string why;
+    for (;;) {
+        if (limit > 0 && source.position() >= limit) break;
+        std::byte* dst = stream.next_input();
+        const std::int64_t frame = source.position();
+        const FrameSource::Status status = source.read_into(dst, why);
+        if (status == FrameSource::Status::End) break;
+        if (status == FrameSource::Status::Failed) {
+            pending.push_back({frame, true, why});
+            if (stream.in_flight() == 0) flush_failures();
+            continue;
+        }
+        pending.push_back({frame, false, {}});
+        stream.submit();
+        while (auto r = stream.poll()) deliver(*r);
+    }
+    while (auto r = stream.wait()) deliver(*r);
+    flush_failures();
+    progress.finish();
+    // Frames the decoder never delivered (the container reported them) count as failed too.
+    stats.failed = source.failed();
+    stats.frames = stats.ok + stats.failed;
+    stats.wall_ms = ms_between(start, Clock::now());
+    return stats;
+}
+
+// --- memory
+
+std::uint64_t host_resident_bytes() {
+    std::ifstream statm("/proc/self/statm");
+    std::uint64_t size = 0, resident = 0;
+    if (!(statm >> size >> resident)) return 0;
+    const long page = sysconf(_SC_PAGESIZE);
+    return resident * static_cast<std::uint64_t>(page > 0 ? page : 4096);
+}
+
+}  // namespace hs::cli

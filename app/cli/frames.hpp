@@ -1,0 +1,110 @@
+#pragma once
+// What the streaming commands read (hist --per-frame, equalize of a video, bench of a video or
+// raw stream): the frames of a video or of a raw stream, one at a time, straight into a frame
+// stream's input buffer; and how they drive the stream.
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "args.hpp"
+#include "histoscope/core/stream.hpp"
+
+namespace hs::media {
+class VideoReader;
+class RawStreamReader;
+}  // namespace hs::media
+
+namespace hs::cli {
+
+// True when the command's input is one video file (not --raw).
+bool input_is_video(const Args& args);
+
+class FrameSource {
+  public:
+    // The positional video, or --raw FMT [FILE|-]. `passes` > 1 reads the input again from the
+    // start that many times (not standard input).
+    FrameSource(const Args& args, int passes);
+    ~FrameSource();
+    FrameSource(const FrameSource&) = delete;
+    FrameSource& operator=(const FrameSource&) = delete;
+
+    const FrameFormat& format() const { return format_; }
+    const std::string& name() const { return name_; }
+    const std::string& kind() const { return kind_; }           // "video" or "raw"
+    const std::string& codec() const { return codec_; }         // FourCC, or the raw format string
+    double fps() const { return fps_; }                         // 0 for raw frames
+    std::int64_t reported_frames() const { return reported_; }  // per pass; 0 when unknown
+    int passes() const { return passes_; }
+
+    enum class Status { Ok, Failed, End };
+    // The next frame into `dst` (format().frame_bytes() bytes, packed). Failed: the frame could
+    // not be decoded, or a raw stream ends inside it; `why` says which and why, and the next
+    // call goes on after it.
+    Status read_into(std::byte* dst, std::string& why);
+    // Index (over all passes) of the frame the next read_into() reads.
+    std::int64_t position() const { return position_; }
+    std::int64_t decoded() const { return decoded_; }
+    std::int64_t failed() const { return failed_; }
+    double decode_ms() const { return decode_ms_; }  // time spent reading and decoding
+    // Frames a video reported but its decoder never delivered (counted in failed()).
+    const std::vector<std::string>& notes() const { return notes_; }
+
+  private:
+    bool start_pass();  // false when no pass is left
+    void finish_pass();
+
+    std::string name_, kind_, codec_;
+    FrameFormat format_;
+    double fps_ = 0.0;
+    std::int64_t reported_ = 0;
+    int passes_ = 1, pass_ = 0;
+    std::int64_t position_ = 0, in_pass_ = 0, decoded_ = 0, failed_ = 0;
+    double decode_ms_ = 0.0;
+    bool ended_in_pass_ = false;
+    std::vector<std::string> notes_;
+    std::unique_ptr<media::VideoReader> video_;
+    std::unique_ptr<media::RawStreamReader> raw_;
+    std::string raw_format_;
+};
+
+// A progress line on standard error, redrawn at most 10 times a second, only when standard
+// error is a terminal.
+class Progress {
+  public:
+    explicit Progress(std::int64_t total);
+    ~Progress();
+    void update(std::int64_t done, std::int64_t failed);
+    void finish();
+
+  private:
+    bool enabled_ = false, finished_ = false;
+    std::int64_t total_ = 0;
+    std::chrono::steady_clock::time_point start_, last_;
+};
+
+// What one streaming run saw, in frame order.
+struct StreamEvents {
+    // A processed frame: its index in the input (over all passes) and the stream's result.
+    std::function<void(std::int64_t frame, FrameResult&)> result;
+    // A frame that failed to decode (or a truncated raw frame).
+    std::function<void(std::int64_t frame, const std::string& why)> failed;
+};
+
+struct PumpStats {
+    std::int64_t frames = 0, ok = 0, failed = 0;
+    double wall_ms = 0.0;  // from the first read to the last result
+};
+
+// Reads every frame of `source` (at most `limit` when > 0) into `stream` and reports results and
+// failures in frame order.
+PumpStats pump(FrameSource& source, FrameStream& stream, const StreamEvents& events,
+               std::int64_t limit = 0);
+
+// Resident host memory of this process in bytes (0 when the system does not say).
+std::uint64_t host_resident_bytes();
+
+}  // namespace hs::cli
