@@ -575,6 +575,20 @@ class TestUi : public QObject {
         QVERIFY(static_cast<std::int64_t>(window_->framesShown() - shown) + state.dropped >=
                 state.frame - 1);
         QCOMPARE(window_->timingModel()->entries().front().frame, state.frame);
+        // Playback ran on a frame stream of the registry (the GPU frame pipeline when there is
+        // a GPU, else the CPU one), and the last frame shown is exact.
+        const FrameTiming& played = window_->timingModel()->entries().front();
+        QCOMPARE(played.stream,
+                 gpu_engines_.isEmpty() ? QStringLiteral("cpu") : QStringLiteral("gpu"));
+        QVERIFY(window_->timingPanel()->summary().contains(QStringLiteral("frame stream")));
+        {
+            hs::media::VideoReader at(path.toStdString());
+            at.seek(state.frame);
+            const std::optional<hs::Image> shown_frame = at.read();
+            QVERIFY(shown_frame.has_value());
+            QVERIFY(
+                model_matches(*window_->histogramModel(), reference_of(shown_frame->view(), 256)));
+        }
         // Seek.
         emit window_->seekRequested(5);
         QTRY_COMPARE_WITH_TIMEOUT(window_->playback().frame, 5, kTimeoutMs);

@@ -134,6 +134,7 @@ void Controller::openFile(const QString& path) {
             info.frames = reader->frame_count();
             info.fps = reader->fps();
             pause();
+            closeStream();
             video_ = std::move(reader);
             at_end_ = false;
             source_ = std::move(*first);
@@ -145,6 +146,7 @@ void Controller::openFile(const QString& path) {
             info.format = QString::fromStdString(loaded.format);
             for (const auto& note : loaded.notes) info.notes << QString::fromStdString(note);
             pause();
+            closeStream();
             video_.reset();
             source_ = std::move(loaded.image);
             frame_ = 0;
@@ -171,7 +173,10 @@ void Controller::openFile(const QString& path) {
 
 void Controller::setReference(const QString& path) {
     try {
+        drainStream();  // frames in flight may still read the old reference
+        closeStream();
         reference_ = std::move(hs::media::read_image(path.toStdString()).image);
+        ++reference_generation_;
     } catch (const std::exception& e) {
         emit errorOccurred(tr("Reference image: %1").arg(describe(e)));
         return;
@@ -264,6 +269,7 @@ void Controller::pause() {
     if (!playing_) return;
     playing_ = false;
     timer_->stop();
+    drainStream();
     emitPlayback();
 }
 
@@ -319,7 +325,7 @@ void Controller::tick() {
         pause();
         return;
     }
-    process();
+    if (!submitToStream()) process();
     emitPlayback();
 }
 
@@ -483,6 +489,16 @@ HistogramData Controller::histogramOf(hs::HistogramEngine& engine,
                                       const hs::HistogramRequest& request,
                                       const QString& engine_name) {
     const hs::HistogramResult result = engine.compute(request);
+    HistogramData data = histogramData(request, result.channels, engine_name);
+    data.total_ms = result.total_ms;
+    for (const auto& stage : result.stages)
+        data.stages.push_back({QString::fromStdString(stage.name), stage.ms});
+    return data;
+}
+
+HistogramData Controller::histogramData(const hs::HistogramRequest& request,
+                                        const std::vector<hs::ChannelHistogram>& channels,
+                                        const QString& engine_name) const {
     HistogramData data;
     data.engine = engine_name;
     data.bins = request.spec.bins;
@@ -490,14 +506,11 @@ HistogramData Controller::histogramOf(hs::HistogramEngine& engine,
     data.upper = request.spec.upper;
     data.pixels = request.image.pixel_count();
     data.bytes = image_bytes(request.image);
-    data.total_ms = result.total_ms;
-    for (const auto& stage : result.stages)
-        data.stages.push_back({QString::fromStdString(stage.name), stage.ms});
     // Statistics are exact from the full-resolution value histogram: the counts themselves
     // when there is one bin per code value, otherwise a separate pass.
     const std::uint32_t max_code = request.image.max_value();
     const bool per_value = request.spec.bins == static_cast<int>(max_code) + 1;
-    for (const auto& channel : result.channels) {
+    for (const auto& channel : channels) {
         data.channel_names << qstr(hs::channel_name(channel.channel));
         data.stats.push_back(per_value
                                  ? hs::stats_from_values(channel.counts, max_code, request.spec)
@@ -510,6 +523,7 @@ HistogramData Controller::histogramOf(hs::HistogramEngine& engine,
 void Controller::process() {
     process_posted_ = false;
     if (source_.empty()) return;
+    drainStream();  // the frames in flight come first, so results stay in frame order
     QElapsedTimer frame_clock;
     frame_clock.start();
     FrameResult out;
@@ -549,19 +563,8 @@ void Controller::process() {
     // 2. Equalization and the result's histogram.
     bool equalize_failed = false;
     if (equalize_.mode != EqualizeSettings::Mode::Off) {
-        hs::EqualizeRequest eq;
-        eq.image = source_.view();
-        eq.mode = core_mode(equalize_.mode);
-        eq.space = equalize_.luma ? hs::EqualizeSpace::Luma : hs::EqualizeSpace::Rgb;
-        eq.strength = std::clamp(equalize_.strength, 0.0, 1.0);
-        eq.clip = equalize_.clip;
-        eq.tiles_x = std::clamp(equalize_.tiles_x, 1, std::min(64, source_.width()));
-        eq.tiles_y = std::clamp(equalize_.tiles_y, 1, std::min(64, source_.height()));
-        if (eq.mode == hs::EqualizeMode::Match && reference_) eq.reference = reference_->view();
         try {
-            if (eq.mode == hs::EqualizeMode::Match && !reference_)
-                throw hs::UsageError(
-                    "match mode needs a reference image: choose one with Reference...");
+            const hs::EqualizeRequest eq = equalizeRequest(source_.view());
             QString why;
             hs::EqualizeEngine* equalizer = resolveEqualizer(eq, why);
             hs::EqualizeResult result = equalizer->equalize(eq);
@@ -588,23 +591,153 @@ void Controller::process() {
         out.original = to_qimage(source_.view());
         original_dirty_ = false;
     }
-    const HistogramData& h = out.original_histogram;
+    timing.frame = video_ ? frame_ : -1;
+    if (!equalize_failed) last_error_.clear();
+    emitFrame(out, out.original_histogram, ms_of(frame_clock));
+}
+
+hs::EqualizeRequest Controller::equalizeRequest(const hs::ImageView& image) const {
+    hs::EqualizeRequest eq;
+    eq.image = image;
+    eq.mode = core_mode(equalize_.mode);
+    eq.space = equalize_.luma ? hs::EqualizeSpace::Luma : hs::EqualizeSpace::Rgb;
+    eq.strength = std::clamp(equalize_.strength, 0.0, 1.0);
+    eq.clip = equalize_.clip;
+    eq.tiles_x = std::clamp(equalize_.tiles_x, 1, std::min(64, image.width));
+    eq.tiles_y = std::clamp(equalize_.tiles_y, 1, std::min(64, image.height));
+    if (eq.mode == hs::EqualizeMode::Match) {
+        if (!reference_)
+            throw hs::UsageError(
+                "match mode needs a reference image: choose one with Reference...");
+        eq.reference = reference_->view();
+    }
+    return eq;
+}
+
+void Controller::emitFrame(FrameResult& out, const HistogramData& h, double total_ms) {
+    FrameTiming& timing = out.timing;
     timing.histogram_ms = h.histogram_ms();
     if (timing.histogram_ms > 0.0) {
         timing.gpix_per_s = static_cast<double>(h.pixels) / (timing.histogram_ms * 1e6);
         timing.gb_per_s = static_cast<double>(h.bytes) / (timing.histogram_ms * 1e6);
     }
-    timing.frame = video_ ? frame_ : -1;
     timing.dropped = dropped_;
-    timing.total_ms = ms_of(frame_clock);
+    timing.total_ms = total_ms;
     // Measured once per device, outside the frame's time.
     timing.read_bandwidth_gbs = readBandwidthGbs(timing.engine, timing.bandwidth_device);
     if (timing.read_bandwidth_gbs > 0.0)
         timing.pct_read_bw = 100.0 * timing.gb_per_s / timing.read_bandwidth_gbs;
-    if (!equalize_failed) last_error_.clear();
     out.sequence = ++sequence_;
     unshown_.fetch_add(1);
     emit frameReady(out);
+}
+
+// --- playback on the frame stream
+
+bool Controller::submitToStream() {
+    const hs::ImageView view = source_.view();
+    const hs::HistogramRequest request = makeRequest(view);
+    EngineStatus status;
+    resolveEngine(request, status);
+    hs::StreamConfig config;
+    config.format = hs::FrameFormat::of(view);
+    config.engine = status.resolved.toStdString();
+    config.channels = request.channels;
+    config.spec = request.spec;
+    try {
+        if (equalize_.mode != EqualizeSettings::Mode::Off) {
+            const hs::EqualizeRequest eq = equalizeRequest(view);
+            QString why;
+            config.equalize = eq;
+            config.equalizer = std::string(resolveEqualizer(eq, why)->name());
+        }
+        // What the stream was opened with; a change (settings, a new clip) reopens it.
+        const std::string key =
+            config.format.describe() + "|" + config.engine + "|" + config.spec.describe() + "|" +
+            config.equalizer + "|" + std::to_string(static_cast<int>(equalize_.mode)) + "|" +
+            std::to_string(equalize_.luma) + "|" + std::to_string(equalize_.strength) + "|" +
+            std::to_string(equalize_.clip) + "|" + std::to_string(equalize_.tiles_x) + "x" +
+            std::to_string(equalize_.tiles_y) + "|" + std::to_string(reference_generation_);
+        if (stream_ && key != stream_key_) closeStream();
+        if (!stream_) {
+            hs::StreamEngine& engine = hs::choose_stream_engine(*registry_, config);
+            stream_ = engine.open(config);
+            stream_key_ = key;
+            stream_engine_ = qstr(engine.name());
+            stream_status_ =
+                tr("%1 - playback on the '%2' frame stream").arg(status.message, stream_engine_);
+        }
+        status.message = stream_status_;
+        emit engineStatusChanged(status);
+        in_flight_.emplace_back(frame_, source_);
+        stream_->submit(view);
+        while (auto r = stream_->poll()) showStreamResult(*r);
+        return true;
+    } catch (const std::exception& e) {
+        reportError(tr("Playback stream: %1. Processing frame by frame.").arg(describe(e)));
+        closeStream();
+        return false;
+    }
+}
+
+void Controller::showStreamResult(hs::FrameResult& result) {
+    if (in_flight_.empty()) return;
+    const auto [index, image] = std::move(in_flight_.front());
+    in_flight_.pop_front();
+    FrameResult out;
+    FrameTiming& timing = out.timing;
+    const hs::HistogramRequest request = makeRequest(image.view());
+    const QString engine_name = qstr(result.histogram_engine);
+    out.original_histogram = histogramData(request, result.channels, engine_name);
+    for (const auto& st : result.stages)
+        out.original_histogram.stages.push_back({QString::fromStdString(st.name), st.ms});
+    out.original = to_qimage(image.view());
+    timing.engine = engine_name;
+    timing.equalizer = qstr(stream_->equalizer());
+    timing.bins = request.spec.bins;
+    timing.stream = stream_engine_;
+    double total = 0.0;
+    for (const auto& st : result.stages) {
+        timing.stages.push_back({QString::fromStdString(st.name), st.ms});
+        if (st.name != "gpu_total") total += st.ms;
+    }
+    if (!result.equalized.empty()) {
+        equalized_ = std::move(result.equalized);
+        out.equalized = to_qimage(equalized_.view());
+        if (hs::HistogramEngine* engine = registry_->find(result.histogram_engine)) {
+            try {
+                QElapsedTimer clock;
+                clock.start();
+                out.equalized_histogram =
+                    histogramOf(*engine, makeRequest(equalized_.view()), engine_name);
+                timing.stages.push_back({QStringLiteral("histogram (equalized)"), ms_of(clock)});
+            } catch (const std::exception& e) {
+                reportError(tr("Histogram of the equalized frame: %1").arg(describe(e)));
+            }
+        }
+    } else {
+        equalized_ = hs::Image();
+    }
+    timing.frame = index;
+    emitFrame(out, out.original_histogram, total);
+}
+
+void Controller::drainStream() {
+    if (!stream_) return;
+    try {
+        while (auto r = stream_->wait()) showStreamResult(*r);
+    } catch (const std::exception& e) {
+        reportError(tr("Playback stream: %1").arg(describe(e)));
+        closeStream();
+    }
+}
+
+void Controller::closeStream() {
+    stream_.reset();
+    stream_key_.clear();
+    stream_engine_.clear();
+    stream_status_.clear();
+    in_flight_.clear();
 }
 
 // --- kernel comparison

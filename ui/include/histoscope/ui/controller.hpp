@@ -8,7 +8,10 @@
 // changes that arrive before it runs are folded into it, so the latest settings win and a
 // moving slider never builds a queue. Video plays from a timer at the clip's frame rate on
 // this thread; when processing (or the UI) falls behind, frames are skipped to stay on the
-// clock and counted as dropped, so the lag never grows.
+// clock and counted as dropped, so the lag never grows. While a video plays, its frames go
+// through a frame stream of the registry (the GPU frame pipeline when it can run the settings:
+// the upload of one frame overlaps the kernels of another), and each result is shown as it
+// comes back; pausing waits for the frames in flight.
 
 #include <QElapsedTimer>
 #include <QObject>
@@ -17,6 +20,7 @@
 #include <QVector>
 #include <atomic>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -26,6 +30,7 @@
 
 #include "histoscope/core/engine.hpp"
 #include "histoscope/core/image.hpp"
+#include "histoscope/core/stream.hpp"
 #include "histoscope/ui/types.hpp"
 
 class QTimer;
@@ -102,6 +107,18 @@ class Controller : public QObject {
     void scheduleProcess();
     void process();
     void tick();
+    // Playback: queues the frame in source_ on the frame stream (opened, or reopened when the
+    // settings changed) and shows the results that are ready; false when no stream can run,
+    // and the frame is processed alone.
+    bool submitToStream();
+    void showStreamResult(hs::FrameResult& result);
+    void drainStream();  // shows every frame still in flight
+    void closeStream();
+    // The equalization request of the current settings for `image`; throws UsageError when
+    // match mode has no reference.
+    hs::EqualizeRequest equalizeRequest(const hs::ImageView& image) const;
+    // The common tail of a frame: throughput, bandwidth, sequence, frameReady().
+    void emitFrame(FrameResult& out, const HistogramData& original, double total_ms);
     bool readFrame(std::int64_t index);  // decodes frame `index` into source_
     void emitPlayback();
     void reportError(const QString& message);
@@ -111,6 +128,9 @@ class Controller : public QObject {
     hs::EqualizeEngine* resolveEqualizer(const hs::EqualizeRequest& request, QString& why);
     HistogramData histogramOf(hs::HistogramEngine& engine, const hs::HistogramRequest& request,
                               const QString& engine_name);
+    HistogramData histogramData(const hs::HistogramRequest& request,
+                                const std::vector<hs::ChannelHistogram>& channels,
+                                const QString& engine_name) const;
     double readBandwidthGbs(const QString& engine, QString& device);
 
     std::unique_ptr<hs::EngineRegistry> registry_;
@@ -125,6 +145,7 @@ class Controller : public QObject {
     std::int64_t frames_ = 0;
     double fps_ = 0.0;
     std::optional<hs::Image> reference_;
+    std::uint64_t reference_generation_ = 0;  // counts the references loaded
 
     // Settings.
     QString engine_ = QStringLiteral("auto");
@@ -149,6 +170,14 @@ class Controller : public QObject {
     bool at_end_ = false;  // playback stopped at the end of the clip
     std::int64_t play_start_frame_ = 0;
     std::int64_t dropped_ = 0;
+
+    // The frame stream of playback, the settings it was opened with, and the frames in flight
+    // (index and decoded image, oldest first).
+    std::unique_ptr<hs::FrameStream> stream_;
+    std::string stream_key_;
+    QString stream_engine_;  // its name
+    QString stream_status_;  // the status bar's line while it plays
+    std::deque<std::pair<std::int64_t, hs::Image>> in_flight_;
 
     std::atomic<bool> cancel_{false};
     std::atomic<int> unshown_{0};

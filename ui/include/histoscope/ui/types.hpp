@@ -90,6 +90,7 @@ struct FrameTiming {
     double pct_read_bw = 0.0;         // gb_per_s / read_bandwidth_gbs * 100, 0 when unknown
     QString bandwidth_device;         // "GPU", "CPU (N threads)"
     std::int64_t frame = -1;          // video frame number, -1 for a photo
+    QString stream;                   // playback: the frame stream engine ("gpu", "cpu")
     std::int64_t dropped = 0;         // video: frames dropped so far
 };
 
