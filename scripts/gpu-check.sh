@@ -9,11 +9,13 @@
 # HS_SANITIZER_TIMEOUT (seconds per sanitizer run, default 150).
 #
 # It writes exactly these 8 files (the device runner returns at most 8): environment.txt
-# (versions, nvidia-smi, device query), build.log (configure + build), ctest-gpu.log,
-# cli-gpu.log (histoscope-cli on the bundled 4K photo: every GPU engine against cpu),
-# ctest-cpu.log, sanitizer.log (memcheck and racecheck, every engine, small and 4K input),
-# bench.json (scripts/gpu-bench.sh), summary.txt.
-# HS_SKIP_BENCH=1 leaves the benchmark out; HS_COMMIT names the commit in environment.txt.
+# (versions, nvidia-smi, device query), build.log (configure + build), ctest.log (ctest -L gpu,
+# then -L "cpu|cli"), cli-gpu.log (histoscope-cli on the bundled 4K photo: every GPU engine
+# against cpu), sanitizer.log (memcheck and racecheck, every engine on a small and a 4K input,
+# the frame pipeline), bench.json (scripts/gpu-bench.sh), stream.json (scripts/gpu-stream.sh:
+# the frame pipeline on the bundled 4K clip), summary.txt.
+# HS_SKIP_BENCH=1 leaves the kernel benchmark out, HS_SKIP_STREAM=1 the stream benchmark;
+# HS_COMMIT names the commit in environment.txt.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root="$(pwd)"
@@ -21,8 +23,8 @@ root="$(pwd)"
 out="${OUT:-out}"
 mkdir -p "$out"
 out="$(cd "$out" && pwd)"
-for f in environment.txt build.log ctest-gpu.log cli-gpu.log ctest-cpu.log \
-    sanitizer.log bench.json summary.txt; do
+for f in environment.txt build.log ctest.log cli-gpu.log sanitizer.log bench.json \
+    stream.json summary.txt; do
     rm -f "${out:?}/$f"
 done
 jobs="${HS_JOBS:-16}"
@@ -35,6 +37,8 @@ export PATH="$PATH:$cuda_bin"
 # image with several bin counts, plus interleaved 3/4-channel images for memcheck.
 # Every engine of the matrix test on a small (640x480) and a 4K input.
 memcheck_filter="GpuEngines/GpuEngineMatrix.ServesThePlainCase/*:GpuEngines/GpuEngineMatrix.FourK/*"
+# The frame pipeline: odd shapes, 16-bit and 4-channel frames, equalization alone.
+memcheck_filter+=":GpuPipeline.OddShapesSixteenBitAndFourChannels:GpuPipeline.EqualizationAloneAndStrengthZero"
 racecheck_filter="$memcheck_filter"
 
 declare -a summary=()
@@ -115,16 +119,37 @@ else
     skip "device query" "neither histoscope-cli nor test_cuda was built"
 fi
 
-# The bundled photos as raw frames for the GPU matrix test (no OpenCV C++ here; Python cv2).
+# The bundled photos and every frame of the bundled clips as raw frames for the GPU tests and
+# the stream benchmark (no OpenCV C++ here; Python cv2).
 raw_photos="$(mktemp -d)"
-export HS_RAW_PHOTOS="$raw_photos"
-python3 - "$root/resources/samples" "$raw_photos" <<'PY' >>"$out/environment.txt" 2>&1 || true
+raw_clips="$(mktemp -d)"
+export HS_RAW_PHOTOS="$raw_photos" HS_RAW_CLIPS="$raw_clips"
+python3 - "$root/resources/samples" "$raw_photos" "$raw_clips" <<'PY' >>"$out/environment.txt" 2>&1 || true
 import os, sys, cv2
-src, dst = sys.argv[1:3]
+src, photos, clips = sys.argv[1:4]
 for name in sorted(os.listdir(src)):
+    path = os.path.join(src, name)
+    if name.lower().endswith((".avi", ".mp4")):
+        cap = cv2.VideoCapture(path)
+        frames = 0
+        with open(os.path.join(clips, "partial"), "wb") as f:
+            while True:
+                ok, bgr = cap.read()
+                if not ok:
+                    break
+                h, w = bgr.shape[:2]
+                cv2.cvtColor(bgr, cv2.COLOR_BGR2RGB).tofile(f)
+                frames += 1
+        if frames == 0:
+            os.remove(os.path.join(clips, "partial"))
+            print("raw clip:", name, "has no decodable frame")
+            continue
+        os.rename(os.path.join(clips, "partial"), os.path.join(clips, f"{name}.{w}x{h}x3.u8.raw"))
+        print("raw clip:", name, frames, "frames", w, "x", h)
+        continue
     if not name.lower().endswith((".jpg", ".png", ".tif")):
         continue
-    img = cv2.imread(os.path.join(src, name), cv2.IMREAD_UNCHANGED)
+    img = cv2.imread(path, cv2.IMREAD_UNCHANGED)
     if img is None:
         continue
     if img.ndim == 3:
@@ -132,18 +157,18 @@ for name in sorted(os.listdir(src)):
     c = 1 if img.ndim == 2 else img.shape[2]
     t = "u8" if img.dtype.name == "uint8" else "u16"
     img.astype("<" + ("u1" if t == "u8" else "u2")).tofile(
-        os.path.join(dst, f"{name}.{img.shape[1]}x{img.shape[0]}x{c}.{t}.raw"))
+        os.path.join(photos, f"{name}.{img.shape[1]}x{img.shape[0]}x{c}.{t}.raw"))
     print("raw photo:", name, img.shape, t)
 PY
 
 if [ -f "$build/CTestTestfile.cmake" ]; then
-    stage "ctest -L gpu" ctest-gpu.log \
+    stage "ctest -L gpu" ctest.log \
         ctest --preset gpu-host -L gpu --output-on-failure
     # On the GPU host a skipped GPU test means the device was not usable: that is a failure.
-    if [ -f "$out/ctest-gpu.log" ]; then
-        stage "GPU tests ran (none skipped)" ctest-gpu.log no_skips "$out/ctest-gpu.log"
+    if [ -f "$out/ctest.log" ]; then
+        stage "GPU tests ran (none skipped)" ctest.log no_skips "$out/ctest.log"
     fi
-    stage "ctest -L cpu|cli" ctest-cpu.log \
+    stage "ctest -L cpu|cli" ctest.log \
         ctest --preset gpu-host -L "cpu|cli" --output-on-failure -j 8
 else
     skip "ctest" "not configured"
@@ -175,6 +200,10 @@ else
     skip "compute-sanitizer" "no test binary, or compute-sanitizer not found"
 fi
 
+if [ "${HS_SKIP_STREAM:-0}" != 1 ] && [ -n "$cli" ]; then
+    stage "stream benchmark (scripts/gpu-stream.sh)" summary.txt \
+        "$root/scripts/gpu-stream.sh" "$cli" "$raw_clips" "$out/stream.json"
+fi
 if [ "${HS_SKIP_BENCH:-0}" != 1 ] && [ -n "$cli" ]; then
     stage "benchmark (scripts/gpu-bench.sh)" summary.txt "$root/scripts/gpu-bench.sh" "$cli" "$out/bench.json"
 fi
@@ -182,7 +211,7 @@ fi
 echo
 echo "================ gpu-check summary ================"
 grep -E "^# GPU|^block-shared" "$out/environment.txt" | head -n 8 || true
-for log in ctest-gpu.log ctest-cpu.log cli-gpu.log; do
+for log in ctest.log cli-gpu.log; do
     if [ -f "$out/$log" ]; then
         grep -E "tests passed|tests failed|^(MATCH|MISMATCH|REFUSED)" "$out/$log" | sed "s/^/$log: /" || true
     fi
