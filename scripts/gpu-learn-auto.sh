@@ -100,9 +100,9 @@ PY
 
 case "${1:-}" in
     --learn) learn "$2" ;;
-    --cases) run_cases "$2" "$3" "$4" "${5:-10}" ;;
+    --cases) run_cases "$2" "$3" "$4" "${5:-20}" ;;
     *)
-        run_cases "$1" "$2" "$fast" "${3:-10}"
+        run_cases "$1" "$2" "$fast" "${3:-20}"
         learn "$2"
         ;;
 esac

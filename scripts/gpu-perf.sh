@@ -8,7 +8,7 @@
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 out="${1:-${OUT:-/tmp/gpu-perf}}"
-runs="${2:-10}"
+runs="${2:-20}"
 mkdir -p "$out"
 work="$(mktemp -d)"
 cd "$root"
