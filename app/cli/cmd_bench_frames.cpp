@@ -114,12 +114,7 @@ int run_bench_frames(const Context& ctx, const Args& args) {
 
     FrameSource source(args, passes);
     const FrameFormat& f = source.format();
-    StreamConfig config;
-    config.format = f;
-    config.engine = kernel;
-    const HistogramRequest shape = request_from_args(args, f.view(nullptr), "--select");
-    config.channels = shape.channels;
-    config.spec = shape.spec;
+    StreamConfig config = histogram_stream_config(args, f, kernel, "--select");
     if (!args.flag("--no-equalize")) {
         EqualizeRequest eq;  // global equalization of the luminance, full strength
         config.equalize = eq;

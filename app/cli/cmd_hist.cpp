@@ -105,13 +105,7 @@ int run_hist(const Context& ctx) {
         j.set("timing_ms", std::move(t));
         Json chans = Json::array();
         for (std::size_t k = 0; k < result.channels.size(); ++k) {
-            const ChannelHistogram& h = result.channels[k];
-            Json c = Json::object();
-            c.set("name", channel_name(h.channel));
-            c.set("total", h.total());
-            Json counts = Json::array();
-            for (std::uint64_t n : h.counts) counts.push(n);
-            c.set("counts", std::move(counts));
+            Json c = channel_json(result.channels[k]);
             if (!stats.empty()) c.set("stats", stats_json(stats[k]));
             chans.push(std::move(c));
         }

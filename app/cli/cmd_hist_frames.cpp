@@ -67,12 +67,7 @@ int run_hist_frames(const Context& ctx, const Args& args) {
 
     FrameSource source(args, 1);
     const FrameFormat& f = source.format();
-    StreamConfig config;
-    config.format = f;
-    config.engine = kernel;
-    const HistogramRequest shape = request_from_args(args, f.view(nullptr), "--channels");
-    config.channels = shape.channels;
-    config.spec = shape.spec;
+    StreamConfig config = histogram_stream_config(args, f, kernel, "--channels");
     config.validate();
     StreamEngine& streamer = choose_stream_engine(ctx.registry, config);
     const std::unique_ptr<FrameStream> stream = streamer.open(config);
@@ -129,15 +124,7 @@ int run_hist_frames(const Context& ctx, const Args& args) {
             j.set("status", "ok");
             j.set("kernel", r.histogram_engine);
             Json chans = Json::array();
-            for (const ChannelHistogram& h : r.channels) {
-                Json c = Json::object();
-                c.set("name", channel_name(h.channel));
-                c.set("total", h.total());
-                Json counts = Json::array();
-                for (std::uint64_t n : h.counts) counts.push(n);
-                c.set("counts", std::move(counts));
-                chans.push(std::move(c));
-            }
+            for (const ChannelHistogram& h : r.channels) chans.push(channel_json(h));
             j.set("channels", std::move(chans));
             j.set("timing_ms", timing_json(r.stages));
             os << j.dump(-1);

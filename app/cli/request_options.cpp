@@ -39,6 +39,18 @@ HistogramRequest request_from_args(const Args& args, const ImageView& image,
     return request;
 }
 
+StreamConfig histogram_stream_config(const Args& args, const FrameFormat& format,
+                                     const std::string& kernel,
+                                     const std::string& channels_option) {
+    const HistogramRequest shape = request_from_args(args, format.view(nullptr), channels_option);
+    StreamConfig config;
+    config.format = format;
+    config.engine = kernel;
+    config.channels = shape.channels;
+    config.spec = shape.spec;
+    return config;
+}
+
 Json spec_json(const HistogramSpec& spec) {
     Json s = Json::object();
     s.set("bins", spec.bins);
@@ -51,6 +63,16 @@ Json spec_json(const HistogramSpec& spec) {
     }
     s.set("saturate", spec.saturate ? Json(*spec.saturate) : Json());
     return s;
+}
+
+Json channel_json(const ChannelHistogram& histogram) {
+    Json c = Json::object();
+    c.set("name", channel_name(histogram.channel));
+    c.set("total", histogram.total());
+    Json counts = Json::array();
+    for (std::uint64_t n : histogram.counts) counts.push(n);
+    c.set("counts", std::move(counts));
+    return c;
 }
 
 }  // namespace hs::cli

@@ -6,6 +6,7 @@
 
 #include "args.hpp"
 #include "histoscope/core/engine.hpp"
+#include "histoscope/core/stream.hpp"
 #include "json.hpp"
 
 namespace hs::cli {
@@ -16,7 +17,14 @@ namespace hs::cli {
 HistogramRequest request_from_args(const Args& args, const ImageView& image,
                                    const std::string& channels_option);
 
+// A stream of `format` frames histogrammed by `kernel` with the channels and spec of the
+// options (as request_from_args reads them); no equalization.
+StreamConfig histogram_stream_config(const Args& args, const FrameFormat& format,
+                                     const std::string& kernel, const std::string& channels_option);
+
 // {"bins": N, "range": [LO, HI]} or {"bins": N, "edges": [...]}, then "saturate" (null or N).
 Json spec_json(const HistogramSpec& spec);
+// {"name", "total", "counts": [...]}.
+Json channel_json(const ChannelHistogram& histogram);
 
 }  // namespace hs::cli

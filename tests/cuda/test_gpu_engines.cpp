@@ -6,7 +6,7 @@
 // unsupported_reason(); whatever it accepts must be exact.
 //
 // Photos: decoded with hs::media when the build has OpenCV; on a GPU host without OpenCV,
-// from raw dumps in $HS_RAW_PHOTOS named NAME.WxHxC.u8.raw (scripts/gpu-check.sh makes them).
+// from the raw dumps of bundled_media.hpp.
 
 #include <gtest/gtest.h>
 
@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "bundled_media.hpp"
 #include "histoscope/core/engine.hpp"
 #include "histoscope/core/error.hpp"
 #include "histoscope/cuda/register.hpp"
@@ -40,28 +41,7 @@ struct Case {
 // Bundled photos, as decoded images.
 std::vector<Case> photos() {
     std::vector<Case> out;
-    if (media::have_opencv()) {
-        for (const auto& name : test::kPhotos8)
-            out.push_back({name, media::read_image(test::sample(name)).image});
-        for (const auto& name : test::kPhotos16)
-            out.push_back({name, media::read_image(test::sample(name)).image});
-        return out;
-    }
-    const char* dir = std::getenv("HS_RAW_PHOTOS");
-    if (dir == nullptr) return out;
-    for (const auto& entry : std::filesystem::directory_iterator(dir)) {
-        // NAME.WxHxC.TYPE.raw
-        const std::string file = entry.path().filename().string();
-        const auto parts_end = file.rfind(".raw");
-        if (parts_end == std::string::npos) continue;
-        const auto type_dot = file.rfind('.', parts_end - 1);
-        const auto dims_dot = file.rfind('.', type_dot - 1);
-        const std::string format = file.substr(dims_dot + 1, type_dot - dims_dot - 1) + ":" +
-                                   file.substr(type_dot + 1, parts_end - type_dot - 1);
-        media::RawFrames frames =
-            media::read_raw(entry.path().string(), media::parse_raw_format(format));
-        out.push_back({file, std::move(frames.frames.front())});
-    }
+    for (auto& p : test::bundled_photos()) out.push_back({p.name, std::move(p.frames.front())});
     return out;
 }
 

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "bundled_media.hpp"
 #include "histoscope/core/engine.hpp"
 #include "histoscope/core/equalize.hpp"
 #include "histoscope/core/error.hpp"
@@ -36,27 +37,7 @@ struct Photo {
 
 std::vector<Photo> photos() {
     std::vector<Photo> out;
-    if (media::have_opencv()) {
-        for (const auto& name : test::kPhotos8)
-            out.push_back({name, media::read_image(test::sample(name)).image});
-        for (const auto& name : test::kPhotos16)
-            out.push_back({name, media::read_image(test::sample(name)).image});
-        return out;
-    }
-    const char* dir = std::getenv("HS_RAW_PHOTOS");
-    if (dir == nullptr) return out;
-    for (const auto& entry : std::filesystem::directory_iterator(dir)) {
-        const std::string file = entry.path().filename().string();  // NAME.WxHxC.TYPE.raw
-        const auto end = file.rfind(".raw");
-        if (end == std::string::npos) continue;
-        const auto type_dot = file.rfind('.', end - 1);
-        const auto dims_dot = file.rfind('.', type_dot - 1);
-        const std::string format = file.substr(dims_dot + 1, type_dot - dims_dot - 1) + ":" +
-                                   file.substr(type_dot + 1, end - type_dot - 1);
-        media::RawFrames frames =
-            media::read_raw(entry.path().string(), media::parse_raw_format(format));
-        out.push_back({file.substr(0, dims_dot), std::move(frames.frames.front())});
-    }
+    for (auto& p : test::bundled_photos()) out.push_back({p.name, std::move(p.frames.front())});
     return out;
 }
 

@@ -4,8 +4,7 @@
 // on every frame of the bundled clips; results in order, back-pressure, flat device memory.
 //
 // Clips: decoded with hs::media when the build has OpenCV; on a GPU host without OpenCV, from
-// raw dumps in $HS_RAW_CLIPS named NAME.WxHx3.u8.raw holding every frame (scripts/gpu-check.sh
-// makes them).
+// the raw dumps of bundled_media.hpp.
 
 #include <gtest/gtest.h>
 
@@ -16,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "bundled_media.hpp"
 #include "histoscope/core/engine.hpp"
 #include "histoscope/core/error.hpp"
 #include "histoscope/core/stream.hpp"
@@ -111,37 +111,6 @@ StreamConfig config_for(const Image& frame, std::vector<Channel> channels, int b
     c.channels = std::move(channels);
     c.spec = HistogramSpec::even(bins, 0, std::int64_t{1} << frame.bit_depth());
     return c;
-}
-
-// Every frame of the bundled clips: decoded, or read from $HS_RAW_CLIPS.
-std::vector<std::pair<std::string, std::vector<Image>>> clip_frames() {
-    std::vector<std::pair<std::string, std::vector<Image>>> out;
-    if (media::have_opencv()) {
-        for (const std::string name : {"tree.avi", "Megamind.avi", "starry_pan_4k.mp4"}) {
-            media::VideoReader video(test::sample(name));
-            std::vector<Image> frames;
-            while (auto f = video.read()) frames.push_back(std::move(*f));
-            out.emplace_back(name, std::move(frames));
-        }
-        return out;
-    }
-    const char* dir = std::getenv("HS_RAW_CLIPS");
-    if (dir == nullptr) return out;
-    for (const auto& entry : std::filesystem::directory_iterator(dir)) {
-        // NAME.WxHx3.u8.raw
-        const std::string file = entry.path().filename().string();
-        const auto end = file.rfind(".raw");
-        if (end == std::string::npos) continue;
-        const auto type_dot = file.rfind('.', end - 1);
-        const auto dims_dot = file.rfind('.', type_dot - 1);
-        const std::string format = file.substr(dims_dot + 1, type_dot - dims_dot - 1) + ":" +
-                                   file.substr(type_dot + 1, end - type_dot - 1);
-        out.emplace_back(
-            file,
-            std::move(
-                media::read_raw(entry.path().string(), media::parse_raw_format(format)).frames));
-    }
-    return out;
 }
 
 }  // namespace
@@ -266,7 +235,7 @@ TEST_F(GpuPipeline, BackPressureAndFlatDeviceMemory) {
 }
 
 TEST_F(GpuPipeline, EveryFrameOfTheBundledClips) {
-    const auto all = clip_frames();
+    const auto all = test::bundled_clips();
     if (all.empty()) GTEST_SKIP() << "no decoder for the clips (no OpenCV, no HS_RAW_CLIPS)";
     for (const auto& [name, frames] : all) {
         ASSERT_FALSE(frames.empty()) << name;
