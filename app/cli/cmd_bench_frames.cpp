@@ -245,22 +245,19 @@ int run_bench_frames(const Context& ctx, const Args& args) {
                           steady / upload_ms);
             os << line;
         }
-        const auto mib = [](std::optional<std::uint64_t> bytes) {
-            if (!bytes) return std::string("n/a");
-            char buf[32];
-            std::snprintf(buf, sizeof buf, "%.1f", static_cast<double>(*bytes) / 1048576.0);
-            return std::string(buf);
+        // From the JSON's memory object: MiB, or n/a where nothing was measured.
+        const auto mib = [&](const char* when, const char* what) {
+            const Json& m = j.at("memory").at(when);
+            if (m.is_null() || m.at(what).is_null()) return std::string("n/a");
+            std::snprintf(line, sizeof line, "%.1f",
+                          static_cast<double>(m.at(what).as_uint()) / 1048576.0);
+            return std::string(line);
         };
-        const auto host = [](const Memory& m) { return std::optional<std::uint64_t>(m.host); };
-        const auto dev = [](const Memory& m) {
-            return m.device ? std::optional<std::uint64_t>(*m.device) : std::nullopt;
-        };
-        const std::optional<std::uint64_t> none;
-        os << "\nhost RSS " << mib(host(at_start)) << " / "
-           << (after_first_pass ? mib(host(*after_first_pass)) : "n/a") << " / "
-           << mib(host(at_end)) << " MiB, device used " << mib(dev(at_start)) << " / "
-           << (after_first_pass ? mib(dev(*after_first_pass)) : mib(none)) << " / "
-           << mib(dev(at_end)) << " MiB (start / after the first pass / end)\n";
+        for (const char* what : {"host_rss_bytes", "device_used_bytes"})
+            os << "\n"
+               << what << " (MiB, start / after the first pass / end): " << mib("start", what)
+               << " / " << mib("after_first_pass", what) << " / " << mib("end", what);
+        os << "\n";
         os << "verified: " << (verified ? "true" : "FALSE") << " (" << compared
            << " frames against the CPU reference)\n";
         out = os.str();

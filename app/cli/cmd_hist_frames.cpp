@@ -150,6 +150,7 @@ int run_hist_frames(const Context& ctx, const Args& args) {
     };
     const PumpStats stats = pump(source, *stream, events, limit);
     for (const auto& n : source.notes()) std::cerr << "warning: " << n << "\n";
+    if (stats.frames == 0) throw InputError(source.name() + " holds no frame");
 
     if (format == "json") {
         Json summary = Json::object();

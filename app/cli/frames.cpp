@@ -49,6 +49,7 @@ FrameSource::FrameSource(const Args& args, int passes) : passes_(passes) {
             std::error_code ec;
             const auto size = std::filesystem::file_size(name_, ec);
             const std::size_t frame = f.frame_bytes();
+            if (!ec && size == 0) throw InputError("raw input '" + name_ + "' is empty");
             if (!ec && frame > 0) reported_ = static_cast<std::int64_t>((size + frame - 1) / frame);
         }
     } else {
@@ -102,9 +103,13 @@ void FrameSource::finish_pass() {
 
 FrameSource::Status FrameSource::read_into(std::byte* dst, std::string& why) {
     for (;;) {
+        if (finished_) return Status::End;
         if (ended_in_pass_) {
             finish_pass();
-            if (!start_pass()) return Status::End;
+            if (!start_pass()) {
+                finished_ = true;
+                return Status::End;
+            }
         }
         const auto t0 = Clock::now();
         Status status = Status::End;

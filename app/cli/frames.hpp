@@ -65,6 +65,7 @@ class FrameSource {
     std::int64_t position_ = 0, in_pass_ = 0, decoded_ = 0, failed_ = 0;
     double decode_ms_ = 0.0;
     bool ended_in_pass_ = false;
+    bool finished_ = false;  // every pass read
     std::vector<std::string> notes_;
     std::unique_ptr<media::VideoReader> video_;
     std::unique_ptr<media::RawStreamReader> raw_;

@@ -225,6 +225,18 @@ TEST(CliStream, RawStreamsWithATruncatedLastFrame) {
                 "'");
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_EQ(std::filesystem::file_size(out), 3u * 8u * 6u * 3u);
+
+    // Nothing to read: one error line, exit 3.
+    const auto empty = dir / "empty.raw";
+    write_file(empty, {});
+    for (const std::string& command :
+         {"hist --raw 8x6x3:u8 '" + empty.string() + "' --per-frame",
+          "bench --raw 8x6x3:u8 '" + empty.string() + "' --stream",
+          std::string("hist --raw 8x6x3:u8 - --per-frame </dev/null")}) {
+        r = run_cli(command);
+        EXPECT_EQ(r.exit_code, 3) << command << "\n" << r.err;
+        EXPECT_TRUE(one_error_line(r.err)) << command << "\n" << r.err;
+    }
     std::filesystem::remove_all(dir);
 }
 

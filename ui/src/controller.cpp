@@ -696,11 +696,17 @@ void Controller::showStreamResult(hs::FrameResult& result) {
     timing.equalizer = qstr(stream_->equalizer());
     timing.bins = request.spec.bins;
     timing.stream = stream_engine_;
-    double total = 0.0;
+    // The frame's time: its span on the device where the stream measured one, else the sum of
+    // its stages.
+    double total = 0.0, span = -1.0;
     for (const auto& st : result.stages) {
         timing.stages.push_back({QString::fromStdString(st.name), st.ms});
-        if (st.name != "gpu_total") total += st.ms;
+        if (st.name == "gpu_total")
+            span = st.ms;
+        else
+            total += st.ms;
     }
+    if (span >= 0.0) total = span;
     if (!result.equalized.empty()) {
         equalized_ = std::move(result.equalized);
         out.equalized = to_qimage(equalized_.view());
