@@ -658,7 +658,10 @@ bool Controller::submitToStream() {
             std::to_string(equalize_.luma) + "|" + std::to_string(equalize_.strength) + "|" +
             std::to_string(equalize_.clip) + "|" + std::to_string(equalize_.tiles_x) + "x" +
             std::to_string(equalize_.tiles_y) + "|" + std::to_string(reference_generation_);
-        if (stream_ && key != stream_key_) closeStream();
+        if (stream_ && key != stream_key_) {
+            drainStream();  // the frames in flight are shown with the settings they ran with
+            closeStream();
+        }
         if (!stream_) {
             hs::StreamEngine& engine = hs::choose_stream_engine(*registry_, config);
             stream_ = engine.open(config);
