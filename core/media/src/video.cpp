@@ -55,6 +55,11 @@ struct VideoReader::Impl {
     std::string codec;
     std::int64_t next = 0;  // index of the frame read() returns next
     int failures_in_a_row = 0;
+    cv::Mat decoded;  // OpenCV's BGR(A) frame, its buffer reused from frame to frame
+
+    // The next frame into `out` (reallocated only when its shape differs); false at the end.
+    // Throws InputError for a frame that fails to decode before the reported end.
+    bool decode_into(Image& out);
 };
 
 VideoReader::VideoReader(const std::string& path) : impl_(std::make_unique<Impl>()) {
@@ -110,44 +115,51 @@ void VideoReader::seek(std::int64_t frame) {
 }
 
 std::optional<Image> VideoReader::read() {
-    Impl& v = *impl_;
-    cv::Mat frame;
+    Image img;
+    if (!impl_->decode_into(img)) return std::nullopt;
+    return img;
+}
+
+bool VideoReader::Impl::decode_into(Image& out) {
     bool ok = false;
     try {
-        ok = v.cap.read(frame) && !frame.empty();
+        ok = cap.read(decoded) && !decoded.empty();
     } catch (const cv::Exception&) {
         ok = false;
     }
     if (!ok) {
-        if (v.frames > 0 && v.next < v.frames)
-            throw InputError("frame " + std::to_string(v.next) + " of " + v.name +
-                             " could not be decoded (the video reports " +
-                             std::to_string(v.frames) + " frames)");
-        return std::nullopt;
+        if (frames > 0 && next < frames)
+            throw InputError("frame " + std::to_string(next) + " of " + name +
+                             " could not be decoded (the video reports " + std::to_string(frames) +
+                             " frames)");
+        return false;
     }
-    if (frame.depth() != CV_8U)
-        throw InputError("frame " + std::to_string(v.next) + " of " + v.name +
-                         " is not 8-bit (OpenCV depth " + std::to_string(frame.depth()) + ")");
-    Image img(frame.cols, frame.rows, 3, SampleType::U8, 8);
-    cv::Mat dst(frame.rows, frame.cols, CV_8UC3, img.data(), img.stride());
-    switch (frame.channels()) {
+    if (decoded.depth() != CV_8U)
+        throw InputError("frame " + std::to_string(next) + " of " + name +
+                         " is not 8-bit (OpenCV depth " + std::to_string(decoded.depth()) + ")");
+    if (out.empty() || out.width() != decoded.cols || out.height() != decoded.rows ||
+        out.channels() != 3 || out.type() != SampleType::U8 ||
+        out.stride() != static_cast<std::size_t>(decoded.cols) * 3)
+        out = Image(decoded.cols, decoded.rows, 3, SampleType::U8, 8);
+    cv::Mat dst(decoded.rows, decoded.cols, CV_8UC3, out.data(), out.stride());
+    switch (decoded.channels()) {
         case 1:
-            cv::cvtColor(frame, dst, cv::COLOR_GRAY2RGB);
+            cv::cvtColor(decoded, dst, cv::COLOR_GRAY2RGB);
             break;
         case 3:
-            cv::cvtColor(frame, dst, cv::COLOR_BGR2RGB);
+            cv::cvtColor(decoded, dst, cv::COLOR_BGR2RGB);
             break;
         case 4:
-            cv::cvtColor(frame, dst, cv::COLOR_BGRA2RGB);
+            cv::cvtColor(decoded, dst, cv::COLOR_BGRA2RGB);
             break;
         default:
-            throw InputError("frame " + std::to_string(v.next) + " of " + v.name + " has " +
-                             std::to_string(frame.channels()) + " channels");
+            throw InputError("frame " + std::to_string(next) + " of " + name + " has " +
+                             std::to_string(decoded.channels()) + " channels");
     }
-    if (dst.data != reinterpret_cast<uchar*>(img.data()))
+    if (dst.data != reinterpret_cast<uchar*>(out.data()))
         throw std::logic_error("OpenCV reallocated a preallocated frame");
-    ++v.next;
-    return img;
+    ++next;
+    return true;
 }
 
 VideoReader::FrameStatus VideoReader::read_frame(Image& out) {
@@ -155,13 +167,12 @@ VideoReader::FrameStatus VideoReader::read_frame(Image& out) {
     constexpr int kMaxFailuresInARow = 16;
     if (v.failures_in_a_row >= kMaxFailuresInARow) return FrameStatus::End;
     try {
-        std::optional<Image> frame = read();
-        if (!frame) return FrameStatus::End;
+        // `out` is reused when the frame has its shape: no allocation per frame.
+        if (!v.decode_into(out)) return FrameStatus::End;
         v.failures_in_a_row = 0;
-        out = std::move(*frame);
         return FrameStatus::Ok;
     } catch (const InputError&) {
-        // read() throws only for frames before the reported end: skip this one.
+        // Decoding throws only for frames before the reported end: skip this one.
         ++v.next;
         ++v.failures_in_a_row;
         return FrameStatus::Failed;

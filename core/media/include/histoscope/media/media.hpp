@@ -101,7 +101,8 @@ class VideoReader {
     // For streams that go on past bad frames: the next frame into `out` (Ok), a frame that
     // failed to decode before the reported end (Failed: it is skipped and the next call tries
     // the next one), or the end (End). After 16 failures in a row the rest of the stream is
-    // taken as missing and End follows. Never throws for a decode failure.
+    // taken as missing and End follows. Never throws for a decode failure. `out` keeps its
+    // storage when it already has the frame's shape (no allocation per frame).
     enum class FrameStatus { Ok, Failed, End };
     FrameStatus read_frame(Image& out);
     // Index of the frame the next read returns.
