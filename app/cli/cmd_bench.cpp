@@ -39,12 +39,6 @@ struct Row {
     bool verified = false;
 };
 
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    const std::size_t n = v.size();
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 std::string fixed(double v, int digits) {
     char buf[48];
     std::snprintf(buf, sizeof buf, "%.*f", digits, v);
@@ -104,12 +98,6 @@ std::vector<BenchInput> bench_inputs(const Args& args) {
         inputs.push_back({in.name, std::move(in.image)});
     }
     return inputs;
-}
-
-std::string join(const std::vector<Channel>& channels) {
-    std::string s;
-    for (Channel c : channels) s += (s.empty() ? "" : ",") + std::string(channel_name(c));
-    return s;
 }
 
 }  // namespace
@@ -187,7 +175,7 @@ int run_bench(const Context& ctx) {
             row.depth = image.bit_depth;
             row.pixels = image.pixel_count();
             row.bytes = image.row_bytes() * static_cast<std::uint64_t>(image.height);
-            row.channels = join(request.channels);
+            row.channels = channel_list(request.channels);
             row.spec = request.spec.describe();
             std::cerr << "bench: " << row.kernel << " on " << row.input << "\n";
             if (const Availability a = engine->availability(); !a.available) {

@@ -25,13 +25,6 @@ namespace hs::cli {
 
 namespace {
 
-double median(std::vector<double> v) {
-    if (v.empty()) return 0.0;
-    std::sort(v.begin(), v.end());
-    const std::size_t n = v.size();
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 struct Memory {
     std::uint64_t host = 0;
     std::optional<std::size_t> device;
@@ -39,12 +32,6 @@ struct Memory {
 
 Memory memory_now(const FrameStream& stream) {
     return {host_resident_bytes(), stream.device_memory_used()};
-}
-
-std::string join(const std::vector<Channel>& channels) {
-    std::string s;
-    for (Channel c : channels) s += (s.empty() ? "" : ",") + std::string(channel_name(c));
-    return s;
 }
 
 // Every frame of one pass (at most `limit`) through `stream`, each compared with the CPU
@@ -168,21 +155,12 @@ int run_bench_frames(const Context& ctx, const Args& args) {
     const double e2e_fps =
         stats.wall_ms > 0 ? static_cast<double>(stats.ok) / (stats.wall_ms / 1e3) : 0.0;
 
-    Json j = Json::object();
+    Json j = source_json(source);
     j.set("device", device);
-    j.set("input", source.name());
-    j.set("kind", source.kind());
-    j.set("format", source.codec());
-    j.set("width", f.width);
-    j.set("height", f.height);
-    j.set("image_channels", f.channels);
-    j.set("depth", f.bit_depth);
-    if (source.fps() > 0) j.set("fps", source.fps());
-    j.set("frames_reported", source.reported_frames());
     j.set("passes", passes);
     j.set("stream_engine", std::string(streamer.name()));
     j.set("histogram_engine", stream->histogram_engine());
-    j.set("channels", join(config.channels));
+    j.set("channels", channel_list(config.channels));
     j.set("spec", config.spec.describe());
     j.set("equalizer", stream->equalizer());
     j.set("equalize", config.equalize ? Json("global, luma, strength 1") : Json());
@@ -229,7 +207,7 @@ int run_bench_frames(const Context& ctx, const Args& args) {
         os << "# " << source.name() << ": " << f.describe() << ", " << stats.frames << " frames ("
            << passes << " pass(es)), device " << device << "\n"
            << "# stream engine '" << streamer.name() << "', histograms by '"
-           << stream->histogram_engine() << "' (" << join(config.channels) << ", "
+           << stream->histogram_engine() << "' (" << channel_list(config.channels) << ", "
            << config.spec.describe() << "), equalizer '" << stream->equalizer() << "'\n";
         std::snprintf(line, sizeof line,
                       "frames ok %lld, failed %lld; decode %.1f fps; end to end %.1f fps\n",

@@ -78,6 +78,14 @@ EqualizeRequest request_from_args(const Args& args) {
     return r;
 }
 
+// "text" or "json".
+std::string report_format(const Args& args) {
+    std::string format = args.value("--format").value_or("text");
+    if (format != "text" && format != "json")
+        throw UsageError("--format for equalize must be text or json, not '" + format + "'");
+    return format;
+}
+
 std::string equalizer_name(const Args& args) {
     return args.value("--kernel").value_or("cpu");
 }
@@ -110,12 +118,6 @@ struct Report {
     std::vector<StageTime> stages;  // read, [read_reference], engine stages, write, total
     int repeat = 1;                 // engine runs; engine stages are their medians
 };
-
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    const std::size_t n = v.size();
-    return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
-}
 
 // The engine's stages and engine_total, each the median over `runs` (which all report the same
 // stages, in the same order).
@@ -217,9 +219,7 @@ int run_equalize(const Context& ctx) {
                                {"--timing", "--per-frame"}});
     if (args.flag("--per-frame") || input_is_video(args)) return run_equalize_frames(ctx, args);
     if (args.has("--frames")) throw UsageError("--frames N applies to videos and --per-frame");
-    const std::string format = args.value("--format").value_or("text");
-    if (format != "text" && format != "json")
-        throw UsageError("--format for equalize must be text or json, not '" + format + "'");
+    const std::string format = report_format(args);
     const std::string output = args.value("-o").value_or("");
     if (output.empty() || output == "-")
         throw UsageError("equalize needs an output image file: -o OUT.png");
@@ -270,9 +270,7 @@ int run_equalize(const Context& ctx) {
 
 int run_equalize_frames(const Context& ctx, const Args& args) {
     const auto start = Clock::now();
-    const std::string format = args.value("--format").value_or("text");
-    if (format != "text" && format != "json")
-        throw UsageError("--format for equalize must be text or json, not '" + format + "'");
+    const std::string format = report_format(args);
     const std::string output = args.value("-o").value_or("");
     if (output.empty() || output == "-")
         throw UsageError("equalize needs an output file: -o OUT.mp4 (or .avi, .mkv, .raw)");

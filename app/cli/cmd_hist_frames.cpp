@@ -78,17 +78,7 @@ int run_hist_frames(const Context& ctx, const Args& args) {
     std::ostream& os = output.out();
     const char sep = format == "csv" ? ',' : '\t';
     if (format == "json") {
-        Json head = Json::object();
-        head.set("input", source.name());
-        head.set("kind", source.kind());
-        head.set("format", source.codec());
-        head.set("width", f.width);
-        head.set("height", f.height);
-        head.set("depth", f.bit_depth);
-        head.set("sample_type", to_string(f.type));
-        head.set("image_channels", f.channels);
-        if (source.kind() == "video") head.set("fps", source.fps());
-        head.set("frames_reported", source.reported_frames());
+        Json head = source_json(source);
         head.set("spec", spec_json(spec));
         head.set("kernel", kernel);
         head.set("stream_engine", std::string(streamer.name()));

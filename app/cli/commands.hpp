@@ -30,4 +30,7 @@ int run_bench_frames(const Context& ctx, const Args& args);
 // Writes `text` to `path` ("" or "-" = standard output). Throws InputError when it cannot.
 void write_output(const std::string& path, const std::string& text);
 
+// The median of `values` (the mean of the middle two for an even count; 0 when empty).
+double median(std::vector<double> values);
+
 }  // namespace hs::cli

@@ -125,14 +125,13 @@ FrameSource::Status FrameSource::read_into(std::byte* dst, std::string& why) {
                       std::to_string(want) + " bytes";
             }
         } else {
-            Image frame;
-            switch (video_->read_frame(frame)) {
+            switch (video_->read_frame(frame_)) {
                 case media::VideoReader::FrameStatus::Ok:
-                    if (!format_.matches(frame.view()))
+                    if (!format_.matches(frame_.view()))
                         throw InputError("frame " + std::to_string(position_) + " of " + name_ +
-                                         " is " + FrameFormat::of(frame.view()).describe() +
+                                         " is " + FrameFormat::of(frame_.view()).describe() +
                                          ", not " + format_.describe());
-                    std::memcpy(dst, frame.data(), format_.frame_bytes());
+                    std::memcpy(dst, frame_.data(), format_.frame_bytes());
                     status = Status::Ok;
                     break;
                 case media::VideoReader::FrameStatus::Failed:
@@ -156,6 +155,22 @@ FrameSource::Status FrameSource::read_into(std::byte* dst, std::string& why) {
             ++failed_;
         return status;
     }
+}
+
+Json source_json(const FrameSource& source) {
+    const FrameFormat& f = source.format();
+    Json j = Json::object();
+    j.set("input", source.name());
+    j.set("kind", source.kind());
+    j.set("format", source.codec());
+    j.set("width", f.width);
+    j.set("height", f.height);
+    j.set("depth", f.bit_depth);
+    j.set("sample_type", to_string(f.type));
+    j.set("image_channels", f.channels);
+    if (source.fps() > 0) j.set("fps", source.fps());
+    j.set("frames_reported", source.reported_frames());
+    return j;
 }
 
 // --- Progress
@@ -214,7 +229,6 @@ PumpStats pump(FrameSource& source, FrameStream& stream, const StreamEvents& eve
     const auto flush_failures = [&] {
         while (!pending.empty() && pending.front().failed) {
             if (events.failed) events.failed(pending.front().frame, pending.front().why);
-            ++stats.failed;
             pending.pop_front();
         }
     };
@@ -226,7 +240,7 @@ PumpStats pump(FrameSource& source, FrameStream& stream, const StreamEvents& eve
         if (events.result) events.result(frame, r);
         ++stats.ok;
         flush_failures();
-        progress.update(stats.ok + stats.failed, stats.failed);
+        progress.update(source.position(), source.failed());
     };
 
     std::string why;
@@ -248,7 +262,8 @@ PumpStats pump(FrameSource& source, FrameStream& stream, const StreamEvents& eve
     while (auto r = stream.wait()) deliver(*r);
     flush_failures();
     progress.finish();
-    // Frames the decoder never delivered (the container reported them) count as failed too.
+    // Failures reported in place, and frames the container reported that the decoder never
+    // delivered.
     stats.failed = source.failed();
     stats.frames = stats.ok + stats.failed;
     stats.wall_ms = ms_between(start, Clock::now());

@@ -12,6 +12,7 @@
 
 #include "args.hpp"
 #include "histoscope/core/stream.hpp"
+#include "json.hpp"
 
 namespace hs::media {
 class VideoReader;
@@ -68,9 +69,14 @@ class FrameSource {
     bool finished_ = false;  // every pass read
     std::vector<std::string> notes_;
     std::unique_ptr<media::VideoReader> video_;
+    Image frame_;  // the decoded video frame, reused from frame to frame
     std::unique_ptr<media::RawStreamReader> raw_;
     std::string raw_format_;
 };
+
+// {"input", "kind", "format", "width", "height", "depth", "sample_type", "image_channels",
+//  "fps" (when known), "frames_reported"}: what the stream commands' JSON starts with.
+Json source_json(const FrameSource& source);
 
 // A progress line on standard error, redrawn at most 10 times a second, only when standard
 // error is a terminal.

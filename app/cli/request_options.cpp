@@ -42,7 +42,7 @@ HistogramRequest request_from_args(const Args& args, const ImageView& image,
 StreamConfig histogram_stream_config(const Args& args, const FrameFormat& format,
                                      const std::string& kernel,
                                      const std::string& channels_option) {
-    const HistogramRequest shape = request_from_args(args, format.view(nullptr), channels_option);
+    const HistogramRequest shape = request_from_args(args, format.shape(), channels_option);
     StreamConfig config;
     config.format = format;
     config.engine = kernel;
@@ -62,6 +62,12 @@ Json spec_json(const HistogramSpec& spec) {
         s.set("range", Json(Json::Array{Json(spec.lower), Json(spec.upper)}));
     }
     s.set("saturate", spec.saturate ? Json(*spec.saturate) : Json());
+    return s;
+}
+
+std::string channel_list(const std::vector<Channel>& channels) {
+    std::string s;
+    for (Channel c : channels) s += (s.empty() ? "" : ",") + std::string(channel_name(c));
     return s;
 }
 

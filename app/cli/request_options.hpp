@@ -24,6 +24,9 @@ StreamConfig histogram_stream_config(const Args& args, const FrameFormat& format
 
 // {"bins": N, "range": [LO, HI]} or {"bins": N, "edges": [...]}, then "saturate" (null or N).
 Json spec_json(const HistogramSpec& spec);
+// "r,g,b": the channels' names, comma-separated.
+std::string channel_list(const std::vector<Channel>& channels);
+
 // {"name", "total", "counts": [...]}.
 Json channel_json(const ChannelHistogram& histogram);
 

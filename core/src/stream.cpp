@@ -16,9 +16,6 @@ double ms_since(std::chrono::steady_clock::time_point start) {
         .count();
 }
 
-// Stands in for frame data where only the shape is validated.
-const std::byte kShapeOnly[1] = {};
-
 }  // namespace
 
 // --- FrameFormat
@@ -45,6 +42,11 @@ ImageView FrameFormat::view(const std::byte* packed) const {
     return v;
 }
 
+ImageView FrameFormat::shape() const {
+    static const std::byte stand_in[1] = {};  // validate() refuses a null pointer
+    return view(stand_in);
+}
+
 bool FrameFormat::matches(const ImageView& image) const {
     return image.width == width && image.height == height && image.channels == channels &&
            image.type == type && image.bit_depth == bit_depth;
@@ -58,7 +60,7 @@ std::string FrameFormat::describe() const {
 // --- StreamConfig
 
 void StreamConfig::validate() const {
-    const ImageView shape = format.view(kShapeOnly);
+    const ImageView shape = format.shape();
     hs::validate(shape);
     if (channels.empty() && !equalize)
         throw UsageError("the stream has nothing to do: no histogram channel and no equalization");
@@ -251,7 +253,7 @@ class SerialStreamEngine final : public StreamEngine {
   private:
     std::pair<HistogramEngine*, EqualizeEngine*> resolve(const StreamConfig& c,
                                                          std::string& why) const {
-        const ImageView shape = c.format.view(kShapeOnly);
+        const ImageView shape = c.format.shape();
         HistogramEngine* h = nullptr;
         EqualizeEngine* e = nullptr;
         if (!c.channels.empty())

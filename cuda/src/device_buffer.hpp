@@ -109,7 +109,11 @@ class Stream {
 
 class Event {
   public:
-    Event() { check(cudaEventCreate(&event_), "event creation"); }
+    // `timing` false: an event only to query and wait on (cheaper), ms_since() cannot use it.
+    explicit Event(bool timing = true) {
+        check(cudaEventCreateWithFlags(&event_, timing ? cudaEventDefault : cudaEventDisableTiming),
+              "event creation");
+    }
     ~Event() {
         if (event_ != nullptr) static_cast<void>(cudaEventDestroy(event_));
     }
@@ -117,6 +121,7 @@ class Event {
     Event& operator=(const Event&) = delete;
 
     void record(const Stream& s) { check(cudaEventRecord(event_, s.get()), "event record"); }
+    cudaEvent_t get() const { return event_; }
     // Milliseconds from `start` to this event; both must have completed.
     float ms_since(const Event& start) const {
         float ms = 0.0f;

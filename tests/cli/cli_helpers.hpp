@@ -1,6 +1,8 @@
 #pragma once
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "json.hpp"
 #include "run_command.hpp"
@@ -15,6 +17,13 @@ inline CommandResult run_cli(const std::string& args) {
 }
 inline hs::cli::Json parse_json(const std::string& text) {
     return hs::cli::Json::parse(text);
+}
+
+// The "counts" of one channel of hist's JSON.
+inline std::vector<std::uint64_t> counts_of(const hs::cli::Json& channel) {
+    std::vector<std::uint64_t> out;
+    for (const auto& c : channel.at("counts").as_array()) out.push_back(c.as_uint());
+    return out;
 }
 
 // An error must be exactly one line starting with "error:".

@@ -23,12 +23,6 @@ std::filesystem::path write_raw(const Image& img, const std::string& name) {
     return path;
 }
 
-std::vector<std::uint64_t> counts_of(const cli::Json& channel) {
-    std::vector<std::uint64_t> out;
-    for (const auto& c : channel.at("counts").as_array()) out.push_back(c.as_uint());
-    return out;
-}
-
 }  // namespace
 
 TEST(CliRaw, JsonCountsEqualReference) {

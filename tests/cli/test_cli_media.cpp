@@ -26,12 +26,6 @@ std::vector<std::uint64_t> calc_hist(const cv::Mat& plane, int bins, float hi) {
     return out;
 }
 
-std::vector<std::uint64_t> counts_of(const hs::cli::Json& channel) {
-    std::vector<std::uint64_t> out;
-    for (const auto& c : channel.at("counts").as_array()) out.push_back(c.as_uint());
-    return out;
-}
-
 void copy_prefix(const std::string& from, const std::filesystem::path& to, double fraction) {
     const std::string bytes = slurp(from);
     std::ofstream(to, std::ios::binary)

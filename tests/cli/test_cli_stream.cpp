@@ -35,12 +35,6 @@ std::vector<Image> decoded_frames(const std::string& path) {
     return out;
 }
 
-std::vector<std::uint64_t> counts_of(const hs::cli::Json& channel) {
-    std::vector<std::uint64_t> out;
-    for (const auto& c : channel.at("counts").as_array()) out.push_back(c.as_uint());
-    return out;
-}
-
 // The "ok" frames of a --per-frame JSON document equal the reference of `frames`, in order.
 void expect_frames_match(const hs::cli::Json& doc, const std::vector<Image>& frames) {
     const std::vector<Channel> channels{Channel::R, Channel::G, Channel::B};

@@ -593,7 +593,7 @@ void Controller::process() {
     }
     timing.frame = video_ ? frame_ : -1;
     if (!equalize_failed) last_error_.clear();
-    emitFrame(out, out.original_histogram, ms_of(frame_clock));
+    emitFrame(out, ms_of(frame_clock));
 }
 
 hs::EqualizeRequest Controller::equalizeRequest(const hs::ImageView& image) const {
@@ -614,8 +614,9 @@ hs::EqualizeRequest Controller::equalizeRequest(const hs::ImageView& image) cons
     return eq;
 }
 
-void Controller::emitFrame(FrameResult& out, const HistogramData& h, double total_ms) {
+void Controller::emitFrame(FrameResult& out, double total_ms) {
     FrameTiming& timing = out.timing;
+    const HistogramData& h = out.original_histogram;
     timing.histogram_ms = h.histogram_ms();
     if (timing.histogram_ms > 0.0) {
         timing.gpix_per_s = static_cast<double>(h.pixels) / (timing.histogram_ms * 1e6);
@@ -728,7 +729,7 @@ void Controller::showStreamResult(hs::FrameResult& result) {
         equalized_ = hs::Image();
     }
     timing.frame = index;
-    emitFrame(out, out.original_histogram, total);
+    emitFrame(out, total);
 }
 
 void Controller::drainStream() {

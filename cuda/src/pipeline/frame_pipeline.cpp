@@ -16,11 +16,9 @@
 // times and gain nothing; the overlap that pays is between frames.
 
 #include <algorithm>
-#include <chrono>
 #include <cstring>
 #include <deque>
 #include <stdexcept>
-#include <thread>
 
 #include "pipeline/frame_pipeline.hpp"
 
@@ -37,25 +35,6 @@ namespace hs::cuda::detail {
 namespace {
 
 constexpr unsigned long long kNoBadPixel = ~0ull;
-
-// Stands in for frame data where only the shape matters.
-const std::byte kShapeOnly[1] = {};
-
-class DoneEvent {
-  public:
-    DoneEvent() {
-        check(cudaEventCreateWithFlags(&event_, cudaEventDisableTiming), "event creation");
-    }
-    ~DoneEvent() {
-        if (event_ != nullptr) static_cast<void>(cudaEventDestroy(event_));
-    }
-    DoneEvent(const DoneEvent&) = delete;
-    DoneEvent& operator=(const DoneEvent&) = delete;
-    cudaEvent_t get() const { return event_; }
-
-  private:
-    cudaEvent_t event_ = nullptr;
-};
 
 struct Slot {
     // `counts`: histogram counters (0: no histograms); `eq_entries`: planes x levels (0: no
@@ -85,7 +64,7 @@ struct Slot {
     PinnedBuffer<std::byte> out;  // packed equalized frame
     Stream stream;
     Event start, uploaded, histogrammed, lut_done, applied, end;
-    DoneEvent done;  // the frame's work is finished (no timing: cheap to query and wait on)
+    Event done{false};  // the frame's work is finished (no timing: cheap to query and wait on)
     std::unique_ptr<KernelRun> run;
     bool busy = false;
     std::int64_t index = 0;
@@ -114,7 +93,7 @@ Resolved resolve(const EngineRegistry& registry, const StreamConfig& config) {
         }
     }
     if (config.channels.empty()) return out;
-    const HistogramRequest request{config.format.view(kShapeOnly), config.channels, config.spec};
+    const HistogramRequest request{config.format.shape(), config.channels, config.spec};
     const bool any = config.engine.empty() || config.engine == "auto";
     for (const auto& e : registry.engines()) {
         if (!any && e->name() != config.engine) continue;
@@ -193,7 +172,7 @@ class FramePipeline final : public FrameStream {
 FramePipeline::FramePipeline(GpuEngine* engine, const StreamConfig& config)
     : config_(config), engine_(engine) {
     const FrameFormat& f = config.format;
-    const ImageView shape = f.view(kShapeOnly);
+    const ImageView shape = f.shape();
     frame_bytes_ = f.frame_bytes();
     padded_ = padded_bytes(shape);
 
@@ -289,7 +268,7 @@ void FramePipeline::enqueue(Slot& s) {
         s.applied.record(s.stream);
     }
     s.end.record(s.stream);
-    check(cudaEventRecord(s.done.get(), st), "event record");
+    s.done.record(s.stream);
 }
 
 FrameResult FramePipeline::collect(Slot& s) {
@@ -417,25 +396,21 @@ double FramePipeline::measure_steady_state_ms(int frames) {
     // Results are synchronized and their counts read, but the equalized frames are not copied
     // out of the pinned ring: the host's copies would pace the device.
     keep_images_ = false;
-    const auto run = [&](int n) {
+    const auto submit_frames = [&](int n) {
         for (int i = 0; i < n; ++i) {
             static_cast<void>(next_input());
             ready_.clear();
             submit();
         }
-        while (!pending_.empty()) complete_oldest();
-        ready_.clear();
     };
-    run(static_cast<int>(slots_.size()));  // warm-up: one turn of the ring
+    submit_frames(static_cast<int>(slots_.size()));  // warm-up: one turn of the ring
+    while (!pending_.empty()) complete_oldest();
+    ready_.clear();
     // `first` on an idle side stream: the device reaches it as the first frame is queued;
     // `last` waits for the end of every slot's last frame.
     Event first, last;
     first.record(side_);
-    for (int i = 0; i < frames; ++i) {
-        static_cast<void>(next_input());
-        ready_.clear();
-        submit();
-    }
+    submit_frames(frames);
     for (auto& s : slots_)
         check(cudaStreamWaitEvent(side_.get(), s->done.get(), 0), "cudaStreamWaitEvent");
     last.record(side_);

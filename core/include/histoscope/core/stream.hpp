@@ -34,6 +34,8 @@ struct FrameFormat {
     static FrameFormat of(const ImageView& image);
     std::size_t frame_bytes() const;  // packed: width * height * channels * sample size
     ImageView view(const std::byte* packed) const;
+    // The format as a view over no real pixels, for validating and describing requests only.
+    ImageView shape() const;
     bool matches(const ImageView& image) const;
     std::string describe() const;  // "3840x2160x3 u8/8"
 };

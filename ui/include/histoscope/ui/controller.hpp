@@ -118,7 +118,7 @@ class Controller : public QObject {
     // match mode has no reference.
     hs::EqualizeRequest equalizeRequest(const hs::ImageView& image) const;
     // The common tail of a frame: throughput, bandwidth, sequence, frameReady().
-    void emitFrame(FrameResult& out, const HistogramData& original, double total_ms);
+    void emitFrame(FrameResult& out, double total_ms);
     bool readFrame(std::int64_t index);  // decodes frame `index` into source_
     void emitPlayback();
     void reportError(const QString& message);
