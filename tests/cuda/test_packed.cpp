@@ -70,8 +70,12 @@ std::vector<HistogramSpec> u8_specs() {
 }
 
 std::vector<HistogramSpec> u16_specs() {
-    return {HistogramSpec::even(65536, 0, 65536), HistogramSpec::even(4096, 0, 65536),
-            HistogramSpec::even(3, 0, 65536), HistogramSpec::even(1000, 17, 65533),
+    // Bin widths 1 and 16 (a shift), 100 (a division), 65536 / 3 (multiply and divide).
+    return {HistogramSpec::even(65536, 0, 65536),
+            HistogramSpec::even(4096, 0, 65536),
+            HistogramSpec::even(640, -5, 63995),
+            HistogramSpec::even(3, 0, 65536),
+            HistogramSpec::even(1000, 17, 65533),
             HistogramSpec::with_edges({0, 0.5, 255, 256, 1023.25, 4096, 40000, 65535, 65536})};
 }
 
@@ -179,6 +183,35 @@ TEST_F(PackedGpu, OneValueImagesWrapEveryCounter) {
         for (const HistogramSpec& spec : u16_specs()) {
             expect_exact(*engine, deep.view(), kGray, spec, "one value u16");
             expect_exact(*engine, deep0.view(), kRgbLuma, spec, "zero u16");
+        }
+    }
+}
+
+TEST_F(PackedGpu, OneValueWarpsBesideMixedOnes) {
+    // Runs of one value (warps that count 32 groups with one addition of up to 2^W - 1 at a
+    // time) beside noise and runs that change within a warp's or a lane's group, odd sizes so
+    // that the last group is partial and runs straddle rows.
+    const auto sample = [](int w, std::uint32_t mask) {
+        return [w, mask](int x, int y, int) {
+            const std::uint64_t i = static_cast<std::uint64_t>(y) * static_cast<std::uint64_t>(w) +
+                                    static_cast<std::uint64_t>(x);
+            const std::uint64_t region = i / 5000;
+            if (region % 3 == 0) return static_cast<std::uint32_t>(region * 37) & mask;
+            if (region % 3 == 1) return static_cast<std::uint32_t>(i * 2654435761u >> 7) & mask;
+            return static_cast<std::uint32_t>(i / 200) & mask;  // changes inside a warp's span
+        };
+    };
+    const Image u8 = test::make_image(1001, 777, 1, SampleType::U8, 8, sample(1001, 0xFF));
+    const Image u16 = test::make_image(999, 555, 1, SampleType::U16, 16, sample(999, 0xFFFF));
+    const Image tiny = test::constant(1, 1, 1, SampleType::U16, 16, 65535);
+    for (const PackedTuning& t : tunings()) {
+        SCOPED_TRACE(describe(t));
+        const auto engine = cuda::detail::make_packed_engine(t);
+        for (const HistogramSpec& spec : u8_specs())
+            expect_exact(*engine, u8.view(), kGray, spec, "runs u8");
+        for (const HistogramSpec& spec : u16_specs()) {
+            expect_exact(*engine, u16.view(), kGray, spec, "runs u16");
+            expect_exact(*engine, tiny.view(), kGray, spec, "1x1");
         }
     }
 }

@@ -112,9 +112,7 @@ PackedPlan plan_packed(const PackedArgs& args, const DeviceLimits& limits,
     return plan;
 }
 
-void launch_packed(PackedArgs a, const DeviceLimits& limits, const PackedTuning& tuning,
-                   cudaStream_t stream) {
-    const PackedPlan plan = plan_packed(a, limits, tuning);
+void launch_packed(PackedArgs a, const PackedPlan& plan, cudaStream_t stream) {
     a.counter_bits = plan.counter_bits;
     a.tile_bins = plan.tiles.tile_bins;
     a.tile_words = plan.tiles.tile_words;

@@ -7,32 +7,41 @@
 // b / n (n = words of the tile): neighbouring bins, which images hit together, lie in
 // neighbouring words (different banks, different addresses), not in the same word.
 //
-// "packed" (Ross's packed atomics): a thread counts bin b with one
-//     old = atomicAdd(&word, 1 << (W * field))
-// and reads from `old` everything this addition did to the word: fields field, field + 1,
-// ... that were all ones in `old` wrapped to zero and carried into the next field (the last
-// carry of the word leaves it). For every wrapped field j the thread adds 2^W to the global
-// 64-bit count of j's bin and, when j is not the top field, 2^64 - 1 (i.e. -1 modulo 2^64) to
-// the count of field j + 1's bin, whose value received the carry. At the end every block adds
-// its fields to the global counts. No per-block pixel bound is needed.
+// "packed" (Ross's packed atomics): a thread counts n samples of bin b (1 <= n <= 2^W - 1;
+// n = 1 but for a warp whose 32 lanes all hold one value, see below) with one
+//     old = atomicAdd(&word, n << (W * field))
+// and reads from `old` everything this addition did to the word: field `field` wrapped when
+// its old value plus n passed 2^W - 1, and then carried one into the next field, which wrapped
+// in turn when it was all ones in `old`, and so on (the last carry of the word leaves it). For
+// every wrapped field j the thread adds 2^W to the global 64-bit count of j's bin and, when j
+// is not the top field, 2^64 - 1 (i.e. -1 modulo 2^64) to the count of field j + 1's bin,
+// whose value received the carry. At the end every block adds its fields to the global counts.
+// No per-block pixel bound is needed.
 //
 // Exactness of "packed" (any interleaving of the threads). Shared-memory atomics on one word
-// are linearizable: the word undergoes a sequence of additions of 2^(W k), each by exactly
-// one thread that receives the value before it. Such an addition changes every field by
-// +1 modulo 2^W or leaves it alone: it adds 1 to field k, and a field that goes from 2^W - 1
-// to 0 adds 1 to the next. So field j, starting at zero, receives n_j unit steps, where
-// n_j = r_j + w_(j-1): r_j increments of its own bin and one carry for each wrap of field
-// j - 1 (w_-1 = 0). Its final value is f_j = n_j mod 2^W and it wrapped w_j = floor(n_j / 2^W)
-// times; each wrap is a step from 2^W - 1 to 0 made by one addition, and only the thread of
-// that addition sees "field j all ones and fields k..j-1 all ones" in its `old`, so every
-// wrap is accounted for exactly once. The block's contributions to the bin of field j are
-// f_j + 2^W w_j - w_(j-1) = r_j, the number of its samples in that bin. Contributions are
-// added to 64-bit counters modulo 2^64 in any order (addition commutes); the total over all
-// blocks is the true count, which is below 2^64, so the final counter equals it even though
-// partial sums may pass through "negative" values. A field beyond the tile's last bin (the
-// top fields of the last words) only ever receives carries; its value and its corrections
-// are ignored, which is right because it belongs to no bin. Wraps are rare (one per 2^W
-// counts of a bin in a block), so the global atomics they cost do not matter.
+// are linearizable: the word undergoes a sequence of additions of n << (W k), each by exactly
+// one thread that receives the value before it. Such an addition adds n to field k and one to
+// the field above every field it wraps; every field grows by less than 2^W per addition. So
+// field j, starting at zero, receives n_j = r_j + w_(j-1) in steps below 2^W: r_j, the samples
+// of its own bin, and one carry for each wrap of field j - 1 (w_-1 = 0). Its final value is
+// f_j = n_j mod 2^W and it wrapped w_j = floor(n_j / 2^W) times; a step below 2^W wraps a
+// field at most once, and only the thread of that addition sees the wrap (field k: its old
+// value plus n above 2^W - 1; field j > k: all ones, with fields k + 1..j - 1 all ones and
+// field k wrapping), so every wrap is accounted for exactly once. The block's contributions
+// to the bin of field j are f_j + 2^W w_j - w_(j-1) = r_j, the number of its samples in that
+// bin. Contributions are added to 64-bit counters modulo 2^64 in any order (addition
+// commutes); the total over all blocks is the true count, which is below 2^64, so the final
+// counter equals it even though partial sums may pass through "negative" values. A field
+// beyond the tile's last bin (the top fields of the last words) only ever receives carries;
+// its value and its corrections are ignored, which is right because it belongs to no bin.
+// Wraps are rare (one per 2^W counts of a bin in a block), so the global atomics they cost do
+// not matter.
+//
+// One-value warps: in one-channel images, when the 32 lanes of a warp load groups whose
+// samples all hold one value, lane 0 counts the warp's 32 * P samples (P per group) with
+// additions of at most 2^W - 1 instead of 32 * P atomics on one word, which the hardware
+// would serialize (a one-value image, flat regions of a photo). The test is two warp votes per
+// group; warps that fail it count sample by sample.
 //
 // "packed-sat" (Parboil-style saturating counters), only for a cap C <= 2^W - 1: a thread
 // tries atomicCAS(word, v, v + (1 << shift)) while the field of its latest view v of the word
@@ -92,11 +101,12 @@ enum class PackedValue : std::uint8_t {
 
 // How a value becomes a bin.
 enum class PackedBins : std::uint8_t {
-    Table,    // 8-bit plain/luma values: 256-entry table value -> bin (-1 = outside)
-    EvenDiv,  // even bins, bins divides upper - lower < 2^32: bin = (v - lower) / quot
-    Even32,   // even bins; (v - lower) * bins and upper - lower fit in 32 bits
-    Even64,   // even bins in 64-bit integers
-    Edges,    // explicit edges: binary search over int32 thresholds
+    Table,      // 8-bit plain/luma values: 256-entry table value -> bin (-1 = outside)
+    EvenDiv,    // even bins, bins divides upper - lower < 2^32: bin = (v - lower) / quot
+    EvenShift,  // EvenDiv with quot = 2^shift: bin = (v - lower) >> shift (no division)
+    Even32,     // even bins; (v - lower) * bins and upper - lower fit in 32 bits
+    Even64,     // even bins in 64-bit integers
+    Edges,      // explicit edges: binary search over int32 thresholds
 };
 
 struct PackedArgs {
@@ -116,6 +126,7 @@ struct PackedArgs {
     std::int64_t lower = 0;
     std::uint64_t width = 1;
     std::uint32_t quot = 1;
+    int shift = 0;  // EvenShift: log2(quot)
     // Table: 256 bins (-1 outside); Edges: bins + 1 nondecreasing thresholds clamped to
     // [-1, 2^24] (values lie in [0, 2^24)). Device memory.
     const std::int32_t* aux = nullptr;
@@ -157,31 +168,33 @@ HS_PACKED_HD std::int32_t packed_encode(std::uint32_t word, std::uint32_t shift)
 }
 
 // Accounts for the wraps of one addition to field `field` of word `word` that returned `old`
-// (see the proof in the header comment): every field from `field` up that was all ones
-// wrapped; its bin gets 2^W, the bin of the next field (which received the carry) gets -1.
+// and wrapped that field (see the proof in the header comment): the field's bin gets 2^W and
+// the bin of the next field, which received the carry, gets -1; the carry wraps the next field
+// too when it was all ones in `old`, and so on up the word.
 template <int W, typename Ops>
 HS_PACKED_HD void packed_account_wraps(std::uint32_t old, std::uint32_t field, std::uint32_t word,
                                        std::uint32_t words, std::uint32_t tile_bins,
                                        unsigned long long* tile_counts) {
     using L = PackedLayout<W>;
-    for (std::uint32_t j = field;
-         j < static_cast<std::uint32_t>(L::kFields) && ((old >> (j * W)) & L::kMax) == L::kMax;
-         ++j) {
+    for (std::uint32_t j = field; j < static_cast<std::uint32_t>(L::kFields);) {
         const std::uint32_t lb = j * words + word;
         if (lb < tile_bins) Ops::add_global(tile_counts + lb, 1ull << W);
-        if (j + 1 < static_cast<std::uint32_t>(L::kFields) && lb + words < tile_bins)
-            Ops::add_global(tile_counts + lb + words, ~0ull);  // -1 modulo 2^64
+        if (++j == static_cast<std::uint32_t>(L::kFields)) break;
+        if (lb + words < tile_bins) Ops::add_global(tile_counts + lb + words, ~0ull);  // -1
+        if (((old >> (j * W)) & L::kMax) != L::kMax) break;  // the carry stops here
     }
 }
 
-// "packed": one count of the bin at (word, shift).
+// "packed": n counts (1 <= n <= 2^W - 1) of the bin at (word, shift) in one addition. The
+// field wraps when its old value plus n passes 2^W - 1; n < 2^W makes that at most one wrap,
+// so the proof's accounting holds unchanged (r_j is now a sum of such n).
 template <int W, typename Ops>
 HS_PACKED_HD void packed_count(std::uint32_t* hist, std::uint32_t word, std::uint32_t shift,
                                std::uint32_t words, std::uint32_t tile_bins,
-                               unsigned long long* tile_counts) {
+                               unsigned long long* tile_counts, std::uint32_t n = 1) {
     using L = PackedLayout<W>;
-    const std::uint32_t old = Ops::add(hist + word, 1u << shift);
-    if (((old >> shift) & L::kMax) == L::kMax)
+    const std::uint32_t old = Ops::add(hist + word, n << shift);
+    if (((old >> shift) & L::kMax) + n > L::kMax)
         packed_account_wraps<W, Ops>(old, shift / W, word, words, tile_bins, tile_counts);
 }
 
@@ -289,8 +302,8 @@ struct PackedPlan {
 // failures.
 PackedPlan plan_packed(const PackedArgs& args, const DeviceLimits& limits,
                        const PackedTuning& tuning);
-void launch_packed(PackedArgs args, const DeviceLimits& limits, const PackedTuning& tuning,
-                   cudaStream_t stream);
+// One launch of the kernel for `args` (its device pointers set) with a plan made for them.
+void launch_packed(PackedArgs args, const PackedPlan& plan, cudaStream_t stream);
 
 // Empty when the kernels of this build can run on the current device, otherwise why not.
 std::string packed_probe();
@@ -366,10 +379,11 @@ __device__ __forceinline__ bool packed_local_bin(std::uint32_t v, const PackedAr
     } else {
         if (v < a.lo || v >= a.hi) return false;
         std::uint32_t bin;
-        if constexpr (M == PackedBins::EvenDiv) {
+        if constexpr (M == PackedBins::EvenDiv || M == PackedBins::EvenShift) {
             // v - lower lies in [0, 2^32) (host-checked), so the 32-bit difference is exact;
             // width = quot * bins makes (v - lower) * bins / width = (v - lower) / quot.
-            bin = (v - static_cast<std::uint32_t>(a.lower)) / a.quot;
+            const std::uint32_t off = v - static_cast<std::uint32_t>(a.lower);
+            bin = M == PackedBins::EvenShift ? off >> a.shift : off / a.quot;
         } else if constexpr (M == PackedBins::Even32) {
             bin = (v - static_cast<std::uint32_t>(a.lower)) * static_cast<std::uint32_t>(a.bins) /
                   static_cast<std::uint32_t>(a.width);
@@ -387,6 +401,12 @@ __global__ void __launch_bounds__(1024) packed_kernel(const PackedArgs a) {
     extern __shared__ std::uint32_t packed_smem[];
     constexpr int kPixels = 16 / static_cast<int>(sizeof(T));  // pixels per group
     constexpr int kWords = 4 * C;                              // 32-bit words per group
+    // Groups loaded per thread before counting: two for one-channel images whose bins need no
+    // division (more loads in flight); the division modes run out of registers with two.
+    constexpr int kInFlight =
+        C == 1 && (M == PackedBins::Table || M == PackedBins::EvenShift) ? 2 : 1;
+    // The one-value warp path (see the header comment) for one-channel plain values.
+    constexpr bool kOneValueWarps = C == 1 && V == PackedValue::Plain && !Sat;
 
     const auto words = static_cast<std::uint32_t>(a.tile_words);
     const std::uint32_t tile_base = blockIdx.y * static_cast<std::uint32_t>(a.tile_bins);
@@ -415,22 +435,43 @@ __global__ void __launch_bounds__(1024) packed_kernel(const PackedArgs a) {
     }
     __syncthreads();
 
-    const auto* in = static_cast<const uint4*>(a.samples);
-    const std::uint64_t groups = (a.pixels + kPixels - 1) / kPixels;
-    const std::uint64_t step = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
-    for (std::uint64_t g = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-         g < groups; g += step) {
-        std::uint32_t w[kWords];
-#pragma unroll
-        for (int k = 0; k < C; ++k) {
-            const uint4 q = __ldg(in + g * C + k);
-            w[4 * k + 0] = q.x;
-            w[4 * k + 1] = q.y;
-            w[4 * k + 2] = q.z;
-            w[4 * k + 3] = q.w;
+    // Counts n samples of value v (n > 1 only from the one-value warp path, n < 2^W there).
+    const auto count = [&](std::uint32_t v, std::uint32_t n) {
+        std::uint32_t lb;
+        if (!packed_local_bin<M>(v, a, aux, tile_base, tile_bins, lb)) return;
+        std::uint32_t word, shift;
+        if constexpr (M == PackedBins::Table) {
+            word = lb >> 5;
+            shift = lb & 31u;
+        } else {
+            packed_slot<W>(lb, words, word, shift);
         }
-        const std::uint64_t left = a.pixels - g * kPixels;
-        const int valid = left < kPixels ? static_cast<int>(left) : kPixels;
+        if constexpr (Sat)
+            packed_saturating_count<W, PackedSharedOps>(hist, word, shift, a.cap);
+        else
+            packed_count<W, PackedSharedOps>(hist, word, shift, words, tile_bins, tile_counts, n);
+    };
+
+    // Counts the group held in w (valid: its pixels, 0 beyond the last group).
+    const auto count_group = [&](const std::uint32_t(&w)[kWords], int valid) {
+        if constexpr (kOneValueWarps) {
+            // Every sample of this lane's group equal, and equal to lane 0's?
+            const std::uint32_t v0 = packed_extract<T>(w, 0);
+            const std::uint32_t splat = sizeof(T) == 1 ? v0 * 0x01010101u : v0 * 0x00010001u;
+            bool same = valid == kPixels;
+#pragma unroll
+            for (int k = 0; k < kWords; ++k) same = same && w[k] == splat;
+            const std::uint32_t v_lead = __shfl_sync(0xFFFFFFFFu, v0, 0);
+            if (__all_sync(0xFFFFFFFFu, same && v0 == v_lead)) {
+                if ((threadIdx.x & 31u) == 0)
+                    for (std::uint32_t n = 32u * kPixels; n > 0;) {
+                        const std::uint32_t part = min(n, PackedLayout<W>::kMax);
+                        count(v_lead, part);
+                        n -= part;
+                    }
+                return;
+            }
+        }
 #pragma unroll
         for (int p = 0; p < kPixels; ++p) {
             if (p >= valid) break;
@@ -447,19 +488,37 @@ __global__ void __launch_bounds__(1024) packed_kernel(const PackedArgs a) {
                 for (int c = 1; c < C; ++c)
                     if (a.offset == c) v = packed_extract<T>(w, p * C + c);
             }
-            std::uint32_t lb;
-            if (!packed_local_bin<M>(v, a, aux, tile_base, tile_bins, lb)) continue;
-            std::uint32_t word, shift;
-            if constexpr (M == PackedBins::Table) {
-                word = lb >> 5;
-                shift = lb & 31u;
-            } else {
-                packed_slot<W>(lb, words, word, shift);
+            count(v, 1);
+        }
+    };
+
+    // Grid-stride over groups, kInFlight loads in flight per thread. The loop condition is the
+    // warp's (its first lane's group), so the lanes of a warp stay together for the votes of
+    // the one-value path; lanes past the last group count nothing.
+    const auto* in = static_cast<const uint4*>(a.samples);
+    const std::uint64_t groups = (a.pixels + kPixels - 1) / kPixels;
+    const std::uint64_t step = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
+    const std::uint64_t first = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    for (std::uint64_t g0 = first, warp_g0 = first - (threadIdx.x & 31u); warp_g0 < groups;
+         g0 += kInFlight * step, warp_g0 += kInFlight * step) {
+        std::uint32_t w[kInFlight][kWords];
+#pragma unroll
+        for (int u = 0; u < kInFlight; ++u) {
+            const std::uint64_t g = g0 + static_cast<std::uint64_t>(u) * step;
+#pragma unroll
+            for (int k = 0; k < C; ++k) {
+                const uint4 q = g < groups ? __ldg(in + g * C + k) : make_uint4(0, 0, 0, 0);
+                w[u][4 * k + 0] = q.x;
+                w[u][4 * k + 1] = q.y;
+                w[u][4 * k + 2] = q.z;
+                w[u][4 * k + 3] = q.w;
             }
-            if constexpr (Sat)
-                packed_saturating_count<W, PackedSharedOps>(hist, word, shift, a.cap);
-            else
-                packed_count<W, PackedSharedOps>(hist, word, shift, words, tile_bins, tile_counts);
+        }
+#pragma unroll
+        for (int u = 0; u < kInFlight; ++u) {
+            const std::uint64_t g = g0 + static_cast<std::uint64_t>(u) * step;
+            const std::uint64_t left = g < groups ? a.pixels - g * kPixels : 0;
+            count_group(w[u], left < kPixels ? static_cast<int>(left) : kPixels);
         }
     }
     __syncthreads();
@@ -485,6 +544,8 @@ PackedKernel packed_pick_mode(const PackedArgs& a) {
         switch (a.mode) {
             case PackedBins::EvenDiv:
                 return packed_pick_width<T, C, V, PackedBins::EvenDiv, Sat>(a.counter_bits);
+            case PackedBins::EvenShift:
+                return packed_pick_width<T, C, V, PackedBins::EvenShift, Sat>(a.counter_bits);
             case PackedBins::Even32:
                 return packed_pick_width<T, C, V, PackedBins::Even32, Sat>(a.counter_bits);
             case PackedBins::Even64:

@@ -3,6 +3,7 @@
 // in packed.cu/.cuh).
 
 #include <algorithm>
+#include <bit>
 #include <memory>
 #include <string>
 #include <vector>
@@ -55,8 +56,9 @@ PackedArgs channel_args(const HistogramRequest& r, Channel channel) {
         // Every counted v satisfies lower <= v < values <= 2^24 and lower >= -2^31, so
         // v - lower < 2^32: the 32-bit difference of the kernels is exact.
         if (a.width % bins == 0 && a.width / bins <= 0xFFFFFFFFull) {
-            a.mode = PackedBins::EvenDiv;
             a.quot = static_cast<std::uint32_t>(a.width / bins);
+            a.mode = std::has_single_bit(a.quot) ? PackedBins::EvenShift : PackedBins::EvenDiv;
+            a.shift = std::countr_zero(a.quot);
         } else if (lo >= hi) {
             a.mode = PackedBins::Even32;  // nothing is counted
         } else {
@@ -84,6 +86,8 @@ class PackedRun final : public KernelRun {
             need_edges = need_edges || a.mode == PackedBins::Edges;
             args_.push_back(a);
         }
+        plans_.resize(args_.size());
+        planned_pixels_.assign(args_.size(), 0);
         if (need_table) {
             // The core's own bin_of() for every 8-bit value: exact by construction.
             table_host_ = bin_table(r.spec, 255);
@@ -111,7 +115,13 @@ class PackedRun final : public KernelRun {
                     : a.mode == PackedBins::Edges ? edges_.data()
                                                   : nullptr;
             a.counts = counts + i * static_cast<std::size_t>(a.bins);
-            launch_packed(a, limits_, tuning_, stream);
+            // Planned once per image size (the grid follows the pixel count), not per launch:
+            // planning queries the occupancy API.
+            if (planned_pixels_[i] != a.pixels) {
+                plans_[i] = plan_packed(a, limits_, tuning_);
+                planned_pixels_[i] = a.pixels;
+            }
+            launch_packed(a, plans_[i], stream);
         }
     }
 
@@ -129,6 +139,8 @@ class PackedRun final : public KernelRun {
     DeviceLimits limits_;
     PackedTuning tuning_;
     std::vector<PackedArgs> args_;
+    std::vector<PackedPlan> plans_;              // per channel, for planned_pixels_
+    std::vector<std::uint64_t> planned_pixels_;  // per channel (0: not planned yet)
     std::vector<std::int32_t> table_host_, edges_host_;
     DeviceBuffer<std::int32_t> table_, edges_;
 };
