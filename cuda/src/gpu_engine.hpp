@@ -42,9 +42,13 @@ class KernelRun {
   public:
     virtual ~KernelRun() = default;
     // Adds the histograms of `channels` of `image` to `counts` (channels.size() * bins 64-bit
-    // counters, channel-major, zeroed by the caller). All work is queued on `stream`.
+    // counters, channel-major, zeroed by the caller unless zeroes_counts()). All work is queued
+    // on `stream`.
     virtual void launch(const DeviceImage& image, const std::vector<Channel>& channels,
                         unsigned long long* counts, cudaStream_t stream) = 0;
+    // True when launch() zeroes the counts itself (in its kernel: one launch per histogram,
+    // no memset before it); the caller then leaves them as they are.
+    virtual bool zeroes_counts() const { return false; }
 };
 
 // The device limits strategies tune from.

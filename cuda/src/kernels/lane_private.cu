@@ -64,6 +64,19 @@ __global__ void __launch_bounds__(1024) lane_private_kernel(const LanePrivateArg
     if constexpr (!Identity)
         for (int i = static_cast<int>(threadIdx.x); i < 256; i += static_cast<int>(blockDim.x))
             table[i] = a.table[i];
+    if (a.sync != nullptr) {  // the first block to start zeroes the counts (see the header)
+        __shared__ unsigned int ticket;
+        if (threadIdx.x == 0) ticket = atomicInc(a.sync, gridDim.x - 1);
+        __syncthreads();
+        if (ticket == 0) {
+            for (int idx = static_cast<int>(threadIdx.x); idx < a.bins * a.slots;
+                 idx += static_cast<int>(blockDim.x))
+                counts_at(a, idx / a.bins)[idx % a.bins] = 0;
+            __threadfence();
+            __syncthreads();
+            if (threadIdx.x == 0) atomicExch(a.sync + 1, a.epoch);
+        }
+    }
     __syncthreads();
 
     const unsigned lane = threadIdx.x & 31u;
@@ -105,6 +118,11 @@ __global__ void __launch_bounds__(1024) lane_private_kernel(const LanePrivateArg
             if (bin >= 0)
                 atomicAdd(hist + slot * region + (static_cast<unsigned>(bin) << 5) + lane, 1u);
         }
+    }
+    if (a.sync != nullptr && threadIdx.x == 0) {
+        const volatile unsigned int* published = a.sync + 1;
+        while (*published != a.epoch) __nanosleep(64);
+        __threadfence();
     }
     __syncthreads();
 

@@ -17,6 +17,14 @@
 //
 // Exactness: no block reads more than kLanePrivateMaxBytesPerBlock bytes, so no 32-bit counter
 // (nor the sum of the 32 copies of a bin) can overflow.
+//
+// One launch, no memset: with `sync` set the kernel zeroes the global counts itself. The first
+// block to start (ticket 0 of an atomicInc that wraps at the grid size, so the ticket counter is
+// back at 0 after every launch) zeroes them and then publishes the launch's `epoch` in
+// sync[1]; every block waits for that epoch before adding its sums. Only a running block that
+// waits for nobody holds ticket 0, so the wait cannot deadlock, whatever else shares the GPU;
+// it costs nothing in practice because the zeroing is done long before any block has counted
+// its bytes.
 
 #include <cuda_runtime_api.h>
 
@@ -44,8 +52,12 @@ struct LanePrivateArgs {
     int slot_of_offset[4] = {-1, -1, -1, -1};
     int slots = 1;
     const std::int32_t* table = nullptr;  // !identity: 256 entries value -> bin (-1 = outside)
-    // Per slot: `bins` 64-bit counters, zeroed by the caller.
+    // Per slot: `bins` 64-bit counters, zeroed by the caller unless `sync` is set.
     unsigned long long* counts[kLanePrivateMaxSlots] = {};
+    // Two words, zero before the first launch: the ticket counter and the published epoch.
+    // Null: the caller zeroes the counts.
+    unsigned int* sync = nullptr;
+    unsigned int epoch = 0;  // non-zero, different from the previous launch's
 };
 
 // The choice for one request; describe() prints it.

@@ -52,11 +52,19 @@ class LanePrivateRun final : public KernelRun {
         }
         args_.bytes = image.pixel_count() * static_cast<std::uint64_t>(image.channels);
         tuning_ = plan_lane_private(args_, limits);
+        // The kernel zeroes the counts itself (ticket counter and epoch, see lane_private.cuh).
+        check(cudaMemsetAsync(sync_.data(), 0, sync_.bytes(), stream),
+              "lane-private launch tickets (cudaMemsetAsync)");
+        args_.sync = sync_.data();
     }
+
+    bool zeroes_counts() const override { return true; }
 
     void launch(const DeviceImage& image, const std::vector<Channel>& channels,
                 unsigned long long* counts, cudaStream_t stream) override {
         LanePrivateArgs a = args_;
+        epoch_ = epoch_ == 0xFFFFFFFFu ? 1u : epoch_ + 1u;  // never 0, the initial value
+        a.epoch = epoch_;
         a.samples = image.data;
         a.bytes = image.pixels * static_cast<std::uint64_t>(image.channels);
         const auto bins = static_cast<std::size_t>(a.bins);
@@ -83,6 +91,8 @@ class LanePrivateRun final : public KernelRun {
     std::vector<int> channel_slot_;  // per requested channel: its slot
     std::vector<std::int32_t> table_host_;
     DeviceBuffer<std::int32_t> table_;
+    DeviceBuffer<unsigned int> sync_{2, "lane-private launch tickets"};
+    unsigned int epoch_ = 0;  // of the latest launch
 };
 
 class LanePrivateEngine final : public GpuEngine {

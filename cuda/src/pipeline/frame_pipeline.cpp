@@ -226,8 +226,9 @@ void FramePipeline::enqueue(Slot& s) {
           "frame upload (cudaMemcpyAsync)");
     s.uploaded.record(s.stream);
     if (engine_ != nullptr) {
-        check(cudaMemsetAsync(s.counts.data(), 0, s.counts.bytes(), st),
-              "histogram counters (cudaMemsetAsync)");
+        if (!s.run->zeroes_counts())
+            check(cudaMemsetAsync(s.counts.data(), 0, s.counts.bytes(), st),
+                  "histogram counters (cudaMemsetAsync)");
         const DeviceImage image{s.dev_in.data(), v.pixel_count(), v.width,
                                 v.height,        v.channels,      v.type,
                                 v.bit_depth,     frame_bytes_,    padded_};
