@@ -51,9 +51,10 @@ std::vector<const AutoMapEntry*> auto_nearest(const std::vector<AutoMapEntry>& m
                                               const AutoKey& key);
 std::vector<std::string> auto_split_ranking(std::string_view ranking);
 
-// Used when the map names no engine that serves a request.
+// Used when the map names no engine that serves a request: the order of the benchmark of
+// 2026-11-23 on the H100 (docs/PERFORMANCE.md; packed leads warp-private at 16-bit, 65536 bins).
 inline constexpr std::string_view kAutoFallbackOrder[] = {
-    "lane-private", "warp-private",   "packed",        "block-shared", "cub",
+    "lane-private", "packed",         "warp-private",  "block-shared", "cub",
     "npp",          "thread-private", "global-atomic", "sort-search",  "packed-sat"};
 
 }  // namespace hs::cuda::detail
