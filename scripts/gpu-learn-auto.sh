@@ -16,20 +16,32 @@ map="$root/cuda/src/auto/selection_map.inc"
 # Engines that lead some case (global-atomic, sort-search and packed-sat trail every case but
 # the joint colours in docs/PERFORMANCE.md; they are measured where they can win).
 fast=lane-private,block-shared,warp-private,thread-private,packed,cub,npp,auto
-joint=warp-private,global-atomic,sort-search,cub,auto
+joint=packed,warp-private,global-atomic,sort-search,cub,auto
 
 run_cases() {  # run_cases CLI WORKDIR KERNELS RUNS
     local cli="$1" work="$2" kernels="$3" runs="$4"
     mkdir -p "$work"
     if [[ ! -f "$work/fruits_4k.raw" ]]; then
-        python3 - "$root/resources/samples/fruits_4k.jpg" "$work/fruits_4k.raw" <<'PY'
+        # The 4K photo as RGB; real photos as gray (8-bit) and the 16-bit moon, their samples
+        # repeated to 256 MiB (rows of 4096 samples: the layout does not change a histogram).
+        python3 - "$root/resources/samples" "$work" <<'PY'
 import sys, cv2, numpy as np
-img = cv2.imread(sys.argv[1], cv2.IMREAD_COLOR)
+src, work = sys.argv[1:3]
+img = cv2.imread(f"{src}/fruits_4k.jpg", cv2.IMREAD_COLOR)
 assert img.shape == (2160, 3840, 3), img.shape
-np.ascontiguousarray(img[:, :, ::-1]).tofile(sys.argv[2])
+np.ascontiguousarray(img[:, :, ::-1]).tofile(f"{work}/fruits_4k.raw")
+for name in ("fruits_4k.jpg", "starry_night.jpg", "moon.png"):
+    gray = cv2.imread(f"{src}/{name}", cv2.IMREAD_GRAYSCALE)
+    np.resize(gray.ravel(), 1 << 28).tofile(f"{work}/{name.split('.')[0]}_gray_256MiB.raw")
+deep = cv2.imread(f"{src}/moon_4k_16bit.png", cv2.IMREAD_UNCHANGED)
+if deep.ndim == 3:
+    deep = deep[:, :, 0]
+assert deep.dtype == np.uint16, deep.dtype
+np.resize(deep.ravel(), 1 << 27).tofile(f"{work}/moon16_256MiB.raw")
 PY
     fi
     local photo=(--raw 3840x2160x3:u8 "$work/fruits_4k.raw")
+    local tiled=(--raw 4096x65536x1:u8)
     one() {  # one NAME KERNELS ARGS...
         local name="$1" ks="$2"
         shift 2
@@ -47,6 +59,12 @@ PY
     one u8_4k_gray "$fast" --synthetic gauss:20 --pixels 8294400 --depth 8 --bins 256
     one photo_4k_rgb_256 "$fast" "${photo[@]}" --bins 256
     one photo_4k_joint "$joint" "${photo[@]}" --select rgb --bins 16777216 --range 0:16777216
+    one photo_4k_r_256 "$fast" "${photo[@]}" --select r --bins 256
+    for p in fruits_4k starry_night moon; do
+        one "photo_${p}_gray_256MiB" "$fast" "${tiled[@]}" "$work/${p}_gray_256MiB.raw" --bins 256
+    done
+    one photo_moon16_65536_256MiB "$fast" --raw 4096x32768x1:u16 "$work/moon16_256MiB.raw" \
+        --bins 65536
     one u16_uniform_65536 "$fast" --synthetic uniform --pixels 128M --depth 16 --bins 65536
     one u16_gauss1000_65536 "$fast" --synthetic gauss:1000 --pixels 128M --depth 16 --bins 65536
     one u16_degenerate_65536 "$fast" --synthetic degenerate --pixels 128M --depth 16 --bins 65536
