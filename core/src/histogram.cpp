@@ -1,6 +1,7 @@
 #include "histoscope/core/histogram.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <numeric>
 #include <sstream>
@@ -143,6 +144,26 @@ std::vector<std::int32_t> bin_table(const HistogramSpec& spec, std::uint32_t max
     std::vector<std::int32_t> table(static_cast<std::size_t>(max_value) + 1);
     for (std::uint32_t v = 0; v <= max_value; ++v) table[v] = bin_of(spec, v);
     return table;
+}
+
+std::optional<ShiftBins> shift_bins(const HistogramSpec& spec, std::uint32_t values) {
+    if (spec.has_edges() || spec.bins < 1) return std::nullopt;
+    const std::int64_t width = spec.upper - spec.lower;
+    const std::int64_t bins = spec.bins;
+    if (width <= 0 || width % bins != 0) return std::nullopt;
+    const auto quot = static_cast<std::uint64_t>(width / bins);
+    if (!std::has_single_bit(quot)) return std::nullopt;
+    const std::int64_t lo = std::clamp<std::int64_t>(spec.lower, 0, values);
+    const std::int64_t hi = std::clamp<std::int64_t>(spec.upper, 0, values);
+    if (lo >= hi) return std::nullopt;
+    // Engines compute v - lower in 32 bits: the largest counted one, hi - 1 - lower, must fit.
+    if (hi - 1 - spec.lower > 0xFFFFFFFFll) return std::nullopt;
+    ShiftBins s;
+    s.lo = static_cast<std::uint32_t>(lo);
+    s.hi = static_cast<std::uint32_t>(hi);
+    s.base = static_cast<std::uint32_t>(lo - spec.lower);
+    s.shift = std::countr_zero(quot);
+    return s;
 }
 
 std::uint64_t ChannelHistogram::total() const {

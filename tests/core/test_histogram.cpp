@@ -100,6 +100,39 @@ TEST(Spec, ThresholdsAgreeWithBinOf) {
     }
 }
 
+TEST(Spec, ShiftBinsAgreeWithBinOf) {
+    const struct {
+        HistogramSpec spec;
+        std::uint32_t values;
+    } cases[] = {{HistogramSpec::even(65536, 0, 65536), 65536},
+                 {HistogramSpec::even(1024, 0, 65536), 65536},
+                 {HistogramSpec::even(4096, 0, 65536), 65536},
+                 {HistogramSpec::even(256, 0, 256), 256},
+                 {HistogramSpec::even(16, -32, 96), 256},
+                 {HistogramSpec::even(8, 100, 164), 65536},
+                 {HistogramSpec::even(1, 0, 1 << 20), 65536},
+                 {HistogramSpec::even(2, 65000, 66024), 65536},
+                 {HistogramSpec::even(4, -(1ll << 31), 1ll << 31), 65536}};
+    for (const auto& c : cases) {
+        SCOPED_TRACE(c.spec.describe());
+        const std::optional<ShiftBins> s = shift_bins(c.spec, c.values);
+        ASSERT_TRUE(s.has_value());
+        for (std::uint32_t v = 0; v < c.values; ++v) {
+            const std::int32_t got =
+                v >= s->lo && v < s->hi
+                    ? static_cast<std::int32_t>((v - s->lo + s->base) >> s->shift)
+                    : -1;
+            ASSERT_EQ(got, bin_of(c.spec, v)) << "value " << v;
+        }
+    }
+    EXPECT_FALSE(shift_bins(HistogramSpec::even(1000, 0, 65536), 65536));   // width 65.536
+    EXPECT_FALSE(shift_bins(HistogramSpec::even(640, 0, 64000), 65536));    // width 100
+    EXPECT_FALSE(shift_bins(HistogramSpec::even(4, 70000, 70004), 65536));  // no value inside
+    EXPECT_FALSE(shift_bins(HistogramSpec::with_edges({0, 1, 2}), 256));
+    // v - lower beyond 32 bits.
+    EXPECT_FALSE(shift_bins(HistogramSpec::even(1, -(1ll << 33), 1ll << 33), 65536));
+}
+
 TEST(Reference, MatchesNaiveOnSynthetic8Bit) {
     expect_matches_naive(uniform(31, 17, 3, SampleType::U8, 8, 5),
                          HistogramSpec::even(256, 0, 256));

@@ -14,25 +14,31 @@ namespace {
 
 extern __shared__ std::uint32_t lane_private_smem[];
 
-// Counts the 16 bytes of one word; rot[k] is the lane's column of the channel of byte k % C
-// (nullptr: not counted).
-template <int C, bool Identity>
+// Counts the S samples of one 16-byte word; rot[k] is the lane's column of the channel of
+// sample k % C (nullptr: not counted), rlog = log2 of the copies.
+template <typename T, int C, LaneBins B>
 __device__ __forceinline__ void count_word(const uint4 w, std::uint32_t* const (&rot)[C],
-                                           const std::int32_t* table) {
+                                           const LanePrivateArgs& a, const std::int32_t* table,
+                                           unsigned rlog) {
+    constexpr int kPerWord = 4 / static_cast<int>(sizeof(T));  // samples per 32-bit word
+    constexpr std::uint32_t kMask = sizeof(T) == 1 ? 0xFFu : 0xFFFFu;
     const std::uint32_t v[4] = {w.x, w.y, w.z, w.w};
 #pragma unroll
     for (int q = 0; q < 4; ++q) {
 #pragma unroll
-        for (int k = 0; k < 4; ++k) {
-            std::uint32_t* const col = rot[(q * 4 + k) % C];
+        for (int k = 0; k < kPerWord; ++k) {
+            std::uint32_t* const col = rot[(q * kPerWord + k) % C];
             if constexpr (C > 1)
                 if (col == nullptr) continue;
-            const std::uint32_t value = (v[q] >> (8 * k)) & 0xFFu;
-            if constexpr (Identity) {
-                atomicAdd(col + (value << 5), 1u);
-            } else {
+            const std::uint32_t value = (v[q] >> (8 * sizeof(T) * k)) & kMask;
+            if constexpr (B == LaneBins::Identity) {
+                atomicAdd(col + (value << 5), 1u);  // Identity runs with 32 copies
+            } else if constexpr (B == LaneBins::Table) {
                 const int bin = table[value];
-                if (bin >= 0) atomicAdd(col + (static_cast<unsigned>(bin) << 5), 1u);
+                if (bin >= 0) atomicAdd(col + (static_cast<unsigned>(bin) << rlog), 1u);
+            } else {
+                const std::uint32_t d = value - a.lo;
+                if (d < a.span) atomicAdd(col + (((d + a.base) >> a.shift) << rlog), 1u);
             }
         }
     }
@@ -53,15 +59,20 @@ __device__ __forceinline__ unsigned long long* counts_at(const LanePrivateArgs& 
                        : a.counts[3];
 }
 
-template <int C, bool Identity>
+template <typename T, int C, LaneBins B>
 __global__ void __launch_bounds__(1024) lane_private_kernel(const LanePrivateArgs a) {
-    const int region = a.bins * 32;  // words per counted channel
+    constexpr int kPerWord16 = 16 / static_cast<int>(sizeof(T));  // samples per 16-byte word
+    // Identity always runs with 32 copies (the host falls back to the table otherwise), so its
+    // inner loop shifts by a constant.
+    const unsigned rlog = B == LaneBins::Identity ? 5u : static_cast<unsigned>(a.copies_log2);
+    const int copies = 1 << rlog;
+    const int region = a.bins << rlog;  // words per counted channel
     const int words = region * a.slots;
     std::uint32_t* hist = lane_private_smem;
     auto* table = reinterpret_cast<std::int32_t*>(hist + words);
     for (int i = static_cast<int>(threadIdx.x); i < words; i += static_cast<int>(blockDim.x))
         hist[i] = 0;
-    if constexpr (!Identity)
+    if constexpr (B == LaneBins::Table)
         for (int i = static_cast<int>(threadIdx.x); i < 256; i += static_cast<int>(blockDim.x))
             table[i] = a.table[i];
     if (a.sync != nullptr) {  // the first block to start zeroes the counts (see the header)
@@ -79,44 +90,52 @@ __global__ void __launch_bounds__(1024) lane_private_kernel(const LanePrivateArg
     }
     __syncthreads();
 
-    const unsigned lane = threadIdx.x & 31u;
+    const unsigned column = threadIdx.x & static_cast<unsigned>(copies - 1);
     const auto* in = static_cast<const uint4*>(a.samples);
     const std::uint64_t n = a.bytes / 16;  // whole words
     const std::uint64_t step = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
     const std::uint64_t first = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
 
-    // Byte j of word i belongs to sample offset (16 i + j) % C. For C = 3 that is
-    // (i % 3 + j) % 3, and i % 3 stays first % 3 because step is a multiple of 3.
-    const int phase = C == 3 ? static_cast<int>(first % 3u) : 0;
+    // Sample j of word i belongs to channel (S i + j) % C. For C = 3 that is
+    // ((S % 3) (i % 3) + j) % 3, and i % 3 stays first % 3 because step is a multiple of 3.
+    const int phase = C == 3 ? static_cast<int>((kPerWord16 % 3) * (first % 3u) % 3u) : 0;
     std::uint32_t* rot[C];
 #pragma unroll
     for (int k = 0; k < C; ++k) {
         const int slot = slot_at(a, (phase + k) % C);
-        rot[k] = slot >= 0 ? hist + slot * region + lane : nullptr;
+        rot[k] = slot >= 0 ? hist + slot * region + column : nullptr;
     }
 
     std::uint64_t i = first;
     for (; i + step < n; i += 2 * step) {
         const uint4 w0 = __ldg(in + i);
         const uint4 w1 = __ldg(in + i + step);
-        count_word<C, Identity>(w0, rot, table);
-        count_word<C, Identity>(w1, rot, table);
+        count_word<T, C, B>(w0, rot, a, table, rlog);
+        count_word<T, C, B>(w1, rot, a, table, rlog);
     }
-    if (i < n) count_word<C, Identity>(__ldg(in + i), rot, table);
+    if (i < n) count_word<T, C, B>(__ldg(in + i), rot, a, table, rlog);
 
-    // The bytes of the last, partial word (the rest of it is padding).
-    const auto rem = static_cast<int>(a.bytes % 16);
+    // The samples of the last, partial word (the rest of it is padding).
+    const auto rem = static_cast<int>(a.bytes % 16) / static_cast<int>(sizeof(T));
     if (rem != 0 && first == 0) {
-        const auto* tail = reinterpret_cast<const std::uint8_t*>(in + n);
+        const auto* tail = reinterpret_cast<const T*>(in + n);
         for (int j = 0; j < rem; ++j) {
-            const auto offset = static_cast<int>((16 * n + static_cast<std::uint64_t>(j)) %
+            const auto offset = static_cast<int>((kPerWord16 * n + static_cast<std::uint64_t>(j)) %
                                                  static_cast<std::uint64_t>(C));
             const int slot = slot_at(a, offset);
             if (slot < 0) continue;
             const std::uint32_t value = tail[j];
-            const int bin = Identity ? static_cast<int>(value) : table[value];
+            int bin;
+            if constexpr (B == LaneBins::Identity) {
+                bin = static_cast<int>(value);
+            } else if constexpr (B == LaneBins::Table) {
+                bin = table[value];
+            } else {
+                const std::uint32_t d = value - a.lo;
+                bin = d < a.span ? static_cast<int>((d + a.base) >> a.shift) : -1;
+            }
             if (bin >= 0)
-                atomicAdd(hist + slot * region + (static_cast<unsigned>(bin) << 5) + lane, 1u);
+                atomicAdd(hist + slot * region + (static_cast<unsigned>(bin) << rlog) + column, 1u);
         }
     }
     if (a.sync != nullptr && threadIdx.x == 0) {
@@ -126,38 +145,49 @@ __global__ void __launch_bounds__(1024) lane_private_kernel(const LanePrivateArg
     }
     __syncthreads();
 
-    // Merge: thread per (slot, bin) sums the 32 lane copies, starting at a different bank per
-    // thread so that a warp's reads never share a bank.
+    // Merge: thread per (slot, bin) sums the copies, starting at a different bank per thread
+    // so that a warp's reads never share a bank.
     for (int idx = static_cast<int>(threadIdx.x); idx < a.bins * a.slots;
          idx += static_cast<int>(blockDim.x)) {
         const int s = idx / a.bins;
         const int b = idx - s * a.bins;
-        const std::uint32_t* row = hist + s * region + b * 32;
-        std::uint32_t sum = 0;  // at most the bytes of this block: < 2^31
+        const std::uint32_t* row = hist + s * region + (b << rlog);
+        std::uint32_t sum = 0;  // at most the samples of this block: < 2^31
 #pragma unroll 8
-        for (int l = 0; l < 32; ++l) sum += row[(l + b) & 31];
+        for (int l = 0; l < copies; ++l) sum += row[(l + b) & (copies - 1)];
         if (sum != 0) atomicAdd(counts_at(a, s) + b, static_cast<unsigned long long>(sum));
     }
 }
 
 using Kernel = void (*)(LanePrivateArgs);
 
-template <int C>
-Kernel pick_c(bool identity) {
-    return identity ? &lane_private_kernel<C, true> : &lane_private_kernel<C, false>;
+template <typename T, int C>
+Kernel pick_bins(LaneBins mode) {
+    if constexpr (sizeof(T) == 1) {
+        if (mode == LaneBins::Identity) return &lane_private_kernel<T, C, LaneBins::Identity>;
+        if (mode == LaneBins::Table) return &lane_private_kernel<T, C, LaneBins::Table>;
+    } else {
+        if (mode == LaneBins::Shift) return &lane_private_kernel<T, C, LaneBins::Shift>;
+    }
+    throw UnsupportedError("lane-private: no kernel for these bins and samples");
 }
 
-Kernel pick(const LanePrivateArgs& a) {
+template <typename T>
+Kernel pick_c(const LanePrivateArgs& a) {
     switch (a.channels) {
         case 1:
-            return pick_c<1>(a.identity);
+            return pick_bins<T, 1>(a.mode);
         case 3:
-            return pick_c<3>(a.identity);
+            return pick_bins<T, 3>(a.mode);
         case 4:
-            return pick_c<4>(a.identity);
+            return pick_bins<T, 4>(a.mode);
         default:
             throw UnsupportedError("lane-private: images of 1, 3 or 4 channels only");
     }
+}
+
+Kernel pick(const LanePrivateArgs& a) {
+    return a.u16 ? pick_c<std::uint16_t>(a) : pick_c<std::uint8_t>(a);
 }
 
 }  // namespace
@@ -169,15 +199,23 @@ std::string LanePrivateTuning::describe() const {
     return os.str();
 }
 
-std::size_t lane_private_smem_bytes(int slots, int bins) {
-    // 32 lane copies of every bin per counted channel, plus the bin table.
-    return static_cast<std::size_t>(slots) * static_cast<std::size_t>(bins) * 32 * 4 + 256 * 4;
+std::size_t lane_private_smem_bytes(int slots, int bins, int copies) {
+    // `copies` lane copies of every bin per counted channel, plus the 8-bit bin table.
+    return static_cast<std::size_t>(slots) * static_cast<std::size_t>(bins) *
+               static_cast<std::size_t>(copies) * 4 +
+           256 * 4;
+}
+
+int lane_private_copies(int slots, int bins, std::size_t smem_budget) {
+    for (int copies = kLanePrivateMaxCopies; copies >= kLanePrivateMinCopies; copies /= 2)
+        if (lane_private_smem_bytes(slots, bins, copies) <= smem_budget) return copies;
+    return 0;
 }
 
 LanePrivateTuning plan_lane_private(const LanePrivateArgs& a, const DeviceLimits& limits) {
     const Kernel kernel = pick(a);
     LanePrivateTuning t;
-    t.smem_bytes = lane_private_smem_bytes(a.slots, a.bins);
+    t.smem_bytes = lane_private_smem_bytes(a.slots, a.bins, 1 << a.copies_log2);
     if (t.smem_bytes > limits.shared_per_block_optin)
         throw UnsupportedError("lane-private: " + std::to_string(t.smem_bytes) +
                                " bytes of shared memory per block exceed the device's " +
@@ -232,8 +270,9 @@ void launch_lane_private(const LanePrivateArgs& a, const LanePrivateTuning& t,
 
 std::string lane_private_probe() {
     cudaFuncAttributes attr{};
-    const cudaError_t e =
-        cudaFuncGetAttributes(&attr, reinterpret_cast<const void*>(&lane_private_kernel<1, true>));
+    const cudaError_t e = cudaFuncGetAttributes(
+        &attr,
+        reinterpret_cast<const void*>(&lane_private_kernel<std::uint8_t, 1, LaneBins::Identity>));
     if (e == cudaSuccess) return {};
     static_cast<void>(cudaGetLastError());
     if (e == cudaErrorNoKernelImageForDevice || e == cudaErrorInvalidDeviceFunction ||

@@ -1,22 +1,28 @@
 #pragma once
-// Strategy "lane-private": 8-bit samples, up to 256 bins, every requested plain channel of an
-// interleaved 1-, 3- or 4-channel image counted in one pass.
+// Strategy "lane-private": every requested plain channel of an interleaved 1-, 3- or
+// 4-channel image counted in one pass; 8-bit samples with any bins (through a table), 16-bit
+// samples with even bins whose width is a power of two (a shift: 1024 bins over [0, 65536)
+// and the like).
 //
-// Every block keeps, per counted channel, 32 copies of the histogram in shared memory, laid out
-// lane-major: the counter of bin b for lane l is word b * 32 + l. A lane therefore always
-// updates bank l, whatever its value: a warp's 32 shared-memory atomics never conflict on a
-// bank, on uniform data as on a one-value image (the cost is data independent). Threads stream
-// the padded buffer as 16-byte words, coalesced across the warp (word i, i + T, ... with T the
-// number of threads in the grid), two words in flight per thread per step. The channel of byte
-// j of word i is (16 i + j) % C: constant per byte for C = 1 and 4, and for C = 3 a per-thread
-// rotation that stays fixed because the grid's thread count is kept a multiple of 3.
-// Bins: full-range 256 bins map the value to the bin directly (no table read); any other spec
-// goes through a 256-entry table in shared memory (-1 = outside).
-// At the end each block sums the 32 copies of every bin (rotated reads, no bank conflicts) and
+// Every block keeps, per counted channel, R copies of the histogram in shared memory (R = 32
+// when it fits, else 16 or 8), laid out lane-major: the counter of bin b for lane l is word
+// b * R + l % R. With R = 32 a lane always updates bank l, whatever its value: a warp's 32
+// shared-memory atomics never conflict on a bank, on uniform data as on a one-value image (the
+// cost is data independent); with R < 32 lanes l and l + R can meet in a bank (bins of the
+// same parity for R = 16). Threads stream the padded buffer as 16-byte words, coalesced across
+// the warp (word i, i + T, ... with T the number of threads in the grid), two words in flight
+// per thread per step. A word holds S = 16 / sizeof(sample) samples; sample j of word i belongs
+// to channel (S i + j) % C: constant per sample position for C = 1 and 4, and for C = 3 a
+// per-thread rotation that stays fixed because the grid's thread count is kept a multiple of 3.
+// Bins: 8-bit full-range 256 bins map the value to the bin directly (no table read), any other
+// 8-bit spec goes through a 256-entry table in shared memory (-1 = outside); 16-bit values v
+// with lo <= v < hi count in bin (v - lower) >> shift.
+// At the end each block sums the R copies of every bin (rotated reads, no bank conflicts) and
 // adds the non-zero sums to the 64-bit global counts.
 //
 // Exactness: no block reads more than kLanePrivateMaxBytesPerBlock bytes, so no 32-bit counter
-// (nor the sum of the 32 copies of a bin) can overflow.
+// (nor the sum of the R copies of a bin) can overflow. The shift equals the spec's exact rule
+// floor((v - lower) * bins / (upper - lower)) because upper - lower = bins << shift.
 //
 // One launch, no memset: with `sync` set the kernel zeroes the global counts itself. The first
 // block to start (ticket 0 of an atomicInc that wraps at the grid size, so the ticket counter is
@@ -37,21 +43,33 @@
 namespace hs::cuda::detail {
 
 inline constexpr int kLanePrivateMaxSlots = 4;  // counted channels per pass
-inline constexpr int kLanePrivateMaxBins = 256;
+inline constexpr int kLanePrivateMaxCopies = 32;
+inline constexpr int kLanePrivateMinCopies = 8;  // fewer: not this strategy any more
 inline constexpr std::uint64_t kLanePrivateMaxBytesPerBlock = std::uint64_t{1} << 31;
 // Candidate block sizes; the one with the most resident threads per SM wins (ties: larger).
 inline constexpr int kLanePrivateThreadCandidates[] = {256, 512, 1024};
 
+enum class LaneBins : std::uint8_t {
+    Identity,  // 8-bit, 256 bins over [0, 256): bin = value; 32 copies only
+    Table,     // 8-bit: 256-entry table value -> bin (-1 = outside)
+    Shift,     // 16-bit: lo <= v < hi counted in bin (v - lower) >> shift
+};
+
 struct LanePrivateArgs {
     const void* samples = nullptr;  // packed, padded to whole 16 * channels byte groups
-    std::uint64_t bytes = 0;        // pixels * channels
-    int channels = 1;               // 1, 3 or 4 interleaved 8-bit samples per pixel
+    std::uint64_t bytes = 0;        // pixels * channels * sample size
+    int channels = 1;               // 1, 3 or 4 interleaved samples per pixel
+    bool u16 = false;               // 16-bit samples (else 8-bit)
     int bins = 256;
-    bool identity = true;  // 256 bins over [0, 256): bin = value
+    LaneBins mode = LaneBins::Identity;
+    // Shift: v - lo < span is counted, in bin (v - lo + base) >> shift (base = lo - lower).
+    std::uint32_t lo = 0, span = 0, base = 0;
+    int shift = 0;
+    int copies_log2 = 5;  // R = 1 << copies_log2 copies of the histogram per block
     // Per sample offset of the pixel: the slot it is counted in (-1 = not counted).
     int slot_of_offset[4] = {-1, -1, -1, -1};
     int slots = 1;
-    const std::int32_t* table = nullptr;  // !identity: 256 entries value -> bin (-1 = outside)
+    const std::int32_t* table = nullptr;  // Table: 256 entries value -> bin (-1 = outside)
     // Per slot: `bins` 64-bit counters, zeroed by the caller unless `sync` is set.
     unsigned long long* counts[kLanePrivateMaxSlots] = {};
     // Two words, zero before the first launch: the ticket counter and the published epoch.
@@ -69,7 +87,10 @@ struct LanePrivateTuning {
     std::string describe() const;
 };
 
-std::size_t lane_private_smem_bytes(int slots, int bins);
+std::size_t lane_private_smem_bytes(int slots, int bins, int copies);
+// The most copies (32, 16 or 8) whose shared memory fits into `smem_budget`; 0 when not even
+// kLanePrivateMinCopies fit.
+int lane_private_copies(int slots, int bins, std::size_t smem_budget);
 // Block size (occupancy API) and grid for `args` on `limits`; sets the kernel's opt-in shared
 // memory limit. Throws hs::DeviceError on CUDA failures.
 LanePrivateTuning plan_lane_private(const LanePrivateArgs& args, const DeviceLimits& limits);

@@ -1,9 +1,11 @@
-// Strategy "lane-private" as an engine: maps the requested plain channels of an 8-bit image to
-// counting slots and launches lane_private once for all of them (kernel and tuning in
+// Strategy "lane-private" as an engine: maps the requested plain channels of an 8- or 16-bit
+// image to counting slots and launches lane_private once for all of them (kernel and tuning in
 // lane_private.cu/.cuh).
 
 #include <algorithm>
+#include <bit>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,20 +39,36 @@ class LanePrivateRun final : public KernelRun {
             channel_slot_.push_back(args_.slot_of_offset[offset]);
         }
         args_.slots = static_cast<int>(slot_channel_.size());
-        // The core's own bin_of() for every 8-bit value: exact by construction.
-        table_host_ = bin_table(r.spec, 255);
-        bool identity = r.spec.bins == 256;
-        for (std::size_t v = 0; v < 256 && identity; ++v)
-            identity = table_host_[v] == static_cast<std::int32_t>(v);
-        args_.identity = identity;
-        if (!identity) {
+        const int copies =
+            lane_private_copies(args_.slots, args_.bins, limits.shared_per_block_optin);
+        if (copies == 0)
+            throw UnsupportedError("lane-private: the histograms do not fit into shared memory");
+        args_.copies_log2 = std::countr_zero(static_cast<unsigned>(copies));
+        args_.u16 = image.type == SampleType::U16;
+        if (args_.u16) {
+            const std::optional<ShiftBins> shift = shift_bins(r.spec, 65536);
+            if (!shift) throw UnsupportedError("lane-private: 16-bit bins must be a shift");
+            args_.mode = LaneBins::Shift;
+            args_.lo = shift->lo;
+            args_.span = shift->hi - shift->lo;
+            args_.base = shift->base;
+            args_.shift = shift->shift;
+        } else {
+            // The core's own bin_of() for every 8-bit value: exact by construction.
+            table_host_ = bin_table(r.spec, 255);
+            bool identity = r.spec.bins == 256 && copies == kLanePrivateMaxCopies;
+            for (std::size_t v = 0; v < 256 && identity; ++v)
+                identity = table_host_[v] == static_cast<std::int32_t>(v);
+            args_.mode = identity ? LaneBins::Identity : LaneBins::Table;
+        }
+        if (args_.mode == LaneBins::Table) {
             table_ = DeviceBuffer<std::int32_t>(table_host_.size(), "bin table");
             check(cudaMemcpyAsync(table_.data(), table_host_.data(), table_.bytes(),
                                   cudaMemcpyHostToDevice, stream),
                   "bin table upload (cudaMemcpyAsync)");
             args_.table = table_.data();
         }
-        args_.bytes = image.pixel_count() * static_cast<std::uint64_t>(image.channels);
+        args_.bytes = image.row_bytes() * static_cast<std::uint64_t>(image.height);
         tuning_ = plan_lane_private(args_, limits);
         // The kernel zeroes the counts itself (ticket counter and epoch, see lane_private.cuh).
         check(cudaMemsetAsync(sync_.data(), 0, sync_.bytes(), stream),
@@ -66,7 +84,7 @@ class LanePrivateRun final : public KernelRun {
         epoch_ = epoch_ == 0xFFFFFFFFu ? 1u : epoch_ + 1u;  // never 0, the initial value
         a.epoch = epoch_;
         a.samples = image.data;
-        a.bytes = image.pixels * static_cast<std::uint64_t>(image.channels);
+        a.bytes = image.bytes;
         const auto bins = static_cast<std::size_t>(a.bins);
         for (int s = 0; s < a.slots; ++s)
             a.counts[s] =
@@ -99,24 +117,27 @@ class LanePrivateEngine final : public GpuEngine {
   public:
     std::string_view name() const override { return "lane-private"; }
     std::string_view description() const override {
-        return "GPU, 8-bit plain channels up to 256 bins: 32 lane-major copies of the histogram "
-               "per block in shared memory (lane l always updates bank l: conflict-free atomics "
-               "on any data), every requested channel of an interleaved image in one pass over "
-               "coalesced 16-byte words";
+        return "GPU, plain channels (8-bit: any bins; 16-bit: even bins of a power-of-two width, "
+               "up to 4096): 32 lane-major copies of the histogram per block in shared memory "
+               "(lane l always updates bank l: conflict-free atomics on any data; 16 or 8 copies "
+               "where 32 do not fit), every requested channel of an interleaved image in one pass "
+               "over coalesced 16-byte words, one launch (the kernel zeroes the counts)";
     }
     Capabilities capabilities() const override {
         Capabilities caps;
-        caps.u16 = false;
         caps.luma = false;
         caps.joint = false;
-        caps.max_bins = kLanePrivateMaxBins;
-        return caps;
+        return caps;  // bins: as many as fit, see extra_unsupported_reason()
     }
 
   protected:
     std::string extra_unsupported_reason(const HistogramRequest& r) const override {
         if (r.image.channels != 1 && r.image.channels != 3 && r.image.channels != 4)
             return "engine 'lane-private' reads images of 1, 3 or 4 channels";
+        if (r.image.type == SampleType::U16 && !shift_bins(r.spec, 65536))
+            return "engine 'lane-private' counts 16-bit samples in even bins whose width is a "
+                   "power of two (such as 1024 bins over [0, 65536)), not in " +
+                   r.spec.describe();
         const State& s = state();
         if (!s.error.empty()) return {};  // compute() reports the unavailability itself
         int slots = 0;
@@ -126,10 +147,11 @@ class LanePrivateEngine final : public GpuEngine {
             if (!seen[offset]) ++slots;
             seen[offset] = true;
         }
-        const std::size_t need = lane_private_smem_bytes(slots, r.spec.bins);
-        if (need <= s.device.shared_per_block_optin) return {};
-        return "engine 'lane-private' needs " + std::to_string(need) +
-               " bytes of shared memory per block for " + std::to_string(slots) + " channels of " +
+        if (lane_private_copies(slots, r.spec.bins, s.device.shared_per_block_optin) > 0) return {};
+        return "engine 'lane-private' needs " +
+               std::to_string(lane_private_smem_bytes(slots, r.spec.bins, kLanePrivateMinCopies)) +
+               " bytes of shared memory per block for " + std::to_string(kLanePrivateMinCopies) +
+               " copies of " + std::to_string(slots) + " channels of " +
                std::to_string(r.spec.bins) + " bins, but " + s.device.name + " allows at most " +
                std::to_string(s.device.shared_per_block_optin);
     }

@@ -3,8 +3,8 @@
 // in packed.cu/.cuh).
 
 #include <algorithm>
-#include <bit>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -57,8 +57,10 @@ PackedArgs channel_args(const HistogramRequest& r, Channel channel) {
         // v - lower < 2^32: the 32-bit difference of the kernels is exact.
         if (a.width % bins == 0 && a.width / bins <= 0xFFFFFFFFull) {
             a.quot = static_cast<std::uint32_t>(a.width / bins);
-            a.mode = std::has_single_bit(a.quot) ? PackedBins::EvenShift : PackedBins::EvenDiv;
-            a.shift = std::countr_zero(a.quot);
+            const std::optional<ShiftBins> shift =
+                shift_bins(r.spec, static_cast<std::uint32_t>(values));
+            a.mode = shift ? PackedBins::EvenShift : PackedBins::EvenDiv;
+            if (shift) a.shift = shift->shift;
         } else if (lo >= hi) {
             a.mode = PackedBins::Even32;  // nothing is counted
         } else {

@@ -49,6 +49,17 @@ std::int32_t bin_of(const HistogramSpec& spec, std::int64_t value);
 // Bin of every value 0..max_value (-1 = outside). Engines use it as a lookup table.
 std::vector<std::int32_t> bin_table(const HistogramSpec& spec, std::uint32_t max_value);
 
+// Even bins whose width (upper - lower) / bins is a power of two, as the integer rule engines
+// can use without a division: over values in [0, values), v falls into bin (v - lo + base) >>
+// shift when lo <= v < hi (the range clipped to the values, base = lo - lower), as bin_of()
+// says. None for explicit edges, other widths, or a range that misses [0, values) entirely.
+struct ShiftBins {
+    std::uint32_t lo = 0, hi = 0;
+    std::uint32_t base = 0;
+    int shift = 0;
+};
+std::optional<ShiftBins> shift_bins(const HistogramSpec& spec, std::uint32_t values);
+
 struct ChannelHistogram {
     Channel channel = Channel::Gray;
     std::vector<std::uint64_t> counts;
