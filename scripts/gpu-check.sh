@@ -39,6 +39,8 @@ export PATH="$PATH:$cuda_bin"
 memcheck_filter="GpuEngines/GpuEngineMatrix.ServesThePlainCase/*:GpuEngines/GpuEngineMatrix.FourK/*"
 # The frame pipeline: odd shapes, 16-bit and 4-channel frames, equalization alone.
 memcheck_filter+=":GpuPipeline.OddShapesSixteenBitAndFourChannels:GpuPipeline.EqualizationAloneAndStrengthZero"
+# lane-private's 16-bit, tiny shapes and repeated launches; packed's one-value warps.
+memcheck_filter+=":LanePrivateGpu.CountsCross65535PerBinAndTinyShapes:PackedGpu.Small"
 racecheck_filter="$memcheck_filter"
 
 declare -a summary=()
