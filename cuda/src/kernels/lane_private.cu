@@ -14,8 +14,22 @@ namespace {
 
 extern __shared__ std::uint32_t lane_private_smem[];
 
+// The bin of one sample value (-1: outside).
+template <LaneBins B>
+__device__ __forceinline__ int lane_bin(std::uint32_t value, const LanePrivateArgs& a,
+                                        const std::int32_t* table) {
+    if constexpr (B == LaneBins::Identity) {
+        return static_cast<int>(value);
+    } else if constexpr (B == LaneBins::Table) {
+        return table[value];
+    } else {
+        const std::uint32_t d = value - a.lo;
+        return d < a.span ? static_cast<int>((d + a.base) >> a.shift) : -1;
+    }
+}
+
 // Counts the S samples of one 16-byte word; rot[k] is the lane's column of the channel of
-// sample k % C (nullptr: not counted), rlog = log2 of the copies.
+// sample k % C (nullptr: not counted), rlog = log2 of the copies (a constant 5 for Identity).
 template <typename T, int C, LaneBins B>
 __device__ __forceinline__ void count_word(const uint4 w, std::uint32_t* const (&rot)[C],
                                            const LanePrivateArgs& a, const std::int32_t* table,
@@ -30,16 +44,8 @@ __device__ __forceinline__ void count_word(const uint4 w, std::uint32_t* const (
             std::uint32_t* const col = rot[(q * kPerWord + k) % C];
             if constexpr (C > 1)
                 if (col == nullptr) continue;
-            const std::uint32_t value = (v[q] >> (8 * sizeof(T) * k)) & kMask;
-            if constexpr (B == LaneBins::Identity) {
-                atomicAdd(col + (value << 5), 1u);  // Identity runs with 32 copies
-            } else if constexpr (B == LaneBins::Table) {
-                const int bin = table[value];
-                if (bin >= 0) atomicAdd(col + (static_cast<unsigned>(bin) << rlog), 1u);
-            } else {
-                const std::uint32_t d = value - a.lo;
-                if (d < a.span) atomicAdd(col + (((d + a.base) >> a.shift) << rlog), 1u);
-            }
+            const int bin = lane_bin<B>((v[q] >> (8 * sizeof(T) * k)) & kMask, a, table);
+            if (bin >= 0) atomicAdd(col + (static_cast<unsigned>(bin) << rlog), 1u);
         }
     }
 }
@@ -124,16 +130,7 @@ __global__ void __launch_bounds__(1024) lane_private_kernel(const LanePrivateArg
                                                  static_cast<std::uint64_t>(C));
             const int slot = slot_at(a, offset);
             if (slot < 0) continue;
-            const std::uint32_t value = tail[j];
-            int bin;
-            if constexpr (B == LaneBins::Identity) {
-                bin = static_cast<int>(value);
-            } else if constexpr (B == LaneBins::Table) {
-                bin = table[value];
-            } else {
-                const std::uint32_t d = value - a.lo;
-                bin = d < a.span ? static_cast<int>((d + a.base) >> a.shift) : -1;
-            }
+            const int bin = lane_bin<B>(tail[j], a, table);
             if (bin >= 0)
                 atomicAdd(hist + slot * region + (static_cast<unsigned>(bin) << rlog) + column, 1u);
         }
