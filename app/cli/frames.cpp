@@ -42,7 +42,7 @@ FrameSource::FrameSource(const Args& args, int passes) : passes_(passes) {
         kind_ = "raw";
         codec_ = media::to_string(f);
         raw_format_ = *raw;
-        format_ = {f.width, f.height, f.channels, f.type, f.bit_depth};
+        format_ = f;
         if (name_ == "-") {
             if (passes > 1) throw UsageError("standard input cannot be read more than once");
         } else {

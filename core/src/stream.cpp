@@ -18,45 +18,6 @@ double ms_since(std::chrono::steady_clock::time_point start) {
 
 }  // namespace
 
-// --- FrameFormat
-
-FrameFormat FrameFormat::of(const ImageView& image) {
-    return {image.width, image.height, image.channels, image.type, image.bit_depth};
-}
-
-std::size_t FrameFormat::frame_bytes() const {
-    if (width <= 0 || height <= 0 || channels <= 0) return 0;
-    return static_cast<std::size_t>(width) * static_cast<std::size_t>(height) *
-           static_cast<std::size_t>(channels) * static_cast<std::size_t>(bytes_per_sample(type));
-}
-
-ImageView FrameFormat::view(const std::byte* packed) const {
-    ImageView v;
-    v.data = packed;
-    v.width = width;
-    v.height = height;
-    v.channels = channels;
-    v.type = type;
-    v.bit_depth = bit_depth;
-    v.stride = v.row_bytes();
-    return v;
-}
-
-ImageView FrameFormat::shape() const {
-    static const std::byte stand_in[1] = {};  // validate() refuses a null pointer
-    return view(stand_in);
-}
-
-bool FrameFormat::matches(const ImageView& image) const {
-    return image.width == width && image.height == height && image.channels == channels &&
-           image.type == type && image.bit_depth == bit_depth;
-}
-
-std::string FrameFormat::describe() const {
-    return std::to_string(width) + "x" + std::to_string(height) + "x" + std::to_string(channels) +
-           " " + to_string(type) + "/" + std::to_string(bit_depth);
-}
-
 // --- StreamConfig
 
 void StreamConfig::validate() const {

@@ -68,11 +68,6 @@ std::vector<std::uint8_t> read_stdin() {
 
 }  // namespace
 
-std::size_t RawFormat::frame_bytes() const {
-    return static_cast<std::size_t>(width) * static_cast<std::size_t>(height) *
-           static_cast<std::size_t>(channels) * static_cast<std::size_t>(bytes_per_sample(type));
-}
-
 RawFormat parse_raw_format(const std::string& text) {
     const auto parts = split(text, ':');
     if (parts.size() < 2 || parts.size() > 3) malformed(text, "expected one or two ':'");

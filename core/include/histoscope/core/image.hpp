@@ -43,6 +43,21 @@ struct ImageView {
 // depth, stride) so that no engine ever sees a malformed view.
 void validate(const ImageView& view);
 
+// The shape of packed frames (rows back to back): a stream's frames, a raw file's frames.
+struct FrameFormat {
+    int width = 0, height = 0, channels = 3;
+    SampleType type = SampleType::U8;
+    int bit_depth = 8;
+
+    static FrameFormat of(const ImageView& image);
+    std::size_t frame_bytes() const;  // packed: width * height * channels * sample size
+    ImageView view(const std::byte* packed) const;
+    // The format as a view over no real pixels, for validating and describing requests only.
+    ImageView shape() const;
+    bool matches(const ImageView& image) const;
+    std::string describe() const;  // "3840x2160x3 u8/8"
+};
+
 // Owning image with tightly packed rows (stride = row bytes) unless created with padding.
 class Image {
   public:

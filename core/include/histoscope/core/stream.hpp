@@ -26,20 +26,6 @@
 
 namespace hs {
 
-struct FrameFormat {
-    int width = 0, height = 0, channels = 3;
-    SampleType type = SampleType::U8;
-    int bit_depth = 8;
-
-    static FrameFormat of(const ImageView& image);
-    std::size_t frame_bytes() const;  // packed: width * height * channels * sample size
-    ImageView view(const std::byte* packed) const;
-    // The format as a view over no real pixels, for validating and describing requests only.
-    ImageView shape() const;
-    bool matches(const ImageView& image) const;
-    std::string describe() const;  // "3840x2160x3 u8/8"
-};
-
 struct StreamConfig {
     FrameFormat format;
     // Histograms of `channels` (none: no histograms) with `spec`, by the histogram engine named

@@ -23,12 +23,7 @@ bool have_opencv();
 
 // --- raw frames: "WxHxC:u8" or "WxHxC:u16" with an optional declared depth "WxHxC:u16:12".
 // 16-bit samples are little-endian. Interleaved, rows tightly packed.
-struct RawFormat {
-    int width = 0, height = 0, channels = 0;
-    SampleType type = SampleType::U8;
-    int bit_depth = 8;
-    std::size_t frame_bytes() const;
-};
+using RawFormat = FrameFormat;                        // WIDTHxHEIGHTxCHANNELS:u8|u16[:DEPTH]
 RawFormat parse_raw_format(const std::string& text);  // throws UsageError
 std::string to_string(const RawFormat& format);
 
