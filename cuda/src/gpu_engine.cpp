@@ -18,7 +18,9 @@ void upload_packed(const ImageView& image, std::byte* dst, cudaStream_t stream) 
           "image upload (cudaMemcpy2DAsync)");
 }
 
-DeviceImage describe(const ImageView& image, const std::byte* data) {
+}  // namespace
+
+DeviceImage device_image(const ImageView& image, const std::byte* data) {
     return DeviceImage{data,
                        image.pixel_count(),
                        image.width,
@@ -29,6 +31,14 @@ DeviceImage describe(const ImageView& image, const std::byte* data) {
                        image.row_bytes() * static_cast<std::size_t>(image.height),
                        padded_bytes(image)};
 }
+
+void KernelRun::clear_counts(unsigned long long* counts, std::size_t n, cudaStream_t stream) const {
+    if (zeroes_counts()) return;
+    check(cudaMemsetAsync(counts, 0, n * sizeof(unsigned long long), stream),
+          "histogram counters (cudaMemsetAsync)");
+}
+
+namespace {
 
 std::vector<ChannelHistogram> split(const std::vector<Channel>& channels,
                                     const std::vector<std::uint64_t>& host, std::size_t bins) {
@@ -105,7 +115,7 @@ HistogramResult GpuEngine::run(const HistogramRequest& r) {
     Event t0, t1, t2, t3;
     DeviceBuffer<std::byte> samples(padded, "image upload buffer");
     DeviceBuffer<unsigned long long> counts(n_counts, "histogram counters");
-    const DeviceImage image = describe(r.image, samples.data());
+    const DeviceImage image = device_image(r.image, samples.data());
 
     t0.record(stream);
     upload_packed(r.image, samples.data(), stream.get());
@@ -114,9 +124,7 @@ HistogramResult GpuEngine::run(const HistogramRequest& r) {
               "image padding (cudaMemsetAsync)");
     const std::unique_ptr<KernelRun> kernel = prepare(r, stream.get());
     t1.record(stream);
-    if (!kernel->zeroes_counts())
-        check(cudaMemsetAsync(counts.data(), 0, counts.bytes(), stream.get()),
-              "histogram counters (cudaMemsetAsync)");
+    kernel->clear_counts(counts.data(), n_counts, stream.get());
     kernel->launch(image, r.channels, counts.data(), stream.get());
     check(cudaGetLastError(), "histogram kernel launch");
     t2.record(stream);
@@ -172,10 +180,8 @@ BenchTiming GpuEngine::run_benchmark(const HistogramRequest& r, const BenchOptio
     const std::unique_ptr<KernelRun> kernel = prepare(r, stream.get());
 
     const auto histogram_once = [&](std::size_t copy) {
-        if (!kernel->zeroes_counts())
-            check(cudaMemsetAsync(counts.data(), 0, counts.bytes(), stream.get()),
-                  "histogram counters (cudaMemsetAsync)");
-        kernel->launch(describe(img, samples.data() + copy * padded), r.channels, counts.data(),
+        kernel->clear_counts(counts.data(), n_counts, stream.get());
+        kernel->launch(device_image(img, samples.data() + copy * padded), r.channels, counts.data(),
                        stream.get());
         check(cudaGetLastError(), "histogram kernel launch");
     };

@@ -36,6 +36,8 @@ struct DeviceImage {
 
 // Bytes of the padded device copy of `image`.
 std::size_t padded_bytes(const ImageView& image);
+// The device copy at `data` of `image` (packed and padded as above).
+DeviceImage device_image(const ImageView& image, const std::byte* data);
 
 // One request prepared for one strategy: tables and scratch memory it needs live here.
 class KernelRun {
@@ -47,8 +49,11 @@ class KernelRun {
     virtual void launch(const DeviceImage& image, const std::vector<Channel>& channels,
                         unsigned long long* counts, cudaStream_t stream) = 0;
     // True when launch() zeroes the counts itself (in its kernel: one launch per histogram,
-    // no memset before it); the caller then leaves them as they are.
+    // no memset before it).
     virtual bool zeroes_counts() const { return false; }
+    // What a caller does before every launch(): zeroes `n` counters on `stream` unless the
+    // kernel does.
+    void clear_counts(unsigned long long* counts, std::size_t n, cudaStream_t stream) const;
 };
 
 // The device limits strategies tune from.

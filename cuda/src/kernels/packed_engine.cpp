@@ -89,7 +89,6 @@ class PackedRun final : public KernelRun {
             args_.push_back(a);
         }
         plans_.resize(args_.size());
-        planned_pixels_.assign(args_.size(), 0);
         if (need_table) {
             // The core's own bin_of() for every 8-bit value: exact by construction.
             table_host_ = bin_table(r.spec, 255);
@@ -119,11 +118,9 @@ class PackedRun final : public KernelRun {
             a.counts = counts + i * static_cast<std::size_t>(a.bins);
             // Planned once per image size (the grid follows the pixel count), not per launch:
             // planning queries the occupancy API.
-            if (planned_pixels_[i] != a.pixels) {
-                plans_[i] = plan_packed(a, limits_, tuning_);
-                planned_pixels_[i] = a.pixels;
-            }
-            launch_packed(a, plans_[i], stream);
+            Planned& p = plans_[i];
+            if (p.pixels != a.pixels) p = {a.pixels, plan_packed(a, limits_, tuning_)};
+            launch_packed(a, p.plan, stream);
         }
     }
 
@@ -141,8 +138,11 @@ class PackedRun final : public KernelRun {
     DeviceLimits limits_;
     PackedTuning tuning_;
     std::vector<PackedArgs> args_;
-    std::vector<PackedPlan> plans_;              // per channel, for planned_pixels_
-    std::vector<std::uint64_t> planned_pixels_;  // per channel (0: not planned yet)
+    struct Planned {
+        std::uint64_t pixels = 0;  // the image size it was made for (0: none yet)
+        PackedPlan plan;
+    };
+    std::vector<Planned> plans_;  // per channel
     std::vector<std::int32_t> table_host_, edges_host_;
     DeviceBuffer<std::int32_t> table_, edges_;
 };

@@ -226,13 +226,8 @@ void FramePipeline::enqueue(Slot& s) {
           "frame upload (cudaMemcpyAsync)");
     s.uploaded.record(s.stream);
     if (engine_ != nullptr) {
-        if (!s.run->zeroes_counts())
-            check(cudaMemsetAsync(s.counts.data(), 0, s.counts.bytes(), st),
-                  "histogram counters (cudaMemsetAsync)");
-        const DeviceImage image{s.dev_in.data(), v.pixel_count(), v.width,
-                                v.height,        v.channels,      v.type,
-                                v.bit_depth,     frame_bytes_,    padded_};
-        s.run->launch(image, config_.channels, s.counts.data(), st);
+        s.run->clear_counts(s.counts.data(), s.counts.size(), st);
+        s.run->launch(device_image(v, s.dev_in.data()), config_.channels, s.counts.data(), st);
         check(cudaGetLastError(), "histogram kernel launch");
         check(cudaMemcpyAsync(s.host_counts.data(), s.counts.data(), s.counts.bytes(),
                               cudaMemcpyDeviceToHost, st),
