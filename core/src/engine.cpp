@@ -33,11 +33,26 @@ void HistogramEngine::check_request(const HistogramRequest& request) const {
     request.spec.validate();
     if (request.channels.empty()) throw UsageError("no channel requested");
     for (Channel c : request.channels) check_channel(c, request.image.channels, request.image.type);
-    if (const Availability a = availability(); !a.available)
-        throw UnsupportedError("engine '" + std::string(name()) +
-                               "' is not available: " + a.reason);
-    if (const std::string why = unsupported_reason(request); !why.empty())
-        throw UnsupportedError(why);
+    if (std::string why = refusal(request); !why.empty()) throw UnsupportedError(why);
+}
+
+namespace {
+
+template <typename Engine, typename Request>
+std::string refusal_of(const Engine& engine, const Request& request) {
+    if (const Availability a = engine.availability(); !a.available)
+        return "engine '" + std::string(engine.name()) + "' is not available: " + a.reason;
+    return engine.unsupported_reason(request);
+}
+
+}  // namespace
+
+std::string HistogramEngine::refusal(const HistogramRequest& request) const {
+    return refusal_of(*this, request);
+}
+
+std::string EqualizeEngine::refusal(const EqualizeRequest& request) const {
+    return refusal_of(*this, request);
 }
 
 HistogramResult HistogramEngine::compute(const HistogramRequest& request) {
@@ -100,11 +115,7 @@ std::vector<std::string> EngineRegistry::names() const {
 
 EqualizeResult EqualizeEngine::equalize(const EqualizeRequest& request) {
     request.validate();
-    if (const Availability a = availability(); !a.available)
-        throw UnsupportedError("engine '" + std::string(name()) +
-                               "' is not available: " + a.reason);
-    if (const std::string why = unsupported_reason(request); !why.empty())
-        throw UnsupportedError(why);
+    if (std::string why = refusal(request); !why.empty()) throw UnsupportedError(why);
     const auto start = std::chrono::steady_clock::now();
     EqualizeResult result = run(request);
     result.total_ms =

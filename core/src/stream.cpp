@@ -84,44 +84,21 @@ namespace {
 HistogramEngine* serial_histogram_engine(const EngineRegistry& registry, const StreamConfig& c,
                                          const HistogramRequest& request, std::string& why) {
     if (c.engine.empty() || c.engine == "auto") {
-        if (HistogramEngine* a = registry.find("auto");
-            a != nullptr && a->availability().available && a->unsupported_reason(request).empty())
+        if (HistogramEngine* a = registry.find("auto"); a != nullptr && a->refusal(request).empty())
             return a;
         return registry.find("cpu");
     }
     HistogramEngine* e = registry.find(c.engine);
-    if (e == nullptr) {
-        why = "unknown kernel '" + c.engine + "'";
-        return nullptr;
-    }
-    if (const Availability a = e->availability(); !a.available) {
-        why = "engine '" + c.engine + "' is not available: " + a.reason;
-        return nullptr;
-    }
-    if (std::string r = e->unsupported_reason(request); !r.empty()) {
-        why = std::move(r);
-        return nullptr;
-    }
-    return e;
+    why = e == nullptr ? "unknown kernel '" + c.engine + "'" : e->refusal(request);
+    return why.empty() ? e : nullptr;
 }
 
 EqualizeEngine* serial_equalizer(const EngineRegistry& registry, const StreamConfig& c,
                                  const EqualizeRequest& request, std::string& why) {
     const std::string name = c.equalizer.empty() || c.equalizer == "auto" ? "cpu" : c.equalizer;
     EqualizeEngine* e = registry.find_equalizer(name);
-    if (e == nullptr) {
-        why = "unknown equalize kernel '" + name + "'";
-        return nullptr;
-    }
-    if (const Availability a = e->availability(); !a.available) {
-        why = "equalize kernel '" + name + "' is not available: " + a.reason;
-        return nullptr;
-    }
-    if (std::string r = e->unsupported_reason(request); !r.empty()) {
-        why = std::move(r);
-        return nullptr;
-    }
-    return e;
+    why = e == nullptr ? "unknown equalize kernel '" + name + "'" : e->refusal(request);
+    return why.empty() ? e : nullptr;
 }
 
 class SerialStream final : public FrameStream {

@@ -451,9 +451,7 @@ hs::HistogramEngine* Controller::resolveEngine(const hs::HistogramRequest& reque
 
 hs::EqualizeEngine* Controller::resolveEqualizer(const hs::EqualizeRequest& request, QString& why) {
     auto usable = [&](hs::EqualizeEngine* e) {
-        if (e == nullptr) return false;
-        if (!e->availability().available) return false;
-        return e->unsupported_reason(request).empty();
+        return e != nullptr && e->refusal(request).empty();
     };
     if (equalizer_ != QLatin1String("auto")) {
         hs::EqualizeEngine* e = registry_->find_equalizer(equalizer_.toStdString());

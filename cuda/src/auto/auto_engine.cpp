@@ -52,7 +52,7 @@ class AutoEngine final : public HistogramEngine {
   protected:
     std::string extra_unsupported_reason(const HistogramRequest& r) const override {
         for (HistogramEngine* e : candidates_)
-            if (e->availability().available && e->unsupported_reason(r).empty()) return {};
+            if (serves(e, r)) return {};
         return "engine 'auto': no available GPU engine serves this request";
     }
 
@@ -73,7 +73,7 @@ class AutoEngine final : public HistogramEngine {
 
   private:
     bool serves(HistogramEngine* e, const HistogramRequest& r) const {
-        return e->availability().available && e->unsupported_reason(r).empty();
+        return e->refusal(r).empty();
     }
     HistogramEngine* find(std::string_view name) const {
         for (HistogramEngine* e : candidates_)

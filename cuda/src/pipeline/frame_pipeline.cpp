@@ -104,11 +104,7 @@ Resolved resolve(const EngineRegistry& registry, const StreamConfig& config) {
                     "engine '" + config.engine + "' is not a GPU kernel the frame pipeline can run";
             continue;
         }
-        if (const Availability a = gpu->availability(); !a.available) {
-            out.why = "engine '" + std::string(e->name()) + "' is not available: " + a.reason;
-            continue;
-        }
-        if (std::string why = gpu->unsupported_reason(request); !why.empty()) {
+        if (std::string why = gpu->refusal(request); !why.empty()) {
             out.why = std::move(why);
             continue;
         }

@@ -84,6 +84,8 @@ class HistogramEngine {
 
     // Empty when the engine can serve `request`, otherwise one sentence saying why not.
     std::string unsupported_reason(const HistogramRequest& request) const;
+    // Empty when the engine is available here and serves `request`, otherwise why not.
+    std::string refusal(const HistogramRequest& request) const;
 
     // Validates the request, refuses what the capabilities exclude (UnsupportedError), runs
     // the engine and applies saturation. Never returns counts the engine cannot vouch for.
@@ -122,6 +124,8 @@ class EqualizeEngine {
     virtual Availability availability() const { return {}; }
     // Empty when the engine can serve a valid `request`, otherwise one sentence saying why not.
     virtual std::string unsupported_reason(const EqualizeRequest&) const { return {}; }
+    // Empty when the engine is available here and serves `request`, otherwise why not.
+    std::string refusal(const EqualizeRequest& request) const;
 
     // Validates the request (UsageError), refuses what the engine cannot do (UnsupportedError),
     // then runs and times it.
