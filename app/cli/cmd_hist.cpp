@@ -68,16 +68,13 @@ int run_hist(const Context& ctx) {
     if (format != "text" && format != "csv" && format != "json")
         throw UsageError("--format must be text, csv or json, not '" + format + "'");
     const std::string kernel = args.value("--kernel").value_or("cpu");
-    HistogramEngine* engine = ctx.registry.find(kernel);
-    if (!engine) throw UsageError("unknown kernel '" + kernel + "' (see 'histoscope-cli kernels')");
-    if (const Availability a = engine->availability(); !a.available)
-        throw DeviceError("kernel '" + kernel + "' is not available: " + a.reason);
+    HistogramEngine& engine = available_kernel(ctx.registry, kernel);
 
     const Input in = load_input(args);
     for (const auto& n : in.notes) std::cerr << "note: " << n << "\n";
     const ImageView image = in.image.view();
     const HistogramRequest request = request_from_args(args, image, "--channels");
-    const HistogramResult result = engine->compute(request);
+    const HistogramResult result = engine.compute(request);
 
     std::vector<Stats> stats;
     if (args.flag("--stats"))

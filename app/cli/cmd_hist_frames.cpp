@@ -57,13 +57,7 @@ int run_hist_frames(const Context& ctx, const Args& args) {
         throw UsageError("--frame N picks one frame; --per-frame histograms every frame");
     const std::int64_t limit = args.integer("--frames", 1, std::int64_t{1} << 40).value_or(0);
     const std::string kernel = args.value("--kernel").value_or("cpu");
-    if (kernel != "auto") {
-        const HistogramEngine* engine = ctx.registry.find(kernel);
-        if (!engine)
-            throw UsageError("unknown kernel '" + kernel + "' (see 'histoscope-cli kernels')");
-        if (const Availability a = engine->availability(); !a.available)
-            throw DeviceError("kernel '" + kernel + "' is not available: " + a.reason);
-    }
+    if (kernel != "auto") static_cast<void>(available_kernel(ctx.registry, kernel));
 
     FrameSource source(args, 1);
     const FrameFormat& f = source.format();

@@ -7,6 +7,14 @@
 
 namespace hs::cli {
 
+HistogramEngine& available_kernel(const EngineRegistry& registry, const std::string& kernel) {
+    HistogramEngine* engine = registry.find(kernel);
+    if (!engine) throw UsageError("unknown kernel '" + kernel + "' (see 'histoscope-cli kernels')");
+    if (const Availability a = engine->availability(); !a.available)
+        throw DeviceError("kernel '" + kernel + "' is not available: " + a.reason);
+    return *engine;
+}
+
 HistogramRequest request_from_args(const Args& args, const ImageView& image,
                                    const std::string& channels_option) {
     HistogramRequest request{

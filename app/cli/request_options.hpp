@@ -17,6 +17,10 @@ namespace hs::cli {
 HistogramRequest request_from_args(const Args& args, const ImageView& image,
                                    const std::string& channels_option);
 
+// The histogram engine named `kernel` (--kernel): UsageError when there is none of that name,
+// DeviceError when it is not available here.
+HistogramEngine& available_kernel(const EngineRegistry& registry, const std::string& kernel);
+
 // A stream of `format` frames histogrammed by `kernel` with the channels and spec of the
 // options (as request_from_args reads them); no equalization.
 StreamConfig histogram_stream_config(const Args& args, const FrameFormat& format,
