@@ -407,16 +407,13 @@ hs::HistogramEngine* Controller::resolveEngine(const hs::HistogramRequest& reque
     if (engine_ == QLatin1String("auto")) {
         hs::HistogramEngine* registered = registry_->find("auto");
         if (registered != nullptr) {
-            if (const hs::Availability a = registered->availability(); !a.available)
-                why = QString::fromStdString(a.reason);
-            else if (const std::string reason = registered->unsupported_reason(request);
-                     !reason.empty())
-                why = QString::fromStdString(reason);
-            else {
+            const std::string refusal = registered->refusal(request);
+            if (refusal.empty()) {
                 status.resolved = QStringLiteral("auto");
                 status.message = tr("Kernel: auto (the registry's GPU selection)");
                 return registered;
             }
+            why = QString::fromStdString(refusal);
         }
         if (hs::HistogramEngine* gpu = fastestGpuEngineForAuto(request, why)) {
             status.resolved = qstr(gpu->name());
