@@ -15,6 +15,7 @@
 #include "histoscope/core/engine.hpp"
 #include "histoscope/core/error.hpp"
 #include "histoscope/cuda/register.hpp"
+#include "kernels/lane_private.cuh"
 #include "synthetic.hpp"
 
 using namespace hs;
@@ -121,14 +122,49 @@ TEST_F(LanePrivateGpu, CountsCross65535PerBinAndTinyShapes) {
     expect_exact(test::constant(300, 300, 3, SampleType::U8, 8, 255),
                  {Channel::R, Channel::G, Channel::B}, HistogramSpec::even(256, 0, 256),
                  "one value rgb");
-    for (const int c : {1, 3, 4})
+    for (const int c : {1, 3, 4}) {
+        // 16-bit: 4096 bins of one channel, 1024 of three or four (8 copies of 4096 bins of
+        // three channels need 394,240 bytes of shared memory per block: refused, see below).
+        const int bins = c == 1 ? 4096 : 1024;
         for (const auto& [w, h] :
              std::vector<std::pair<int, int>>{{1, 1}, {1, 9}, {7, 1}, {17, 13}}) {
             expect_exact(test::uniform(w, h, c, SampleType::U8, 8, 5), subsets(c).front(),
                          HistogramSpec::even(256, 0, 256), "tiny u8");
             expect_exact(test::uniform(w, h, c, SampleType::U16, 16, 6), subsets(c).front(),
-                         HistogramSpec::even(4096, 0, 65536), "tiny u16");
+                         HistogramSpec::even(bins, 0, 65536), "tiny u16");
         }
+    }
+}
+
+TEST_F(LanePrivateGpu, RefusesWhatDoesNotFitIntoSharedMemory) {
+    // 8 copies (the fewest) of 4096 bins of three or four channels need 394,240 or 525,312
+    // bytes of shared memory per block, 8 copies of 8192 bins of one channel 263,168: more than
+    // the H100's opt-in limit of 232,448. Refused with a reason, never a failed launch; one
+    // channel of such an image is served.
+    const std::size_t optin = cuda::query_devices().devices.front().shared_per_block_optin;
+    const HistogramSpec bins4096 = HistogramSpec::even(4096, 0, 65536);
+    int refused = 0;
+    for (const int c : {3, 4}) {
+        const Image img = test::uniform(64, 64, c, SampleType::U16, 16, 2);
+        const HistogramRequest all{img.view(), subsets(c).front(), bins4096};
+        if (cuda::detail::lane_private_smem_bytes(c, 4096, cuda::detail::kLanePrivateMinCopies) >
+            optin) {
+            const std::string why = engine_->unsupported_reason(all);
+            EXPECT_NE(why.find("shared memory"), std::string::npos) << why;
+            EXPECT_THROW(engine_->compute(all), UnsupportedError);
+            ++refused;
+        }
+        expect_exact(img, {Channel::G}, bins4096, "one channel of several");
+    }
+    const Image gray = test::uniform(64, 64, 1, SampleType::U16, 16, 3);
+    if (cuda::detail::lane_private_smem_bytes(1, 8192, cuda::detail::kLanePrivateMinCopies) >
+        optin) {
+        EXPECT_NE(engine_->unsupported_reason(
+                      {gray.view(), {Channel::Gray}, HistogramSpec::even(8192, 0, 65536)}),
+                  "");
+        ++refused;
+    }
+    RecordProperty("refused", refused);
 }
 
 TEST_F(LanePrivateGpu, RefusesWhatItCannotCount) {

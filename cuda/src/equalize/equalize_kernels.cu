@@ -9,6 +9,7 @@
 #include "cuda_check.hpp"
 #include "histoscope/core/equalize.hpp"
 #include "histoscope/core/error.hpp"
+#include "shared_memory.hpp"
 
 namespace hs::cuda::detail::eq {
 
@@ -532,20 +533,20 @@ std::uint32_t levels_of(const DeviceFrame& f) {
     return 1u << f.bit_depth;
 }
 
-// Bins per shared-memory histogram: all levels, or the largest power of two that fits.
-std::uint32_t segment_bins(std::uint32_t levels, const Limits& limits) {
+// Bins per shared-memory histogram of `kernel`: all levels, or the largest power of two that
+// fits.
+std::uint32_t segment_bins(std::uint32_t levels, const void* kernel, const Limits& limits) {
+    const std::size_t limit = dynamic_smem_limit(kernel, limits.shared_per_block_optin);
     std::uint32_t bins = levels;
-    while (bins > 256 && std::size_t{bins} * 4 > limits.shared_per_block_optin) bins >>= 1;
+    while (bins > 256 && std::size_t{bins} * 4 > limit) bins >>= 1;
     return bins;
 }
 
-// Opts the kernel in to `smem` bytes of dynamic shared memory and returns its resident
+// Lets the kernel launch with `smem` bytes of dynamic shared memory and returns its resident
 // blocks per SM at `threads` threads.
-int prepare_smem(const void* kernel, std::size_t smem, int threads, const char* what) {
-    if (smem > 48 * 1024)
-        check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                   static_cast<int>(smem)),
-              what);
+int prepare_smem(const void* kernel, std::size_t smem, int threads, const Limits& limits,
+                 const char* what) {
+    reserve_dynamic_smem(kernel, smem, limits.shared_per_block_optin, what);
     int per_sm = 0;
     check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem), what);
     if (per_sm == 0)
@@ -583,16 +584,16 @@ void launch_value_histogram(const DeviceFrame& frame, const PlaneSelect& select,
     a.frame = frame;
     a.select = select;
     a.levels = levels_of(frame);
-    a.seg_bins = segment_bins(a.levels, limits);
     a.counts = counts;
     a.bad = bad;
     const auto kernel = dispatch(frame, select.luma, [](auto layout) {
         using L = decltype(layout);
         return &value_histogram_kernel<typename L::Sample, L::kChannels, L::kLuma>;
     });
+    a.seg_bins = segment_bins(a.levels, reinterpret_cast<const void*>(kernel), limits);
     const int threads = a.seg_bins > 4096 ? 1024 : 512;
     const std::size_t smem = std::size_t{a.seg_bins} * 4;
-    const int per_sm = prepare_smem(reinterpret_cast<const void*>(kernel), smem, threads,
+    const int per_sm = prepare_smem(reinterpret_cast<const void*>(kernel), smem, threads, limits,
                                     "value histogram kernel setup");
     const unsigned int segments = a.levels / a.seg_bins;
     const std::uint64_t per_group = frame.u16 ? 8 : 16;
@@ -619,16 +620,16 @@ void launch_tile_histogram(const DeviceFrame& frame, const PlaneSelect& select, 
     a.select = select;
     a.grid = grid;
     a.levels = levels_of(frame);
-    a.seg_bins = segment_bins(a.levels, limits);
-    a.segments = static_cast<int>(a.levels / a.seg_bins);
     a.counts = counts;
     const auto kernel = dispatch(frame, select.luma, [](auto layout) {
         using L = decltype(layout);
         return &tile_histogram_kernel<typename L::Sample, L::kChannels, L::kLuma>;
     });
+    a.seg_bins = segment_bins(a.levels, reinterpret_cast<const void*>(kernel), limits);
+    a.segments = static_cast<int>(a.levels / a.seg_bins);
     const int threads = a.seg_bins > 4096 ? 1024 : 256;
     const std::size_t smem = std::size_t{a.seg_bins} * 4;
-    const int per_sm = prepare_smem(reinterpret_cast<const void*>(kernel), smem, threads,
+    const int per_sm = prepare_smem(reinterpret_cast<const void*>(kernel), smem, threads, limits,
                                     "tile histogram kernel setup");
     // Enough slices of every tile to fill the device twice over.
     const std::int64_t tiles = std::int64_t{grid.tiles_x} * grid.tiles_y;

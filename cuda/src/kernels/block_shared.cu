@@ -1,6 +1,7 @@
 // Strategy "block-shared": see block_shared.cuh.
 
 #include "kernels/block_shared.cuh"
+#include "shared_memory.hpp"
 
 #include <algorithm>
 #include <string>
@@ -162,22 +163,15 @@ Kernel pick(const BlockSharedArgs& a) {
 
 }  // namespace
 
+std::size_t block_shared_smem_limit(const BlockSharedArgs& a, std::size_t optin) {
+    return dynamic_smem_limit(pick(a), optin);
+}
+
 BlockSharedPlan plan_block_shared(const BlockSharedArgs& a, const DeviceLimits& limits) {
     const Kernel kernel = pick(a);
     BlockSharedPlan plan;
     plan.smem_bytes = block_shared_smem_bytes(a.mode, a.bins);
-    if (plan.smem_bytes > limits.shared_per_block_optin)
-        throw UnsupportedError("block-shared: " + std::to_string(a.bins) + " bins need " +
-                               std::to_string(plan.smem_bytes) +
-                               " bytes of shared memory per block, the device allows " +
-                               std::to_string(limits.shared_per_block_optin));
-    // Always the same value (the device's opt-in maximum), so concurrent callers cannot race
-    // each other into a smaller limit.
-    if (plan.smem_bytes > 48 * 1024)
-        check(cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel),
-                                   cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                   static_cast<int>(limits.shared_per_block_optin)),
-              "cudaFuncSetAttribute(block-shared shared memory)");
+    reserve_dynamic_smem(kernel, plan.smem_bytes, limits.shared_per_block_optin, "block-shared");
 
     for (const int threads : kBlockSharedThreadCandidates) {
         int per_sm = 0;

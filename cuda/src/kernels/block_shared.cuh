@@ -77,7 +77,10 @@ struct BlockSharedPlan {
     std::size_t smem_bytes = 0;
 };
 
-// Block size and grid size for `args` on `limits` (sets the kernel's opt-in shared memory
+// The most dynamic shared memory per block of the kernel that `args` select (sample type,
+// channels, luma, bin mode) on a device with opt-in limit `optin` (dynamic_smem_limit()).
+std::size_t block_shared_smem_limit(const BlockSharedArgs& args, std::size_t optin);
+// Block size and grid size for `args` on `limits` (raises the kernel's dynamic shared memory
 // limit). Throws hs::UnsupportedError when the counters do not fit, hs::DeviceError on CUDA
 // failures.
 BlockSharedPlan plan_block_shared(const BlockSharedArgs& args, const DeviceLimits& limits);

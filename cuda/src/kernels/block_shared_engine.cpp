@@ -34,18 +34,30 @@ BinMode bin_mode(const HistogramRequest& r) {
     return fits ? BinMode::Even32 : BinMode::Even64;
 }
 
+// What selects the kernel for `channel` of `r`: sample type, bin mode, layout and luma.
+BlockSharedArgs channel_args(const HistogramRequest& r, Channel channel) {
+    BlockSharedArgs a;
+    a.u16 = r.image.type == SampleType::U16;
+    a.mode = bin_mode(r);
+    a.bins = r.spec.bins;
+    a.channels = r.image.channels;
+    a.luma = is_luma(channel) && r.image.channels > 1;
+    a.weights = channel == Channel::Luma709 ? kLuma709 : kLuma601;
+    a.offset = a.luma ? 0 : std::max(0, channel_offset(channel, r.image.channels));
+    return a;
+}
+
 class BlockSharedRun final : public KernelRun {
   public:
     BlockSharedRun(const HistogramRequest& r, DeviceLimits limits, cudaStream_t stream)
         : limits_(limits) {
-        args_.u16 = r.image.type == SampleType::U16;
-        args_.mode = bin_mode(r);
-        args_.bins = r.spec.bins;
+        for (const Channel c : r.channels) args_.push_back(channel_args(r, c));
+        const BinMode mode = bin_mode(r);
         std::vector<std::int32_t> aux;
-        if (args_.mode == BinMode::Table) {
+        if (mode == BinMode::Table) {
             // The core's own bin_of() for every 8-bit value: exact by construction.
             aux = bin_table(r.spec, 255);
-        } else if (args_.mode == BinMode::Edges) {
+        } else if (mode == BinMode::Edges) {
             // Samples lie in [0, 65535]: clamping thresholds to [-1, 65536] keeps every
             // comparison with a sample unchanged and fits them in 32 bits.
             for (const std::int64_t t : r.spec.thresholds())
@@ -54,10 +66,12 @@ class BlockSharedRun final : public KernelRun {
             constexpr std::int64_t kValues = 65536;
             const std::int64_t lo = std::clamp<std::int64_t>(r.spec.lower, 0, kValues);
             const std::int64_t hi = std::clamp<std::int64_t>(r.spec.upper, 0, kValues);
-            args_.lo = static_cast<std::uint32_t>(lo);
-            args_.hi = static_cast<std::uint32_t>(std::max(lo, hi));
-            args_.lower = r.spec.lower;
-            args_.width = static_cast<std::uint64_t>(r.spec.upper - r.spec.lower);
+            for (BlockSharedArgs& a : args_) {
+                a.lo = static_cast<std::uint32_t>(lo);
+                a.hi = static_cast<std::uint32_t>(std::max(lo, hi));
+                a.lower = r.spec.lower;
+                a.width = static_cast<std::uint64_t>(r.spec.upper - r.spec.lower);
+            }
         }
         if (!aux.empty()) {
             // The host copy lives as long as this run, i.e. until the engine has synchronized.
@@ -66,28 +80,23 @@ class BlockSharedRun final : public KernelRun {
             check(cudaMemcpyAsync(aux_.data(), aux_host_.data(), aux_.bytes(),
                                   cudaMemcpyHostToDevice, stream),
                   "bin table upload (cudaMemcpyAsync)");
-            args_.aux = aux_.data();
+            for (BlockSharedArgs& a : args_) a.aux = aux_.data();
         }
     }
 
     void launch(const DeviceImage& image, const std::vector<Channel>& channels,
                 unsigned long long* counts, cudaStream_t stream) override {
         for (std::size_t i = 0; i < channels.size(); ++i) {
-            const Channel channel = channels[i];
-            BlockSharedArgs a = args_;
+            BlockSharedArgs a = args_[i];
             a.samples = image.data;
             a.pixels = image.pixels;
-            a.channels = image.channels;
-            a.luma = is_luma(channel) && image.channels > 1;
-            a.weights = channel == Channel::Luma709 ? kLuma709 : kLuma601;
-            a.offset = a.luma ? 0 : std::max(0, channel_offset(channel, image.channels));
-            a.counts = counts + i * static_cast<std::size_t>(args_.bins);
+            a.counts = counts + i * static_cast<std::size_t>(a.bins);
             launch_block_shared(a, limits_, stream);
         }
     }
 
   private:
-    BlockSharedArgs args_;
+    std::vector<BlockSharedArgs> args_;  // per requested channel
     DeviceLimits limits_;
     std::vector<std::int32_t> aux_host_;
     DeviceBuffer<std::int32_t> aux_;
@@ -104,10 +113,15 @@ class BlockSharedEngine final : public GpuEngine {
         Capabilities caps;
         caps.joint = false;
         const State& s = state();
-        // Even bins of 16-bit samples need only the counters (4 bytes per bin).
-        if (s.error.empty())
+        if (s.error.empty()) {
+            // Even bins of 16-bit samples need only the counters (4 bytes per bin).
+            BlockSharedArgs even;
+            even.u16 = true;
+            even.mode = BinMode::Even32;
             caps.max_bins = static_cast<int>(std::min<std::size_t>(
-                s.device.shared_per_block_optin / 4, static_cast<std::size_t>(kMaxBins)));
+                block_shared_smem_limit(even, s.device.shared_per_block_optin) / 4,
+                static_cast<std::size_t>(kMaxBins)));
+        }
         return caps;
     }
 
@@ -117,14 +131,23 @@ class BlockSharedEngine final : public GpuEngine {
         if (!s.error.empty()) return {};  // compute() reports the unavailability itself
         const BinMode mode = bin_mode(r);
         const std::size_t need = block_shared_smem_bytes(mode, r.spec.bins);
-        const std::size_t have = s.device.shared_per_block_optin;
+        // The tightest limit of the requested channels' kernels.
+        std::size_t have = s.device.shared_per_block_optin;
+        try {
+            for (const Channel c : r.channels)
+                have = std::min(have, block_shared_smem_limit(channel_args(r, c),
+                                                              s.device.shared_per_block_optin));
+        } catch (const UnsupportedError& e) {
+            return e.what();  // no kernel for this value and layout
+        }
         if (need <= have) return {};
         const char* what = mode == BinMode::Table   ? " (counters and a 256-entry bin table)"
                            : mode == BinMode::Edges ? " (counters and edge thresholds)"
                                                     : " (counters)";
         return "engine 'block-shared' needs " + std::to_string(need) +
                " bytes of shared memory per block for " + std::to_string(r.spec.bins) + " bins" +
-               what + ", but " + s.device.name + " allows at most " + std::to_string(have);
+               what + ", but " + s.device.name + " allows its kernel at most " +
+               std::to_string(have);
     }
     std::string probe() const override { return block_shared_probe(); }
     std::unique_ptr<KernelRun> prepare(const HistogramRequest& r,

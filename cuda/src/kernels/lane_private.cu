@@ -7,6 +7,7 @@
 #include "cuda_check.hpp"
 #include "histoscope/core/error.hpp"
 #include "kernels/lane_private.cuh"
+#include "shared_memory.hpp"
 
 namespace hs::cuda::detail {
 
@@ -209,21 +210,15 @@ int lane_private_copies(int slots, int bins, std::size_t smem_budget) {
     return 0;
 }
 
+std::size_t lane_private_smem_limit(const LanePrivateArgs& a, std::size_t optin) {
+    return dynamic_smem_limit(pick(a), optin);
+}
+
 LanePrivateTuning plan_lane_private(const LanePrivateArgs& a, const DeviceLimits& limits) {
     const Kernel kernel = pick(a);
     LanePrivateTuning t;
     t.smem_bytes = lane_private_smem_bytes(a.slots, a.bins, 1 << a.copies_log2);
-    if (t.smem_bytes > limits.shared_per_block_optin)
-        throw UnsupportedError("lane-private: " + std::to_string(t.smem_bytes) +
-                               " bytes of shared memory per block exceed the device's " +
-                               std::to_string(limits.shared_per_block_optin));
-    // Always the same value (the device's opt-in maximum), so concurrent callers cannot race
-    // each other into a smaller limit.
-    if (t.smem_bytes > 48 * 1024)
-        check(cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel),
-                                   cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                   static_cast<int>(limits.shared_per_block_optin)),
-              "cudaFuncSetAttribute(lane-private shared memory)");
+    reserve_dynamic_smem(kernel, t.smem_bytes, limits.shared_per_block_optin, "lane-private");
     for (const int threads : kLanePrivateThreadCandidates) {
         int per_sm = 0;
         check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(

@@ -91,8 +91,13 @@ std::size_t lane_private_smem_bytes(int slots, int bins, int copies);
 // The most copies (32, 16 or 8) whose shared memory fits into `smem_budget`; 0 when not even
 // kLanePrivateMinCopies fit.
 int lane_private_copies(int slots, int bins, std::size_t smem_budget);
-// Block size (occupancy API) and grid for `args` on `limits`; sets the kernel's opt-in shared
-// memory limit. Throws hs::DeviceError on CUDA failures.
+// The most dynamic shared memory per block of the kernel that `args` select (sample type,
+// channels and bin mode): dynamic_smem_limit() of that kernel on a device with opt-in limit
+// `optin`.
+std::size_t lane_private_smem_limit(const LanePrivateArgs& args, std::size_t optin);
+// Block size (occupancy API) and grid for `args` on `limits`; raises the kernel's dynamic shared
+// memory limit. Throws hs::UnsupportedError when the copies do not fit, hs::DeviceError on CUDA
+// failures.
 LanePrivateTuning plan_lane_private(const LanePrivateArgs& args, const DeviceLimits& limits);
 void launch_lane_private(const LanePrivateArgs& args, const LanePrivateTuning& tuning,
                          cudaStream_t stream);

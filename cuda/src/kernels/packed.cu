@@ -8,6 +8,7 @@
 #include "cuda_check.hpp"
 #include "histoscope/core/error.hpp"
 #include "kernels/packed.cuh"
+#include "shared_memory.hpp"
 
 namespace hs::cuda::detail {
 
@@ -33,18 +34,14 @@ struct WidthPlan {
 // Tiles, block size and occupancy of one counter width (blocks_per_sm == 0: does not fit).
 WidthPlan plan_width(const PackedArgs& a, const DeviceLimits& limits, const PackedTuning& tuning) {
     WidthPlan p;
-    p.tiles = packed_tiles(a.mode, a.bins, a.counter_bits, limits.shared_per_block_optin,
-                           tuning.max_tile_bins);
-    if (p.tiles.tiles == 0 || p.tiles.tiles > kPackedMaxTiles) return p;
     const PackedKernelPtr kernel = kernel_for(a);
     if (kernel == nullptr) throw UnsupportedError("packed: no kernel serves this request");
-    // Always the same value (the device's opt-in maximum), so concurrent callers cannot race
-    // each other into a smaller limit.
-    if (p.tiles.smem_bytes > 48 * 1024)
-        check(cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel),
-                                   cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                   static_cast<int>(limits.shared_per_block_optin)),
-              "cudaFuncSetAttribute(packed shared memory)");
+    p.tiles = packed_tiles(a.mode, a.bins, a.counter_bits,
+                           dynamic_smem_limit(kernel, limits.shared_per_block_optin),
+                           tuning.max_tile_bins);
+    if (p.tiles.tiles == 0 || p.tiles.tiles > kPackedMaxTiles) return p;
+    reserve_dynamic_smem(kernel, p.tiles.smem_bytes, limits.shared_per_block_optin,
+                         a.saturating ? "packed-sat" : "packed");
     const auto try_threads = [&](int threads) {
         int per_sm = 0;
         check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
@@ -64,6 +61,11 @@ WidthPlan plan_width(const PackedArgs& a, const DeviceLimits& limits, const Pack
 }
 
 }  // namespace
+
+std::size_t packed_smem_limit(const PackedArgs& a, std::size_t optin) {
+    const PackedKernelPtr kernel = kernel_for(a);
+    return kernel == nullptr ? 0 : dynamic_smem_limit(kernel, optin);
+}
 
 PackedPlan plan_packed(const PackedArgs& args, const DeviceLimits& limits,
                        const PackedTuning& tuning) {
@@ -89,7 +91,8 @@ PackedPlan plan_packed(const PackedArgs& args, const DeviceLimits& limits,
     if (best.blocks_per_sm == 0)
         throw UnsupportedError("packed: " + std::to_string(args.bins) +
                                " bins do not fit into the shared memory of a block (" +
-                               std::to_string(limits.shared_per_block_optin) + " bytes)");
+                               std::to_string(limits.shared_per_block_optin) +
+                               " bytes less the kernel's static shared memory)");
     plan.tiles = best.tiles;
     plan.threads = best.threads;
     plan.blocks_per_sm = best.blocks_per_sm;

@@ -297,7 +297,11 @@ struct PackedPlan {
     int blocks_per_tile = 0;
 };
 
-// Counter width, tiles, block and grid size for `args` on `limits` (sets the kernel's opt-in
+// The most dynamic shared memory per block of the kernel that `args` select (sample type,
+// channels, value kind, bin mode, counter width, saturation) on a device with opt-in limit
+// `optin` (dynamic_smem_limit()); 0 when no kernel serves `args`.
+std::size_t packed_smem_limit(const PackedArgs& args, std::size_t optin);
+// Counter width, tiles, block and grid size for `args` on `limits` (raises the kernel's dynamic
 // shared memory limit). Throws hs::UnsupportedError when nothing fits, hs::DeviceError on CUDA
 // failures.
 PackedPlan plan_packed(const PackedArgs& args, const DeviceLimits& limits,

@@ -180,18 +180,22 @@ std::string PackedEngineBase::extra_unsupported_reason(const HistogramRequest& r
         return who + "was built with " + std::to_string(tuning_.counter_bits) +
                "-bit counters; it has 8- and 16-bit ones";
     }
-    const std::size_t have = s.device.shared_per_block_optin;
     for (const Channel c : r.channels) {
-        const PackedArgs a = channel_args(r, c);
+        PackedArgs a = channel_args(r, c);
+        a.saturating = saturating_;
         bool fits = false;
+        std::size_t have = 0;
         for (const int w : widths) {
+            a.counter_bits = w;
+            have = packed_smem_limit(a, s.device.shared_per_block_optin);
             const PackedTiles t = packed_tiles(a.mode, a.bins, w, have, tuning_.max_tile_bins);
             fits = fits || (t.tiles > 0 && t.tiles <= kPackedMaxTiles);
         }
         if (!fits)
             return who + "cannot split " + std::to_string(r.spec.bins) + " bins into at most " +
                    std::to_string(kPackedMaxTiles) + " tiles that fit into the " +
-                   std::to_string(have) + " bytes of shared memory per block of " + s.device.name;
+                   std::to_string(have) + " bytes of shared memory per block that " +
+                   s.device.name + " allows its kernel";
     }
     return {};
 }

@@ -1,6 +1,7 @@
 // Strategy "thread-private": see thread_private.cuh.
 
 #include "kernels/thread_private.cuh"
+#include "shared_memory.hpp"
 
 #include <algorithm>
 #include <string>
@@ -172,25 +173,26 @@ std::string ThreadPrivatePlan::describe() const {
            std::to_string(groups_per_block) + " groups per block";
 }
 
+std::size_t thread_private_smem_limit(const ThreadPrivateArgs& a, std::size_t optin) {
+    return dynamic_smem_limit(pick(a), optin);
+}
+
 ThreadPrivatePlan plan_thread_private(const ThreadPrivateArgs& a, const DeviceLimits& limits) {
     const Kernel kernel = pick(a);
     const std::size_t optin = limits.shared_per_block_optin;
+    const std::size_t limit = dynamic_smem_limit(kernel, optin);
+    const std::size_t smallest = thread_private_smem_bytes(a.mode, a.bins, 32);
+    if (smallest > limit)
+        throw UnsupportedError(
+            "thread-private: " + std::to_string(a.bins) + " bins need " + std::to_string(smallest) +
+            " bytes of shared memory for 32 threads, the device allows " + std::to_string(limit));
+    // Raised once for the largest block that fits; smaller blocks need no more.
+    reserve_dynamic_smem(kernel, std::min(limit, thread_private_smem_bytes(a.mode, a.bins, 1024)),
+                         optin, "thread-private");
     ThreadPrivatePlan plan;
-    if (thread_private_smem_bytes(a.mode, a.bins, 32) > optin)
-        throw UnsupportedError("thread-private: " + std::to_string(a.bins) + " bins need " +
-                               std::to_string(thread_private_smem_bytes(a.mode, a.bins, 32)) +
-                               " bytes of shared memory for 32 threads, the device allows " +
-                               std::to_string(optin));
-    // Always the same value (the device's opt-in maximum), so concurrent callers cannot race
-    // each other into a smaller limit.
-    if (thread_private_smem_bytes(a.mode, a.bins, 1024) > 48 * 1024)
-        check(cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel),
-                                   cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                   static_cast<int>(optin)),
-              "cudaFuncSetAttribute(thread-private shared memory)");
     for (int threads = 32; threads <= 1024; threads += 32) {
         const std::size_t smem = thread_private_smem_bytes(a.mode, a.bins, threads);
-        if (smem > optin) break;
+        if (smem > limit) break;
         int per_sm = 0;
         check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
                   &per_sm, reinterpret_cast<const void*>(kernel), threads, smem),

@@ -90,8 +90,11 @@ struct ThreadPrivatePlan {
     std::string describe() const;
 };
 
+// The most dynamic shared memory per block of the kernel that `args` select (sample type,
+// channels, value kind, bin mode) on a device with opt-in limit `optin` (dynamic_smem_limit()).
+std::size_t thread_private_smem_limit(const ThreadPrivateArgs& args, std::size_t optin);
 // Block size (the multiple of 32 whose blocks keep the most threads resident, ties: larger)
-// and grid for `args` on `limits`; sets the kernel's opt-in shared memory limit. Throws
+// and grid for `args` on `limits`; raises the kernel's dynamic shared memory limit. Throws
 // hs::UnsupportedError when not even 32 threads fit, hs::DeviceError on CUDA failures.
 ThreadPrivatePlan plan_thread_private(const ThreadPrivateArgs& args, const DeviceLimits& limits);
 // Grid of `plan` (threads and blocks_per_sm set): plan.blocks and plan.groups_per_block.

@@ -63,33 +63,26 @@ void set_bins(const HistogramSpec& spec, const ImageView& image, Channel c, Thre
     }
 }
 
-// The shared memory a block of 32 threads needs for `r` (the most demanding channel).
-std::size_t smem_for_32(const HistogramRequest& r) {
-    std::size_t need = 0;
-    for (const Channel c : r.channels) {
-        const TpBinMode mode = uses_table(r.image, c) ? TpBinMode::Table
-                               : r.spec.has_edges()   ? TpBinMode::Edges
-                                                      : TpBinMode::Even32;
-        need = std::max(need, thread_private_smem_bytes(mode, r.spec.bins, 32));
-    }
-    return need;
+// What selects the kernel for channel `c` of `r` and its bins (no device pointers).
+ThreadPrivateArgs channel_args(const HistogramRequest& r, Channel c) {
+    const ImageView& image = r.image;
+    ThreadPrivateArgs a;
+    a.u16 = image.type == SampleType::U16;
+    a.pixels = image.pixel_count();
+    a.channels = image.channels;
+    a.value = value_kind(image, c);
+    a.weights = c == Channel::Luma709 ? kLuma709 : kLuma601;
+    a.offset = a.value == TpValue::Plain ? std::max(0, channel_offset(c, image.channels)) : 0;
+    set_bins(r.spec, image, c, a);
+    return a;
 }
 
 class ThreadPrivateRun final : public KernelRun {
   public:
     ThreadPrivateRun(const HistogramRequest& r, DeviceLimits limits, cudaStream_t stream) {
-        const ImageView& image = r.image;
         bool need_table = false, need_thresholds = false;
         for (const Channel c : r.channels) {
-            ThreadPrivateArgs a;
-            a.u16 = image.type == SampleType::U16;
-            a.pixels = image.pixel_count();
-            a.channels = image.channels;
-            a.value = value_kind(image, c);
-            a.weights = c == Channel::Luma709 ? kLuma709 : kLuma601;
-            a.offset =
-                a.value == TpValue::Plain ? std::max(0, channel_offset(c, image.channels)) : 0;
-            set_bins(r.spec, image, c, a);
+            ThreadPrivateArgs a = channel_args(r, c);
             need_table = need_table || a.mode == TpBinMode::Table;
             need_thresholds = need_thresholds || a.mode == TpBinMode::Edges;
             plans_.push_back(plan_thread_private(a, limits));
@@ -154,7 +147,11 @@ class ThreadPrivateEngine final : public GpuEngine {
         const State& s = state();
         if (s.error.empty()) {
             // The most bins whose counters (even bins, no table) fit for 32 threads.
-            const std::size_t optin = s.device.shared_per_block_optin;
+            ThreadPrivateArgs even;
+            even.u16 = true;
+            even.mode = TpBinMode::Even32;
+            const std::size_t optin =
+                thread_private_smem_limit(even, s.device.shared_per_block_optin);
             int bins = static_cast<int>(
                 std::min<std::size_t>(optin / 36, static_cast<std::size_t>(kMaxBins)));
             while (bins < kMaxBins &&
@@ -171,13 +168,22 @@ class ThreadPrivateEngine final : public GpuEngine {
     std::string extra_unsupported_reason(const HistogramRequest& r) const override {
         const State& s = state();
         if (!s.error.empty()) return {};  // compute() reports the unavailability itself
-        const std::size_t need = smem_for_32(r);
-        const std::size_t have = s.device.shared_per_block_optin;
-        if (need <= have) return {};
-        return "engine 'thread-private' keeps one 8-bit counter per bin and thread: " +
-               std::to_string(r.spec.bins) + " bins need " + std::to_string(need) +
-               " bytes of shared memory for a block of 32 threads, but " + s.device.name +
-               " allows at most " + std::to_string(have);
+        for (const Channel c : r.channels) {
+            const ThreadPrivateArgs a = channel_args(r, c);
+            const std::size_t need = thread_private_smem_bytes(a.mode, a.bins, 32);
+            std::size_t have = 0;
+            try {
+                have = thread_private_smem_limit(a, s.device.shared_per_block_optin);
+            } catch (const UnsupportedError& e) {
+                return e.what();  // no kernel for this value and layout
+            }
+            if (need > have)
+                return "engine 'thread-private' keeps one 8-bit counter per bin and thread: " +
+                       std::to_string(r.spec.bins) + " bins need " + std::to_string(need) +
+                       " bytes of shared memory for a block of 32 threads, but " + s.device.name +
+                       " allows its kernel at most " + std::to_string(have);
+        }
+        return {};
     }
     std::string probe() const override { return thread_private_probe(); }
     std::unique_ptr<KernelRun> prepare(const HistogramRequest& r,

@@ -1,6 +1,7 @@
 // Strategy "warp-private": see warp_private.cuh.
 
 #include "kernels/warp_private.cuh"
+#include "shared_memory.hpp"
 
 #include <algorithm>
 #include <iomanip>
@@ -176,13 +177,13 @@ WarpPrivateRace warp_private_race(const std::vector<std::int32_t>& warp_bins) {
 
 WarpPrivateTuning choose_warp_private(const WarpPrivateRace& race, int bins, int aux_entries,
                                       int bytes_per_pixel, int pixels_per_group,
-                                      std::uint64_t pixels, const DeviceLimits& limits) {
-    const std::size_t optin = limits.shared_per_block_optin;
+                                      std::uint64_t pixels, std::size_t smem_limit,
+                                      const DeviceLimits& limits) {
     const std::size_t aux_bytes = 4u * static_cast<std::size_t>(aux_entries);
     // The table or the thresholds go to shared memory when they take at most an eighth of it;
     // larger threshold arrays are searched in global memory (L1/L2 cached).
-    const bool aux_shared = aux_entries > 0 && aux_bytes <= optin / 8;
-    const std::size_t counter_bytes = optin - (aux_shared ? aux_bytes : 0);
+    const bool aux_shared = aux_entries > 0 && aux_bytes <= smem_limit / 8;
+    const std::size_t counter_bytes = smem_limit - (aux_shared ? aux_bytes : 0);
     const double n = static_cast<double>(std::max<std::uint64_t>(pixels, 1));
     const auto ppg = static_cast<std::uint64_t>(pixels_per_group);
     const std::uint64_t groups = (pixels + ppg - 1) / ppg;
@@ -227,8 +228,8 @@ WarpPrivateTuning choose_warp_private(const WarpPrivateRace& race, int bins, int
         }
     }
     if (!found)
-        throw UnsupportedError("warp-private: the device's shared memory per block (" +
-                               std::to_string(optin) + " bytes) holds no counter");
+        throw UnsupportedError("warp-private: the kernel's shared memory per block (" +
+                               std::to_string(smem_limit) + " bytes) holds no counter");
     return best;
 }
 
@@ -244,19 +245,13 @@ std::string WarpPrivateTuning::describe() const {
     return os.str();
 }
 
+std::size_t warp_private_smem_limit(const WarpPrivateArgs& a, std::size_t optin) {
+    return dynamic_smem_limit(pick(a), optin);
+}
+
 void plan_warp_private(const WarpPrivateArgs& a, const DeviceLimits& limits, WarpPrivateTuning& t) {
     const Kernel kernel = pick(a);
-    if (t.smem_bytes > limits.shared_per_block_optin)
-        throw UnsupportedError("warp-private: " + std::to_string(t.smem_bytes) +
-                               " bytes of shared memory per block exceed the device's " +
-                               std::to_string(limits.shared_per_block_optin));
-    // Always the same value (the device's opt-in maximum), so concurrent callers cannot race
-    // each other into a smaller limit.
-    if (t.smem_bytes > 48 * 1024)
-        check(cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel),
-                                   cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                   static_cast<int>(limits.shared_per_block_optin)),
-              "cudaFuncSetAttribute(warp-private shared memory)");
+    reserve_dynamic_smem(kernel, t.smem_bytes, limits.shared_per_block_optin, "warp-private");
     t.threads = 0;
     t.blocks_per_sm = 0;
     for (const int threads : kWarpPrivateThreadCandidates) {

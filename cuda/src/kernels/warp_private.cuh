@@ -125,15 +125,20 @@ struct WarpPrivateTuning {
     std::string describe() const;
 };
 
+// The most dynamic shared memory per block of the kernel that `args` select (sample type,
+// channels, value kind, bin mode) on a device with opt-in limit `optin` (dynamic_smem_limit()).
+std::size_t warp_private_smem_limit(const WarpPrivateArgs& args, std::size_t optin);
+
 // M, S, the chunk and where the table or thresholds live, from the race factor and the
-// device's shared memory; pure host code (no CUDA call). `aux_entries`: 256 (table), bins + 1
-// (thresholds) or 0.
+// kernel's shared memory (`smem_limit`: warp_private_smem_limit()); pure host code (no CUDA
+// call). `aux_entries`: 256 (table), bins + 1 (thresholds) or 0.
 WarpPrivateTuning choose_warp_private(const WarpPrivateRace& race, int bins, int aux_entries,
                                       int bytes_per_pixel, int pixels_per_group,
-                                      std::uint64_t pixels, const DeviceLimits& limits);
+                                      std::uint64_t pixels, std::size_t smem_limit,
+                                      const DeviceLimits& limits);
 
-// Block size and grid (tuning.threads, blocks_per_sm, parts) for `args` on `limits`; sets the
-// kernel's opt-in shared memory limit. Throws hs::DeviceError on CUDA failures.
+// Block size and grid (tuning.threads, blocks_per_sm, parts) for `args` on `limits`; raises the
+// kernel's dynamic shared memory limit. Throws hs::DeviceError on CUDA failures.
 void plan_warp_private(const WarpPrivateArgs& args, const DeviceLimits& limits,
                        WarpPrivateTuning& tuning);
 // Blocks per pass: one wave of resident blocks shared by the passes, no more than give every

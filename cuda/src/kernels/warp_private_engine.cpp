@@ -152,10 +152,11 @@ class WarpPrivateRun final : public KernelRun {
             need_table = need_table || a.mode == WpBinMode::Table;
             need_thresholds = need_thresholds || a.mode == WpBinMode::Edges;
 
-            WarpPrivateTuning t =
-                choose_warp_private(warp_private_race(sample_warp_bins(r, c)), r.spec.bins,
-                                    warp_private_aux_entries(a.mode, r.spec.bins), bpp,
-                                    warp_private_pixels_per_group(u16), a.pixels, limits);
+            WarpPrivateTuning t = choose_warp_private(
+                warp_private_race(sample_warp_bins(r, c)), r.spec.bins,
+                warp_private_aux_entries(a.mode, r.spec.bins), bpp,
+                warp_private_pixels_per_group(u16), a.pixels,
+                warp_private_smem_limit(a, limits.shared_per_block_optin), limits);
             a.aux_shared = t.aux_shared;
             a.copies_log2 = std::countr_zero(static_cast<unsigned>(t.copies));
             a.chunk = t.chunk;
