@@ -84,29 +84,20 @@ class AutoEngine final : public HistogramEngine {
     Choice choose(const HistogramRequest& r) {
         const AutoKey key = auto_key(r);
         Choice c;
-        std::string origin = "fallback order";
-        for (const AutoMapEntry* entry : auto_nearest(auto_selection_map(), key)) {
-            for (const std::string& name : auto_split_ranking(entry->ranking)) {
-                HistogramEngine* e = find(name);
-                if (e != nullptr && serves(e, r)) {
-                    c.engine = e;
-                    origin = std::string("map entry '") + entry->origin + "' (" +
-                             entry->key.text() + ")";
-                    break;
-                }
+        std::string origin;
+        for (const AutoCandidate& candidate : auto_candidates(key)) {
+            HistogramEngine* e = find(candidate.engine);
+            if (e != nullptr && serves(e, r)) {
+                c.engine = e;
+                origin = candidate.origin;
+                break;
             }
-            if (c.engine != nullptr) break;
         }
-        if (c.engine == nullptr)
-            for (const std::string_view name : kAutoFallbackOrder)
-                if (HistogramEngine* e = find(name); e != nullptr && serves(e, r)) {
-                    c.engine = e;
-                    break;
-                }
         if (c.engine == nullptr)
             for (HistogramEngine* e : candidates_)
                 if (serves(e, r)) {
                     c.engine = e;
+                    origin = "registry order";
                     break;
                 }
         if (c.engine == nullptr)

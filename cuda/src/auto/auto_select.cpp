@@ -78,7 +78,7 @@ double auto_race_factor(const HistogramRequest& r) {
     return total / kAutoSampledWindows;
 }
 
-AutoKey auto_key(const HistogramRequest& r) {
+AutoKey auto_key(const HistogramRequest& r, bool sample_race) {
     AutoKey k;
     k.u16 = r.image.type == SampleType::U16 ? 1 : 0;
     k.kind = AutoKind::Plain;
@@ -94,6 +94,10 @@ AutoKey auto_key(const HistogramRequest& r) {
     const std::uint64_t bytes = static_cast<std::uint64_t>(r.image.row_bytes()) *
                                 static_cast<std::uint64_t>(r.image.height);
     k.size_log2 = bytes == 0 ? 0 : static_cast<int>(std::bit_width(bytes)) - 1;
+    if (!sample_race) {
+        k.race = -1;
+        return k;
+    }
     const double race = auto_race_factor(r);
     k.race = std::clamp(static_cast<int>(std::floor(std::log2(std::max(1.0, race)))), 0, 5);
     return k;
@@ -106,7 +110,7 @@ int auto_key_distance(const AutoKey& a, const AutoKey& b) {
     if (a.image_channels != b.image_channels) d += 1000;
     d += 200 * std::abs(a.channels - b.channels);
     d += 20 * std::abs(a.bins_log2 - b.bins_log2);
-    d += 8 * std::abs(a.race - b.race);
+    if (a.race >= 0 && b.race >= 0) d += 8 * std::abs(a.race - b.race);
     d += 3 * std::abs(a.size_log2 - b.size_log2);
     return d;
 }
@@ -130,6 +134,22 @@ std::vector<std::string> auto_split_ranking(std::string_view ranking) {
         if (comma == std::string_view::npos) break;
         ranking.remove_prefix(comma + 1);
     }
+    return out;
+}
+
+std::vector<AutoCandidate> auto_candidates(const AutoKey& key) {
+    std::vector<AutoCandidate> out;
+    const auto add = [&](std::string name, const std::string& origin) {
+        for (const AutoCandidate& c : out)
+            if (c.engine == name) return;
+        out.push_back({std::move(name), origin});
+    };
+    for (const AutoMapEntry* entry : auto_nearest(auto_selection_map(), key)) {
+        const std::string origin =
+            std::string("map entry '") + entry->origin + "' (" + entry->key.text() + ")";
+        for (std::string& name : auto_split_ranking(entry->ranking)) add(std::move(name), origin);
+    }
+    for (const std::string_view name : kAutoFallbackOrder) add(std::string(name), "fallback order");
     return out;
 }
 

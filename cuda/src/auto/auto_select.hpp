@@ -23,7 +23,7 @@ struct AutoKey {
     int image_channels = 1;    // samples per pixel
     int bins_log2 = 8;         // ceil(log2(bins))
     int size_log2 = 0;         // floor(log2(bytes of the image))
-    int race = 0;              // floor(log2(race factor)), 0..5
+    int race = 0;              // floor(log2(race factor)), 0..5; -1: unknown (no samples)
     std::string text() const;  // "u16=0 kind=plain channels=1 image_channels=1 bins=8 ..."
 };
 
@@ -34,7 +34,9 @@ inline constexpr int kAutoSampledWindows = 64;
 // channel, the mean of the largest number of pixels falling into one bin (1: all distinct or
 // outside, 32: one value). Deterministic for a given image.
 double auto_race_factor(const HistogramRequest& request);
-AutoKey auto_key(const HistogramRequest& request);
+// With `sample_race` false the image's samples are not read (a stream's frame shape before its
+// first frame): the race is unknown and ignored by auto_key_distance().
+AutoKey auto_key(const HistogramRequest& request, bool sample_race = true);
 
 struct AutoMapEntry {
     AutoKey key;
@@ -50,6 +52,16 @@ int auto_key_distance(const AutoKey& a, const AutoKey& b);
 std::vector<const AutoMapEntry*> auto_nearest(const std::vector<AutoMapEntry>& map,
                                               const AutoKey& key);
 std::vector<std::string> auto_split_ranking(std::string_view ranking);
+
+// An engine auto may pick for a key, and where the suggestion comes from.
+struct AutoCandidate {
+    std::string engine;
+    std::string origin;  // "map entry 'CASE' (KEY)" or "fallback order"
+};
+// Every engine auto tries for `key`, in order, each once: the rankings of the map's entries,
+// nearest first, then kAutoFallbackOrder. The "auto" engine and the GPU frame pipeline take
+// the first one that is available and serves the request.
+std::vector<AutoCandidate> auto_candidates(const AutoKey& key);
 
 // Used when the map names no engine that serves a request: the order of the benchmark of
 // 2026-11-23 on the H100 (docs/PERFORMANCE.md; packed leads warp-private at 16-bit, 65536 bins).

@@ -22,6 +22,7 @@
 
 #include "pipeline/frame_pipeline.hpp"
 
+#include "auto/auto_select.hpp"
 #include "cuda_check.hpp"
 #include "device_buffer.hpp"
 #include "equalize/equalize_kernels.cuh"
@@ -94,27 +95,36 @@ Resolved resolve(const EngineRegistry& registry, const StreamConfig& config) {
     }
     if (config.channels.empty()) return out;
     const HistogramRequest request{config.format.shape(), config.channels, config.spec};
-    const bool any = config.engine.empty() || config.engine == "auto";
-    for (const auto& e : registry.engines()) {
-        if (!any && e->name() != config.engine) continue;
-        auto* gpu = dynamic_cast<GpuEngine*>(e.get());
-        if (gpu == nullptr) {
-            if (!any)
-                out.why =
-                    "engine '" + config.engine + "' is not a GPU kernel the frame pipeline can run";
-            continue;
+    if (!config.engine.empty() && config.engine != "auto") {
+        HistogramEngine* e = registry.find(config.engine);
+        if (e == nullptr) {
+            out.why = "unknown kernel '" + config.engine + "'";
+        } else if (auto* gpu = dynamic_cast<GpuEngine*>(e); gpu == nullptr) {
+            out.why =
+                "engine '" + config.engine + "' is not a GPU kernel the frame pipeline can run";
+        } else if (out.why = gpu->refusal(request); out.why.empty()) {
+            out.engine = gpu;
         }
+        return out;
+    }
+    // "auto": the engines the "auto" engine would try for this frame shape, in its order (the
+    // race factor is not known before the first frame), then any GPU engine that serves it.
+    std::vector<HistogramEngine*> order;
+    for (const AutoCandidate& c : auto_candidates(auto_key(request, false)))
+        if (HistogramEngine* e = registry.find(c.engine); e != nullptr) order.push_back(e);
+    for (const auto& e : registry.engines()) order.push_back(e.get());
+    for (HistogramEngine* e : order) {
+        auto* gpu = dynamic_cast<GpuEngine*>(e);
+        if (gpu == nullptr) continue;
         if (std::string why = gpu->refusal(request); !why.empty()) {
-            out.why = std::move(why);
+            if (out.why.empty()) out.why = std::move(why);
             continue;
         }
         out.engine = gpu;
         out.why.clear();
         return out;
     }
-    if (out.why.empty())
-        out.why = any ? "no GPU histogram engine is registered"
-                      : "unknown kernel '" + config.engine + "'";
+    if (out.why.empty()) out.why = "no GPU histogram engine is registered";
     return out;
 }
 
