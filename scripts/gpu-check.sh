@@ -16,6 +16,11 @@
 # the frame pipeline on the bundled 4K clip), summary.txt.
 # HS_SKIP_BENCH=1 leaves the kernel benchmark out, HS_SKIP_STREAM=1 the stream benchmark;
 # HS_COMMIT names the commit in environment.txt.
+#
+# The summary starts with the fingerprint of the GPU code (scripts/gpu-fingerprint.sh) and ends
+# with the line for docs/perf/gpu-verified.md: fingerprint, date, commit, device and the stage
+# counts. Only a full pass (every stage PASS, none skipped, benchmark and stream included) may
+# be recorded there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root="$(pwd)"
@@ -41,6 +46,8 @@ memcheck_filter="GpuEngines/GpuEngineMatrix.ServesThePlainCase/*:GpuEngines/GpuE
 memcheck_filter+=":GpuPipeline.OddShapesSixteenBitAndFourChannels:GpuPipeline.EqualizationAloneAndStrengthZero"
 # lane-private's 16-bit, tiny shapes and repeated launches; packed's one-value warps.
 memcheck_filter+=":LanePrivateGpu.CountsCross65535PerBinAndTinyShapes:PackedGpu.Small"
+# Every engine at the most bins and channels it claims (the most shared memory per block).
+memcheck_filter+=":GpuEngines/GpuEngineMatrix.LargestConfigurationItClaims/*"
 racecheck_filter="$memcheck_filter"
 
 declare -a summary=()
@@ -82,11 +89,14 @@ skip() {
     echo "== $1: skipped ($2)"
 }
 
+fingerprint="$("$root/scripts/gpu-fingerprint.sh")"
+commit="${HS_COMMIT:-$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)}"
 {
+    echo "fingerprint: $fingerprint"
     echo "date: $(date -u +%FT%TZ)"
     echo "host: $(hostname)"
     # The device copy of the tree may carry stale git metadata: the caller can name the commit.
-    echo "commit: ${HS_COMMIT:-$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)}"
+    echo "commit: $commit"
     cmake --version | head -n 1 || true
     "$cuda_bin/nvcc" --version | tail -n 2 || true
 } >"$out/environment.txt" 2>&1
@@ -212,6 +222,7 @@ fi
 
 echo
 echo "================ gpu-check summary ================"
+echo "fingerprint: $fingerprint (scripts/gpu-fingerprint.sh: cuda/ and tests/cuda/)"
 grep -E "^# GPU|^block-shared" "$out/environment.txt" | head -n 8 || true
 for log in ctest.log cli-gpu.log; do
     if [ -f "$out/$log" ]; then
@@ -225,5 +236,19 @@ for log in sanitizer.log; do
     fi
 done
 printf '%s\n' "${summary[@]}" | tee -a "$out/summary.txt"
+passes=$(printf '%s\n' "${summary[@]}" | grep -c '^PASS' || true)
+fails=$(printf '%s\n' "${summary[@]}" | grep -c '^FAIL' || true)
+skips=$(printf '%s\n' "${summary[@]}" | grep -c '^SKIP' || true)
+ran_all=0
+printf '%s\n' "${summary[@]}" | grep -q '^PASS  benchmark' &&
+    printf '%s\n' "${summary[@]}" | grep -q '^PASS  stream benchmark' && ran_all=1
+device="$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1 || true)"
+line="| $fingerprint | $(date -u +%F) | $commit | ${device:-no GPU} | $passes PASS, $fails FAIL, $skips SKIP |"
+if [ "$fails" -eq 0 ] && [ "$skips" -eq 0 ] && [ "$ran_all" -eq 1 ]; then
+    echo "gpu-verified.md: $line" | tee -a "$out/summary.txt"
+else
+    echo "not a full pass (a stage failed or was skipped, or the benchmarks did not run):" \
+        "do not record $fingerprint in docs/perf/gpu-verified.md" | tee -a "$out/summary.txt"
+fi
 echo "logs: $out"
 exit "$failed"

@@ -2,8 +2,9 @@
 // (uniform, one value, narrow gaussian, ramp, bundled photos, 1x1, 1xN, Nx1, odd widths,
 // padded strides, counts crossing 255/256 and 65535/65536, 3- and 4-channel interleaved) and
 // specs (8-bit 256 bins, uneven ranges, explicit edges, 16-bit 1024/4096/65536 bins,
-// saturation, luma, joint RGB). An engine may refuse a request, but only through
-// unsupported_reason(); whatever it accepts must be exact.
+// saturation, luma, joint RGB), and every engine at the most bins and channels it claims. An
+// engine may refuse a request, but only through unsupported_reason(); whatever it accepts must
+// be exact.
 //
 // Photos: decoded with hs::media when the build has OpenCV; on a GPU host without OpenCV,
 // from the raw dumps of bundled_media.hpp.
@@ -13,6 +14,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -244,6 +246,59 @@ TEST_P(GpuEngineMatrix, JointColour) {
                 EXPECT_FALSE(served) << "served joint colours without the capability";
             }
         }
+    }
+}
+
+namespace {
+
+// The largest bin count in [1, top] with which the engine serves `channels` of `image` (even
+// bins over [0, top), saturating at `cap`), or 0. The largest power of two first, then the
+// largest count below the next power of two: engines refuse bins by their shared memory, which
+// grows with the bins.
+int largest_bins(const HistogramEngine& engine, const ImageView& image,
+                 const std::vector<Channel>& channels, std::optional<std::uint64_t> cap, int top) {
+    const auto serves = [&](int bins) {
+        HistogramSpec s = HistogramSpec::even(bins, 0, top);
+        s.saturate = cap;
+        return engine.unsupported_reason({image, channels, s}).empty();
+    };
+    int lo = top;
+    while (lo >= 1 && !serves(lo)) lo /= 2;
+    if (lo < 1) return 0;
+    int hi = std::min(top, 2 * lo - 1);  // lo served; find the largest served in [lo, hi]
+    while (lo < hi) {
+        const int mid = lo + (hi - lo + 1) / 2;
+        if (serves(mid))
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return lo;
+}
+
+}  // namespace
+
+TEST_P(GpuEngineMatrix, LargestConfigurationItClaims) {
+    // Every engine at the most bins and the most channels it claims, at both depths, with and
+    // without a saturation cap: what an engine accepts must launch and be exact, so a
+    // shared-memory or launch-limit mistake fails here instead of for a user.
+    for (const SampleType type : {SampleType::U8, SampleType::U16}) {
+        const int depth = type == SampleType::U8 ? 8 : 16;
+        const Image img = test::uniform(1021, 67, 4, type, depth, 41);
+        const ImageView v = img.view();
+        const std::vector<std::vector<Channel>> sets = {
+            plain_and_luma(v), all_channels(4), {Channel::R}};
+        for (const auto& channels : sets)
+            for (const std::optional<std::uint64_t> cap :
+                 {std::optional<std::uint64_t>{}, std::optional<std::uint64_t>{65535},
+                  std::optional<std::uint64_t>{255}}) {
+                const int bins = largest_bins(*engine_, v, channels, cap, 1 << depth);
+                if (bins == 0) continue;
+                HistogramSpec spec = HistogramSpec::even(bins, 0, 1 << depth);
+                spec.saturate = cap;
+                check("largest (" + std::to_string(channels.size()) + " channels)", v, channels,
+                      spec);
+            }
     }
 }
 
