@@ -15,31 +15,6 @@ namespace hs {
 
 namespace {
 
-// Per output column (or row): the two neighbouring tiles and their interpolation weights.
-struct Axis {
-    std::vector<int> tile1, tile2;
-    std::vector<float> weight2, weight1;  // ax and bx = 1 - ax of 4d
-};
-
-Axis interpolation_axis(int n, int tile_size, int tiles) {
-    Axis a;
-    const auto size = static_cast<std::size_t>(n);
-    a.tile1.resize(size);
-    a.tile2.resize(size);
-    a.weight2.resize(size);
-    a.weight1.resize(size);
-    const float inv = 1.0f / static_cast<float>(tile_size);
-    for (std::size_t p = 0; p < size; ++p) {
-        const float f = static_cast<float>(p) * inv - 0.5f;
-        const int t1 = static_cast<int>(std::floor(f));
-        a.weight2[p] = f - static_cast<float>(t1);
-        a.weight1[p] = 1.0f - a.weight2[p];
-        a.tile1[p] = std::max(t1, 0);
-        a.tile2[p] = std::min(t1 + 1, tiles - 1);
-    }
-    return a;
-}
-
 // Source coordinate of every padded coordinate 0..n+pad-1.
 std::vector<int> padded_map(int n, int pad) {
     std::vector<int> map(static_cast<std::size_t>(n + pad));
@@ -107,6 +82,25 @@ class TileLutRows {
 
 }  // namespace
 
+ClaheAxis clahe_axis(int n, int tile_size, int tiles) {
+    ClaheAxis a;
+    const auto size = static_cast<std::size_t>(n);
+    a.tile1.resize(size);
+    a.tile2.resize(size);
+    a.weight2.resize(size);
+    a.weight1.resize(size);
+    const float inv = 1.0f / static_cast<float>(tile_size);
+    for (std::size_t p = 0; p < size; ++p) {
+        const float f = static_cast<float>(p) * inv - 0.5f;
+        const int t1 = static_cast<int>(std::floor(f));
+        a.weight2[p] = f - static_cast<float>(t1);
+        a.weight1[p] = 1.0f - a.weight2[p];
+        a.tile1[p] = std::max(t1, 0);
+        a.tile2[p] = std::min(t1 + 1, tiles - 1);
+    }
+    return a;
+}
+
 int reflect101(int p, int n) {
     if (n == 1) return 0;
     while (p < 0 || p >= n) p = p < 0 ? -p : 2 * n - 2 - p;
@@ -163,8 +157,8 @@ Lut clahe_tile_lut(std::vector<std::int64_t>& h, std::int64_t clip_limit, float 
 
 Plane clahe_plane(const Plane& in, int bit_depth, double clip, int tiles_x, int tiles_y) {
     const ClaheGrid grid = clahe_grid(in.width, in.height, bit_depth, clip, tiles_x, tiles_y);
-    const Axis ax = interpolation_axis(in.width, grid.tile_width, tiles_x);
-    const Axis ay = interpolation_axis(in.height, grid.tile_height, tiles_y);
+    const ClaheAxis ax = clahe_axis(in.width, grid.tile_width, tiles_x);
+    const ClaheAxis ay = clahe_axis(in.height, grid.tile_height, tiles_y);
     const auto max = static_cast<std::uint32_t>((1u << bit_depth) - 1u);
     if (!in.samples.empty() && *std::max_element(in.samples.begin(), in.samples.end()) > max)
         throw UsageError("a CLAHE plane has samples above its " + std::to_string(bit_depth) +

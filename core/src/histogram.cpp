@@ -234,4 +234,13 @@ std::vector<std::uint32_t> channel_values(const ImageView& image, Channel channe
     return values;
 }
 
+std::uint32_t channel_value(const ImageView& image, Channel channel, int x, int y) {
+    if (channel == Channel::Joint)
+        return joint_value(image.sample(x, y, 0), image.sample(x, y, 1), image.sample(x, y, 2));
+    if (is_luma(channel) && image.channels > 1)
+        return luma(channel == Channel::Luma709 ? kLuma709 : kLuma601, image.sample(x, y, 0),
+                    image.sample(x, y, 1), image.sample(x, y, 2));
+    return image.sample(x, y, std::max(0, channel_offset(channel, image.channels)));
+}
+
 }  // namespace hs

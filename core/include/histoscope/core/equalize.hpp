@@ -203,6 +203,13 @@ struct ClaheGrid {
 ClaheGrid clahe_grid(int width, int height, int bit_depth, double clip, int tiles_x, int tiles_y);
 // Index of padded coordinate p in a line of n samples (4a).
 int reflect101(int p, int n);
+// Per output column (or row) of a line of n samples: the two neighbouring tiles of 4d and their
+// interpolation weights (ax and bx = 1 - ax), in single-precision floats.
+struct ClaheAxis {
+    std::vector<int> tile1, tile2;
+    std::vector<float> weight2, weight1;
+};
+ClaheAxis clahe_axis(int n, int tile_size, int tiles);
 // LUT of one tile from its histogram (4c); `h` is clipped and redistributed in place.
 Lut clahe_tile_lut(std::vector<std::int64_t>& h, std::int64_t clip_limit, float lut_scale);
 // The whole of 4 (without strength).

@@ -79,5 +79,8 @@ void apply_saturation(const HistogramSpec& spec, std::vector<ChannelHistogram>& 
 
 // Values of one channel (luma computed per pixel) for every pixel, in row order.
 std::vector<std::uint32_t> channel_values(const ImageView& image, Channel channel);
+// The value of one channel of pixel (x, y), as channel_values() gives it (no checks: for
+// engines that sample a validated request's image).
+std::uint32_t channel_value(const ImageView& image, Channel channel, int x, int y);
 
 }  // namespace hs
