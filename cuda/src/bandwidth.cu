@@ -8,7 +8,7 @@
 #include "cuda_check.hpp"
 #include "device_buffer.hpp"
 #include "histoscope/core/error.hpp"
-#include "histoscope/cuda/register.hpp"
+#include "histoscope/cuda/device.hpp"
 
 namespace hs::cuda {
 

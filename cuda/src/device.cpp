@@ -7,7 +7,7 @@
 #include <string>
 
 #include "cuda_check.hpp"
-#include "histoscope/cuda/register.hpp"
+#include "histoscope/cuda/device.hpp"
 
 namespace hs::cuda {
 
@@ -35,6 +35,8 @@ std::string read_device(int index, DeviceInfo& info) {
     info.shared_per_block = p.sharedMemPerBlock;
     info.shared_per_block_optin = p.sharedMemPerBlockOptin;
     info.shared_per_sm = p.sharedMemPerMultiprocessor;
+    info.max_threads_per_sm = p.maxThreadsPerMultiProcessor;
+    info.max_threads_per_block = p.maxThreadsPerBlock;
     info.memory_bus_bits = p.memoryBusWidth;
     // The memory clock left cudaDeviceProp in CUDA 13; the attribute remains.
     int clock_khz = 0;

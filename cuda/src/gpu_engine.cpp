@@ -9,17 +9,6 @@
 
 namespace hs::cuda::detail {
 
-namespace {
-
-// Copies the rows of `image` (any stride) into `dst` packed, on `stream`.
-void upload_packed(const ImageView& image, std::byte* dst, cudaStream_t stream) {
-    check(cudaMemcpy2DAsync(dst, image.row_bytes(), image.data, image.stride, image.row_bytes(),
-                            static_cast<std::size_t>(image.height), cudaMemcpyHostToDevice, stream),
-          "image upload (cudaMemcpy2DAsync)");
-}
-
-}  // namespace
-
 DeviceImage device_image(const ImageView& image, const std::byte* data) {
     return DeviceImage{data,
                        image.pixel_count(),
@@ -30,6 +19,69 @@ DeviceImage device_image(const ImageView& image, const std::byte* data) {
                        image.bit_depth,
                        image.row_bytes() * static_cast<std::size_t>(image.height),
                        padded_bytes(image)};
+}
+
+void upload_image(const ImageView& image, std::byte* dst, cudaStream_t stream) {
+    check(cudaMemcpy2DAsync(dst, image.row_bytes(), image.data, image.stride, image.row_bytes(),
+                            static_cast<std::size_t>(image.height), cudaMemcpyHostToDevice, stream),
+          "image upload (cudaMemcpy2DAsync)");
+    const std::size_t packed = image.row_bytes() * static_cast<std::size_t>(image.height);
+    const std::size_t padded = padded_bytes(image);
+    if (padded > packed)
+        check(cudaMemsetAsync(dst + packed, 0, padded - packed, stream),
+              "image padding (cudaMemsetAsync)");
+}
+
+DeviceLimits SelectedDevice::limits() const {
+    return {device.sm_count, device.shared_per_block_optin, device.shared_per_sm, device.l2_cache};
+}
+
+SelectedDevice select_device(const std::function<std::string()>& probe) {
+    SelectedDevice selected;
+    const DeviceQuery q = query_devices();
+    if (q.devices.empty()) {
+        selected.error = q.error.empty() ? "no CUDA device" : q.error;
+        return selected;
+    }
+    int current = 0;
+    if (cudaGetDevice(&current) != cudaSuccess) {
+        static_cast<void>(cudaGetLastError());
+        current = 0;
+    }
+    const auto it = std::find_if(q.devices.begin(), q.devices.end(),
+                                 [&](const DeviceInfo& d) { return d.index == current; });
+    selected.device = it != q.devices.end() ? *it : q.devices.front();
+    if (cudaSetDevice(selected.device.index) != cudaSuccess) {
+        static_cast<void>(cudaGetLastError());
+        selected.error = "cannot select CUDA device " + std::to_string(selected.device.index);
+        return selected;
+    }
+    selected.found = true;
+    if (std::string why = probe(); !why.empty()) selected.error = selected.device.name + ": " + why;
+    return selected;
+}
+
+const SelectedDevice& DeviceSelection::get(const std::function<std::string()>& probe) const {
+    std::call_once(once_, [&] { selected_ = select_device(probe); });
+    return selected_;
+}
+
+TuningNote::TuningNote(std::string summary)
+    : summary_(std::move(summary)), current_(*texts_.insert(summary_).first) {}
+
+std::string_view TuningNote::current() const {
+    const std::lock_guard lock(mutex_);
+    return current_;
+}
+
+void TuningNote::record(const std::string& tuning) {
+    constexpr std::size_t kMaxTexts = 256;
+    const std::lock_guard lock(mutex_);
+    std::string text = summary_ + ". Last request: " + tuning;
+    if (const auto it = texts_.find(text); it != texts_.end())
+        current_ = *it;
+    else if (texts_.size() < kMaxTexts)
+        current_ = *texts_.insert(std::move(text)).first;
 }
 
 void KernelRun::clear_counts(unsigned long long* counts, std::size_t n, cudaStream_t stream) const {
@@ -60,52 +112,46 @@ std::size_t padded_bytes(const ImageView& image) {
 }
 
 Availability GpuEngine::availability() const {
-    const State& s = state();
+    const SelectedDevice& s = state();
     if (!s.error.empty()) return {false, s.error};
     return {};
 }
 
-const GpuEngine::State& GpuEngine::state() const {
-    std::call_once(once_, [this] {
-        const DeviceQuery q = query_devices();
-        if (q.devices.empty()) {
-            state_.error = q.error.empty() ? "no CUDA device" : q.error;
-            return;
-        }
-        int current = 0;
-        if (cudaGetDevice(&current) != cudaSuccess) {
-            static_cast<void>(cudaGetLastError());
-            current = 0;
-        }
-        const auto it = std::find_if(q.devices.begin(), q.devices.end(),
-                                     [&](const DeviceInfo& d) { return d.index == current; });
-        state_.device = it != q.devices.end() ? *it : q.devices.front();
-        if (cudaSetDevice(state_.device.index) != cudaSuccess) {
-            static_cast<void>(cudaGetLastError());
-            state_.error = "cannot select CUDA device " + std::to_string(state_.device.index);
-            return;
-        }
-        if (std::string why = probe(); !why.empty()) state_.error = state_.device.name + ": " + why;
-    });
-    return state_;
+const SelectedDevice& GpuEngine::state() const {
+    return selection_.get([this] { return probe(); });
+}
+
+std::string GpuEngine::memory_refusal(std::size_t need, std::string_view what) const {
+    const SelectedDevice& s = state();
+    if (!s.error.empty()) return {};
+    std::size_t free_bytes = 0, total_bytes = 0;
+    if (cudaSetDevice(s.device.index) != cudaSuccess ||
+        cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess) {
+        static_cast<void>(cudaGetLastError());
+        return {};
+    }
+    if (need <= free_bytes / 2) return {};
+    return "engine '" + std::string(name()) + "' needs about " + std::to_string(need >> 20) +
+           " MiB of device memory for " + std::string(what) + ", more than half of the " +
+           std::to_string(free_bytes >> 20) + " MiB free on " + s.device.name;
+}
+
+void GpuEngine::use_device() const {
+    const SelectedDevice& s = state();
+    if (!s.error.empty()) throw UnsupportedError(s.error);
+    check(cudaSetDevice(s.device.index), "cudaSetDevice");
 }
 
 std::unique_ptr<KernelRun> GpuEngine::make_run(const HistogramRequest& request,
                                                cudaStream_t stream) const {
-    const State& s = state();
-    if (!s.error.empty()) throw UnsupportedError(s.error);
-    return prepare(request, stream);
-}
-
-DeviceLimits GpuEngine::limits() const {
-    const DeviceInfo& d = state().device;
-    return {d.sm_count, d.shared_per_block_optin, d.shared_per_sm, d.l2_cache};
+    use_device();
+    std::unique_ptr<KernelRun> run = prepare(request, stream);
+    note_.record(run->tuning());
+    return run;
 }
 
 HistogramResult GpuEngine::run(const HistogramRequest& r) {
-    const State& s = state();
-    if (!s.error.empty()) throw UnsupportedError(s.error);
-    check(cudaSetDevice(s.device.index), "cudaSetDevice");
+    use_device();
 
     const std::size_t padded = padded_bytes(r.image);
     const auto bins = static_cast<std::size_t>(r.spec.bins);
@@ -118,11 +164,8 @@ HistogramResult GpuEngine::run(const HistogramRequest& r) {
     const DeviceImage image = device_image(r.image, samples.data());
 
     t0.record(stream);
-    upload_packed(r.image, samples.data(), stream.get());
-    if (padded > image.bytes)
-        check(cudaMemsetAsync(samples.data() + image.bytes, 0, padded - image.bytes, stream.get()),
-              "image padding (cudaMemsetAsync)");
-    const std::unique_ptr<KernelRun> kernel = prepare(r, stream.get());
+    upload_image(r.image, samples.data(), stream.get());
+    const std::unique_ptr<KernelRun> kernel = make_run(r, stream.get());
     t1.record(stream);
     kernel->clear_counts(counts.data(), n_counts, stream.get());
     kernel->launch(image, r.channels, counts.data(), stream.get());
@@ -146,9 +189,7 @@ HistogramResult GpuEngine::run(const HistogramRequest& r) {
 }
 
 BenchTiming GpuEngine::run_benchmark(const HistogramRequest& r, const BenchOptions& options) {
-    const State& s = state();
-    if (!s.error.empty()) throw UnsupportedError(s.error);
-    check(cudaSetDevice(s.device.index), "cudaSetDevice");
+    use_device();
 
     const std::size_t padded = padded_bytes(r.image);
     const auto bins = static_cast<std::size_t>(r.spec.bins);
@@ -177,7 +218,7 @@ BenchTiming GpuEngine::run_benchmark(const HistogramRequest& r, const BenchOptio
         check(cudaMemcpyAsync(samples.data() + c * padded, pinned.data(), padded,
                               cudaMemcpyHostToDevice, stream.get()),
               "image upload (cudaMemcpyAsync)");
-    const std::unique_ptr<KernelRun> kernel = prepare(r, stream.get());
+    const std::unique_ptr<KernelRun> kernel = make_run(r, stream.get());
 
     const auto histogram_once = [&](std::size_t copy) {
         kernel->clear_counts(counts.data(), n_counts, stream.get());

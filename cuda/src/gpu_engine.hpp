@@ -1,19 +1,23 @@
 #pragma once
 // The base of every GPU engine: device selection, the upload of a request's image, the
 // download of its counts, stage timings and the device-resident benchmark. A strategy
-// (one per file under kernels/) only says what it can serve and turns a request into
-// launches of its kernels (a KernelRun).
+// (kernels/<strategy>_engine.cpp) only says what it can serve and turns a request into
+// launches of its kernels (a KernelRun); every run prints the tuning it chose, which the
+// engine's description shows after its summary.
 
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
+#include <string_view>
 
 #include "histoscope/core/engine.hpp"
-#include "histoscope/cuda/register.hpp"
+#include "histoscope/cuda/device.hpp"
 
 namespace hs::cuda::detail {
 
@@ -38,6 +42,55 @@ struct DeviceImage {
 std::size_t padded_bytes(const ImageView& image);
 // The device copy at `data` of `image` (packed and padded as above).
 DeviceImage device_image(const ImageView& image, const std::byte* data);
+// Queues the upload of `image` into `dst` (padded_bytes(image) bytes): its rows packed, the
+// padding zeroed.
+void upload_image(const ImageView& image, std::byte* dst, cudaStream_t stream);
+
+// The device limits strategies tune from.
+struct DeviceLimits {
+    int sm_count = 1;
+    std::size_t shared_per_block_optin = 48 * 1024;
+    std::size_t shared_per_sm = 64 * 1024;
+    std::size_t l2_bytes = 0;
+};
+
+// The device an engine runs on: the current device, made current; `error` says why the engine
+// cannot run there (no device, or its kernels do not load).
+struct SelectedDevice {
+    DeviceInfo device;
+    bool found = false;  // a device was selected
+    std::string error;   // empty: the engine can run
+    DeviceLimits limits() const;
+};
+// Selects the device now; `probe` (run on the selected device) is empty when the engine's
+// kernels load there.
+SelectedDevice select_device(const std::function<std::string()>& probe);
+// The same, once per engine.
+class DeviceSelection {
+  public:
+    // The selection, made on the first call; `probe` (run once, on the selected device) is
+    // empty when the engine's kernels load there.
+    const SelectedDevice& get(const std::function<std::string()>& probe) const;
+
+  private:
+    mutable std::once_flag once_;
+    mutable SelectedDevice selected_;
+};
+
+// A summary followed by the latest tuning an engine chose, shown as its description. The texts
+// are kept (at most a few hundred), so the views handed out stay valid.
+class TuningNote {
+  public:
+    explicit TuningNote(std::string summary);
+    std::string_view current() const;
+    void record(const std::string& tuning);
+
+  private:
+    mutable std::mutex mutex_;
+    std::string summary_;
+    std::set<std::string> texts_;
+    std::string_view current_;
+};
 
 // One request prepared for one strategy: tables and scratch memory it needs live here.
 class KernelRun {
@@ -54,18 +107,13 @@ class KernelRun {
     // What a caller does before every launch(): zeroes `n` counters on `stream` unless the
     // kernel does.
     void clear_counts(unsigned long long* counts, std::size_t n, cudaStream_t stream) const;
-};
-
-// The device limits strategies tune from.
-struct DeviceLimits {
-    int sm_count = 1;
-    std::size_t shared_per_block_optin = 48 * 1024;
-    std::size_t shared_per_sm = 64 * 1024;
-    std::size_t l2_bytes = 0;
+    // The tuning the strategy chose for this request, in words.
+    virtual std::string tuning() const = 0;
 };
 
 class GpuEngine : public HistogramEngine {
   public:
+    std::string_view description() const final { return note_.current(); }
     Availability availability() const override;
 
     // The strategy's run for a valid, supported `request`, for callers that queue its launches
@@ -74,13 +122,18 @@ class GpuEngine : public HistogramEngine {
     std::unique_ptr<KernelRun> make_run(const HistogramRequest& request, cudaStream_t stream) const;
 
   protected:
-    struct State {
-        DeviceInfo device;
-        std::string error;  // why the engine cannot run here (empty: it can)
-    };
-    // The device (and whether this engine's kernels load on it), queried once.
-    const State& state() const;
-    DeviceLimits limits() const;
+    // `summary`: what the strategy does, the start of its description.
+    explicit GpuEngine(std::string summary) : note_(std::move(summary)) {}
+
+    // The device (and whether this engine's kernels load on it), selected once.
+    const SelectedDevice& state() const;
+    DeviceLimits limits() const { return state().limits(); }
+    // Makes the engine's device current; throws UnsupportedError when the engine cannot run.
+    void use_device() const;
+    // Empty when `need` bytes of device memory fit into half of what is free (the benchmark's
+    // rotated input copies may take the other half), or when the device cannot be asked
+    // (compute() reports that itself); otherwise the refusal, saying what the bytes are `for`.
+    std::string memory_refusal(std::size_t need, std::string_view what) const;
 
     // Empty when this strategy's kernels run on the (already selected) device.
     virtual std::string probe() const = 0;
@@ -92,8 +145,8 @@ class GpuEngine : public HistogramEngine {
     BenchTiming run_benchmark(const HistogramRequest& request, const BenchOptions& options) final;
 
   private:
-    mutable std::once_flag once_;
-    mutable State state_;
+    DeviceSelection selection_;
+    mutable TuningNote note_;
 };
 
 }  // namespace hs::cuda::detail

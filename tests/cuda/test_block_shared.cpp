@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "gpu_test.hpp"
 #include "histoscope/core/engine.hpp"
 #include "histoscope/core/error.hpp"
 #include "histoscope/cuda/register.hpp"
@@ -25,22 +26,12 @@ const std::vector<Channel> kRgbLuma{Channel::R, Channel::G, Channel::B, Channel:
 const std::vector<Channel> kRgbaLuma{Channel::R, Channel::G,       Channel::B,
                                      Channel::A, Channel::Luma601, Channel::Luma709};
 
-std::string shape(const ImageView& v) {
-    return std::to_string(v.width) + "x" + std::to_string(v.height) + "x" +
-           std::to_string(v.channels) + " " + to_string(v.type) + "/" +
-           std::to_string(v.bit_depth) + " stride " + std::to_string(v.stride);
-}
-
 class BlockSharedGpu : public ::testing::Test {
   protected:
     void SetUp() override {
-        if (!cuda::device_available())
-            GTEST_SKIP() << "no CUDA device: " << cuda::query_devices().error;
-        cuda::register_engines(registry_);
-        engine_ = registry_.find("block-shared");
+        if (const std::string why = test::no_gpu_reason(); !why.empty()) GTEST_SKIP() << why;
+        engine_ = test::gpu_engine(registry_, "block-shared");
         ASSERT_NE(engine_, nullptr);
-        const Availability a = engine_->availability();
-        ASSERT_TRUE(a.available) << a.reason;
     }
 
     // Runs the engine and the reference on the same request and compares every count.
@@ -49,50 +40,20 @@ class BlockSharedGpu : public ::testing::Test {
     HistogramResult expect_exact(const ImageView& image, const std::vector<Channel>& channels,
                                  const HistogramSpec& spec,
                                  std::optional<std::uint64_t> expected_total = std::nullopt) {
-        SCOPED_TRACE(shape(image) + ", " + spec.describe());
-        const HistogramRequest request{image, channels, spec};
-        EXPECT_EQ(engine_->unsupported_reason(request), "");
-        HistogramResult gpu;
-        try {
-            gpu = engine_->compute(request);
-        } catch (const Error& e) {
-            ADD_FAILURE() << "compute threw: " << e.what();
-            return gpu;
-        }
-        const std::vector<ChannelHistogram> ref = reference_histogram(image, channels, spec);
-        EXPECT_EQ(gpu.channels.size(), ref.size());
-        for (std::size_t i = 0; i < std::min(gpu.channels.size(), ref.size()); ++i) {
-            const std::string name(channel_name(ref[i].channel));
-            EXPECT_EQ(gpu.channels[i].channel, ref[i].channel);
-            if (expected_total) {
-                EXPECT_EQ(ref[i].total(), *expected_total) << name;
-            }
-            if (gpu.channels[i].counts.size() != ref[i].counts.size()) {
-                ADD_FAILURE() << name << ": " << gpu.channels[i].counts.size() << " bins, expected "
-                              << ref[i].counts.size();
-                continue;
-            }
-            std::size_t wrong = 0;
-            for (std::size_t b = 0; b < ref[i].counts.size(); ++b) {
-                if (gpu.channels[i].counts[b] == ref[i].counts[b]) continue;
-                if (++wrong <= 5)
-                    ADD_FAILURE() << name << " bin " << b << ": gpu " << gpu.channels[i].counts[b]
-                                  << ", reference " << ref[i].counts[b];
-            }
-            EXPECT_EQ(wrong, 0u) << name << ": bins that differ";
+        const std::optional<HistogramResult> gpu =
+            test::expect_exact(*engine_, {image, channels, spec});
+        if (!gpu) return {};
+        if (expected_total) {
+            for (const ChannelHistogram& h : reference_histogram(image, channels, spec))
+                EXPECT_EQ(h.total(), *expected_total) << channel_name(h.channel);
         }
         std::vector<std::string> stage_names;
-        for (const StageTime& s : gpu.stages) {
+        for (const StageTime& s : gpu->stages) {
             stage_names.push_back(s.name);
             EXPECT_GE(s.ms, 0.0) << s.name;
         }
         EXPECT_EQ(stage_names, (std::vector<std::string>{"upload", "histogram", "download"}));
-        return gpu;
-    }
-
-    static std::size_t shared_optin() {
-        const cuda::DeviceQuery q = cuda::query_devices();
-        return q.devices.empty() ? 0 : q.devices.front().shared_per_block_optin;
+        return *gpu;
     }
 
     EngineRegistry registry_;
@@ -231,7 +192,8 @@ TEST_F(BlockSharedGpu, RangeBorders) {
         {SampleType::U16, 5, 70000, 80000},  // nothing can fall inside
     };
     for (const Case& c : cases) {
-        if (static_cast<std::size_t>(c.bins) * 4 > shared_optin()) continue;  // see TooManyBins
+        if (static_cast<std::size_t>(c.bins) * 4 > test::shared_optin())
+            continue;  // see TooManyBins
         const std::uint32_t max = c.type == SampleType::U8 ? 255u : 65535u;
         const Image img = borders(c.type, c.lower, c.upper, max);
         const HistogramSpec spec = HistogramSpec::even(c.bins, c.lower, c.upper);
@@ -284,7 +246,7 @@ TEST_F(BlockSharedGpu, Saturation) {
 }
 
 TEST_F(BlockSharedGpu, LargestBinCountsThatFit) {
-    const std::size_t optin = shared_optin();
+    const std::size_t optin = test::shared_optin();
     ASSERT_GT(optin, 0u);
     const Image img = test::uniform(2000, 1000, 1, SampleType::U16, 16, 61);
     const int even_bins = static_cast<int>(optin / 4);
@@ -300,7 +262,7 @@ TEST_F(BlockSharedGpu, LargestBinCountsThatFit) {
 TEST_F(BlockSharedGpu, TooManyBinsAreRefusedOnlyWhenTheyDoNotFit) {
     const Image img = test::uniform(256, 256, 1, SampleType::U16, 16, 71);
     const HistogramRequest request{img.view(), kGray, HistogramSpec::even(65536, 0, 65536)};
-    if (65536u * 4u > shared_optin()) {
+    if (65536u * 4u > test::shared_optin()) {
         const std::string why = engine_->unsupported_reason(request);
         EXPECT_FALSE(why.empty());
         EXPECT_NE(why.find("block-shared"), std::string::npos) << why;
@@ -311,7 +273,7 @@ TEST_F(BlockSharedGpu, TooManyBinsAreRefusedOnlyWhenTheyDoNotFit) {
     }
     // Explicit edges need a threshold per bin too: refused once the pair no longer fits.
     std::vector<double> edges;
-    const int bins = static_cast<int>(shared_optin() / 8) + 1;
+    const int bins = static_cast<int>(test::shared_optin() / 8) + 1;
     for (int i = 0; i <= bins; ++i) edges.push_back(i);
     const HistogramRequest with_edges{img.view(), kGray, HistogramSpec::with_edges(edges)};
     const std::string why = engine_->unsupported_reason(with_edges);

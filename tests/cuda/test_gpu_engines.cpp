@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "bundled_media.hpp"
+#include "gpu_test.hpp"
 #include "histoscope/core/engine.hpp"
 #include "histoscope/core/error.hpp"
 #include "histoscope/cuda/register.hpp"
@@ -82,49 +83,21 @@ std::vector<HistogramSpec> specs_for(const ImageView& v) {
 class GpuEngineMatrix : public ::testing::TestWithParam<std::string> {
   protected:
     void SetUp() override {
-        if (!cuda::device_available())
-            GTEST_SKIP() << "no CUDA device: " << cuda::query_devices().error;
-        cuda::register_engines(registry_);
-        engine_ = registry_.find(GetParam());
+        if (const std::string why = test::no_gpu_reason(); !why.empty()) GTEST_SKIP() << why;
+        engine_ = test::gpu_engine(registry_, GetParam());
         ASSERT_NE(engine_, nullptr);
-        ASSERT_TRUE(engine_->availability().available) << engine_->availability().reason;
     }
 
     // Exact or refused; returns true when the engine served the request.
     bool check(const std::string& what, const ImageView& image,
                const std::vector<Channel>& channels, const HistogramSpec& spec) {
-        SCOPED_TRACE(what + " " + std::to_string(image.width) + "x" + std::to_string(image.height) +
-                     "x" + std::to_string(image.channels) + " " + to_string(image.type) + "/" +
-                     std::to_string(image.bit_depth) + ", " + spec.describe());
+        SCOPED_TRACE(what);
         const HistogramRequest request{image, channels, spec};
         if (!engine_->unsupported_reason(request).empty()) {
             ++refused_;
             return false;
         }
-        HistogramResult gpu;
-        try {
-            gpu = engine_->compute(request);
-        } catch (const Error& e) {
-            ADD_FAILURE() << "compute threw after accepting the request: " << e.what();
-            return false;
-        }
-        const auto ref = reference_histogram(image, channels, spec);
-        EXPECT_EQ(gpu.channels.size(), ref.size());
-        for (std::size_t i = 0; i < std::min(gpu.channels.size(), ref.size()); ++i) {
-            EXPECT_EQ(gpu.channels[i].channel, ref[i].channel);
-            if (gpu.channels[i].counts.size() != ref[i].counts.size()) {
-                ADD_FAILURE() << gpu.channels[i].counts.size() << " bins, expected "
-                              << ref[i].counts.size();
-                continue;
-            }
-            std::size_t wrong = 0;
-            for (std::size_t b = 0; b < ref[i].counts.size(); ++b)
-                if (gpu.channels[i].counts[b] != ref[i].counts[b] && ++wrong <= 3)
-                    ADD_FAILURE() << channel_name(ref[i].channel) << " bin " << b << ": gpu "
-                                  << gpu.channels[i].counts[b] << ", reference "
-                                  << ref[i].counts[b];
-            EXPECT_EQ(wrong, 0u) << channel_name(ref[i].channel) << ": bins that differ";
-        }
+        if (!test::expect_exact(*engine_, request)) return false;
         ++served_;
         return true;
     }

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "gpu_test.hpp"
 #include "histoscope/core/engine.hpp"
 #include "histoscope/core/error.hpp"
 #include "histoscope/cuda/register.hpp"
@@ -25,26 +26,19 @@ namespace {
 class LanePrivateGpu : public ::testing::Test {
   protected:
     void SetUp() override {
-        if (!cuda::device_available())
-            GTEST_SKIP() << "no CUDA device: " << cuda::query_devices().error;
-        cuda::register_engines(registry_);
-        engine_ = registry_.find("lane-private");
+        if (const std::string why = test::no_gpu_reason(); !why.empty()) GTEST_SKIP() << why;
+        engine_ = test::gpu_engine(registry_, "lane-private");
         ASSERT_NE(engine_, nullptr);
-        ASSERT_TRUE(engine_->availability().available) << engine_->availability().reason;
     }
 
     // Served, and exact both from compute() and after repeated launches of one run.
     void expect_exact(const Image& image, const std::vector<Channel>& channels,
                       const HistogramSpec& spec, const std::string& what) {
-        const ImageView v = image.view();
-        SCOPED_TRACE(what + " " + std::to_string(v.width) + "x" + std::to_string(v.height) + "x" +
-                     std::to_string(v.channels) + " " + to_string(v.type) + "/" +
-                     std::to_string(v.bit_depth) + ", " + spec.describe());
-        const HistogramRequest request{v, channels, spec};
-        ASSERT_EQ(engine_->unsupported_reason(request), "");
-        const std::vector<ChannelHistogram> ref = reference_histogram(v, channels, spec);
+        SCOPED_TRACE(what);
+        const HistogramRequest request{image.view(), channels, spec};
+        if (!test::expect_exact(*engine_, request)) return;
+        const std::vector<ChannelHistogram> ref = reference_histogram(image.view(), channels, spec);
         try {
-            EXPECT_TRUE(engine_->compute(request).channels == ref) << "compute() differs";
             BenchOptions options;
             options.warmup_runs = 2;
             options.timed_runs = 3;

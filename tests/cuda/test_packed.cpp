@@ -13,12 +13,13 @@
 #include <string>
 #include <vector>
 
+#include "gpu_test.hpp"
 #include "histoscope/core/engine.hpp"
 #include "histoscope/core/error.hpp"
 #include "histoscope/cuda/register.hpp"
 #include "synthetic.hpp"
-// The tuning overrides of the engines (no CUDA types): a test-only view of the library.
-#include "../../cuda/src/kernels/packed_tuning.hpp"
+// The tuning overrides of the engines: a test-only view of the library.
+#include "kernels/packed.cuh"
 
 using namespace hs;
 using hs::cuda::detail::PackedTuning;
@@ -82,45 +83,19 @@ std::vector<HistogramSpec> u16_specs() {
 class PackedGpu : public ::testing::Test {
   protected:
     void SetUp() override {
-        if (!cuda::device_available())
-            GTEST_SKIP() << "no CUDA device: " << cuda::query_devices().error;
-        cuda::register_engines(registry_);
-        packed_ = registry_.find("packed");
-        sat_ = registry_.find("packed-sat");
+        if (const std::string why = test::no_gpu_reason(); !why.empty()) GTEST_SKIP() << why;
+        packed_ = test::gpu_engine(registry_, "packed");
+        sat_ = test::gpu_engine(registry_, "packed-sat");
         ASSERT_NE(packed_, nullptr);
         ASSERT_NE(sat_, nullptr);
-        ASSERT_TRUE(packed_->availability().available) << packed_->availability().reason;
-        ASSERT_TRUE(sat_->availability().available) << sat_->availability().reason;
     }
 
     // The engine must serve the request and match the reference in every bin.
     void expect_exact(HistogramEngine& engine, const ImageView& image,
                       const std::vector<Channel>& channels, const HistogramSpec& spec,
                       const std::string& what = {}) {
-        SCOPED_TRACE(std::string(engine.name()) + " " + what + " " + std::to_string(image.width) +
-                     "x" + std::to_string(image.height) + "x" + std::to_string(image.channels) +
-                     " " + to_string(image.type) + ", " + spec.describe());
-        const HistogramRequest request{image, channels, spec};
-        const std::string why = engine.unsupported_reason(request);
-        ASSERT_EQ(why, "");
-        HistogramResult gpu;
-        try {
-            gpu = engine.compute(request);
-        } catch (const Error& e) {
-            FAIL() << "compute threw: " << e.what();
-        }
-        const std::vector<ChannelHistogram> ref = reference_histogram(image, channels, spec);
-        ASSERT_EQ(gpu.channels.size(), ref.size());
-        for (std::size_t i = 0; i < ref.size(); ++i) {
-            ASSERT_EQ(gpu.channels[i].counts.size(), ref[i].counts.size());
-            std::size_t wrong = 0;
-            for (std::size_t b = 0; b < ref[i].counts.size(); ++b)
-                if (gpu.channels[i].counts[b] != ref[i].counts[b] && ++wrong <= 3)
-                    ADD_FAILURE() << channel_name(ref[i].channel) << " bin " << b << ": gpu "
-                                  << gpu.channels[i].counts[b] << ", reference "
-                                  << ref[i].counts[b];
-            EXPECT_EQ(wrong, 0u) << channel_name(ref[i].channel) << ": bins that differ";
-        }
+        SCOPED_TRACE(what);
+        test::expect_exact(engine, {image, channels, spec});
     }
 
     static std::vector<PackedTuning> tunings() {

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "gpu_test.hpp"
 #include "histoscope/core/engine.hpp"
 #include "histoscope/core/error.hpp"
 #include "histoscope/cuda/register.hpp"
@@ -20,39 +21,14 @@ namespace {
 class ThreadPrivateGpu : public ::testing::Test {
   protected:
     void SetUp() override {
-        if (!cuda::device_available())
-            GTEST_SKIP() << "no CUDA device: " << cuda::query_devices().error;
-        cuda::register_engines(registry_);
-        engine_ = registry_.find("thread-private");
+        if (const std::string why = test::no_gpu_reason(); !why.empty()) GTEST_SKIP() << why;
+        engine_ = test::gpu_engine(registry_, "thread-private");
         ASSERT_NE(engine_, nullptr);
-        ASSERT_TRUE(engine_->availability().available) << engine_->availability().reason;
     }
 
     void expect_exact(const ImageView& image, const std::vector<Channel>& channels,
                       const HistogramSpec& spec) {
-        SCOPED_TRACE(std::to_string(image.width) + "x" + std::to_string(image.height) + "x" +
-                     std::to_string(image.channels) + " " + to_string(image.type) + ", " +
-                     spec.describe());
-        const HistogramRequest request{image, channels, spec};
-        ASSERT_EQ(engine_->unsupported_reason(request), "");
-        HistogramResult gpu;
-        try {
-            gpu = engine_->compute(request);
-        } catch (const Error& e) {
-            FAIL() << "compute threw: " << e.what();
-        }
-        const auto ref = reference_histogram(image, channels, spec);
-        ASSERT_EQ(gpu.channels.size(), ref.size());
-        for (std::size_t i = 0; i < ref.size(); ++i) {
-            EXPECT_EQ(gpu.channels[i].channel, ref[i].channel);
-            EXPECT_TRUE(gpu.channels[i].counts == ref[i].counts)
-                << channel_name(ref[i].channel) << " differs from the reference";
-        }
-    }
-
-    static std::size_t shared_optin() {
-        const cuda::DeviceQuery q = cuda::query_devices();
-        return q.devices.empty() ? 0 : q.devices.front().shared_per_block_optin;
+        test::expect_exact(*engine_, {image, channels, spec});
     }
 
     EngineRegistry registry_;
@@ -96,20 +72,14 @@ TEST_F(ThreadPrivateGpu, RefusesBinsThatDoNotFitForOneWarp) {
                      .empty());
     // The largest bin count it advertises is served.
     const int most = engine_->capabilities().max_bins;
-    EXPECT_LE(static_cast<std::size_t>(most) * 32, shared_optin());
+    EXPECT_LE(static_cast<std::size_t>(most) * 32, test::shared_optin());
     expect_exact(img.view(), {Channel::B}, HistogramSpec::even(most, 0, 65536));
 }
 
 TEST_F(ThreadPrivateGpu, BenchmarkMatchesTheReference) {
     const Image img = test::uniform(1920, 1080, 4, SampleType::U8, 8, 5);
-    const std::vector<Channel> channels{Channel::A, Channel::Luma709};
-    const HistogramSpec spec = HistogramSpec::even(100, 3, 250);
-    BenchOptions options;
-    options.warmup_runs = 1;
-    options.timed_runs = 3;
-    const BenchTiming t = engine_->benchmark({img.view(), channels, spec}, options);
-    EXPECT_EQ(t.histogram_ms.size(), 3u);
-    EXPECT_EQ(t.last, reference_histogram(img.view(), channels, spec));
+    test::expect_benchmark_exact(
+        *engine_, {img.view(), {Channel::A, Channel::Luma709}, HistogramSpec::even(100, 3, 250)});
 }
 
 TEST(CudaHost, RegisterEnginesAddsThreadPrivate) {

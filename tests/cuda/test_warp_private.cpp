@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "gpu_test.hpp"
 #include "histoscope/core/engine.hpp"
 #include "histoscope/core/error.hpp"
 #include "histoscope/cuda/register.hpp"
@@ -21,37 +22,16 @@ namespace {
 class WarpPrivateGpu : public ::testing::Test {
   protected:
     void SetUp() override {
-        if (!cuda::device_available())
-            GTEST_SKIP() << "no CUDA device: " << cuda::query_devices().error;
-        cuda::register_engines(registry_);
-        engine_ = registry_.find("warp-private");
+        if (const std::string why = test::no_gpu_reason(); !why.empty()) GTEST_SKIP() << why;
+        engine_ = test::gpu_engine(registry_, "warp-private");
         ASSERT_NE(engine_, nullptr);
-        ASSERT_TRUE(engine_->availability().available) << engine_->availability().reason;
     }
 
     // Compares every count with the reference; returns the engine's description afterwards
     // (it names the tuning of the last request).
     std::string expect_exact(const ImageView& image, const std::vector<Channel>& channels,
                              const HistogramSpec& spec) {
-        SCOPED_TRACE(std::to_string(image.width) + "x" + std::to_string(image.height) + "x" +
-                     std::to_string(image.channels) + " " + to_string(image.type) + ", " +
-                     spec.describe());
-        const HistogramRequest request{image, channels, spec};
-        EXPECT_EQ(engine_->unsupported_reason(request), "");
-        HistogramResult gpu;
-        try {
-            gpu = engine_->compute(request);
-        } catch (const Error& e) {
-            ADD_FAILURE() << "compute threw: " << e.what();
-            return {};
-        }
-        const auto ref = reference_histogram(image, channels, spec);
-        EXPECT_EQ(gpu.channels.size(), ref.size());
-        for (std::size_t i = 0; i < std::min(gpu.channels.size(), ref.size()); ++i) {
-            EXPECT_EQ(gpu.channels[i].channel, ref[i].channel);
-            EXPECT_TRUE(gpu.channels[i].counts == ref[i].counts)
-                << channel_name(ref[i].channel) << " differs from the reference";
-        }
+        if (!test::expect_exact(*engine_, {image, channels, spec})) return {};
         return std::string(engine_->description());
     }
 
@@ -103,14 +83,8 @@ TEST_F(WarpPrivateGpu, ContentionGetsMoreSubHistograms) {
 
 TEST_F(WarpPrivateGpu, BenchmarkMatchesTheReference) {
     const Image img = test::gaussian(1280, 720, 3, SampleType::U8, 8, 5.0);
-    const std::vector<Channel> channels{Channel::G, Channel::Luma601};
-    const HistogramSpec spec = HistogramSpec::even(256, 0, 256);
-    BenchOptions options;
-    options.warmup_runs = 1;
-    options.timed_runs = 3;
-    const BenchTiming t = engine_->benchmark({img.view(), channels, spec}, options);
-    EXPECT_EQ(t.histogram_ms.size(), 3u);
-    EXPECT_EQ(t.last, reference_histogram(img.view(), channels, spec));
+    test::expect_benchmark_exact(
+        *engine_, {img.view(), {Channel::G, Channel::Luma601}, HistogramSpec::even(256, 0, 256)});
 }
 
 TEST(CudaHost, RegisterEnginesAddsWarpPrivate) {

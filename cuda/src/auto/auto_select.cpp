@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <random>
 
+#include "kernels/strategies.hpp"
+
 namespace hs::cuda::detail {
 
 namespace {
@@ -23,18 +25,6 @@ const char* kind_name(AutoKind k) {
             return "edges";
     }
     return "plain";
-}
-
-std::uint32_t value_of(const ImageView& image, Channel c, std::uint64_t pixel) {
-    const auto w = static_cast<std::uint64_t>(image.width);
-    const auto x = static_cast<int>(pixel % w);
-    const auto y = static_cast<int>(pixel / w);
-    if (c == Channel::Joint)
-        return joint_value(image.sample(x, y, 0), image.sample(x, y, 1), image.sample(x, y, 2));
-    if (is_luma(c) && image.channels > 1)
-        return luma(c == Channel::Luma709 ? kLuma709 : kLuma601, image.sample(x, y, 0),
-                    image.sample(x, y, 1), image.sample(x, y, 2));
-    return image.sample(x, y, std::max(0, channel_offset(c, image.channels)));
 }
 
 int ceil_log2(std::uint64_t v) {
@@ -62,7 +52,9 @@ double auto_race_factor(const HistogramRequest& r) {
         const std::uint64_t start = pixels > 32 ? rng() % (pixels - 31) : 0;
         int n = 0;
         for (std::uint64_t p = start; p < std::min(pixels, start + 32); ++p) {
-            const std::int32_t b = bin_of(r.spec, value_of(r.image, c, p));
+            const auto w = static_cast<std::uint64_t>(r.image.width);
+            const std::int32_t b = bin_of(r.spec, channel_value(r.image, c, static_cast<int>(p % w),
+                                                                static_cast<int>(p / w)));
             if (b >= 0) bins[static_cast<std::size_t>(n++)] = b;
         }
         std::sort(bins.begin(), bins.begin() + n);
@@ -149,7 +141,7 @@ std::vector<AutoCandidate> auto_candidates(const AutoKey& key) {
             std::string("map entry '") + entry->origin + "' (" + entry->key.text() + ")";
         for (std::string& name : auto_split_ranking(entry->ranking)) add(std::move(name), origin);
     }
-    for (const std::string_view name : kAutoFallbackOrder) add(std::string(name), "fallback order");
+    for (const Strategy& s : strategies()) add(std::string(s.name), "fallback order");
     return out;
 }
 

@@ -59,14 +59,8 @@ struct AutoCandidate {
     std::string origin;  // "map entry 'CASE' (KEY)" or "fallback order"
 };
 // Every engine auto tries for `key`, in order, each once: the rankings of the map's entries,
-// nearest first, then kAutoFallbackOrder. The "auto" engine and the GPU frame pipeline take
-// the first one that is available and serves the request.
+// nearest first, then the strategy table's order (kernels/strategies.hpp). The "auto" engine
+// and the GPU frame pipeline take the first one that is available and serves the request.
 std::vector<AutoCandidate> auto_candidates(const AutoKey& key);
-
-// Used when the map names no engine that serves a request: the order of the benchmark of
-// 2026-11-23 on the H100 (docs/PERFORMANCE.md; packed leads warp-private at 16-bit, 65536 bins).
-inline constexpr std::string_view kAutoFallbackOrder[] = {
-    "lane-private", "packed",         "warp-private",  "block-shared", "cub",
-    "npp",          "thread-private", "global-atomic", "sort-search",  "packed-sat"};
 
 }  // namespace hs::cuda::detail

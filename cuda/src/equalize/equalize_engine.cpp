@@ -23,72 +23,34 @@
 #include "gpu_engine.hpp"
 #include "histoscope/core/equalize.hpp"
 #include "histoscope/core/error.hpp"
-#include "histoscope/cuda/register.hpp"
+#include "kernels/common/device_table.hpp"
 
 namespace hs::cuda::detail {
 
 namespace {
 
-// 4d's per-column (per-row) tiles and weights, computed exactly as core's clahe.cpp does on
-// the host (float multiply, then subtract; this file is compiled with -ffp-contract=off).
-struct HostAxis {
-    std::vector<int> tile1, tile2;
-    std::vector<float> weight2, weight1;
-};
-
-HostAxis interpolation_axis(int n, int tile_size, int tiles) {
-    HostAxis a;
-    const auto size = static_cast<std::size_t>(n);
-    a.tile1.resize(size);
-    a.tile2.resize(size);
-    a.weight2.resize(size);
-    a.weight1.resize(size);
-    const float inv = 1.0f / static_cast<float>(tile_size);
-    for (std::size_t p = 0; p < size; ++p) {
-        const float f = static_cast<float>(p) * inv - 0.5f;
-        const int t1 = static_cast<int>(std::floor(f));
-        a.weight2[p] = f - static_cast<float>(t1);
-        a.weight1[p] = 1.0f - a.weight2[p];
-        a.tile1[p] = std::max(t1, 0);
-        a.tile2[p] = std::min(t1 + 1, tiles - 1);
-    }
-    return a;
-}
-
-// An axis on the device: two int tables and two float tables of n entries.
+// An axis of 4d on the device: core's clahe_axis() (tiles and weights per column or row), two
+// int tables and two float tables of n entries each.
 struct DeviceAxis {
-    DeviceBuffer<int> tiles;      // tile1 then tile2
-    DeviceBuffer<float> weights;  // weight2 then weight1
+    DeviceTable<int> tiles;      // tile1 then tile2
+    DeviceTable<float> weights;  // weight2 then weight1
+    DeviceAxis() = default;
+    DeviceAxis(const ClaheAxis& a, const char* what, cudaStream_t stream)
+        : tiles(join(a.tile1, a.tile2), what, stream),
+          weights(join(a.weight2, a.weight1), what, stream) {}
     eq::AxisTables tables() const {
         const std::size_t n = tiles.size() / 2;
         return {tiles.data(), tiles.data() + n, weights.data(), weights.data() + n};
     }
+
+  private:
+    template <typename T>
+    static std::vector<T> join(const std::vector<T>& a, const std::vector<T>& b) {
+        std::vector<T> v = a;
+        v.insert(v.end(), b.begin(), b.end());
+        return v;
+    }
 };
-
-template <typename T>
-void upload(DeviceBuffer<T>& dst, const std::vector<T>& src, const char* what,
-            cudaStream_t stream) {
-    check(cudaMemcpyAsync(dst.data(), src.data(), src.size() * sizeof(T), cudaMemcpyHostToDevice,
-                          stream),
-          what);
-}
-
-// Uploads `image` packed into `dst` (padded_bytes(image) bytes) and zeroes the padding.
-void upload_image(const ImageView& image, std::byte* dst, cudaStream_t stream) {
-    check(cudaMemcpy2DAsync(dst, image.row_bytes(), image.data, image.stride, image.row_bytes(),
-                            static_cast<std::size_t>(image.height), cudaMemcpyHostToDevice, stream),
-          "image upload (cudaMemcpy2DAsync)");
-    const std::size_t packed = image.row_bytes() * static_cast<std::size_t>(image.height);
-    const std::size_t padded = padded_bytes(image);
-    if (padded > packed)
-        check(cudaMemsetAsync(dst + packed, 0, padded - packed, stream),
-              "image padding (cudaMemsetAsync)");
-}
-
-eq::DeviceFrame frame_of(const ImageView& image, const std::byte* data) {
-    return {data,           image.pixel_count(),           image.width,    image.height,
-            image.channels, image.type == SampleType::U16, image.bit_depth};
-}
 
 // The InputError core's split_planes() throws for a sample above the declared depth: the first
 // such row, with the largest sample of that row.
@@ -114,7 +76,7 @@ class GpuEqualizeEngine final : public EqualizeEngine {
     }
 
     Availability availability() const override {
-        const State& s = state();
+        const SelectedDevice& s = state();
         if (!s.error.empty()) return {false, s.error};
         return {};
     }
@@ -136,39 +98,11 @@ class GpuEqualizeEngine final : public EqualizeEngine {
     EqualizeResult run(const EqualizeRequest& r) override;
 
   private:
-    struct State {
-        DeviceInfo device;
-        std::string error;
-    };
-
-    const State& state() const {
-        std::call_once(once_, [this] {
-            const DeviceQuery q = query_devices();
-            if (q.devices.empty()) {
-                state_.error = q.error.empty() ? "no CUDA device" : q.error;
-                return;
-            }
-            int current = 0;
-            if (cudaGetDevice(&current) != cudaSuccess) {
-                static_cast<void>(cudaGetLastError());
-                current = 0;
-            }
-            const auto it = std::find_if(q.devices.begin(), q.devices.end(),
-                                         [&](const DeviceInfo& d) { return d.index == current; });
-            state_.device = it != q.devices.end() ? *it : q.devices.front();
-            if (cudaSetDevice(state_.device.index) != cudaSuccess) {
-                static_cast<void>(cudaGetLastError());
-                state_.error = "cannot select CUDA device " + std::to_string(state_.device.index);
-                return;
-            }
-            if (std::string why = eq::probe(); !why.empty())
-                state_.error = state_.device.name + ": " + why;
-        });
-        return state_;
+    const SelectedDevice& state() const {
+        return selection_.get([] { return eq::probe(); });
     }
 
-    mutable std::once_flag once_;
-    mutable State state_;
+    DeviceSelection selection_;
 };
 
 EqualizeResult GpuEqualizeEngine::run(const EqualizeRequest& r) {
@@ -182,10 +116,10 @@ EqualizeResult GpuEqualizeEngine::run(const EqualizeRequest& r) {
                                              .count()});
         return result;
     }
-    const State& s = state();
+    const SelectedDevice& s = state();
     if (!s.error.empty()) throw UnsupportedError(s.error);
     check(cudaSetDevice(s.device.index), "cudaSetDevice");
-    const eq::Limits limits{s.device.sm_count, s.device.shared_per_block_optin};
+    const DeviceLimits limits = s.limits();
 
     const ImageView& img = r.image;
     const int planes = r.processed_planes();
@@ -204,7 +138,7 @@ EqualizeResult GpuEqualizeEngine::run(const EqualizeRequest& r) {
     DeviceBuffer<std::byte> in(padded_bytes(img), "image upload buffer");
     DeviceBuffer<std::byte> out(padded_bytes(img), "equalized image buffer");
     DeviceBuffer<unsigned long long> bad(2, "depth check flags");  // image, reference
-    const eq::DeviceFrame frame = frame_of(img, in.data());
+    const DeviceImage frame = device_image(img, in.data());
     result.image = Image(img.width, img.height, img.channels, img.type, img.bit_depth);
 
     // global / match
@@ -218,8 +152,6 @@ EqualizeResult GpuEqualizeEngine::run(const EqualizeRequest& r) {
     eq::TileGrid tile_grid;
     DeviceBuffer<unsigned int> tile_counts;
     DeviceAxis x_axis, y_axis;
-    std::vector<int> x_tiles, y_tiles;
-    std::vector<float> x_weights, y_weights;
     std::size_t tiles = 0;
 
     if (r.mode == EqualizeMode::Clahe) {
@@ -230,21 +162,10 @@ EqualizeResult GpuEqualizeEngine::run(const EqualizeRequest& r) {
                                                  "CLAHE tile histograms");
         luts = DeviceBuffer<std::uint16_t>(static_cast<std::size_t>(planes) * tiles * levels,
                                            "CLAHE tile LUTs");
-        const HostAxis ax = interpolation_axis(img.width, grid.tile_width, grid.tiles_x);
-        const HostAxis ay = interpolation_axis(img.height, grid.tile_height, grid.tiles_y);
-        const auto join = [](const auto& a, const auto& b) {
-            auto v = a;
-            v.insert(v.end(), b.begin(), b.end());
-            return v;
-        };
-        x_tiles = join(ax.tile1, ax.tile2);
-        x_weights = join(ax.weight2, ax.weight1);
-        y_tiles = join(ay.tile1, ay.tile2);
-        y_weights = join(ay.weight2, ay.weight1);
-        x_axis = {DeviceBuffer<int>(x_tiles.size(), "CLAHE column tiles"),
-                  DeviceBuffer<float>(x_weights.size(), "CLAHE column weights")};
-        y_axis = {DeviceBuffer<int>(y_tiles.size(), "CLAHE row tiles"),
-                  DeviceBuffer<float>(y_weights.size(), "CLAHE row weights")};
+        x_axis = DeviceAxis(clahe_axis(img.width, grid.tile_width, grid.tiles_x),
+                            "CLAHE column tiles and weights upload", stream.get());
+        y_axis = DeviceAxis(clahe_axis(img.height, grid.tile_height, grid.tiles_y),
+                            "CLAHE row tiles and weights upload", stream.get());
     } else {
         counts = DeviceBuffer<unsigned long long>(n_luts, "value histograms");
         luts = DeviceBuffer<std::uint16_t>(n_luts, "LUTs");
@@ -275,17 +196,13 @@ EqualizeResult GpuEqualizeEngine::run(const EqualizeRequest& r) {
     upload_image(img, in.data(), stream.get());
     check(cudaMemsetAsync(bad.data(), 0xFF, bad.bytes(), stream.get()),
           "depth check flags (cudaMemsetAsync)");
-    if (r.mode == EqualizeMode::Clahe) {
-        upload(x_axis.tiles, x_tiles, "CLAHE column tiles upload", stream.get());
-        upload(x_axis.weights, x_weights, "CLAHE column weights upload", stream.get());
-        upload(y_axis.tiles, y_tiles, "CLAHE row tiles upload", stream.get());
-        upload(y_axis.weights, y_weights, "CLAHE row weights upload", stream.get());
-    }
     if (r.mode == EqualizeMode::Match) {
         if (r.reference)
             upload_image(*r.reference, ref_image.data(), stream.get());
         else
-            upload(ref_counts, ref_host, "reference histograms upload", stream.get());
+            check(cudaMemcpyAsync(ref_counts.data(), ref_host.data(), ref_counts.bytes(),
+                                  cudaMemcpyHostToDevice, stream.get()),
+                  "reference histograms upload (cudaMemcpyAsync)");
     }
 
     // --- histogram
@@ -305,7 +222,7 @@ EqualizeResult GpuEqualizeEngine::run(const EqualizeRequest& r) {
                   "reference histograms (cudaMemsetAsync)");
             const ImageView& ref = *r.reference;
             const bool ref_check = ref.type == SampleType::U16 && ref.bit_depth < 16;
-            eq::launch_value_histogram(frame_of(ref, ref_image.data()), ref_select, planes,
+            eq::launch_value_histogram(device_image(ref, ref_image.data()), ref_select, planes,
                                        ref_counts.data(), ref_check ? bad.data() + 1 : nullptr,
                                        limits, stream.get());
         }

@@ -19,24 +19,13 @@
 #include <cstdint>
 #include <string>
 
+#include "gpu_engine.hpp"
+
 namespace hs::cuda::detail::eq {
 
-// The device's limits the launches tune from.
-struct Limits {
-    int sm_count = 1;
-    std::size_t shared_per_block_optin = 48 * 1024;
-};
-
-// A packed device image (see above).
-struct DeviceFrame {
-    const void* data = nullptr;
-    std::uint64_t pixels = 0;
-    int width = 0;
-    int height = 0;
-    int channels = 1;  // 1, 3 or 4
-    bool u16 = false;
-    int bit_depth = 8;  // declared depth: L = 2^bit_depth levels
-};
+// Images are DeviceImages (gpu_engine.hpp): L = 2^bit_depth levels. Files by stage:
+// histogram.cu, lut.cu, apply.cu (which holds the probe), their device helpers in
+// equalize_device.cuh.
 
 // Which value of a pixel each plane holds.
 struct PlaneSelect {
@@ -67,14 +56,14 @@ std::string probe();
 // clamp them, so no kernel reads outside its tables.
 
 // Adds the value histograms of `planes` planes of `frame` to `counts` (zeroed by the caller).
-void launch_value_histogram(const DeviceFrame& frame, const PlaneSelect& select, int planes,
+void launch_value_histogram(const DeviceImage& frame, const PlaneSelect& select, int planes,
                             unsigned long long* counts, unsigned long long* bad,
-                            const Limits& limits, cudaStream_t stream);
+                            const DeviceLimits& limits, cudaStream_t stream);
 
 // Adds the tile histograms of the CLAHE grid (over the image padded with reflect101 on the
 // right and at the bottom, 4a) to `counts` (planes x tiles x L, zeroed by the caller).
-void launch_tile_histogram(const DeviceFrame& frame, const PlaneSelect& select, int planes,
-                           const TileGrid& grid, unsigned int* counts, const Limits& limits,
+void launch_tile_histogram(const DeviceImage& frame, const PlaneSelect& select, int planes,
+                           const TileGrid& grid, unsigned int* counts, const DeviceLimits& limits,
                            cudaStream_t stream);
 
 // Global equalization LUT of each plane (1), blended with `weight` (2).
@@ -94,11 +83,11 @@ void launch_clahe_lut(const unsigned int* counts, int planes, int tiles, int lev
 
 // out = the image with each processed plane through its LUT (in luma space: Y through the
 // LUT, back from YCrCb); other samples (alpha) copied. `out` is padded like the input.
-void launch_apply_lut(const DeviceFrame& frame, bool luma, int planes, const std::uint16_t* luts,
+void launch_apply_lut(const DeviceImage& frame, bool luma, int planes, const std::uint16_t* luts,
                       void* out, unsigned long long* bad, cudaStream_t stream);
 
 // out = CLAHE interpolation (4d) of each processed plane, blended with `weight` (2).
-void launch_apply_clahe(const DeviceFrame& frame, bool luma, int planes, const TileGrid& grid,
+void launch_apply_clahe(const DeviceImage& frame, bool luma, int planes, const TileGrid& grid,
                         const AxisTables& x_axis, const AxisTables& y_axis,
                         const std::uint16_t* luts, std::int64_t weight, void* out,
                         unsigned long long* bad, cudaStream_t stream);

@@ -26,30 +26,62 @@
 
 #include <cuda_runtime_api.h>
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
-#include <memory>
 #include <string>
+#include <vector>
 
 #include "gpu_engine.hpp"
-#include "histoscope/core/engine.hpp"
+#include "kernels/common/samples.cuh"
 
 namespace hs::cuda::detail {
 
 // Largest part of the image (bytes of its samples, or of a derived plane) one CUB call sees.
 inline constexpr std::uint64_t kCubChunkBytes = std::uint64_t{1} << 30;
 
-// Device bytes a run of `request` needs besides the image and the 64-bit counters: CUB's
-// temporary storage, the 32-bit scratch histograms, a derived-value plane and the levels.
-// Throws hs::UnsupportedError when CUB refuses the parameters, hs::DeviceError on CUDA
-// failures. The request's device must be current.
-std::size_t cub_workspace_bytes(const HistogramRequest& request);
+// Derived values, each histogrammed from a plane of its own: luma (Rec.601, Rec.709) and the
+// joint colour.
+inline constexpr int kCubDerivedKinds = 3;
 
-// The prepared run (temporary storage, scratch, levels uploaded on `stream`).
-std::unique_ptr<KernelRun> make_cub_run(const HistogramRequest& request, const DeviceLimits& limits,
-                                        cudaStream_t stream);
+// How one request maps onto CUB calls; describe() prints it.
+struct CubPlan {
+    SampleType type = SampleType::U8;
+    int channels = 1;
+    std::uint64_t pixels = 0;
+    std::uint64_t chunk_pixels = 0;  // pixels per chunk (CUB call)
+    int bins = 1;
+    bool even = true;
+    long long lower = 0, upper = 0;
+    bool plain = false;  // one Multi* call over all interleaved channels
+    std::array<int, kCubDerivedKinds> derived_slot{-1, -1, -1};
+    int slots = 0;                       // scratch histograms
+    std::vector<int> slot_of;            // per requested channel
+    std::size_t plane_bytes_per_px = 0;  // 0: no derived plane
+    std::size_t temp_bytes = 0;          // the most CUB's calls need
 
-// Empty when the kernels of this build can run on the current device, otherwise why not.
+    std::uint64_t first_chunk() const { return std::min(chunk_pixels, pixels); }
+    // Device bytes of a run besides the image and the 64-bit counters: CUB's temporary storage,
+    // the 32-bit scratch histograms, a derived-value plane and the levels.
+    std::size_t workspace_bytes() const;
+    std::string describe() const;
+};
+
+// The plan of `request` (CUB's temporary storage size included). Throws hs::UnsupportedError
+// when CUB refuses the parameters, hs::DeviceError on CUDA failures. The device must be current.
+CubPlan plan_cub(const HistogramRequest& request);
+
+struct CubBuffers {
+    void* temp = nullptr;               // plan.temp_bytes
+    unsigned* scratch = nullptr;        // plan.slots * plan.bins
+    void* plane = nullptr;              // plan.first_chunk() * plan.plane_bytes_per_px
+    const long long* levels = nullptr;  // explicit edges: the bins + 1 thresholds
+};
+
+// Adds the histograms of the plan's channels of `image` to `counts`.
+void launch_cub(const CubPlan& plan, const CubBuffers& buffers, const DeviceImage& image,
+                unsigned long long* counts, const DeviceLimits& limits, cudaStream_t stream);
+
 std::string cub_probe();
 
 }  // namespace hs::cuda::detail

@@ -7,10 +7,12 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
-#include "cuda_check.hpp"
+#include "device_buffer.hpp"
 #include "gpu_engine.hpp"
 #include "histoscope/core/error.hpp"
+#include "kernels/common/device_table.hpp"
 #include "kernels/cub.cuh"
 #include "kernels/strategies.hpp"
 
@@ -18,25 +20,57 @@ namespace hs::cuda::detail {
 
 namespace {
 
+class CubRun final : public KernelRun {
+  public:
+    CubRun(const HistogramRequest& r, const DeviceLimits& limits, cudaStream_t stream)
+        : plan_(plan_cub(r)),
+          limits_(limits),
+          temp_(plan_.temp_bytes, "CUB temporary storage"),
+          scratch_(static_cast<std::size_t>(plan_.slots) * static_cast<std::size_t>(plan_.bins),
+                   "CUB 32-bit scratch histograms"),
+          plane_(plan_.first_chunk() * plan_.plane_bytes_per_px, "CUB luma/joint plane") {
+        // Explicit edges: the spec's integer thresholds, exact levels for integer samples.
+        if (!plan_.even) {
+            const std::vector<std::int64_t> t = r.spec.thresholds();
+            levels_ = DeviceTable(std::vector<long long>(t.begin(), t.end()), "CUB levels upload",
+                                  stream);
+        }
+    }
+
+    void launch(const DeviceImage& image, const std::vector<Channel>& channels,
+                unsigned long long* counts, cudaStream_t stream) override {
+        if (channels.size() != plan_.slot_of.size())
+            throw UsageError("cub: launch() does not match the prepared request");
+        launch_cub(plan_, {temp_.data(), scratch_.data(), plane_.data(), levels_.data()}, image,
+                   counts, limits_, stream);
+    }
+
+    std::string tuning() const override { return plan_.describe(); }
+
+  private:
+    CubPlan plan_;
+    DeviceLimits limits_;
+    DeviceBuffer<char> temp_;
+    DeviceBuffer<unsigned> scratch_;
+    DeviceBuffer<char> plane_;
+    DeviceTable<long long> levels_;
+};
+
 class CubEngine final : public GpuEngine {
   public:
+    CubEngine()
+        : GpuEngine(
+              "GPU: cub::DeviceHistogram (MultiHistogramEven with 64-bit integer levels, "
+              "HistogramRange over the integer thresholds for edges), 32-bit counts per chunk "
+              "of at most 1 GiB added to 64-bit totals; luma and joint colour through a "
+              "transform kernel that writes a plane CUB then histograms") {}
     std::string_view name() const override { return "cub"; }
-    std::string_view description() const override {
-        return "GPU: cub::DeviceHistogram (MultiHistogramEven with 64-bit integer levels, "
-               "HistogramRange over the integer thresholds for edges), 32-bit counts per chunk "
-               "of at most 1 GiB added to 64-bit totals; luma and joint colour through a "
-               "transform kernel that writes a plane CUB then histograms";
-    }
     Capabilities capabilities() const override { return {}; }
 
   protected:
     std::string extra_unsupported_reason(const HistogramRequest& r) const override {
-        const State& s = state();
+        const SelectedDevice& s = state();
         if (!s.error.empty()) return {};  // compute() reports the unavailability itself
-        if (cudaSetDevice(s.device.index) != cudaSuccess) {
-            static_cast<void>(cudaGetLastError());
-            return {};  // compute() reports the failure itself
-        }
         // Beyond 256 bins CUB privatizes one histogram per thread block in global memory and
         // indexes it with 32-bit ints: blocks x bins must stay below 2^31 (2^24 joint-colour
         // bins on a 1280x720 frame ended in an illegal address on the H100). At most 32 blocks
@@ -47,34 +81,29 @@ class CubEngine final : public GpuEngine {
             return "engine 'cub' handles at most " + std::to_string(max_bins) + " bins on " +
                    s.device.name +
                    " (CUB indexes its per-block global histograms with 32-bit ints)";
+        if (cudaSetDevice(s.device.index) != cudaSuccess) {
+            static_cast<void>(cudaGetLastError());
+            return {};  // compute() reports the failure itself
+        }
         std::size_t workspace = 0;
         try {
-            workspace = cub_workspace_bytes(r);
+            workspace = plan_cub(r).workspace_bytes();
         } catch (const UnsupportedError& e) {
             return e.what();
         } catch (const DeviceError&) {
             return {};  // compute() reports the failure itself
         }
-        std::size_t free_bytes = 0, total_bytes = 0;
-        if (cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess) {
-            static_cast<void>(cudaGetLastError());
-            return {};
-        }
         const std::size_t counters =
             static_cast<std::size_t>(r.spec.bins) * r.channels.size() * sizeof(std::uint64_t);
-        const std::size_t need = workspace + padded_bytes(r.image) + counters;
-        // Half of the free memory: the benchmark's rotated input copies may take the rest.
-        if (need <= free_bytes / 2) return {};
-        return "engine 'cub' needs about " + std::to_string(need >> 20) +
-               " MiB of device memory for " + std::to_string(r.spec.bins) +
-               " bins (CUB keeps one privatized histogram per thread block in global memory "
-               "beyond 256 bins), more than half of the " +
-               std::to_string(free_bytes >> 20) + " MiB free on " + s.device.name;
+        return memory_refusal(workspace + padded_bytes(r.image) + counters,
+                              std::to_string(r.spec.bins) +
+                                  " bins (CUB keeps one privatized histogram per thread block "
+                                  "in global memory beyond 256 bins)");
     }
     std::string probe() const override { return cub_probe(); }
     std::unique_ptr<KernelRun> prepare(const HistogramRequest& r,
                                        cudaStream_t stream) const override {
-        return make_cub_run(r, limits(), stream);
+        return std::make_unique<CubRun>(r, limits(), stream);
     }
 };
 

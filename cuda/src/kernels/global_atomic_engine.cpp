@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "cuda_check.hpp"
-#include "device_buffer.hpp"
 #include "gpu_engine.hpp"
+#include "histoscope/core/error.hpp"
+#include "kernels/common/device_table.hpp"
 #include "kernels/global_atomic.cuh"
 #include "kernels/strategies.hpp"
 
@@ -16,84 +16,61 @@ namespace hs::cuda::detail {
 
 namespace {
 
-// What the kernel computes for `channel` of an image with `channels` samples per pixel.
-GlobalAtomicOutput output_for(Channel channel, int channels) {
-    GlobalAtomicOutput out;
-    if (channels > 1 && is_luma(channel)) {
-        out.value = channel == Channel::Luma709 ? GaValue::Luma709 : GaValue::Luma601;
-    } else if (channel == Channel::Joint) {
-        out.value = GaValue::Joint;
-    } else {
-        // Plain channels, and luma of a one-channel image (the gray sample itself).
-        out.value = GaValue::Plain;
-        out.offset = std::max(0, channel_offset(channel, channels));
-    }
-    return out;
-}
-
 class GlobalAtomicRun final : public KernelRun {
   public:
-    GlobalAtomicRun(const HistogramRequest& r, DeviceLimits limits, cudaStream_t stream)
-        : limits_(limits) {
+    GlobalAtomicRun(const HistogramRequest& r, const DeviceLimits& limits, cudaStream_t stream)
+        : pixels_(r.image.pixel_count()) {
         args_.u16 = r.image.type == SampleType::U16;
-        args_.bins = r.spec.bins;
-        if (r.spec.has_edges()) {
-            args_.mode = GaBinMode::Edges;
-            // Values lie in [0, 2^24): clamping the thresholds to [-1, 2^24] keeps every
-            // comparison with a value unchanged and fits them in 32 bits.
-            constexpr std::int64_t kTop = std::int64_t{1} << 24;
-            for (const std::int64_t t : r.spec.thresholds())
-                thresholds_host_.push_back(
-                    static_cast<std::int32_t>(std::clamp<std::int64_t>(t, -1, kTop)));
-            thresholds_ = DeviceBuffer<std::int32_t>(thresholds_host_.size(), "edge thresholds");
-            // The host copy lives as long as this run, i.e. until the engine has synchronized.
-            check(cudaMemcpyAsync(thresholds_.data(), thresholds_host_.data(), thresholds_.bytes(),
-                                  cudaMemcpyHostToDevice, stream),
-                  "edge thresholds upload (cudaMemcpyAsync)");
-            args_.thresholds = thresholds_.data();
-        } else {
-            args_.mode = GaBinMode::Even;
-            args_.lower = r.spec.lower;
-            args_.upper = r.spec.upper;
-        }
+        args_.channels = r.image.channels;
+        args_.pixels = pixels_;
+        args_.bins = bin_rule(r.spec, 1u << 24, kGlobalAtomicBinModes, "engine 'global-atomic'");
+        tables_ = BinTables(r.spec, bin_mode_bit(args_.bins.mode), stream);
+        args_.thresholds = tables_.of(args_.bins.mode);
+        // Every pass counts up to kGlobalAtomicMaxOutputs channels with the same grid.
+        for (const Channel c : r.channels) rules_.push_back(value_rule(c, r.image.channels));
+        GlobalAtomicArgs first = args_;
+        first.outputs =
+            static_cast<int>(std::min<std::size_t>(rules_.size(), kGlobalAtomicMaxOutputs));
+        for (int o = 0; o < first.outputs; ++o)
+            first.out[o].value = rules_[static_cast<std::size_t>(o)];
+        tuning_ = plan_global_atomic(first, limits);
     }
 
     void launch(const DeviceImage& image, const std::vector<Channel>& channels,
                 unsigned long long* counts, cudaStream_t stream) override {
-        const auto bins = static_cast<std::size_t>(args_.bins);
-        // Up to kGlobalAtomicMaxOutputs channels per pass over the image.
-        for (std::size_t first = 0; first < channels.size();
+        if (image.pixels != pixels_ || channels.size() != rules_.size())
+            throw UsageError("global-atomic: launch() does not match the prepared request");
+        const auto bins = static_cast<std::size_t>(args_.bins.bins);
+        for (std::size_t first = 0; first < rules_.size();
              first += static_cast<std::size_t>(kGlobalAtomicMaxOutputs)) {
             GlobalAtomicArgs a = args_;
             a.samples = image.data;
-            a.pixels = image.pixels;
-            a.channels = image.channels;
-            const std::size_t last = std::min(
-                channels.size(), first + static_cast<std::size_t>(kGlobalAtomicMaxOutputs));
+            const std::size_t last =
+                std::min(rules_.size(), first + static_cast<std::size_t>(kGlobalAtomicMaxOutputs));
             a.outputs = static_cast<int>(last - first);
-            for (std::size_t i = first; i < last; ++i) {
-                GlobalAtomicOutput& out = a.out[i - first];
-                out = output_for(channels[i], image.channels);
-                out.counts = counts + i * bins;
-            }
-            launch_global_atomic(a, limits_, stream);
+            for (std::size_t i = first; i < last; ++i)
+                a.out[i - first] = {rules_[i], counts + i * bins};
+            launch_global_atomic(a, tuning_, stream);
         }
     }
 
+    std::string tuning() const override { return tuning_.describe(); }
+
   private:
+    std::uint64_t pixels_;
     GlobalAtomicArgs args_;
-    DeviceLimits limits_;
-    std::vector<std::int32_t> thresholds_host_;
-    DeviceBuffer<std::int32_t> thresholds_;
+    std::vector<ValueRule> rules_;  // per requested channel
+    BinTables tables_;
+    GlobalAtomicTuning tuning_;
 };
 
 class GlobalAtomicEngine final : public GpuEngine {
   public:
+    GlobalAtomicEngine()
+        : GpuEngine(
+              "GPU baseline: one 64-bit global atomicAdd per counted sample, all requested "
+              "channels in one pass; any bin count up to 2^24, edges, luma and joint colour") {}
     std::string_view name() const override { return "global-atomic"; }
-    std::string_view description() const override {
-        return "GPU baseline: one 64-bit global atomicAdd per counted sample, all requested "
-               "channels in one pass; any bin count up to 2^24, edges, luma and joint colour";
-    }
     Capabilities capabilities() const override { return {}; }
 
   protected:

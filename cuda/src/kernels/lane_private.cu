@@ -6,6 +6,8 @@
 
 #include "cuda_check.hpp"
 #include "histoscope/core/error.hpp"
+#include "kernels/common/dispatch.cuh"
+#include "kernels/common/launch.hpp"
 #include "kernels/lane_private.cuh"
 #include "shared_memory.hpp"
 
@@ -15,23 +17,9 @@ namespace {
 
 extern __shared__ std::uint32_t lane_private_smem[];
 
-// The bin of one sample value (-1: outside).
-template <LaneBins B>
-__device__ __forceinline__ int lane_bin(std::uint32_t value, const LanePrivateArgs& a,
-                                        const std::int32_t* table) {
-    if constexpr (B == LaneBins::Identity) {
-        return static_cast<int>(value);
-    } else if constexpr (B == LaneBins::Table) {
-        return table[value];
-    } else {
-        const std::uint32_t d = value - a.lo;
-        return d < a.span ? static_cast<int>((d + a.base) >> a.shift) : -1;
-    }
-}
-
 // Counts the S samples of one 16-byte word; rot[k] is the lane's column of the channel of
 // sample k % C (nullptr: not counted), rlog = log2 of the copies (a constant 5 for Identity).
-template <typename T, int C, LaneBins B>
+template <typename T, int C, BinMode B>
 __device__ __forceinline__ void count_word(const uint4 w, std::uint32_t* const (&rot)[C],
                                            const LanePrivateArgs& a, const std::int32_t* table,
                                            unsigned rlog) {
@@ -45,7 +33,7 @@ __device__ __forceinline__ void count_word(const uint4 w, std::uint32_t* const (
             std::uint32_t* const col = rot[(q * kPerWord + k) % C];
             if constexpr (C > 1)
                 if (col == nullptr) continue;
-            const int bin = lane_bin<B>((v[q] >> (8 * sizeof(T) * k)) & kMask, a, table);
+            const int bin = bin_of<B>((v[q] >> (8 * sizeof(T) * k)) & kMask, a.bins, table);
             if (bin >= 0) atomicAdd(col + (static_cast<unsigned>(bin) << rlog), 1u);
         }
     }
@@ -66,20 +54,20 @@ __device__ __forceinline__ unsigned long long* counts_at(const LanePrivateArgs& 
                        : a.counts[3];
 }
 
-template <typename T, int C, LaneBins B>
+template <typename T, int C, BinMode B>
 __global__ void __launch_bounds__(1024) lane_private_kernel(const LanePrivateArgs a) {
     constexpr int kPerWord16 = 16 / static_cast<int>(sizeof(T));  // samples per 16-byte word
     // Identity always runs with 32 copies (the host falls back to the table otherwise), so its
     // inner loop shifts by a constant.
-    const unsigned rlog = B == LaneBins::Identity ? 5u : static_cast<unsigned>(a.copies_log2);
+    const unsigned rlog = B == BinMode::Identity ? 5u : static_cast<unsigned>(a.copies_log2);
     const int copies = 1 << rlog;
-    const int region = a.bins << rlog;  // words per counted channel
+    const int region = a.bins.bins << rlog;  // words per counted channel
     const int words = region * a.slots;
     std::uint32_t* hist = lane_private_smem;
     auto* table = reinterpret_cast<std::int32_t*>(hist + words);
     for (int i = static_cast<int>(threadIdx.x); i < words; i += static_cast<int>(blockDim.x))
         hist[i] = 0;
-    if constexpr (B == LaneBins::Table)
+    if constexpr (B == BinMode::Table)
         for (int i = static_cast<int>(threadIdx.x); i < 256; i += static_cast<int>(blockDim.x))
             table[i] = a.table[i];
     if (a.sync != nullptr) {  // the first block to start zeroes the counts (see the header)
@@ -87,9 +75,9 @@ __global__ void __launch_bounds__(1024) lane_private_kernel(const LanePrivateArg
         if (threadIdx.x == 0) ticket = atomicInc(a.sync, gridDim.x - 1);
         __syncthreads();
         if (ticket == 0) {
-            for (int idx = static_cast<int>(threadIdx.x); idx < a.bins * a.slots;
+            for (int idx = static_cast<int>(threadIdx.x); idx < a.bins.bins * a.slots;
                  idx += static_cast<int>(blockDim.x))
-                counts_at(a, idx / a.bins)[idx % a.bins] = 0;
+                counts_at(a, idx / a.bins.bins)[idx % a.bins.bins] = 0;
             __threadfence();
             __syncthreads();
             if (threadIdx.x == 0) atomicExch(a.sync + 1, a.epoch);
@@ -131,7 +119,7 @@ __global__ void __launch_bounds__(1024) lane_private_kernel(const LanePrivateArg
                                                  static_cast<std::uint64_t>(C));
             const int slot = slot_at(a, offset);
             if (slot < 0) continue;
-            const int bin = lane_bin<B>(tail[j], a, table);
+            const int bin = bin_of<B>(tail[j], a.bins, table);
             if (bin >= 0)
                 atomicAdd(hist + slot * region + (static_cast<unsigned>(bin) << rlog) + column, 1u);
         }
@@ -145,10 +133,10 @@ __global__ void __launch_bounds__(1024) lane_private_kernel(const LanePrivateArg
 
     // Merge: thread per (slot, bin) sums the copies, starting at a different bank per thread
     // so that a warp's reads never share a bank.
-    for (int idx = static_cast<int>(threadIdx.x); idx < a.bins * a.slots;
+    for (int idx = static_cast<int>(threadIdx.x); idx < a.bins.bins * a.slots;
          idx += static_cast<int>(blockDim.x)) {
-        const int s = idx / a.bins;
-        const int b = idx - s * a.bins;
+        const int s = idx / a.bins.bins;
+        const int b = idx - s * a.bins.bins;
         const std::uint32_t* row = hist + s * region + (b << rlog);
         std::uint32_t sum = 0;  // at most the samples of this block: < 2^31
 #pragma unroll 8
@@ -157,35 +145,18 @@ __global__ void __launch_bounds__(1024) lane_private_kernel(const LanePrivateArg
     }
 }
 
-using Kernel = void (*)(LanePrivateArgs);
-
-template <typename T, int C>
-Kernel pick_bins(LaneBins mode) {
-    if constexpr (sizeof(T) == 1) {
-        if (mode == LaneBins::Identity) return &lane_private_kernel<T, C, LaneBins::Identity>;
-        if (mode == LaneBins::Table) return &lane_private_kernel<T, C, LaneBins::Table>;
-    } else {
-        if (mode == LaneBins::Shift) return &lane_private_kernel<T, C, LaneBins::Shift>;
+// Plain samples only: the value kind is not a template parameter of the kernel.
+struct Family : KernelFamily<LanePrivateArgs, value_kind_bit(ValueKind::Plain), kLanePrivateModes8,
+                             kLanePrivateModesWide> {
+    template <typename T, int C, ValueKind, BinMode M>
+    static Pointer get() {
+        return &lane_private_kernel<T, C, M>;
     }
-    throw UnsupportedError("lane-private: no kernel for these bins and samples");
-}
+};
 
-template <typename T>
-Kernel pick_c(const LanePrivateArgs& a) {
-    switch (a.channels) {
-        case 1:
-            return pick_bins<T, 1>(a.mode);
-        case 3:
-            return pick_bins<T, 3>(a.mode);
-        case 4:
-            return pick_bins<T, 4>(a.mode);
-        default:
-            throw UnsupportedError("lane-private: images of 1, 3 or 4 channels only");
-    }
-}
-
-Kernel pick(const LanePrivateArgs& a) {
-    return a.u16 ? pick_c<std::uint16_t>(a) : pick_c<std::uint8_t>(a);
+Family::Pointer pick(const LanePrivateArgs& a) {
+    return pick_kernel<Family>(a.u16, a.channels, ValueKind::Plain, a.bins.mode,
+                               "engine 'lane-private'");
 }
 
 }  // namespace
@@ -215,34 +186,24 @@ std::size_t lane_private_smem_limit(const LanePrivateArgs& a, std::size_t optin)
 }
 
 LanePrivateTuning plan_lane_private(const LanePrivateArgs& a, const DeviceLimits& limits) {
-    const Kernel kernel = pick(a);
+    const Family::Pointer kernel = pick(a);
     LanePrivateTuning t;
-    t.smem_bytes = lane_private_smem_bytes(a.slots, a.bins, 1 << a.copies_log2);
+    t.smem_bytes = lane_private_smem_bytes(a.slots, a.bins.bins, 1 << a.copies_log2);
     reserve_dynamic_smem(kernel, t.smem_bytes, limits.shared_per_block_optin, "lane-private");
-    for (const int threads : kLanePrivateThreadCandidates) {
-        int per_sm = 0;
-        check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                  &per_sm, reinterpret_cast<const void*>(kernel), threads, t.smem_bytes),
-              "cudaOccupancyMaxActiveBlocksPerMultiprocessor(lane-private)");
-        if (per_sm > 0 && per_sm * threads >= t.blocks_per_sm * t.threads) {
-            t.threads = threads;
-            t.blocks_per_sm = per_sm;
-        }
-    }
-    if (t.blocks_per_sm == 0)
+    const BlockShape shape =
+        most_resident(kernel, {256, 512, 1024}, t.smem_bytes, true, "lane-private");
+    if (shape.threads == 0)
         throw DeviceError("lane-private: no block fits on an SM with " +
                           std::to_string(t.smem_bytes) + " bytes of shared memory");
-    const auto threads = static_cast<std::uint64_t>(t.threads);
-    const std::uint64_t words = a.bytes / 16 + 1;
+    t.threads = shape.threads;
+    t.blocks_per_sm = shape.blocks_per_sm;
     // One wave of resident blocks, no more than give every thread two words, and enough that
     // no block reads more than kLanePrivateMaxBytesPerBlock bytes (a block reads at most
     // ceil(words / (blocks * threads)) words per thread).
     const std::uint64_t resident =
         static_cast<std::uint64_t>(t.blocks_per_sm) * static_cast<std::uint64_t>(limits.sm_count);
-    const std::uint64_t useful =
-        std::max<std::uint64_t>(1, (words + 2 * threads - 1) / (2 * threads));
-    const std::uint64_t exact = a.bytes / (kLanePrivateMaxBytesPerBlock / 2) + 1;
-    std::uint64_t blocks = std::max(std::min(resident, useful), exact);
+    std::uint64_t blocks = grid_blocks(a.bytes / 16 + 1, 2 * static_cast<std::uint64_t>(t.threads),
+                                       resident, a.bytes / (kLanePrivateMaxBytesPerBlock / 2) + 1);
     // 3-channel pixels: the grid's thread count must be a multiple of 3 (see the kernel).
     if (a.channels == 3) blocks = (blocks + 2) / 3 * 3;
     if (blocks > 0x7FFFFFFFull)
@@ -254,24 +215,14 @@ LanePrivateTuning plan_lane_private(const LanePrivateArgs& a, const DeviceLimits
 
 void launch_lane_private(const LanePrivateArgs& a, const LanePrivateTuning& t,
                          cudaStream_t stream) {
-    const Kernel kernel = pick(a);
-    kernel<<<static_cast<unsigned>(t.blocks), static_cast<unsigned>(t.threads), t.smem_bytes,
-             stream>>>(a);
+    pick(a)<<<static_cast<unsigned>(t.blocks), static_cast<unsigned>(t.threads), t.smem_bytes,
+              stream>>>(a);
     check(cudaGetLastError(), "lane-private kernel launch");
 }
 
 std::string lane_private_probe() {
-    cudaFuncAttributes attr{};
-    const cudaError_t e = cudaFuncGetAttributes(
-        &attr,
-        reinterpret_cast<const void*>(&lane_private_kernel<std::uint8_t, 1, LaneBins::Identity>));
-    if (e == cudaSuccess) return {};
-    static_cast<void>(cudaGetLastError());
-    if (e == cudaErrorNoKernelImageForDevice || e == cudaErrorInvalidDeviceFunction ||
-        e == cudaErrorUnsupportedPtxVersion)
-        return "this build has no kernel code for the device (" + describe(e) +
-               "); rebuild with its architecture in CMAKE_CUDA_ARCHITECTURES";
-    return "cannot load the lane-private kernel: " + describe(e);
+    return probe_kernel(&lane_private_kernel<std::uint8_t, 1, BinMode::Identity>,
+                        "the lane-private kernel");
 }
 
 }  // namespace hs::cuda::detail

@@ -39,6 +39,7 @@
 #include <string>
 
 #include "gpu_engine.hpp"
+#include "kernels/common/bins.cuh"
 
 namespace hs::cuda::detail {
 
@@ -46,26 +47,19 @@ inline constexpr int kLanePrivateMaxSlots = 4;  // counted channels per pass
 inline constexpr int kLanePrivateMaxCopies = 32;
 inline constexpr int kLanePrivateMinCopies = 8;  // fewer: not this strategy any more
 inline constexpr std::uint64_t kLanePrivateMaxBytesPerBlock = std::uint64_t{1} << 31;
-// Candidate block sizes; the one with the most resident threads per SM wins (ties: larger).
-inline constexpr int kLanePrivateThreadCandidates[] = {256, 512, 1024};
-
-enum class LaneBins : std::uint8_t {
-    Identity,  // 8-bit, 256 bins over [0, 256): bin = value; 32 copies only
-    Table,     // 8-bit: 256-entry table value -> bin (-1 = outside)
-    Shift,     // 16-bit: lo <= v < hi counted in bin (v - lower) >> shift
-};
+// 8-bit values: the value itself (256 bins over [0, 256), 32 copies only) or the table;
+// 16-bit values: a shift.
+inline constexpr BinModes kLanePrivateModes8 =
+    bin_mode_bit(BinMode::Identity) | bin_mode_bit(BinMode::Table);
+inline constexpr BinModes kLanePrivateModesWide = bin_mode_bit(BinMode::EvenShift);
 
 struct LanePrivateArgs {
     const void* samples = nullptr;  // packed, padded to whole 16 * channels byte groups
     std::uint64_t bytes = 0;        // pixels * channels * sample size
     int channels = 1;               // 1, 3 or 4 interleaved samples per pixel
     bool u16 = false;               // 16-bit samples (else 8-bit)
-    int bins = 256;
-    LaneBins mode = LaneBins::Identity;
-    // Shift: v - lo < span is counted, in bin (v - lo + base) >> shift (base = lo - lower).
-    std::uint32_t lo = 0, span = 0, base = 0;
-    int shift = 0;
-    int copies_log2 = 5;  // R = 1 << copies_log2 copies of the histogram per block
+    BinRule bins;                   // Identity, Table or EvenShift
+    int copies_log2 = 5;            // R = 1 << copies_log2 copies of the histogram per block
     // Per sample offset of the pixel: the slot it is counted in (-1 = not counted).
     int slot_of_offset[4] = {-1, -1, -1, -1};
     int slots = 1;
@@ -95,9 +89,9 @@ int lane_private_copies(int slots, int bins, std::size_t smem_budget);
 // channels and bin mode): dynamic_smem_limit() of that kernel on a device with opt-in limit
 // `optin`.
 std::size_t lane_private_smem_limit(const LanePrivateArgs& args, std::size_t optin);
-// Block size (occupancy API) and grid for `args` on `limits`; raises the kernel's dynamic shared
-// memory limit. Throws hs::UnsupportedError when the copies do not fit, hs::DeviceError on CUDA
-// failures.
+// Block size (256, 512 or 1024 threads: the most resident threads per SM, ties to the larger)
+// and grid for `args` on `limits`; raises the kernel's dynamic shared memory limit. Throws
+// hs::UnsupportedError when the copies do not fit, hs::DeviceError on CUDA failures.
 LanePrivateTuning plan_lane_private(const LanePrivateArgs& args, const DeviceLimits& limits);
 void launch_lane_private(const LanePrivateArgs& args, const LanePrivateTuning& tuning,
                          cudaStream_t stream);

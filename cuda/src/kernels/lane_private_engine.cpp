@@ -12,6 +12,8 @@
 #include "cuda_check.hpp"
 #include "device_buffer.hpp"
 #include "gpu_engine.hpp"
+#include "histoscope/core/error.hpp"
+#include "kernels/common/device_table.hpp"
 #include "kernels/lane_private.cuh"
 #include "kernels/strategies.hpp"
 
@@ -34,24 +36,31 @@ struct LaneLayout {
     std::string refusal;              // non-empty: lane-private cannot count the request
 };
 
-// Refusals that need no device.
-std::string layout_refusal(const HistogramRequest& r) {
+// The bin rule of `r` (Table or EvenShift), or why lane-private cannot count it: refusals that
+// need no device.
+std::string layout_refusal(const HistogramRequest& r, BinRule* rule = nullptr) {
     if (r.image.channels != 1 && r.image.channels != 3 && r.image.channels != 4)
         return "engine 'lane-private' reads images of 1, 3 or 4 channels";
-    if (r.image.type == SampleType::U16 && !shift_bins(r.spec, 65536))
+    const bool u16 = r.image.type == SampleType::U16;
+    try {
+        const BinRule b =
+            bin_rule(r.spec, u16 ? 65536 : 256, u16 ? kLanePrivateModesWide : kLanePrivateModes8,
+                     "engine 'lane-private'");
+        if (rule != nullptr) *rule = b;
+    } catch (const UnsupportedError&) {
         return "engine 'lane-private' counts 16-bit samples in even bins whose width is a power "
                "of two (such as 1024 bins over [0, 65536)), not in " +
                r.spec.describe();
+    }
     return {};
 }
 
 // `device` names the device whose opt-in shared memory per block is `optin`.
 LaneLayout lane_layout(const HistogramRequest& r, std::size_t optin, const std::string& device) {
     LaneLayout l;
-    if (l.refusal = layout_refusal(r); !l.refusal.empty()) return l;
     LanePrivateArgs& a = l.args;
+    if (l.refusal = layout_refusal(r, &a.bins); !l.refusal.empty()) return l;
     a.channels = r.image.channels;
-    a.bins = r.spec.bins;
     // Distinct sample offsets become slots; a channel asked for twice reads its slot's counts
     // again (copied after the kernel).
     for (std::size_t i = 0; i < r.channels.size(); ++i) {
@@ -64,40 +73,31 @@ LaneLayout lane_layout(const HistogramRequest& r, std::size_t optin, const std::
     }
     a.slots = static_cast<int>(l.slot_channel.size());
     a.u16 = r.image.type == SampleType::U16;
-    if (a.u16) {
-        const ShiftBins shift = *shift_bins(r.spec, 65536);
-        a.mode = LaneBins::Shift;
-        a.lo = shift.lo;
-        a.span = shift.hi - shift.lo;
-        a.base = shift.base;
-        a.shift = shift.shift;
-    } else {
-        // The core's own bin_of() for every 8-bit value: exact by construction.
-        l.table = bin_table(r.spec, 255);
-        a.mode = LaneBins::Table;
-    }
-    const int copies = lane_private_copies(a.slots, a.bins, lane_private_smem_limit(a, optin));
+    // 8-bit: core's own bin_of() for every value (exact by construction).
+    if (!a.u16) l.table = bin_table(r.spec, 255);
+    const int bins = a.bins.bins;
+    const int copies = lane_private_copies(a.slots, bins, lane_private_smem_limit(a, optin));
     if (copies == 0) {
-        l.refusal =
-            "engine 'lane-private' needs " +
-            std::to_string(lane_private_smem_bytes(a.slots, a.bins, kLanePrivateMinCopies)) +
-            " bytes of shared memory per block for " + std::to_string(kLanePrivateMinCopies) +
-            " copies of " + std::to_string(a.slots) + " channels of " + std::to_string(a.bins) +
-            " bins, but " + device + " allows its kernel at most " +
-            std::to_string(lane_private_smem_limit(a, optin));
+        l.refusal = "engine 'lane-private' needs " +
+                    std::to_string(lane_private_smem_bytes(a.slots, bins, kLanePrivateMinCopies)) +
+                    " bytes of shared memory per block for " +
+                    std::to_string(kLanePrivateMinCopies) + " copies of " +
+                    std::to_string(a.slots) + " channels of " + std::to_string(bins) +
+                    " bins, but " + device + " allows its kernel at most " +
+                    std::to_string(lane_private_smem_limit(a, optin));
         return l;
     }
     a.copies_log2 = std::countr_zero(static_cast<unsigned>(copies));
     if (!a.u16 && copies == kLanePrivateMaxCopies) {
         // Full-range 256 bins: the value is the bin, no table read.
-        bool identity = a.bins == 256;
+        bool identity = bins == 256;
         for (std::size_t v = 0; v < 256 && identity; ++v)
             identity = l.table[v] == static_cast<std::int32_t>(v);
         LanePrivateArgs direct = a;
-        direct.mode = LaneBins::Identity;
-        if (identity && lane_private_smem_bytes(a.slots, a.bins, copies) <=
+        direct.bins.mode = BinMode::Identity;
+        if (identity && lane_private_smem_bytes(a.slots, bins, copies) <=
                             lane_private_smem_limit(direct, optin))
-            a.mode = LaneBins::Identity;
+            a.bins.mode = BinMode::Identity;
     }
     return l;
 }
@@ -109,11 +109,8 @@ class LanePrivateRun final : public KernelRun {
         : layout_(lane_layout(r, limits.shared_per_block_optin, device)) {
         if (!layout_.refusal.empty()) throw UnsupportedError(layout_.refusal);
         LanePrivateArgs& a = layout_.args;
-        if (a.mode == LaneBins::Table) {
-            table_ = DeviceBuffer<std::int32_t>(layout_.table.size(), "bin table");
-            check(cudaMemcpyAsync(table_.data(), layout_.table.data(), table_.bytes(),
-                                  cudaMemcpyHostToDevice, stream),
-                  "bin table upload (cudaMemcpyAsync)");
+        if (a.bins.mode == BinMode::Table) {
+            table_ = DeviceTable(layout_.table, "bin table upload", stream);
             a.table = table_.data();
         }
         a.bytes = r.image.row_bytes() * static_cast<std::uint64_t>(r.image.height);
@@ -125,6 +122,7 @@ class LanePrivateRun final : public KernelRun {
     }
 
     bool zeroes_counts() const override { return true; }
+    std::string tuning() const override { return tuning_.describe(); }
 
     void launch(const DeviceImage& image, const std::vector<Channel>& channels,
                 unsigned long long* counts, cudaStream_t stream) override {
@@ -133,7 +131,7 @@ class LanePrivateRun final : public KernelRun {
         a.epoch = epoch_;
         a.samples = image.data;
         a.bytes = image.bytes;
-        const auto bins = static_cast<std::size_t>(a.bins);
+        const auto bins = static_cast<std::size_t>(a.bins.bins);
         for (int s = 0; s < a.slots; ++s)
             a.counts[s] =
                 counts +
@@ -151,25 +149,25 @@ class LanePrivateRun final : public KernelRun {
     }
 
   private:
-    LaneLayout layout_;  // the table's host copy lives as long as this run
+    LaneLayout layout_;
     LanePrivateTuning tuning_;
-    DeviceBuffer<std::int32_t> table_;
+    DeviceTable<std::int32_t> table_;
     DeviceBuffer<unsigned int> sync_{2, "lane-private launch tickets"};
     unsigned int epoch_ = 0;  // of the latest launch
 };
 
 class LanePrivateEngine final : public GpuEngine {
   public:
+    LanePrivateEngine()
+        : GpuEngine(
+              "GPU, plain channels (8-bit: any bins; 16-bit: even bins of a power-of-two width; "
+              "as many bins and channels as 8 copies fit into shared memory, on an H100 4096 "
+              "bins of one channel, 2048 of two or three, 1024 of four): 32 lane-major copies of "
+              "the histogram per block in shared memory "
+              "(lane l always updates bank l: conflict-free atomics on any data; 16 or 8 copies "
+              "where 32 do not fit), every requested channel of an interleaved image in one pass "
+              "over coalesced 16-byte words, one launch (the kernel zeroes the counts)") {}
     std::string_view name() const override { return "lane-private"; }
-    std::string_view description() const override {
-        return "GPU, plain channels (8-bit: any bins; 16-bit: even bins of a power-of-two width; "
-               "as many bins and channels as 8 copies fit into shared memory, on an H100 4096 "
-               "bins of one channel, 2048 of two or three, 1024 of four): 32 lane-major copies of "
-               "the histogram per block in shared memory "
-               "(lane l always updates bank l: conflict-free atomics on any data; 16 or 8 copies "
-               "where 32 do not fit), every requested channel of an interleaved image in one pass "
-               "over coalesced 16-byte words, one launch (the kernel zeroes the counts)";
-    }
     Capabilities capabilities() const override {
         Capabilities caps;
         caps.luma = false;
@@ -179,7 +177,7 @@ class LanePrivateEngine final : public GpuEngine {
 
   protected:
     std::string extra_unsupported_reason(const HistogramRequest& r) const override {
-        const State& s = state();
+        const SelectedDevice& s = state();
         // Without a device compute() reports the unavailability itself.
         if (!s.error.empty()) return layout_refusal(r);
         return lane_layout(r, s.device.shared_per_block_optin, s.device.name).refusal;

@@ -7,7 +7,8 @@
 
 #include "cuda_check.hpp"
 #include "histoscope/core/error.hpp"
-#include "kernels/packed.cuh"
+#include "kernels/common/launch.hpp"
+#include "kernels/packed_kernel.cuh"
 #include "shared_memory.hpp"
 
 namespace hs::cuda::detail {
@@ -17,9 +18,6 @@ PackedKernelPtr packed_counting_kernel(const PackedArgs& a) {
 }
 
 namespace {
-
-// Candidate block sizes; the one with the most resident threads per SM wins (ties: smaller).
-constexpr int kPackedThreadCandidates[] = {256, 512, 1024};
 
 PackedKernelPtr kernel_for(const PackedArgs& a) {
     return a.saturating ? packed_saturating_kernel(a) : packed_counting_kernel(a);
@@ -36,27 +34,18 @@ WidthPlan plan_width(const PackedArgs& a, const DeviceLimits& limits, const Pack
     WidthPlan p;
     const PackedKernelPtr kernel = kernel_for(a);
     if (kernel == nullptr) throw UnsupportedError("packed: no kernel serves this request");
-    p.tiles = packed_tiles(a.mode, a.bins, a.counter_bits,
+    p.tiles = packed_tiles(a.bins.mode, a.bins.bins, a.counter_bits,
                            dynamic_smem_limit(kernel, limits.shared_per_block_optin),
                            tuning.max_tile_bins);
     if (p.tiles.tiles == 0 || p.tiles.tiles > kPackedMaxTiles) return p;
     reserve_dynamic_smem(kernel, p.tiles.smem_bytes, limits.shared_per_block_optin,
                          a.saturating ? "packed-sat" : "packed");
-    const auto try_threads = [&](int threads) {
-        int per_sm = 0;
-        check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                  &per_sm, reinterpret_cast<const void*>(kernel), threads, p.tiles.smem_bytes),
-              "cudaOccupancyMaxActiveBlocksPerMultiprocessor(packed)");
-        if (per_sm * threads > p.blocks_per_sm * p.threads) {
-            p.threads = threads;
-            p.blocks_per_sm = per_sm;
-        }
-    };
-    if (tuning.threads > 0) {
-        try_threads(tuning.threads);
-    } else {
-        for (const int threads : kPackedThreadCandidates) try_threads(threads);
-    }
+    const BlockShape shape =
+        tuning.threads > 0
+            ? most_resident(kernel, {tuning.threads}, p.tiles.smem_bytes, false, "packed")
+            : most_resident(kernel, {256, 512, 1024}, p.tiles.smem_bytes, false, "packed");
+    p.threads = shape.threads;
+    p.blocks_per_sm = shape.blocks_per_sm;
     return p;
 }
 
@@ -89,7 +78,7 @@ PackedPlan plan_packed(const PackedArgs& args, const DeviceLimits& limits,
         }
     }
     if (best.blocks_per_sm == 0)
-        throw UnsupportedError("packed: " + std::to_string(args.bins) +
+        throw UnsupportedError("packed: " + std::to_string(args.bins.bins) +
                                " bins do not fit into the shared memory of a block (" +
                                std::to_string(limits.shared_per_block_optin) +
                                " bytes less the kernel's static shared memory)");
@@ -101,16 +90,14 @@ PackedPlan plan_packed(const PackedArgs& args, const DeviceLimits& limits,
         plan.blocks_per_tile = tuning.blocks_per_tile;
     } else {
         // Fill the device once over all tiles, but give no block nothing to do.
-        const std::uint64_t pixels_per_group = args.u16 ? 8 : 16;
-        const std::uint64_t groups = (args.pixels + pixels_per_group - 1) / pixels_per_group;
-        const auto threads = static_cast<std::uint64_t>(plan.threads);
-        const std::uint64_t useful = std::max<std::uint64_t>(1, (groups + threads - 1) / threads);
         const std::uint64_t resident = static_cast<std::uint64_t>(plan.blocks_per_sm) *
                                        static_cast<std::uint64_t>(std::max(1, limits.sm_count));
         const auto tiles = static_cast<std::uint64_t>(plan.tiles.tiles);
-        const std::uint64_t per_tile = std::max<std::uint64_t>(1, (resident + tiles - 1) / tiles);
-        plan.blocks_per_tile =
-            static_cast<int>(std::min<std::uint64_t>(std::min(per_tile, useful), 0x7FFFFFFF));
+        plan.blocks_per_tile = static_cast<int>(std::min<std::uint64_t>(
+            grid_blocks(group_count(args.pixels, args.u16),
+                        static_cast<std::uint64_t>(plan.threads),
+                        std::max<std::uint64_t>(1, (resident + tiles - 1) / tiles)),
+            0x7FFFFFFF));
     }
     return plan;
 }
@@ -127,23 +114,21 @@ void launch_packed(PackedArgs a, const PackedPlan& plan, cudaStream_t stream) {
     check(cudaGetLastError(), a.saturating ? "packed-sat kernel launch" : "packed kernel launch");
 }
 
+std::string PackedPlan::describe() const {
+    return std::to_string(counter_bits) + "-bit counters, " + std::to_string(tiles.tiles) +
+           (tiles.tiles == 1 ? " tile" : " tiles") + " of " + std::to_string(tiles.tile_bins) +
+           " bins (" + std::to_string(tiles.smem_bytes) + " B shared), " + std::to_string(threads) +
+           " threads x " + std::to_string(blocks_per_tile) + " blocks per tile (" +
+           std::to_string(blocks_per_sm) + "/SM)";
+}
+
 std::string packed_probe() {
-    cudaFuncAttributes attr{};
     PackedArgs counting;  // 8-bit gray, 256 bins through the table, 16-bit counters
     PackedArgs saturating = counting;
     saturating.saturating = true;
-    const PackedKernelPtr kernels[] = {packed_counting_kernel(counting),
-                                       packed_saturating_kernel(saturating)};
-    for (const PackedKernelPtr kernel : kernels) {
-        const cudaError_t e = cudaFuncGetAttributes(&attr, reinterpret_cast<const void*>(kernel));
-        if (e == cudaSuccess) continue;
-        static_cast<void>(cudaGetLastError());
-        if (e == cudaErrorNoKernelImageForDevice || e == cudaErrorInvalidDeviceFunction ||
-            e == cudaErrorUnsupportedPtxVersion)
-            return "this build has no kernel code for the device (" + describe(e) +
-                   "); rebuild with its architecture in CMAKE_CUDA_ARCHITECTURES";
-        return "cannot load the packed kernels: " + describe(e);
-    }
+    for (const PackedKernelPtr kernel :
+         {packed_counting_kernel(counting), packed_saturating_kernel(saturating)})
+        if (std::string why = probe_kernel(kernel, "the packed kernels"); !why.empty()) return why;
     return {};
 }
 

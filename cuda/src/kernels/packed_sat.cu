@@ -1,8 +1,8 @@
-// Strategy "packed-sat": the saturating kernels of packed.cuh (planning and launch are shared
-// with "packed" in packed.cu; the engine is in packed_sat_engine.cpp). Instantiated in a file
-// of their own so that the two kernel families compile in parallel.
+// Strategy "packed-sat": the saturating kernels of packed_kernel.cuh (planning and launch are
+// shared with "packed" in packed.cu, both engines are in packed_engine.cpp). Instantiated in a
+// file of their own so that the two kernel families compile in parallel.
 
-#include "kernels/packed.cuh"
+#include "kernels/packed_kernel.cuh"
 
 namespace hs::cuda::detail {
 

@@ -1,26 +1,27 @@
 #pragma once
-// One factory per kernel strategy (each defined in its own file under kernels/). The
-// registry (register.cpp) adds them in this order; the CLI, the GUI and the tests reach the
-// engines only through the registry.
+// The histogram strategies, listed once in kernels/strategies.cpp. The registry adds them in
+// that order (register.cpp), "auto" falls back to them in that order when its learned map
+// names none that serves a request (auto/auto_select.cpp), and scripts/gpu-learn-auto.sh
+// benchmarks every one the registry has.
 
 #include <memory>
+#include <span>
+#include <string_view>
 #include <vector>
 
 #include "histoscope/core/engine.hpp"
 
 namespace hs::cuda::detail {
 
-std::unique_ptr<HistogramEngine> make_block_shared_engine();
-std::unique_ptr<HistogramEngine> make_warp_private_engine();
-std::unique_ptr<HistogramEngine> make_thread_private_engine();
-std::unique_ptr<HistogramEngine> make_packed_engine();
-std::unique_ptr<HistogramEngine> make_packed_sat_engine();
-std::unique_ptr<HistogramEngine> make_global_atomic_engine();
-std::unique_ptr<HistogramEngine> make_cub_engine();
-std::unique_ptr<HistogramEngine> make_sort_search_engine();
-std::unique_ptr<HistogramEngine> make_npp_engine();  // defined only with HS_HAVE_NPP
-std::unique_ptr<HistogramEngine> make_lane_private_engine();
-// "auto" (cuda/src/auto/): delegates to `engines`, which must outlive it.
+struct Strategy {
+    std::string_view name;
+    std::unique_ptr<HistogramEngine> (*make)();
+};
+
+// The table: fastest first in the H100 benchmarks of docs/PERFORMANCE.md.
+std::span<const Strategy> strategies();
+
+// "auto" (auto/auto_engine.cpp): delegates to `engines`, which must outlive it.
 std::unique_ptr<HistogramEngine> make_auto_engine(std::vector<HistogramEngine*> engines);
 
 }  // namespace hs::cuda::detail

@@ -8,6 +8,8 @@
 
 #include "cuda_check.hpp"
 #include "histoscope/core/error.hpp"
+#include "kernels/common/dispatch.cuh"
+#include "kernels/common/launch.hpp"
 
 namespace hs::cuda::detail {
 
@@ -49,28 +51,36 @@ __device__ __forceinline__ void flush(std::uint32_t* priv, std::uint32_t* block,
     }
 }
 
-template <typename T, int C, TpValue V, TpBinMode B>
+// Word of thread `t`'s counter for `bin` in a block of `threads` threads, and the increment
+// that adds one to that counter's byte.
+__device__ __forceinline__ int counter_word(int bin, int t, int threads) {
+    return (bin >> 2) * threads + t;
+}
+__device__ __forceinline__ std::uint32_t counter_one(int bin) {
+    return 1u << ((bin & 3) * 8);
+}
+
+template <typename T, int C, ValueKind V, BinMode M>
 __global__ void __launch_bounds__(1024) thread_private_kernel(const ThreadPrivateArgs a) {
-    constexpr int kPixels = 16 / static_cast<int>(sizeof(T));  // pixels per group
-    constexpr int kWords = 4 * C;                              // 32-bit words per group
     constexpr int kRound = thread_private_round(sizeof(T) == 2);
 
+    const int bins = a.bins.bins;
     const auto threads = static_cast<int>(blockDim.x);
     const auto tid = static_cast<int>(threadIdx.x);
-    const int rows = (a.bins + 3) >> 2;
+    const int rows = (bins + 3) >> 2;
     std::uint32_t* priv = thread_private_smem;
     std::uint32_t* block = priv + rows * threads;
-    auto* aux = reinterpret_cast<std::int32_t*>(block + a.bins);
+    auto* aux = reinterpret_cast<std::int32_t*>(block + bins);
     for (int i = tid; i < rows * threads; i += threads) priv[i] = 0;
-    for (int i = tid; i < a.bins; i += threads) block[i] = 0;
-    if constexpr (B == TpBinMode::Table || B == TpBinMode::Edges) {
-        const int n = thread_private_aux_entries(B, a.bins);
+    for (int i = tid; i < bins; i += threads) block[i] = 0;
+    if constexpr (M == BinMode::Table || M == BinMode::Edges) {
+        const int n = bin_aux_entries(M, bins);
         for (int i = tid; i < n; i += threads) aux[i] = a.aux[i];
     }
     __syncthreads();
 
     const auto* in = static_cast<const uint4*>(a.samples);
-    const std::uint64_t groups = (a.pixels + kPixels - 1) / kPixels;
+    const std::uint64_t groups = group_count(a.pixels, sizeof(T) == 2);
     const std::uint64_t first = static_cast<std::uint64_t>(blockIdx.x) * a.groups_per_block;
     const std::uint64_t end = min(groups, first + a.groups_per_block);
     const auto round = static_cast<std::uint64_t>(kRound) * static_cast<std::uint64_t>(threads);
@@ -80,94 +90,41 @@ __global__ void __launch_bounds__(1024) thread_private_kernel(const ThreadPrivat
         for (int k = 0; k < kRound; ++k) {
             const std::uint64_t g = base + static_cast<std::uint64_t>(k * threads + tid);
             if (g >= end) break;
-            std::uint32_t w[kWords];
+            std::uint32_t w[4 * C];
+            load_group<C>(in, g, w);
+            const int valid = group_pixels<T>(a.pixels, g);
 #pragma unroll
-            for (int c = 0; c < C; ++c) {
-                const uint4 v = __ldg(in + g * C + c);
-                w[4 * c + 0] = v.x;
-                w[4 * c + 1] = v.y;
-                w[4 * c + 2] = v.z;
-                w[4 * c + 3] = v.w;
-            }
-            const std::uint64_t left = a.pixels - g * kPixels;
-            const int valid = left < kPixels ? static_cast<int>(left) : kPixels;
-#pragma unroll
-            for (int p = 0; p < kPixels; ++p) {
+            for (int p = 0; p < kPixelsPerGroup<T>; ++p) {
                 if (p >= valid) break;
-                const int bin = tp::bin_of<B>(tp::value<T, C, V>(w, p, a), a, aux);
-                if (bin >= 0) mine[tp::counter_word(bin, 0, threads)] += tp::counter_one(bin);
+                const int bin = bin_of<M>(group_value<T, C, V>(w, p, a.value), a.bins, aux);
+                if (bin >= 0) mine[counter_word(bin, 0, threads)] += counter_one(bin);
             }
         }
         __syncthreads();
-        flush(priv, block, rows, a.bins);
+        flush(priv, block, rows, bins);
         __syncthreads();
     }
 
-    for (int i = tid; i < a.bins; i += threads)
+    for (int i = tid; i < bins; i += threads)
         if (const std::uint32_t c = block[i]; c != 0)
             atomicAdd(&a.counts[i], static_cast<unsigned long long>(c));
 }
 
-using Kernel = void (*)(ThreadPrivateArgs);
+struct Family : KernelFamily<ThreadPrivateArgs, kAllValueKinds, kTableModes, kWideModes> {
+    template <typename T, int C, ValueKind V, BinMode M>
+    static Pointer get() {
+        return &thread_private_kernel<T, C, V, M>;
+    }
+};
 
-template <typename T, int C, TpValue V>
-Kernel pick_mode(TpBinMode mode) {
-    if constexpr (sizeof(T) == 1 && V != TpValue::Joint) {
-        if (mode == TpBinMode::Table) return &thread_private_kernel<T, C, V, TpBinMode::Table>;
-        throw UnsupportedError("thread-private: 8-bit values use the bin table");
-    } else {
-        switch (mode) {
-            case TpBinMode::EvenDiv:
-                return &thread_private_kernel<T, C, V, TpBinMode::EvenDiv>;
-            case TpBinMode::Even32:
-                return &thread_private_kernel<T, C, V, TpBinMode::Even32>;
-            case TpBinMode::Even64:
-                return &thread_private_kernel<T, C, V, TpBinMode::Even64>;
-            case TpBinMode::Edges:
-                return &thread_private_kernel<T, C, V, TpBinMode::Edges>;
-            case TpBinMode::Table:
-                break;
-        }
-        throw UnsupportedError(
-            "thread-private: a bin table serves only 8-bit plain or luma values");
-    }
-}
-
-template <typename T>
-Kernel pick_layout(const ThreadPrivateArgs& a) {
-    if (a.value == TpValue::Joint) {
-        if constexpr (sizeof(T) == 1) {
-            if (a.channels == 3) return pick_mode<T, 3, TpValue::Joint>(a.mode);
-            if (a.channels == 4) return pick_mode<T, 4, TpValue::Joint>(a.mode);
-            throw UnsupportedError("thread-private: joint colour needs 3 or 4 channels");
-        } else {
-            throw UnsupportedError("thread-private: joint colour needs 8-bit samples");
-        }
-    }
-    if (a.value == TpValue::Luma) {
-        if (a.channels == 3) return pick_mode<T, 3, TpValue::Luma>(a.mode);
-        if (a.channels == 4) return pick_mode<T, 4, TpValue::Luma>(a.mode);
-        throw UnsupportedError("thread-private: luma needs 3 or 4 channels");
-    }
-    switch (a.channels) {
-        case 1:
-            return pick_mode<T, 1, TpValue::Plain>(a.mode);
-        case 3:
-            return pick_mode<T, 3, TpValue::Plain>(a.mode);
-        case 4:
-            return pick_mode<T, 4, TpValue::Plain>(a.mode);
-        default:
-            throw UnsupportedError("thread-private: images must have 1, 3 or 4 channels");
-    }
-}
-
-Kernel pick(const ThreadPrivateArgs& a) {
-    return a.u16 ? pick_layout<std::uint16_t>(a) : pick_layout<std::uint8_t>(a);
+Family::Pointer pick(const ThreadPrivateArgs& a) {
+    return pick_kernel<Family>(a.u16, a.channels, a.value.kind, a.bins.mode,
+                               "engine 'thread-private'");
 }
 
 }  // namespace
 
-std::string ThreadPrivatePlan::describe() const {
+std::string ThreadPrivateTuning::describe() const {
     return std::to_string(threads) + " threads x " + std::to_string(blocks) + " blocks (" +
            std::to_string(blocks_per_sm) + "/SM), " + std::to_string(smem_bytes) + " B shared, " +
            std::to_string(groups_per_block) + " groups per block";
@@ -177,52 +134,48 @@ std::size_t thread_private_smem_limit(const ThreadPrivateArgs& a, std::size_t op
     return dynamic_smem_limit(pick(a), optin);
 }
 
-ThreadPrivatePlan plan_thread_private(const ThreadPrivateArgs& a, const DeviceLimits& limits) {
-    const Kernel kernel = pick(a);
+ThreadPrivateTuning plan_thread_private(const ThreadPrivateArgs& a, const DeviceLimits& limits) {
+    const Family::Pointer kernel = pick(a);
     const std::size_t optin = limits.shared_per_block_optin;
     const std::size_t limit = dynamic_smem_limit(kernel, optin);
-    const std::size_t smallest = thread_private_smem_bytes(a.mode, a.bins, 32);
+    const BinMode mode = a.bins.mode;
+    const int bins = a.bins.bins;
+    const std::size_t smallest = thread_private_smem_bytes(mode, bins, 32);
     if (smallest > limit)
         throw UnsupportedError(
-            "thread-private: " + std::to_string(a.bins) + " bins need " + std::to_string(smallest) +
+            "thread-private: " + std::to_string(bins) + " bins need " + std::to_string(smallest) +
             " bytes of shared memory for 32 threads, the device allows " + std::to_string(limit));
     // Raised once for the largest block that fits; smaller blocks need no more.
-    reserve_dynamic_smem(kernel, std::min(limit, thread_private_smem_bytes(a.mode, a.bins, 1024)),
+    reserve_dynamic_smem(kernel, std::min(limit, thread_private_smem_bytes(mode, bins, 1024)),
                          optin, "thread-private");
-    ThreadPrivatePlan plan;
+    ThreadPrivateTuning plan;
     for (int threads = 32; threads <= 1024; threads += 32) {
-        const std::size_t smem = thread_private_smem_bytes(a.mode, a.bins, threads);
+        const std::size_t smem = thread_private_smem_bytes(mode, bins, threads);
         if (smem > limit) break;
-        int per_sm = 0;
-        check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                  &per_sm, reinterpret_cast<const void*>(kernel), threads, smem),
-              "cudaOccupancyMaxActiveBlocksPerMultiprocessor(thread-private)");
-        if (per_sm > 0 && per_sm * threads >= plan.blocks_per_sm * plan.threads) {
+        const BlockShape shape = most_resident(kernel, {threads}, smem, true, "thread-private");
+        if (shape.threads > 0 &&
+            shape.blocks_per_sm * threads >= plan.blocks_per_sm * plan.threads) {
             plan.threads = threads;
-            plan.blocks_per_sm = per_sm;
+            plan.blocks_per_sm = shape.blocks_per_sm;
             plan.smem_bytes = smem;
         }
     }
     if (plan.blocks_per_sm == 0)
-        throw DeviceError("thread-private: no block of " + std::to_string(a.bins) +
+        throw DeviceError("thread-private: no block of " + std::to_string(bins) +
                           " bins fits on an SM");
 
     thread_private_grid(a.pixels, a.u16, limits.sm_count, plan);
     return plan;
 }
 
-void thread_private_grid(std::uint64_t pixels, bool u16, int sm_count, ThreadPrivatePlan& plan) {
-    const auto ppg = static_cast<std::uint64_t>(thread_private_pixels_per_group(u16));
-    const std::uint64_t groups = std::max<std::uint64_t>(1, (pixels + ppg - 1) / ppg);
-    const auto threads = static_cast<std::uint64_t>(plan.threads);
+void thread_private_grid(std::uint64_t pixels, bool u16, int sm_count, ThreadPrivateTuning& plan) {
+    const std::uint64_t groups = std::max<std::uint64_t>(1, group_count(pixels, u16));
     const std::uint64_t resident = static_cast<std::uint64_t>(plan.blocks_per_sm) *
                                    static_cast<std::uint64_t>(std::max(1, sm_count));
-    // One wave of resident blocks, no more blocks than give each thread a group, and enough
-    // that no block counts more than kThreadPrivateMaxPixelsPerBlock pixels.
-    const std::uint64_t useful = (groups + threads - 1) / threads;
-    const std::uint64_t max_groups = kThreadPrivateMaxPixelsPerBlock / ppg;
-    const std::uint64_t exact = (groups + max_groups - 1) / max_groups;
-    std::uint64_t blocks = std::max(std::min(resident, useful), exact);
+    // Enough blocks that no block counts more than kThreadPrivateMaxPixelsPerBlock pixels.
+    const std::uint64_t max_groups = kThreadPrivateMaxPixelsPerBlock / (u16 ? 8 : 16);
+    std::uint64_t blocks = grid_blocks(groups, static_cast<std::uint64_t>(plan.threads), resident,
+                                       (groups + max_groups - 1) / max_groups);
     plan.groups_per_block = (groups + blocks - 1) / blocks;
     blocks = (groups + plan.groups_per_block - 1) / plan.groups_per_block;
     if (blocks > 0x7FFFFFFFull)
@@ -231,28 +184,18 @@ void thread_private_grid(std::uint64_t pixels, bool u16, int sm_count, ThreadPri
     plan.blocks = static_cast<int>(blocks);
 }
 
-void launch_thread_private(const ThreadPrivateArgs& a, const ThreadPrivatePlan& plan,
+void launch_thread_private(const ThreadPrivateArgs& a, const ThreadPrivateTuning& plan,
                            cudaStream_t stream) {
-    const Kernel kernel = pick(a);
     ThreadPrivateArgs args = a;
     args.groups_per_block = plan.groups_per_block;
-    kernel<<<static_cast<unsigned>(plan.blocks), static_cast<unsigned>(plan.threads),
-             plan.smem_bytes, stream>>>(args);
+    pick(a)<<<static_cast<unsigned>(plan.blocks), static_cast<unsigned>(plan.threads),
+              plan.smem_bytes, stream>>>(args);
     check(cudaGetLastError(), "thread-private kernel launch");
 }
 
 std::string thread_private_probe() {
-    cudaFuncAttributes attr{};
-    const cudaError_t e = cudaFuncGetAttributes(
-        &attr, reinterpret_cast<const void*>(
-                   &thread_private_kernel<std::uint8_t, 1, TpValue::Plain, TpBinMode::Table>));
-    if (e == cudaSuccess) return {};
-    static_cast<void>(cudaGetLastError());
-    if (e == cudaErrorNoKernelImageForDevice || e == cudaErrorInvalidDeviceFunction ||
-        e == cudaErrorUnsupportedPtxVersion)
-        return "this build has no kernel code for the device (" + describe(e) +
-               "); rebuild with its architecture in CMAKE_CUDA_ARCHITECTURES";
-    return "cannot load the thread-private kernel: " + describe(e);
+    return probe_kernel(&thread_private_kernel<std::uint8_t, 1, ValueKind::Plain, BinMode::Table>,
+                        "the thread-private kernel");
 }
 
 }  // namespace hs::cuda::detail

@@ -10,6 +10,8 @@
 
 #include "cuda_check.hpp"
 #include "histoscope/core/error.hpp"
+#include "kernels/common/dispatch.cuh"
+#include "kernels/common/launch.hpp"
 
 namespace hs::cuda::detail {
 
@@ -17,29 +19,26 @@ namespace {
 
 extern __shared__ std::uint32_t warp_private_smem[];
 
-template <typename T, int C, WpValue V, WpBinMode B>
+template <typename T, int C, ValueKind V, BinMode M>
 __global__ void __launch_bounds__(1024) warp_private_kernel(const WarpPrivateArgs a) {
-    constexpr int kPixels = 16 / static_cast<int>(sizeof(T));  // pixels per group
-    constexpr int kWords = 4 * C;                              // 32-bit words per group
-
     const int passes = a.passes;
     const int pass = static_cast<int>(blockIdx.x % static_cast<unsigned>(passes));
     const unsigned part = blockIdx.x / static_cast<unsigned>(passes);
     const unsigned parts = gridDim.x / static_cast<unsigned>(passes);
-    const int start = pass * a.chunk;              // first bin of this pass
-    const int len = min(a.chunk, a.bins - start);  // bins of this pass
-    const int shift = a.copies_log2;               // M = 1 << shift
-    const int words = len << shift;                // counters of this pass
+    const int start = pass * a.chunk;                   // first bin of this pass
+    const int len = min(a.chunk, a.bins.bins - start);  // bins of this pass
+    const int shift = a.copies_log2;                    // M = 1 << shift
+    const int words = len << shift;                     // counters of this pass
     const auto tid = static_cast<int>(threadIdx.x);
     const auto nthreads = static_cast<int>(blockDim.x);
 
     std::uint32_t* hist = warp_private_smem;
     for (int i = tid; i < words; i += nthreads) hist[i] = 0;
     const std::int32_t* aux = a.aux;
-    if constexpr (B == WpBinMode::Table || B == WpBinMode::Edges) {
+    if constexpr (M == BinMode::Table || M == BinMode::Edges) {
         if (a.aux_shared) {
             auto* aux_s = reinterpret_cast<std::int32_t*>(warp_private_smem + (a.chunk << shift));
-            const int n = warp_private_aux_entries(B, a.bins);
+            const int n = bin_aux_entries(M, a.bins.bins);
             for (int i = tid; i < n; i += nthreads) aux_s[i] = a.aux[i];
             aux = aux_s;
         }
@@ -48,31 +47,14 @@ __global__ void __launch_bounds__(1024) warp_private_kernel(const WarpPrivateArg
 
     // Thread t updates copy t % M: word (bin - start) * M + t % M.
     const unsigned copy = threadIdx.x & ((1u << shift) - 1u);
-    const auto* in = static_cast<const uint4*>(a.samples);
-    const std::uint64_t groups = (a.pixels + kPixels - 1) / kPixels;
+    const std::uint64_t first = static_cast<std::uint64_t>(part) * blockDim.x + threadIdx.x;
     const std::uint64_t step = static_cast<std::uint64_t>(parts) * blockDim.x;
-    for (std::uint64_t g = static_cast<std::uint64_t>(part) * blockDim.x + threadIdx.x; g < groups;
-         g += step) {
-        std::uint32_t w[kWords];
-#pragma unroll
-        for (int k = 0; k < C; ++k) {
-            const uint4 v = __ldg(in + g * C + k);
-            w[4 * k + 0] = v.x;
-            w[4 * k + 1] = v.y;
-            w[4 * k + 2] = v.z;
-            w[4 * k + 3] = v.w;
-        }
-        const std::uint64_t left = a.pixels - g * kPixels;
-        const int valid = left < kPixels ? static_cast<int>(left) : kPixels;
-#pragma unroll
-        for (int p = 0; p < kPixels; ++p) {
-            if (p >= valid) break;
-            const int bin = wp::bin_of<B>(wp::value<T, C, V>(w, p, a), a, aux);
-            // bin = -1 (outside) and bins of other passes give rel >= len.
-            const auto rel = static_cast<unsigned>(bin - start);
-            if (rel < static_cast<unsigned>(len)) atomicAdd(&hist[(rel << shift) + copy], 1u);
-        }
-    }
+    for_each_pixel<T, C>(a.samples, a.pixels, first, step, [&](const std::uint32_t* w, int p) {
+        const int bin = bin_of<M>(group_value<T, C, V>(w, p, a.value), a.bins, aux);
+        // bin = -1 (outside) and bins of other passes give rel >= len.
+        const auto rel = static_cast<unsigned>(bin - start);
+        if (rel < static_cast<unsigned>(len)) atomicAdd(&hist[(rel << shift) + copy], 1u);
+    });
     __syncthreads();
 
     // Merge: each warp reads 32 contiguous counters (32 >> shift whole bins, one bank each),
@@ -90,62 +72,16 @@ __global__ void __launch_bounds__(1024) warp_private_kernel(const WarpPrivateArg
     }
 }
 
-using Kernel = void (*)(WarpPrivateArgs);
-
-template <typename T, int C, WpValue V>
-Kernel pick_mode(WpBinMode mode) {
-    if constexpr (sizeof(T) == 1 && V != WpValue::Joint) {
-        // 8-bit plain and luma values always use the table.
-        if (mode == WpBinMode::Table) return &warp_private_kernel<T, C, V, WpBinMode::Table>;
-        throw UnsupportedError("warp-private: 8-bit values use the bin table");
-    } else {
-        switch (mode) {
-            case WpBinMode::EvenDiv:
-                return &warp_private_kernel<T, C, V, WpBinMode::EvenDiv>;
-            case WpBinMode::Even32:
-                return &warp_private_kernel<T, C, V, WpBinMode::Even32>;
-            case WpBinMode::Even64:
-                return &warp_private_kernel<T, C, V, WpBinMode::Even64>;
-            case WpBinMode::Edges:
-                return &warp_private_kernel<T, C, V, WpBinMode::Edges>;
-            case WpBinMode::Table:
-                break;
-        }
-        throw UnsupportedError("warp-private: a bin table serves only 8-bit plain or luma values");
+struct Family : KernelFamily<WarpPrivateArgs, kAllValueKinds, kTableModes, kWideModes> {
+    template <typename T, int C, ValueKind V, BinMode M>
+    static Pointer get() {
+        return &warp_private_kernel<T, C, V, M>;
     }
-}
+};
 
-template <typename T>
-Kernel pick_layout(const WarpPrivateArgs& a) {
-    if (a.value == WpValue::Luma || a.value == WpValue::Joint) {
-        if constexpr (sizeof(T) == 1) {
-            if (a.value == WpValue::Joint) {
-                if (a.channels == 3) return pick_mode<T, 3, WpValue::Joint>(a.mode);
-                if (a.channels == 4) return pick_mode<T, 4, WpValue::Joint>(a.mode);
-                throw UnsupportedError("warp-private: joint colour needs 3 or 4 channels");
-            }
-        } else {
-            if (a.value == WpValue::Joint)
-                throw UnsupportedError("warp-private: joint colour needs 8-bit samples");
-        }
-        if (a.channels == 3) return pick_mode<T, 3, WpValue::Luma>(a.mode);
-        if (a.channels == 4) return pick_mode<T, 4, WpValue::Luma>(a.mode);
-        throw UnsupportedError("warp-private: luma needs 3 or 4 channels");
-    }
-    switch (a.channels) {
-        case 1:
-            return pick_mode<T, 1, WpValue::Plain>(a.mode);
-        case 3:
-            return pick_mode<T, 3, WpValue::Plain>(a.mode);
-        case 4:
-            return pick_mode<T, 4, WpValue::Plain>(a.mode);
-        default:
-            throw UnsupportedError("warp-private: images must have 1, 3 or 4 channels");
-    }
-}
-
-Kernel pick(const WarpPrivateArgs& a) {
-    return a.u16 ? pick_layout<std::uint16_t>(a) : pick_layout<std::uint8_t>(a);
+Family::Pointer pick(const WarpPrivateArgs& a) {
+    return pick_kernel<Family>(a.u16, a.channels, a.value.kind, a.bins.mode,
+                               "engine 'warp-private'");
 }
 
 }  // namespace
@@ -250,69 +186,48 @@ std::size_t warp_private_smem_limit(const WarpPrivateArgs& a, std::size_t optin)
 }
 
 void plan_warp_private(const WarpPrivateArgs& a, const DeviceLimits& limits, WarpPrivateTuning& t) {
-    const Kernel kernel = pick(a);
+    const Family::Pointer kernel = pick(a);
     reserve_dynamic_smem(kernel, t.smem_bytes, limits.shared_per_block_optin, "warp-private");
-    t.threads = 0;
-    t.blocks_per_sm = 0;
-    for (const int threads : kWarpPrivateThreadCandidates) {
-        int per_sm = 0;
-        check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                  &per_sm, reinterpret_cast<const void*>(kernel), threads, t.smem_bytes),
-              "cudaOccupancyMaxActiveBlocksPerMultiprocessor(warp-private)");
-        if (per_sm * threads >= t.blocks_per_sm * t.threads && per_sm > 0) {
-            t.threads = threads;
-            t.blocks_per_sm = per_sm;
-        }
-    }
-    if (t.blocks_per_sm == 0)
+    const BlockShape shape =
+        most_resident(kernel, {256, 512, 1024}, t.smem_bytes, true, "warp-private");
+    if (shape.threads == 0)
         throw DeviceError("warp-private: no block fits on an SM with " +
                           std::to_string(t.smem_bytes) + " bytes of shared memory");
-
+    t.threads = shape.threads;
+    t.blocks_per_sm = shape.blocks_per_sm;
     t.parts =
         warp_private_parts(a.pixels, a.u16, t.threads, t.blocks_per_sm, t.passes, limits.sm_count);
 }
 
-int warp_private_parts(std::uint64_t pixels, bool u16, int threads_per_block, int blocks_per_sm,
-                       int passes_, int sm_count) {
-    const auto ppg = static_cast<std::uint64_t>(warp_private_pixels_per_group(u16));
-    const std::uint64_t groups = (pixels + ppg - 1) / ppg;
-    const auto threads = static_cast<std::uint64_t>(threads_per_block);
-    const auto passes = static_cast<std::uint64_t>(passes_);
-    const std::uint64_t useful = std::max<std::uint64_t>(1, (groups + threads - 1) / threads);
+int warp_private_parts(std::uint64_t pixels, bool u16, int threads, int blocks_per_sm, int passes,
+                       int sm_count) {
     const std::uint64_t resident = static_cast<std::uint64_t>(blocks_per_sm) *
                                    static_cast<std::uint64_t>(std::max(1, sm_count));
-    // Enough blocks per pass that none counts more than kWarpPrivateMaxPixelsPerBlock pixels
-    // (a block of a pass handles at most ceil(groups / (parts * threads)) groups per thread).
-    const std::uint64_t exact = pixels / kWarpPrivateMaxPixelsPerBlock + 1;
-    const std::uint64_t share = std::max<std::uint64_t>(1, (resident + passes - 1) / passes);
-    const std::uint64_t parts = std::max(std::min(share, useful), std::min(exact, useful));
-    if (parts > 0x7FFFFFFFull / passes)
-        throw UnsupportedError("warp-private: " + std::to_string(parts * passes) +
+    const auto p = static_cast<std::uint64_t>(passes);
+    // The resident blocks shared by the passes, and enough blocks per pass that none counts more
+    // than kWarpPrivateMaxPixelsPerBlock pixels (a block of a pass handles at most
+    // ceil(groups / (parts * threads)) groups per thread).
+    const std::uint64_t parts =
+        grid_blocks(group_count(pixels, u16), static_cast<std::uint64_t>(threads),
+                    std::max<std::uint64_t>(1, (resident + p - 1) / p),
+                    pixels / kWarpPrivateMaxPixelsPerBlock + 1);
+    if (parts > 0x7FFFFFFFull / p)
+        throw UnsupportedError("warp-private: " + std::to_string(parts * p) +
                                " blocks exceed the grid limit");
     return static_cast<int>(parts);
 }
 
 void launch_warp_private(const WarpPrivateArgs& a, const WarpPrivateTuning& t,
                          cudaStream_t stream) {
-    const Kernel kernel = pick(a);
     const auto blocks = static_cast<unsigned>(static_cast<std::uint64_t>(t.parts) *
                                               static_cast<std::uint64_t>(t.passes));
-    kernel<<<blocks, static_cast<unsigned>(t.threads), t.smem_bytes, stream>>>(a);
+    pick(a)<<<blocks, static_cast<unsigned>(t.threads), t.smem_bytes, stream>>>(a);
     check(cudaGetLastError(), "warp-private kernel launch");
 }
 
 std::string warp_private_probe() {
-    cudaFuncAttributes attr{};
-    const cudaError_t e = cudaFuncGetAttributes(
-        &attr, reinterpret_cast<const void*>(
-                   &warp_private_kernel<std::uint8_t, 1, WpValue::Plain, WpBinMode::Table>));
-    if (e == cudaSuccess) return {};
-    static_cast<void>(cudaGetLastError());
-    if (e == cudaErrorNoKernelImageForDevice || e == cudaErrorInvalidDeviceFunction ||
-        e == cudaErrorUnsupportedPtxVersion)
-        return "this build has no kernel code for the device (" + describe(e) +
-               "); rebuild with its architecture in CMAKE_CUDA_ARCHITECTURES";
-    return "cannot load the warp-private kernel: " + describe(e);
+    return probe_kernel(&warp_private_kernel<std::uint8_t, 1, ValueKind::Plain, BinMode::Table>,
+                        "the warp-private kernel");
 }
 
 }  // namespace hs::cuda::detail

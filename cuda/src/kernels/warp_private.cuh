@@ -33,45 +33,15 @@
 #include <vector>
 
 #include "gpu_engine.hpp"
-#include "histoscope/core/channels.hpp"
+#include "kernels/common/bins.cuh"
 
 namespace hs::cuda::detail {
 
-// What a thread turns a pixel into.
-enum class WpValue : std::uint8_t {
-    Plain,  // sample `offset` of the pixel
-    Luma,   // luma of samples 0, 1, 2
-    Joint,  // (R << 16) | (G << 8) | B of 8-bit samples 0, 1, 2
-};
-
-// How a value becomes a bin.
-enum class WpBinMode : std::uint8_t {
-    Table,    // 8-bit plain/luma values: 256-entry table value -> bin (-1 = outside)
-    EvenDiv,  // even bins with bins dividing upper - lower < 2^32: bin = (v - lower) / quot
-    Even32,   // even bins; (v - lower) * bins and upper - lower fit in 32 bits
-    Even64,   // even bins in 64-bit integers
-    Edges,    // explicit edges: binary search over int32 thresholds
-};
-
-struct WarpPrivateArgs {
-    // Packed pixels, the allocation padded to whole groups of 16 * channels bytes.
-    const void* samples = nullptr;
-    std::uint64_t pixels = 0;
-    int channels = 1;  // 1, 3 or 4 interleaved samples per pixel
-    bool u16 = false;
-    WpValue value = WpValue::Plain;
-    LumaWeights weights{};
-    int offset = 0;  // Plain: the sample of the pixel that is counted
-    WpBinMode mode = WpBinMode::Table;
-    int bins = 256;
-    // Even modes: values lo <= v < hi are counted (the spec's range clipped to the values),
-    // bin = (v - lower) * bins / width; EvenDiv: quot = width / bins.
-    std::uint32_t lo = 0, hi = 0;
-    std::int64_t lower = 0;
-    std::uint64_t width = 1;
-    std::uint32_t quot = 1;
-    // Table: 256 bins; Edges: bins + 1 thresholds clamped to [-1, value limit]. Device memory;
-    // copied to shared memory when aux_shared.
+// Bins: kTableModes for 8-bit plain values and luma, kWideModes for the others.
+struct WarpPrivateArgs : ImageArgs {
+    ValueRule value;
+    BinRule bins;
+    // Table or Edges: device memory, copied to shared memory when aux_shared.
     const std::int32_t* aux = nullptr;
     bool aux_shared = false;
     // The tuning: M = 1 << copies_log2 copies, `passes` chunks of `chunk` bins (the last may
@@ -84,20 +54,10 @@ struct WarpPrivateArgs {
 
 // Upper bound of pixels one block counts, keeping its 32-bit counters exact.
 inline constexpr std::uint64_t kWarpPrivateMaxPixelsPerBlock = std::uint64_t{1} << 30;
-// Candidate block sizes; the one with the most resident threads per SM wins (ties: larger,
-// fewer blocks to merge).
-inline constexpr int kWarpPrivateThreadCandidates[] = {256, 512, 1024};
 // Copies per block tried: 1, 2, 4, 8, 16, 32.
 inline constexpr int kWarpPrivateCopyChoices = 6;
 // Sampled warp steps per channel (32 values each).
 inline constexpr int kWarpPrivateSampledSteps = 128;
-
-constexpr int warp_private_pixels_per_group(bool u16) {
-    return u16 ? 8 : 16;
-}
-constexpr int warp_private_aux_entries(WpBinMode mode, int bins) {
-    return mode == WpBinMode::Table ? 256 : mode == WpBinMode::Edges ? bins + 1 : 0;
-}
 
 // The race factor of a channel: for M = 1 << k, the mean number of serialized atomic rounds
 // of one sampled warp step (the largest number of lanes hitting the same counter). Lanes whose
@@ -127,6 +87,7 @@ struct WarpPrivateTuning {
 
 // The most dynamic shared memory per block of the kernel that `args` select (sample type,
 // channels, value kind, bin mode) on a device with opt-in limit `optin` (dynamic_smem_limit()).
+// Throws hs::UnsupportedError when no kernel serves `args`.
 std::size_t warp_private_smem_limit(const WarpPrivateArgs& args, std::size_t optin);
 
 // M, S, the chunk and where the table or thresholds live, from the race factor and the
@@ -137,8 +98,10 @@ WarpPrivateTuning choose_warp_private(const WarpPrivateRace& race, int bins, int
                                       std::uint64_t pixels, std::size_t smem_limit,
                                       const DeviceLimits& limits);
 
-// Block size and grid (tuning.threads, blocks_per_sm, parts) for `args` on `limits`; raises the
-// kernel's dynamic shared memory limit. Throws hs::DeviceError on CUDA failures.
+// Block size (256, 512 or 1024 threads: the most resident threads per SM, ties to the larger,
+// fewer blocks to merge) and grid (tuning.threads, blocks_per_sm, parts) for `args` on
+// `limits`; raises the kernel's dynamic shared memory limit. Throws hs::DeviceError on CUDA
+// failures.
 void plan_warp_private(const WarpPrivateArgs& args, const DeviceLimits& limits,
                        WarpPrivateTuning& tuning);
 // Blocks per pass: one wave of resident blocks shared by the passes, no more than give every
@@ -151,76 +114,5 @@ void launch_warp_private(const WarpPrivateArgs& args, const WarpPrivateTuning& t
 
 // Empty when the kernels of this build can run on the current device, otherwise why not.
 std::string warp_private_probe();
-
-// Device and host: the pieces of the kernel that the host tests can run too.
-namespace wp {
-
-template <typename T>
-__host__ __device__ __forceinline__ std::uint32_t extract(const std::uint32_t* words, int j) {
-    if constexpr (sizeof(T) == 1)
-        return (words[j >> 2] >> ((j & 3) * 8)) & 0xFFu;
-    else
-        return (words[j >> 1] >> ((j & 1) * 16)) & 0xFFFFu;
-}
-
-// Value of pixel `p` of a group held as 32-bit little-endian words.
-template <typename T, int C, WpValue V>
-__host__ __device__ __forceinline__ std::uint32_t value(const std::uint32_t* w, int p,
-                                                        const WarpPrivateArgs& a) {
-    if constexpr (V == WpValue::Luma) {
-        return hs::luma(a.weights, extract<T>(w, p * C), extract<T>(w, p * C + 1),
-                        extract<T>(w, p * C + 2));
-    } else if constexpr (V == WpValue::Joint) {
-        return hs::joint_value(extract<T>(w, p * C), extract<T>(w, p * C + 1),
-                               extract<T>(w, p * C + 2));
-    } else {
-        // Written out so that every word index is a compile-time constant (no local memory).
-        std::uint32_t v = extract<T>(w, p * C);
-        if constexpr (C >= 2)
-            if (a.offset == 1) v = extract<T>(w, p * C + 1);
-        if constexpr (C >= 3)
-            if (a.offset == 2) v = extract<T>(w, p * C + 2);
-        if constexpr (C >= 4)
-            if (a.offset == 3) v = extract<T>(w, p * C + 3);
-        return v;
-    }
-}
-
-// Bin of value `v`, or -1 when it lies outside the histogram.
-template <WpBinMode B>
-__host__ __device__ __forceinline__ int bin_of(std::uint32_t v, const WarpPrivateArgs& a,
-                                               const std::int32_t* aux) {
-    if constexpr (B == WpBinMode::Table) {
-        return aux[v];
-    } else if constexpr (B == WpBinMode::EvenDiv) {
-        if (v < a.lo || v >= a.hi) return -1;
-        // v - lower lies in [0, width) with width < 2^32, so the wrap-around is exact, and
-        // floor(off * bins / (bins * quot)) = floor(off / quot).
-        return static_cast<int>((v - static_cast<std::uint32_t>(a.lower)) / a.quot);
-    } else if constexpr (B == WpBinMode::Even32) {
-        if (v < a.lo || v >= a.hi) return -1;
-        const std::uint32_t off = v - static_cast<std::uint32_t>(a.lower);
-        return static_cast<int>(off * static_cast<std::uint32_t>(a.bins) /
-                                static_cast<std::uint32_t>(a.width));
-    } else if constexpr (B == WpBinMode::Even64) {
-        if (v < a.lo || v >= a.hi) return -1;
-        const auto off = static_cast<std::uint64_t>(static_cast<std::int64_t>(v) - a.lower);
-        return static_cast<int>(off * static_cast<std::uint64_t>(a.bins) / a.width);
-    } else {
-        const auto x = static_cast<std::int32_t>(v);
-        if (x < aux[0] || x >= aux[a.bins]) return -1;
-        int lo = 0, hi = a.bins;  // invariant: t_lo <= x < t_hi
-        while (hi - lo > 1) {
-            const int mid = (lo + hi) >> 1;
-            if (aux[mid] <= x)
-                lo = mid;
-            else
-                hi = mid;
-        }
-        return lo;
-    }
-}
-
-}  // namespace wp
 
 }  // namespace hs::cuda::detail

@@ -161,7 +161,7 @@ class FramePipeline final : public FrameStream {
 
     StreamConfig config_;
     GpuEngine* engine_;
-    eq::Limits limits_;
+    DeviceLimits limits_;
     std::size_t frame_bytes_ = 0, padded_ = 0, levels_ = 0;
     int planes_ = 0;
     bool check_depth_ = false;
@@ -182,16 +182,11 @@ FramePipeline::FramePipeline(GpuEngine* engine, const StreamConfig& config)
     frame_bytes_ = f.frame_bytes();
     padded_ = padded_bytes(shape);
 
-    const DeviceQuery q = query_devices();
-    if (q.devices.empty())
-        throw DeviceError("no CUDA device" + (q.error.empty() ? std::string() : ": " + q.error));
-    int current = 0;
-    check(cudaGetDevice(&current), "cudaGetDevice");
-    const auto it = std::find_if(q.devices.begin(), q.devices.end(),
-                                 [&](const DeviceInfo& d) { return d.index == current; });
-    const DeviceInfo& device = it != q.devices.end() ? *it : q.devices.front();
-    check(cudaSetDevice(device.index), "cudaSetDevice");
-    limits_ = {device.sm_count, device.shared_per_block_optin};
+    const SelectedDevice device =
+        select_device([&] { return config.equalize ? eq::probe() : std::string(); });
+    if (!device.found) throw DeviceError("no CUDA device: " + device.error);
+    if (!device.error.empty()) throw UnsupportedError(device.error);
+    limits_ = device.limits();
 
     const std::size_t n_counts =
         engine_ != nullptr ? static_cast<std::size_t>(config.spec.bins) * config.channels.size()
@@ -203,8 +198,6 @@ FramePipeline::FramePipeline(GpuEngine* engine, const StreamConfig& config)
         levels_ = std::size_t{1} << f.bit_depth;
         check_depth_ = f.type == SampleType::U16 && f.bit_depth < 16;
         weight_ = strength_weight(er.strength);
-        if (std::string why = eq::probe(); !why.empty())
-            throw UnsupportedError(device.name + ": " + why);
     }
     const std::size_t eq_entries =
         config.equalize ? static_cast<std::size_t>(planes_) * levels_ : 0;
@@ -241,9 +234,7 @@ void FramePipeline::enqueue(Slot& s) {
     }
     s.histogrammed.record(s.stream);
     if (config_.equalize && weight_ != 0) {
-        const eq::DeviceFrame frame{s.dev_in.data(), v.pixel_count(), v.width,
-                                    v.height,        v.channels,      v.type == SampleType::U16,
-                                    v.bit_depth};
+        const DeviceImage frame = device_image(v, s.dev_in.data());
         eq::PlaneSelect select;
         select.luma = v.channels >= 3 && config_.equalize->space == EqualizeSpace::Luma;
         check(cudaMemsetAsync(s.eq_counts.data(), 0, s.eq_counts.bytes(), st),
