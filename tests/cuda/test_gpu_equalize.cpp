@@ -7,8 +7,8 @@
 // unsupported_reason(), and these tests require that it refuses none of them.
 //
 // Photos: decoded with hs::media when the build has OpenCV; on a GPU host without OpenCV,
-// from raw dumps in $HS_RAW_PHOTOS named NAME.WxHxC.TYPE.raw (scripts/gpu-check.sh and
-// scripts/gpu-equalize-bench.sh make them).
+// from raw dumps in $HS_RAW_PHOTOS named NAME.WxHxC.TYPE.raw (`scripts/gpu.sh check` makes them
+// with scripts/gpu/tools.py decode).
 
 #include <gtest/gtest.h>
 

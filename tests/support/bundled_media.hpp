@@ -1,7 +1,7 @@
 #pragma once
 // The bundled photos and every frame of the bundled clips, for suites that run on a GPU host
 // without OpenCV: decoded with hs::media when the build has OpenCV, else read from the raw dumps
-// that scripts/gpu-check.sh writes with Python cv2 (NAME.WxHxC.TYPE.raw, every frame of a clip
+// that `scripts/gpu.sh check` writes with Python cv2 (NAME.WxHxC.TYPE.raw, every frame of a clip
 // back to back) into the folders named by $HS_RAW_PHOTOS and $HS_RAW_CLIPS. Empty when neither
 // is there.
 

@@ -4,7 +4,7 @@
 // request. Every engine it can pick is exact, so auto is exact.
 //
 // HS_AUTO_TRACE=FILE appends one line per selection ("key<TAB>engine<TAB>origin") to FILE:
-// scripts/gpu-learn-auto.sh reads the keys of its benchmark cases from there.
+// `scripts/gpu.sh learn-auto` reads the keys of its benchmark cases from there.
 
 #include <chrono>
 #include <cstdlib>

@@ -3,7 +3,7 @@
 // is counted, channels, bins, size and a race factor sampled from the image in the spirit of
 // Henriksen et al.) and the lookup of those features in a selection map learned from
 // benchmarks on the GPU (in the spirit of Milic et al.): selection_map.inc, written by
-// scripts/gpu-learn-auto.sh.
+// `scripts/gpu.sh learn-auto`.
 
 #include <cstdint>
 #include <string>

@@ -1,7 +1,7 @@
 #pragma once
 // The histogram strategies, listed once in kernels/strategies.cpp. The registry adds them in
 // that order (register.cpp), "auto" falls back to them in that order when its learned map
-// names none that serves a request (auto/auto_select.cpp), and scripts/gpu-learn-auto.sh
+// names none that serves a request (auto/auto_select.cpp), and `scripts/gpu.sh learn-auto`
 // benchmarks every one the registry has.
 
 #include <memory>

@@ -1,0 +1,269 @@
+#!/usr/bin/env bash
+# Everything run on the GPU host, one command per job (the device runner allows 10 minutes a
+# call: each job fits in one):
+#
+#   scripts/gpu.sh check          build (gpu-host preset), GPU and CPU tests, every GPU engine
+#                                 against cpu through the CLI, compute-sanitizer memcheck and
+#                                 racecheck, then the stream and kernel benchmarks; the summary
+#                                 starts with the GPU code's fingerprint and ends with the line
+#                                 for docs/perf/gpu-verified.md after a full pass
+#   scripts/gpu.sh bench [RUNS]   the "bench" cases of scripts/gpu/cases.tsv with every engine
+#   scripts/gpu.sh stream         the frame pipeline on the bundled 4K clip (10,032 frames, and
+#                                 2 and 4 frames in flight)
+#   scripts/gpu.sh learn-auto [RUNS]
+#                                 the "learn" cases with every engine; writes auto's selection
+#                                 map (cuda/src/auto/selection_map.inc), rebuilds, runs auto
+#                                 alone on every case and reports it against the best engine
+#   scripts/gpu.sh auto [RUNS]    the "learn" cases with every engine and the committed map:
+#                                 auto against the best engine in the same runs (no learning)
+#   scripts/gpu.sh compare        every GPU engine against cpu through histoscope-cli hist
+#   scripts/gpu.sh equalize [RUNS]
+#                                 the GPU equalizer against the cpu engine and Python OpenCV
+#
+# Logs and JSON go to ${OUT:-out}/ (at most 8 files: the runner returns no more). Environment:
+# HS_JOBS (build jobs, default 16), HS_TEST_JOBS (GPU tests at once, default 8),
+# HS_SANITIZER_TIMEOUT (seconds per sanitizer run, default 300), HS_COMMIT (the commit named in
+# the summary when the tree on the host has no git metadata), HS_SKIP_BENCH=1 / HS_SKIP_STREAM=1
+# (check without the benchmarks: not a full pass).
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+tools="$root/scripts/gpu/tools.py"
+build="$root/build-gpu"
+cli="$build/app/histoscope-cli"
+cuda_bin="${CUDA_HOME:-/usr/local/cuda}/bin"
+export PATH="$PATH:$cuda_bin"
+out="${OUT:-out}"
+mkdir -p "$out"
+out="$(cd "$out" && pwd)"
+jobs="${HS_JOBS:-16}"
+
+build_cli() {  # configures and builds the gpu-host preset (only what is missing)
+    cmake --preset gpu-host >/dev/null && cmake --build --preset gpu-host -j "$jobs"
+}
+
+# Decodes the bundled media once into $raw (photos and clips; with "tiled", the 256 MiB gray
+# tilings of the cases too).
+raw=""
+decode() {
+    [ -n "$raw" ] || raw="$(mktemp -d)"
+    python3 "$tools" decode "$root/resources/samples" "$raw" "$@"
+}
+
+# run_cases SET DIR RUNS [ARGS...]: `histoscope-cli bench` on every case of SET, one JSON (and
+# auto's trace) per case in DIR.
+run_cases() {
+    local set="$1" dir="$2" runs="$3" name args
+    shift 3
+    mkdir -p "$dir"
+    while IFS=$'\t' read -r name args; do
+        echo "case: $name: histoscope-cli bench $args $*" >&2
+        # shellcheck disable=SC2086  # the case's arguments are words
+        HS_AUTO_TRACE="$dir/$name.trace" "$cli" bench $args "$@" --runs "$runs" --warmup 2 \
+            --format json -o "$dir/$name${suffix:-}.json" || true
+    done < <(python3 "$tools" cases "$set" "$raw")
+}
+
+cmd_bench() {
+    local runs="${1:-20}" dir
+    dir="$(mktemp -d)"
+    [ -n "$raw" ] || decode
+    run_cases bench "$dir" "$runs"
+    python3 "$tools" bench-report "$dir" "$out/bench.json"
+}
+
+cmd_stream() {
+    [ -n "$raw" ] || decode
+    local clip fmt dir rc=0
+    clip="$(find "$raw" -name 'starry_pan_4k.mp4.*.u8.raw' | head -n 1)"
+    [ -n "$clip" ] || { echo "gpu.sh stream: no raw dump of starry_pan_4k.mp4" >&2; return 1; }
+    fmt="$(basename "$clip" .raw)"  # starry_pan_4k.mp4.WxHx3.u8 -> WxHx3:u8
+    fmt="${fmt#starry_pan_4k.mp4.}"
+    fmt="${fmt%.u8}:u8"
+    dir="$(mktemp -d)"
+    # Histograms of R, G, B and global equalization of the luminance of every frame, the result
+    # downloaded; one run loops the 48 frames 209 times (memory at the start, after the first
+    # pass and at the end), two vary the frames in flight. Each verifies one pass of frames.
+    for run in "loop_10032_depth3 --loop 209" "depth2 --depth-in-flight 2 --loop 2" \
+        "depth4 --depth-in-flight 4 --loop 2"; do
+        # shellcheck disable=SC2086  # a run is its name and its arguments
+        set -- $run
+        local name="$1"
+        shift
+        echo "stream: $name: histoscope-cli bench --raw $fmt $clip --stream $* --verify-frames 48" >&2
+        "$cli" bench --raw "$fmt" "$clip" --stream "$@" --verify-frames 48 --format json \
+            -o "$dir/$name.json" || rc=$?
+    done
+    python3 "$tools" stream-report "$dir" "$out/stream.json" || rc=$?
+    return "$rc"
+}
+
+cmd_learn_auto() {
+    local runs="${1:-20}" dir
+    dir="$(mktemp -d)"
+    decode tiled >/dev/null
+    run_cases learn "$dir" "$runs"
+    python3 "$tools" learn "$dir" "$root/cuda/src/auto/selection_map.inc"
+    cp "$root/cuda/src/auto/selection_map.inc" "$out/selection_map.inc"
+    build_cli >>"$out/build.log" 2>&1
+    suffix=.auto run_cases learn "$dir" "$runs" --kernels auto
+    python3 "$tools" auto-report "$dir" "$out/auto.json"
+}
+
+cmd_auto() {
+    local runs="${1:-20}" dir
+    dir="$(mktemp -d)"
+    decode tiled >/dev/null
+    run_cases learn "$dir" "$runs"
+    python3 "$tools" auto-report "$dir" "$out/auto.json"
+}
+
+cmd_compare() {
+    python3 "$tools" compare "$cli" "$root/resources/samples/fruits_4k.jpg"
+}
+
+cmd_equalize() {
+    python3 "$tools" equalize-bench "$cli" "$out/equalize.json" "${1:-21}" "${HS_EQ_KERNEL:-gpu}"
+}
+
+# --- check -------------------------------------------------------------------------------------
+declare -a summary=()
+failed=0
+# record NAME LOG RC SECONDS: the stage's summary line.
+record() {
+    if [ "$3" -eq 0 ]; then
+        summary+=("PASS  $1 (${4}s, $2)")
+    else
+        summary+=("FAIL  $1 (exit $3, ${4}s, $2)")
+        failed=1
+        echo "-- $1 failed (exit $3); last lines of $2:"
+        tail -n 25 "$out/$2" || true
+    fi
+}
+# stage NAME LOG COMMAND...: runs the command (output appended to the log), never stops.
+stage() {
+    local name="$1" log="$2" start=$SECONDS rc=0
+    shift 2
+    echo "== $name: $*" | tee -a "$out/$log"
+    "$@" >>"$out/$log" 2>&1 || rc=$?
+    record "$name" "$log" "$rc" $((SECONDS - start))
+}
+# beside NAME LOG COMMAND...: the same in the background, with its own log until collected; the
+# correctness stages time nothing, so they share the GPU. collect_beside waits for them.
+declare -a beside_names=() beside_logs=() beside_parts=() beside_pids=() beside_starts=()
+beside() {
+    local name="$1" log="$2" part
+    shift 2
+    part="$(mktemp)"
+    echo "== $name (beside the tests): $*" >"$part"
+    echo "== $name: started beside the tests, its log follows when it ends"
+    ("$@" >>"$part" 2>&1; echo $? >"$part.rc") &
+    beside_names+=("$name") beside_logs+=("$log") beside_parts+=("$part")
+    beside_pids+=($!) beside_starts+=("$SECONDS")
+}
+collect_beside() {
+    local i rc
+    for i in "${!beside_pids[@]}"; do
+        wait "${beside_pids[$i]}" || true
+        rc="$(cat "${beside_parts[$i]}.rc" 2>/dev/null || echo 1)"
+        cat "${beside_parts[$i]}" >>"$out/${beside_logs[$i]}"
+        record "${beside_names[$i]}" "${beside_logs[$i]}" "$rc" $((SECONDS - beside_starts[i]))
+    done
+}
+# Fails (listing them) when ctest skipped a test: on the GPU host that means no usable device.
+# shellcheck disable=SC2317  # called through stage()
+no_skips() {
+    local skipped
+    skipped="$(grep -E '\(Skipped\)' "$1" || true)"
+    [ -z "$skipped" ] || { echo "skipped tests:"; echo "$skipped"; return 1; }
+}
+
+cmd_check() {
+    local files="environment.txt build.log ctest.log compare.log sanitizer.log bench.json"
+    files+=" stream.json summary.txt"
+    for f in $files; do rm -f "${out:?}/$f"; done
+    local fingerprint commit
+    fingerprint="$("$root/scripts/gpu-fingerprint.sh")"
+    commit="${HS_COMMIT:-$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)}"
+    {
+        echo "fingerprint: $fingerprint"
+        echo "date: $(date -u +%FT%TZ)"
+        echo "host: $(hostname)"
+        echo "commit: $commit"
+        cmake --version | head -n 1 || true
+        "$cuda_bin/nvcc" --version | tail -n 2 || true
+    } >"$out/environment.txt" 2>&1
+    stage "nvidia-smi" environment.txt nvidia-smi
+    stage "build (gpu-host)" build.log build_cli
+    stage "device query (histoscope-cli kernels)" environment.txt "$cli" kernels
+    stage "decode the bundled media (Python cv2)" environment.txt decode
+    export HS_RAW_PHOTOS="$raw" HS_RAW_CLIPS="$raw"
+
+    # Every engine of the matrix on small and 4K inputs and at the most bins and channels it
+    # claims; the frame pipeline's odd, 16-bit and 4-channel frames; lane-private's tiny shapes
+    # and 16-bit counts; packed's one-value warps.
+    local filter="GpuEngines/GpuEngineMatrix.ServesThePlainCase/*:GpuEngines/GpuEngineMatrix.FourK/*"
+    filter+=":GpuEngines/GpuEngineMatrix.LargestConfigurationItClaims/*"
+    filter+=":GpuPipeline.OddShapesSixteenBitAndFourChannels:GpuPipeline.EqualizationAloneAndStrengthZero"
+    filter+=":LanePrivateGpu.CountsCross65535PerBinAndTinyShapes:PackedGpu.Small"
+    local sanitizer="$cuda_bin/compute-sanitizer" timeout_s="${HS_SANITIZER_TIMEOUT:-300}"
+    beside "compute-sanitizer memcheck" sanitizer.log timeout "$timeout_s" "$sanitizer" \
+        --tool memcheck --leak-check full --error-exitcode 86 "$build/tests/cuda/test_cuda" \
+        --gtest_filter="$filter"
+    beside "compute-sanitizer racecheck" sanitizer.log timeout "$timeout_s" "$sanitizer" \
+        --tool racecheck --racecheck-report all --error-exitcode 86 \
+        "$build/tests/cuda/test_cuda" --gtest_filter="$filter"
+    stage "ctest -L gpu (not alone)" ctest.log ctest --preset gpu-host -L gpu -LE alone \
+        --output-on-failure -j "${HS_TEST_JOBS:-8}"
+    stage "ctest -L cpu|cli" ctest.log ctest --preset gpu-host -L "cpu|cli" --output-on-failure \
+        -j 8
+    stage "GPU engines equal cpu through the CLI" compare.log cmd_compare
+    collect_beside
+    # Tests that read device-wide state, with the device to themselves.
+    stage "ctest -L alone" ctest.log ctest --preset gpu-host -L alone --output-on-failure
+    stage "no test skipped" ctest.log no_skips "$out/ctest.log"
+    if [ "${HS_SKIP_STREAM:-0}" != 1 ]; then
+        stage "stream benchmark" summary.txt cmd_stream
+    fi
+    if [ "${HS_SKIP_BENCH:-0}" != 1 ]; then
+        stage "kernel benchmark" summary.txt cmd_bench
+    fi
+
+    echo
+    echo "================ gpu.sh check summary ================"
+    echo "fingerprint: $fingerprint (scripts/gpu-fingerprint.sh: cuda/ and tests/cuda/)"
+    grep -E "^# GPU" "$out/environment.txt" | head -n 4 || true
+    grep -E "tests passed|tests failed" "$out/ctest.log" | sed "s/^/ctest.log: /" || true
+    echo "compare.log: $(grep -c '^MATCH' "$out/compare.log") MATCH," \
+        "$(grep -c '^MISMATCH' "$out/compare.log") MISMATCH, $(grep -c '^REFUSED' "$out/compare.log") REFUSED"
+    grep -E "^MISMATCH" "$out/compare.log" | sed "s/^/compare.log: /" || true
+    grep -E "ERROR SUMMARY|LEAK SUMMARY|RACECHECK SUMMARY|  PASSED  |  FAILED  " \
+        "$out/sanitizer.log" | sed "s/^/sanitizer.log: /" || true
+    printf '%s\n' "${summary[@]}" | tee -a "$out/summary.txt"
+    local passes fails line device
+    passes=$(printf '%s\n' "${summary[@]}" | grep -c '^PASS' || true)
+    fails=$(printf '%s\n' "${summary[@]}" | grep -c '^FAIL' || true)
+    device="$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1 || true)"
+    line="| $fingerprint | $(date -u +%F) | $commit | ${device:-no GPU} | $passes PASS, $fails FAIL |"
+    if [ "$fails" -eq 0 ] && printf '%s\n' "${summary[@]}" | grep -q '^PASS  kernel benchmark' &&
+        printf '%s\n' "${summary[@]}" | grep -q '^PASS  stream benchmark'; then
+        echo "gpu-verified.md: $line" | tee -a "$out/summary.txt"
+    else
+        echo "not a full pass (a stage failed, or the benchmarks did not run): do not record" \
+            "$fingerprint in docs/perf/gpu-verified.md" | tee -a "$out/summary.txt"
+    fi
+    return "$failed"
+}
+
+job="${1:-}"
+[ $# -gt 0 ] && shift
+case "$job" in
+    check) cmd_check ;;
+    bench | stream | compare | equalize | auto | learn-auto)
+        build_cli >>"$out/build.log" 2>&1
+        "cmd_${job//-/_}" "$@"
+        ;;
+    *)
+        sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//' >&2
+        exit 2
+        ;;
+esac
