@@ -41,7 +41,7 @@ build_cli() {  # configures and builds the gpu-host preset (only what is missing
     cmake --preset gpu-host >/dev/null && cmake --build --preset gpu-host -j "$jobs"
 }
 
-# Decodes the bundled media once into $raw (photos and clips; with "tiled", the 256 MiB gray
+# Decodes the bundled media once into $raw (photos and clips; with --tiled, the 256 MiB gray
 # tilings of the cases too).
 raw=""
 decode() {
@@ -100,7 +100,7 @@ cmd_stream() {
 cmd_learn_auto() {
     local runs="${1:-20}" dir
     dir="$(mktemp -d)"
-    decode tiled >/dev/null
+    decode --tiled >/dev/null
     run_cases learn "$dir" "$runs"
     python3 "$tools" learn "$dir" "$root/cuda/src/auto/selection_map.inc"
     cp "$root/cuda/src/auto/selection_map.inc" "$out/selection_map.inc"
@@ -112,7 +112,7 @@ cmd_learn_auto() {
 cmd_auto() {
     local runs="${1:-20}" dir
     dir="$(mktemp -d)"
-    decode tiled >/dev/null
+    decode --tiled >/dev/null
     run_cases learn "$dir" "$runs"
     python3 "$tools" auto-report "$dir" "$out/auto.json"
 }
