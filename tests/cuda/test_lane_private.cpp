@@ -1,5 +1,6 @@
 // The "lane-private" engine against the exact CPU reference: 8- and 16-bit samples, 1, 3 and 4
-// interleaved channels with any subset of them counted (and one asked for twice), 32, 16 and 8
+// interleaved channels with any subset of them counted (and one asked for twice, luma among
+// them: the pixel path), 32, 16 and 8
 // copies of the histogram per block, 16-bit bins by shift over sub-ranges with values at their
 // borders, counts crossing 65535 per bin, tiny and odd shapes, and repeated launches of one run
 // (the kernel zeroes its counts itself: the benchmark's last result must still be exact).
@@ -56,15 +57,22 @@ class LanePrivateGpu : public ::testing::Test {
 const std::vector<std::vector<Channel>>& subsets(int channels) {
     static const std::vector<std::vector<Channel>> gray{{Channel::Gray},
                                                         {Channel::Gray, Channel::Gray}};
-    static const std::vector<std::vector<Channel>> rgb{{Channel::R, Channel::G, Channel::B},
-                                                       {Channel::B},
-                                                       {Channel::G, Channel::R},
-                                                       {Channel::R, Channel::B, Channel::R}};
+    // Luma takes the pixel path (whole groups of pixels), alone, beside samples and twice.
+    static const std::vector<std::vector<Channel>> rgb{
+        {Channel::R, Channel::G, Channel::B},
+        {Channel::B},
+        {Channel::G, Channel::R},
+        {Channel::R, Channel::B, Channel::R},
+        {Channel::R, Channel::G, Channel::B, Channel::Luma601},
+        {Channel::Luma709},
+        {Channel::Luma601, Channel::G, Channel::Luma709, Channel::Luma601}};
     static const std::vector<std::vector<Channel>> rgba{
         {Channel::R, Channel::G, Channel::B, Channel::A},
         {Channel::A},
         {Channel::R, Channel::G, Channel::B},
-        {Channel::B, Channel::G}};
+        {Channel::B, Channel::G},
+        {Channel::A, Channel::Luma709, Channel::R},
+        {Channel::Luma601}};
     return channels == 1 ? gray : channels == 3 ? rgb : rgba;
 }
 
@@ -126,6 +134,10 @@ TEST_F(LanePrivateGpu, CountsCross65535PerBinAndTinyShapes) {
                          HistogramSpec::even(256, 0, 256), "tiny u8");
             expect_exact(test::uniform(w, h, c, SampleType::U16, 16, 6), subsets(c).front(),
                          HistogramSpec::even(bins, 0, 65536), "tiny u16");
+            if (c > 1)
+                expect_exact(test::uniform(w, h, c, SampleType::U16, 16, 7),
+                             {Channel::Luma709, Channel::B}, HistogramSpec::even(1024, 0, 65536),
+                             "tiny u16 luma");
         }
     }
 }
@@ -169,8 +181,14 @@ TEST_F(LanePrivateGpu, RefusesWhatItCannotCount) {
         const std::string why = engine_->unsupported_reason({u16.view(), {Channel::Gray}, spec});
         EXPECT_NE(why, "") << spec.describe();
     }
+    // Joint colours, and more distinct channels than one pass counts.
     const Image rgb = test::uniform(64, 64, 3, SampleType::U8, 8, 1);
     EXPECT_NE(engine_->unsupported_reason(
-                  {rgb.view(), {Channel::Luma601}, HistogramSpec::even(256, 0, 256)}),
+                  {rgb.view(), {Channel::Joint}, HistogramSpec::even(256, 0, 1 << 24)}),
+              "");
+    EXPECT_NE(engine_->unsupported_reason(
+                  {rgb.view(),
+                   {Channel::R, Channel::G, Channel::B, Channel::Luma601, Channel::Luma709},
+                   HistogramSpec::even(256, 0, 256)}),
               "");
 }

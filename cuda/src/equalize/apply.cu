@@ -146,19 +146,30 @@ std::string probe() {
     return probe_kernel(&apply_lut_kernel<std::uint8_t, 1, false>, "the equalization kernels");
 }
 
-void launch_apply_lut(const DeviceImage& frame, bool luma, int planes, const std::uint16_t* luts,
-                      void* out, unsigned long long* bad, cudaStream_t stream) {
+namespace {
+
+// The arguments every apply launch shares.
+ApplyArgs apply_args(const DeviceImage& frame, int planes, const std::uint16_t* luts, void* out,
+                     unsigned long long* bad) {
     ApplyArgs a;
     a.frame = frame;
     a.planes = planes;
     a.luts = luts;
     a.out = out;
     a.bad = bad;
+    return a;
+}
+
+}  // namespace
+
+void launch_apply_lut(const DeviceImage& frame, bool luma, int planes, const std::uint16_t* luts,
+                      void* out, unsigned long long* bad, cudaStream_t stream) {
     const auto kernel = dispatch(frame, luma, [](auto layout) {
         using L = decltype(layout);
         return &apply_lut_kernel<typename L::Sample, L::kChannels, L::kLuma>;
     });
-    kernel<<<group_blocks(frame), kApplyThreads, 0, stream>>>(a);
+    kernel<<<group_blocks(frame), kApplyThreads, 0, stream>>>(
+        apply_args(frame, planes, luts, out, bad));
     check(cudaGetLastError(), "LUT apply kernel launch");
 }
 
@@ -166,12 +177,7 @@ void launch_apply_clahe(const DeviceImage& frame, bool luma, int planes, const T
                         const AxisTables& x_axis, const AxisTables& y_axis,
                         const std::uint16_t* luts, std::int64_t weight, void* out,
                         unsigned long long* bad, cudaStream_t stream) {
-    ApplyArgs a;
-    a.frame = frame;
-    a.planes = planes;
-    a.luts = luts;
-    a.out = out;
-    a.bad = bad;
+    ApplyArgs a = apply_args(frame, planes, luts, out, bad);
     a.grid = grid;
     a.x_axis = x_axis;
     a.y_axis = y_axis;

@@ -12,6 +12,7 @@
 #include "histoscope/core/channels.hpp"
 #include "histoscope/core/error.hpp"
 #include "kernels/common/launch.hpp"
+#include "kernels/common/planes.cuh"
 
 namespace hs::cuda::detail {
 
@@ -128,15 +129,6 @@ std::size_t temp_storage_bytes(const CubPlan& p) {
     return most;
 }
 
-// Writes the derived value `rule` of pixels [0, n) of `samples` (C interleaved samples each).
-template <typename T, int C, typename P>
-__global__ void make_plane(const T* samples, std::uint64_t n, const ValueRule rule, P* plane) {
-    const std::uint64_t step = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
-    for (std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
-         i += step)
-        plane[i] = static_cast<P>(pixel_value<T, C>(samples + i * C, rule));
-}
-
 // counts[b] += scratch[b]: one chunk's 32-bit histogram into the 64-bit counts.
 __global__ void add_scratch(unsigned long long* counts, const unsigned* scratch,
                             std::uint64_t bins) {
@@ -146,35 +138,17 @@ __global__ void add_scratch(unsigned long long* counts, const unsigned* scratch,
         counts[b] += scratch[b];
 }
 
-constexpr int kThreads = 256;
-
-// Blocks of the small kernels: enough for the items, at most 8 per SM.
-unsigned grid_for(std::uint64_t items, const DeviceLimits& limits) {
-    return static_cast<unsigned>(
-        grid_blocks(items, kThreads, static_cast<std::uint64_t>(std::max(1, limits.sm_count)) * 8));
-}
-
 template <typename T>
 void launch_plane(Derived d, int channels, const std::byte* chunk, std::uint64_t n, void* plane,
-                  unsigned grid, cudaStream_t stream) {
+                  int sm_count, cudaStream_t stream) {
     const auto* s = reinterpret_cast<const T*>(chunk);
-    const ValueRule rule = derived_rule(d);
-    if (d == Derived::Joint) {
-        if constexpr (sizeof(T) == 1) {
-            auto* out = static_cast<std::uint32_t*>(plane);
-            if (channels == 3)
-                return make_plane<T, 3><<<grid, kThreads, 0, stream>>>(s, n, rule, out);
-            if (channels == 4)
-                return make_plane<T, 4><<<grid, kThreads, 0, stream>>>(s, n, rule, out);
-        }
-        throw UnsupportedError(
-            "cub: the joint colour histogram needs 8-bit samples of 3 or 4 "
-            "channels");
-    }
-    auto* out = static_cast<T*>(plane);
-    if (channels == 3) return make_plane<T, 3><<<grid, kThreads, 0, stream>>>(s, n, rule, out);
-    if (channels == 4) return make_plane<T, 4><<<grid, kThreads, 0, stream>>>(s, n, rule, out);
-    throw UnsupportedError("cub: luma needs 3 or 4 channels");
+    if (d != Derived::Joint)
+        return launch_value_plane(s, channels, n, derived_rule(d), static_cast<T*>(plane), sm_count,
+                                  stream);
+    if constexpr (sizeof(T) == 1)
+        return launch_value_plane(s, channels, n, derived_rule(d),
+                                  static_cast<std::uint32_t*>(plane), sm_count, stream);
+    throw UnsupportedError("cub: the joint colour histogram needs 8-bit samples");
 }
 
 }  // namespace
@@ -260,12 +234,12 @@ void launch_cub(const CubPlan& p, const CubBuffers& b, const DeviceImage& image,
             const int slot = p.derived_slot[static_cast<std::size_t>(d)];
             if (slot < 0) continue;
             const auto kind = static_cast<Derived>(d);
-            const unsigned grid = grid_for(n, limits);
             if (image.type == SampleType::U8)
-                launch_plane<std::uint8_t>(kind, p.channels, chunk, n, b.plane, grid, stream);
+                launch_plane<std::uint8_t>(kind, p.channels, chunk, n, b.plane, limits.sm_count,
+                                           stream);
             else
-                launch_plane<std::uint16_t>(kind, p.channels, chunk, n, b.plane, grid, stream);
-            check(cudaGetLastError(), "cub luma/joint plane kernel launch");
+                launch_plane<std::uint16_t>(kind, p.channels, chunk, n, b.plane, limits.sm_count,
+                                            stream);
             std::size_t bytes = p.temp_bytes;
             check(plane_histogram(b.temp, bytes, kind, b.plane,
                                   b.scratch + static_cast<std::size_t>(slot) * bins,
@@ -274,7 +248,7 @@ void launch_cub(const CubPlan& p, const CubBuffers& b, const DeviceImage& image,
         }
         for (std::size_t i = 0; i < p.slot_of.size(); ++i) {
             const auto slot = static_cast<std::size_t>(p.slot_of[i]);
-            add_scratch<<<grid_for(bins, limits), kThreads, 0, stream>>>(
+            add_scratch<<<plane_blocks(bins, limits.sm_count), kPlaneThreads, 0, stream>>>(
                 counts + i * bins, b.scratch + slot * bins, bins);
             check(cudaGetLastError(), "cub scratch accumulation kernel launch");
         }

@@ -54,23 +54,17 @@ __device__ __forceinline__ unsigned long long* counts_at(const LanePrivateArgs& 
                        : a.counts[3];
 }
 
-template <typename T, int C, BinMode B>
-__global__ void __launch_bounds__(1024) lane_private_kernel(const LanePrivateArgs a) {
-    constexpr int kPerWord16 = 16 / static_cast<int>(sizeof(T));  // samples per 16-byte word
-    // Identity always runs with 32 copies (the host falls back to the table otherwise), so its
-    // inner loop shifts by a constant.
-    const unsigned rlog = B == BinMode::Identity ? 5u : static_cast<unsigned>(a.copies_log2);
-    const int copies = 1 << rlog;
-    const int region = a.bins.bins << rlog;  // words per counted channel
-    const int words = region * a.slots;
-    std::uint32_t* hist = lane_private_smem;
-    auto* table = reinterpret_cast<std::int32_t*>(hist + words);
+// The start of every block: its copies zeroed, the table staged; with `sync`, the first block
+// to start zeroes the counts and publishes the launch's epoch (see the header).
+template <BinMode B>
+__device__ __forceinline__ void lane_start(const LanePrivateArgs& a, std::uint32_t* hist,
+                                           std::int32_t* table, int words) {
     for (int i = static_cast<int>(threadIdx.x); i < words; i += static_cast<int>(blockDim.x))
         hist[i] = 0;
     if constexpr (B == BinMode::Table)
         for (int i = static_cast<int>(threadIdx.x); i < 256; i += static_cast<int>(blockDim.x))
             table[i] = a.table[i];
-    if (a.sync != nullptr) {  // the first block to start zeroes the counts (see the header)
+    if (a.sync != nullptr) {
         __shared__ unsigned int ticket;
         if (threadIdx.x == 0) ticket = atomicInc(a.sync, gridDim.x - 1);
         __syncthreads();
@@ -84,8 +78,45 @@ __global__ void __launch_bounds__(1024) lane_private_kernel(const LanePrivateArg
         }
     }
     __syncthreads();
+}
 
-    const unsigned column = threadIdx.x & static_cast<unsigned>(copies - 1);
+// The end of every block: with `sync`, it waits for the launch's epoch; then a thread per
+// (slot, bin) sums the copies, starting at a different bank per thread so that a warp's reads
+// never share a bank, and adds the sum to the counts.
+__device__ __forceinline__ void lane_finish(const LanePrivateArgs& a, const std::uint32_t* hist,
+                                            int region, unsigned rlog) {
+    if (a.sync != nullptr && threadIdx.x == 0) {
+        const volatile unsigned int* published = a.sync + 1;
+        while (*published != a.epoch) __nanosleep(64);
+        __threadfence();
+    }
+    __syncthreads();
+    const int copies = 1 << rlog;
+    for (int idx = static_cast<int>(threadIdx.x); idx < a.bins.bins * a.slots;
+         idx += static_cast<int>(blockDim.x)) {
+        const int s = idx / a.bins.bins;
+        const int b = idx - s * a.bins.bins;
+        const std::uint32_t* row = hist + s * region + (b << rlog);
+        std::uint32_t sum = 0;  // at most the samples of this block: < 2^31
+#pragma unroll 8
+        for (int l = 0; l < copies; ++l) sum += row[(l + b) & (copies - 1)];
+        if (sum != 0) atomicAdd(counts_at(a, s) + b, static_cast<unsigned long long>(sum));
+    }
+}
+
+// Plain channels only: a sample's channel follows from its position in the stream of words.
+template <typename T, int C, BinMode B>
+__global__ void __launch_bounds__(1024) lane_private_kernel(const LanePrivateArgs a) {
+    constexpr int kPerWord16 = 16 / static_cast<int>(sizeof(T));  // samples per 16-byte word
+    // Identity always runs with 32 copies (the host falls back to the table otherwise), so its
+    // inner loop shifts by a constant.
+    const unsigned rlog = B == BinMode::Identity ? 5u : static_cast<unsigned>(a.copies_log2);
+    const int region = a.bins.bins << rlog;  // words per counted channel
+    std::uint32_t* hist = lane_private_smem;
+    auto* table = reinterpret_cast<std::int32_t*>(hist + region * a.slots);
+    lane_start<B>(a, hist, table, region * a.slots);
+
+    const unsigned column = threadIdx.x & ((1u << rlog) - 1u);
     const auto* in = static_cast<const uint4*>(a.samples);
     const std::uint64_t n = a.bytes / 16;  // whole words
     const std::uint64_t step = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
@@ -124,39 +155,50 @@ __global__ void __launch_bounds__(1024) lane_private_kernel(const LanePrivateArg
                 atomicAdd(hist + slot * region + (static_cast<unsigned>(bin) << rlog) + column, 1u);
         }
     }
-    if (a.sync != nullptr && threadIdx.x == 0) {
-        const volatile unsigned int* published = a.sync + 1;
-        while (*published != a.epoch) __nanosleep(64);
-        __threadfence();
-    }
-    __syncthreads();
+    lane_finish(a, hist, region, rlog);
+}
 
-    // Merge: thread per (slot, bin) sums the copies, starting at a different bank per thread
-    // so that a warp's reads never share a bank.
-    for (int idx = static_cast<int>(threadIdx.x); idx < a.bins.bins * a.slots;
-         idx += static_cast<int>(blockDim.x)) {
-        const int s = idx / a.bins.bins;
-        const int b = idx - s * a.bins.bins;
-        const std::uint32_t* row = hist + s * region + (b << rlog);
-        std::uint32_t sum = 0;  // at most the samples of this block: < 2^31
-#pragma unroll 8
-        for (int l = 0; l < copies; ++l) sum += row[(l + b) & (copies - 1)];
-        if (sum != 0) atomicAdd(counts_at(a, s) + b, static_cast<unsigned long long>(sum));
-    }
+// Luma among the channels: whole groups of pixels, each slot's value of every pixel.
+template <typename T, int C, BinMode B>
+__global__ void __launch_bounds__(1024) lane_private_pixel_kernel(const LanePrivateArgs a) {
+    const unsigned rlog = B == BinMode::Identity ? 5u : static_cast<unsigned>(a.copies_log2);
+    const int region = a.bins.bins << rlog;
+    std::uint32_t* hist = lane_private_smem;
+    auto* table = reinterpret_cast<std::int32_t*>(hist + region * a.slots);
+    lane_start<B>(a, hist, table, region * a.slots);
+
+    std::uint32_t* column = hist + (threadIdx.x & ((1u << rlog) - 1u));
+    const std::uint64_t first = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    const std::uint64_t step = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
+    for_each_pixel<T, C>(a.samples, a.pixels, first, step, [&](const std::uint32_t* w, int p) {
+#pragma unroll
+        for (int s = 0; s < kLanePrivateMaxSlots; ++s) {
+            if (s == a.slots) break;
+            const int bin = bin_of<B>(group_value<T, C>(w, p, a.slot_value[s]), a.bins, table);
+            if (bin >= 0) atomicAdd(column + s * region + (static_cast<unsigned>(bin) << rlog), 1u);
+        }
+    });
+    lane_finish(a, hist, region, rlog);
 }
 
 // Plain samples only: the value kind is not a template parameter of the kernel.
-struct Family : KernelFamily<LanePrivateArgs, value_kind_bit(ValueKind::Plain), kLanePrivateModes8,
-                             kLanePrivateModesWide> {
-    template <typename T, int C, ValueKind, BinMode M>
+// Plain channels: the word kernel; luma among them: the pixel kernel (each slot's value kind
+// is chosen at run time).
+struct Family : KernelFamily<LanePrivateArgs,
+                             value_kind_bit(ValueKind::Plain) | value_kind_bit(ValueKind::Luma),
+                             kLanePrivateModes8, kLanePrivateModesWide> {
+    template <typename T, int C, ValueKind V, BinMode M>
     static Pointer get() {
-        return &lane_private_kernel<T, C, M>;
+        if constexpr (V == ValueKind::Luma)
+            return &lane_private_pixel_kernel<T, C, M>;
+        else
+            return &lane_private_kernel<T, C, M>;
     }
 };
 
 Family::Pointer pick(const LanePrivateArgs& a) {
-    return pick_kernel<Family>(a.u16, a.channels, ValueKind::Plain, a.bins.mode,
-                               "engine 'lane-private'");
+    return pick_kernel<Family>(a.u16, a.channels, a.by_pixel ? ValueKind::Luma : ValueKind::Plain,
+                               a.bins.mode, "engine 'lane-private'");
 }
 
 }  // namespace
@@ -197,13 +239,17 @@ LanePrivateTuning plan_lane_private(const LanePrivateArgs& a, const DeviceLimits
                           std::to_string(t.smem_bytes) + " bytes of shared memory");
     t.threads = shape.threads;
     t.blocks_per_sm = shape.blocks_per_sm;
-    // One wave of resident blocks, no more than give every thread two words, and enough that
-    // no block reads more than kLanePrivateMaxBytesPerBlock bytes (a block reads at most
-    // ceil(words / (blocks * threads)) words per thread).
+    // One wave of resident blocks, no more than give every thread two words (the word kernel)
+    // or a group of pixels (the pixel kernel), and enough that no block reads more than
+    // kLanePrivateMaxBytesPerBlock bytes (a block reads at most ceil(items / (blocks *
+    // threads)) words or groups per thread).
     const std::uint64_t resident =
         static_cast<std::uint64_t>(t.blocks_per_sm) * static_cast<std::uint64_t>(limits.sm_count);
-    std::uint64_t blocks = grid_blocks(a.bytes / 16 + 1, 2 * static_cast<std::uint64_t>(t.threads),
-                                       resident, a.bytes / (kLanePrivateMaxBytesPerBlock / 2) + 1);
+    const auto threads = static_cast<std::uint64_t>(t.threads);
+    const std::uint64_t exact = a.bytes / (kLanePrivateMaxBytesPerBlock / 2) + 1;
+    std::uint64_t blocks = a.by_pixel
+                               ? grid_blocks(group_count(a.pixels, a.u16), threads, resident, exact)
+                               : grid_blocks(a.bytes / 16 + 1, 2 * threads, resident, exact);
     // 3-channel pixels: the grid's thread count must be a multiple of 3 (see the kernel).
     if (a.channels == 3) blocks = (blocks + 2) / 3 * 3;
     if (blocks > 0x7FFFFFFFull)

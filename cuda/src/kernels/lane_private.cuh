@@ -1,8 +1,8 @@
 #pragma once
-// Strategy "lane-private": every requested plain channel of an interleaved 1-, 3- or
-// 4-channel image counted in one pass; 8-bit samples with any bins (through a table), 16-bit
-// samples with even bins whose width is a power of two (a shift: 1024 bins over [0, 65536)
-// and the like).
+// Strategy "lane-private": every requested channel of an interleaved 1-, 3- or 4-channel image
+// (plain samples and luma) counted in one pass; 8-bit samples with any bins (through a
+// table), 16-bit samples with even bins whose width is a power of two (a shift: 1024 bins over
+// [0, 65536) and the like).
 //
 // Every block keeps, per counted channel, R copies of the histogram in shared memory (R = 32
 // when it fits, else 16 or 8), laid out lane-major: the counter of bin b for lane l is word
@@ -14,6 +14,10 @@
 // per thread per step. A word holds S = 16 / sizeof(sample) samples; sample j of word i belongs
 // to channel (S i + j) % C: constant per sample position for C = 1 and 4, and for C = 3 a
 // per-thread rotation that stays fixed because the grid's thread count is kept a multiple of 3.
+// With luma among the requested channels a pixel's samples must meet: threads then read whole
+// groups of 16 / sizeof(sample) pixels instead (C 16-byte vectors, common/samples.cuh) and
+// count every slot's value of each pixel (a sample, or the luma of samples 0..2), lane-major
+// as above.
 // Bins: 8-bit full-range 256 bins map the value to the bin directly (no table read), any other
 // 8-bit spec goes through a 256-entry table in shared memory (-1 = outside); 16-bit values v
 // with lo <= v < hi count in bin (v - lower) >> shift.
@@ -63,6 +67,10 @@ struct LanePrivateArgs {
     // Per sample offset of the pixel: the slot it is counted in (-1 = not counted).
     int slot_of_offset[4] = {-1, -1, -1, -1};
     int slots = 1;
+    // Luma requested: the pixel path, with the value of every slot.
+    bool by_pixel = false;
+    std::uint64_t pixels = 0;
+    ValueRule slot_value[kLanePrivateMaxSlots];
     const std::int32_t* table = nullptr;  // Table: 256 entries value -> bin (-1 = outside)
     // Per slot: `bins` 64-bit counters, zeroed by the caller unless `sync` is set.
     unsigned long long* counts[kLanePrivateMaxSlots] = {};

@@ -61,17 +61,36 @@ LaneLayout lane_layout(const HistogramRequest& r, std::size_t optin, const std::
     LanePrivateArgs& a = l.args;
     if (l.refusal = layout_refusal(r, &a.bins); !l.refusal.empty()) return l;
     a.channels = r.image.channels;
-    // Distinct sample offsets become slots; a channel asked for twice reads its slot's counts
-    // again (copied after the kernel).
+    // Distinct values (a sample, or a luma) become slots; a channel asked for twice reads its
+    // slot's counts again (copied after the kernel). Luma among them takes the pixel path.
+    std::vector<ValueRule> values;
     for (std::size_t i = 0; i < r.channels.size(); ++i) {
-        const int offset = std::max(0, channel_offset(r.channels[i], r.image.channels));
-        if (a.slot_of_offset[offset] < 0) {
-            a.slot_of_offset[offset] = static_cast<int>(l.slot_channel.size());
+        const ValueRule v = value_rule(r.channels[i], r.image.channels);
+        const auto same = [&](const ValueRule& u) {
+            return u.kind == v.kind && u.offset == v.offset && u.weights.r == v.weights.r &&
+                   u.weights.g == v.weights.g && u.weights.b == v.weights.b;
+        };
+        const auto it = std::find_if(values.begin(), values.end(), same);
+        if (it == values.end()) {
+            values.push_back(v);
             l.slot_channel.push_back(static_cast<int>(i));
         }
-        l.channel_slot.push_back(a.slot_of_offset[offset]);
+        l.channel_slot.push_back(
+            static_cast<int>(std::find_if(values.begin(), values.end(), same) - values.begin()));
+        a.by_pixel = a.by_pixel || v.kind == ValueKind::Luma;
     }
-    a.slots = static_cast<int>(l.slot_channel.size());
+    if (values.size() > static_cast<std::size_t>(kLanePrivateMaxSlots)) {
+        l.refusal = "engine 'lane-private' counts at most " + std::to_string(kLanePrivateMaxSlots) +
+                    " distinct channels in one pass, not " + std::to_string(values.size());
+        return l;
+    }
+    a.slots = static_cast<int>(values.size());
+    for (int s = 0; s < a.slots; ++s) {
+        const ValueRule& v = values[static_cast<std::size_t>(s)];
+        a.slot_value[s] = v;
+        if (v.kind == ValueKind::Plain) a.slot_of_offset[v.offset] = s;
+    }
+    a.pixels = r.image.pixel_count();
     a.u16 = r.image.type == SampleType::U16;
     // 8-bit: core's own bin_of() for every value (exact by construction).
     if (!a.u16) l.table = bin_table(r.spec, 255);
@@ -160,19 +179,20 @@ class LanePrivateEngine final : public GpuEngine {
   public:
     LanePrivateEngine()
         : GpuEngine(
-              "GPU, plain channels (8-bit: any bins; 16-bit: even bins of a power-of-two width; "
+              "GPU, plain channels and luma (8-bit: any bins; 16-bit: even bins of a power-of-two "
+              "width; "
               "as many bins and channels as 8 copies fit into shared memory, on an H100 4096 "
               "bins of one channel, 2048 of two or three, 1024 of four): 32 lane-major copies of "
               "the histogram per block in shared memory "
               "(lane l always updates bank l: conflict-free atomics on any data; 16 or 8 copies "
               "where 32 do not fit), every requested channel of an interleaved image in one pass "
-              "over coalesced 16-byte words, one launch (the kernel zeroes the counts)") {}
+              "over coalesced 16-byte words (whole groups of pixels with luma), one launch (the "
+              "kernel zeroes the counts)") {}
     std::string_view name() const override { return "lane-private"; }
     Capabilities capabilities() const override {
         Capabilities caps;
-        caps.luma = false;
         caps.joint = false;
-        return caps;  // bins: as many as fit, see extra_unsupported_reason()
+        return caps;  // bins and channels: as many as fit, see extra_unsupported_reason()
     }
 
   protected:

@@ -11,6 +11,7 @@
 #include "cuda_check.hpp"
 #include "histoscope/core/error.hpp"
 #include "kernels/common/launch.hpp"
+#include "kernels/common/planes.cuh"
 #include "kernels/common/samples.cuh"
 
 namespace hs::cuda::detail {
@@ -133,15 +134,6 @@ NppLevels make_levels(const HistogramSpec& spec, SampleType type) {
     return l;
 }
 
-// The luma of pixels [0, n) of `samples` (C interleaved samples each), in the sample type.
-template <typename T, int C>
-__global__ void npp_luma_plane(const T* samples, std::uint64_t n, const ValueRule luma, T* plane) {
-    const std::uint64_t step = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
-    for (std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
-         i += step)
-        plane[i] = static_cast<T>(pixel_value<T, C>(samples + i * C, luma));
-}
-
 // counts[map[j]] += hist[j] for the `n` NPP bins of one piece (map is injective).
 __global__ void npp_add_mapped(unsigned long long* counts, const Npp32s* hist,
                                const std::int32_t* map, int n) {
@@ -149,13 +141,6 @@ __global__ void npp_add_mapped(unsigned long long* counts, const Npp32s* hist,
          j += static_cast<int>(gridDim.x * blockDim.x))
         if (const Npp32s c = hist[j]; c != 0)
             counts[map[j]] += static_cast<unsigned long long>(static_cast<std::uint32_t>(c));
-}
-
-constexpr int kThreads = 256;
-
-unsigned grid_for(std::uint64_t items, const DeviceLimits& limits) {
-    return static_cast<unsigned>(
-        grid_blocks(items, kThreads, static_cast<std::uint64_t>(std::max(1, limits.sm_count)) * 8));
 }
 
 // The scratch bytes NPP asks for over every call the plan makes with C channels.
@@ -222,8 +207,9 @@ void pieces(const NppPlan& p, const NppBuffers& b, const T* src, int step, int r
                       "nppiHistogramRange");
         for (std::size_t i = 0; i < p.slot_of.size(); ++i) {
             if (p.luma_of[i] != value) continue;
-            npp_add_mapped<<<grid_for(static_cast<std::uint64_t>(last - first), limits), kThreads,
-                             0, stream>>>(
+            npp_add_mapped<<<plane_blocks(static_cast<std::uint64_t>(last - first),
+                                          limits.sm_count),
+                             kPlaneThreads, 0, stream>>>(
                 counts + i * bins, b.scratch + static_cast<std::size_t>(p.slot_of[i]) * piece_bins,
                 b.map + first, last - first);
             check(cudaGetLastError(), "npp accumulation kernel launch");
@@ -255,13 +241,7 @@ void run(const NppPlan& p, const NppBuffers& b, const DeviceImage& image,
                 static_cast<std::uint64_t>(rows) * static_cast<std::uint64_t>(p.width);
             const ValueRule luma{ValueKind::Luma, v == 1 ? kLuma709 : kLuma601, 0};
             auto* plane = reinterpret_cast<T*>(b.plane);
-            if (p.channels == 3)
-                npp_luma_plane<T, 3>
-                    <<<grid_for(n, limits), kThreads, 0, stream>>>(chunk, n, luma, plane);
-            else
-                npp_luma_plane<T, 4>
-                    <<<grid_for(n, limits), kThreads, 0, stream>>>(chunk, n, luma, plane);
-            check(cudaGetLastError(), "npp luma plane kernel launch");
+            launch_value_plane(chunk, p.channels, n, luma, plane, limits.sm_count, stream);
             pieces<T, 1>(p, b, plane, p.plane_row_bytes(), rows, slot, v, counts, limits, ctx,
                          stream);
         }
