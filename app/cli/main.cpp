@@ -10,6 +10,7 @@
 
 #include "commands.hpp"
 #include "histoscope/core/error.hpp"
+#include "histoscope/core/version.hpp"
 #include "histoscope/media/media.hpp"
 #ifdef HS_HAVE_CUDA
 #include "histoscope/cuda/register.hpp"
@@ -18,6 +19,7 @@
 namespace {
 
 constexpr const char* kUsage = R"(usage: histoscope-cli <command> [options]
+       histoscope-cli --help | --version
 
 commands:
   info FILE | --raw WxHxC:u8|u16[:DEPTH] [FILE|-]
@@ -63,6 +65,10 @@ int exit_code(hs::ErrorKind kind) {
 
 int main(int argc, char** argv) {
     const std::vector<std::string> all(argv + 1, argv + argc);
+    if (!all.empty() && all[0] == "--version") {
+        std::cout << "histoscope-cli " << hs::kVersion << "\n";
+        return 0;
+    }
     if (all.empty() || all[0] == "-h" || all[0] == "--help" || all[0] == "help") {
         std::fputs(kUsage, all.empty() ? stderr : stdout);
         return all.empty() ? 2 : 0;

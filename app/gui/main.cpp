@@ -16,6 +16,7 @@
 #include <memory>
 
 #include "engines.hpp"
+#include "histoscope/core/version.hpp"
 #include "histoscope/ui/controller.hpp"
 #include "histoscope/ui/main_window.hpp"
 #include "histoscope/ui/theme.hpp"
@@ -39,7 +40,8 @@ int main(int argc, char** argv) {
     QApplication app(argc, argv);
     QApplication::setApplicationName(QStringLiteral("Histoscope"));
     QApplication::setOrganizationName(QStringLiteral("Histoscope"));
-    QApplication::setApplicationVersion(QStringLiteral("0.1.0"));
+    QApplication::setApplicationVersion(
+        QString::fromUtf8(hs::kVersion.data(), static_cast<qsizetype>(hs::kVersion.size())));
     QApplication::setDesktopFileName(QStringLiteral("histoscope"));
     hs::ui::init_resources();
     hs::ui::apply_dark_theme(app);

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# The Debian package as a user gets it: builds it with CPack from the build folder, checks its
+# control fields, unpacks it into a scratch root (dpkg -x, no root needed) and runs the
+# unpacked histoscope-cli; validates the desktop file and the AppStream metainfo it installs.
+# Usage: check_deb.sh BUILD_DIR VERSION
+set -euo pipefail
+build="$1"
+version="$2"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+
+(cd "$build" && cpack -G DEB -B "$work/out" >"$work/cpack.log" 2>&1) ||
+    { cat "$work/cpack.log"; exit 1; }
+deb="$(find "$work/out" -maxdepth 1 -name 'histoscope_*.deb' | head -n 1)"
+[ -n "$deb" ] || { echo "no .deb in $work/out"; cat "$work/cpack.log"; exit 1; }
+echo "package: $(basename "$deb")"
+
+field() { dpkg-deb -f "$deb" "$1"; }
+[ "$(field Package)" = histoscope ] || { echo "Package: $(field Package)"; exit 1; }
+[ "$(field Version)" = "$version" ] || { echo "Version $(field Version), expected $version"; exit 1; }
+depends="$(field Depends)"
+echo "Depends: $depends"
+# dpkg-shlibdeps found the C++ runtime at least.
+grep -q 'libstdc++6' <<<"$depends" || { echo "no libstdc++6 among the dependencies"; exit 1; }
+
+root="$work/root"
+dpkg -x "$deb" "$root"
+cli="$root/usr/bin/histoscope-cli"
+[ -x "$cli" ] || { echo "no usr/bin/histoscope-cli in the package"; dpkg -c "$deb"; exit 1; }
+[ "$("$cli" --version)" = "histoscope-cli $version" ] ||
+    { echo "--version printed '$("$cli" --version)'"; exit 1; }
+"$cli" kernels >/dev/null
+for f in usr/share/bash-completion/completions/histoscope-cli usr/share/man/man1/histoscope-cli.1.gz; do
+    [ -f "$root/$f" ] || [ -f "$root/${f%.gz}" ] || { echo "missing $f"; exit 1; }
+done
+if [ -x "$root/usr/bin/histoscope" ]; then
+    desktop-file-validate "$root/usr/share/applications/histoscope.desktop"
+    appstreamcli validate --no-net "$root/usr/share/metainfo/io.github.histoscope.metainfo.xml"
+    [ -f "$root/usr/share/icons/hicolor/scalable/apps/histoscope.svg" ] || { echo "no icon"; exit 1; }
+fi
+echo "ok: $(basename "$deb") installs and runs histoscope-cli $version"
