@@ -30,6 +30,7 @@
 #include "histoscope/ui/controller.hpp"
 #include "histoscope/ui/controls_panel.hpp"
 #include "histoscope/ui/export.hpp"
+#include "histoscope/ui/histogram_columns.hpp"
 #include "histoscope/ui/histogram_model.hpp"
 #include "histoscope/ui/histogram_view.hpp"
 #include "histoscope/ui/image_view.hpp"
@@ -108,6 +109,32 @@ bool model_matches(const HistogramModel& model, const std::vector<hs::ChannelHis
         if (model.data(model.index(0, c)).toULongLong() != counts[0]) return false;
     }
     return true;
+}
+
+// A one-channel 65536-bin histogram with `count` in every bin.
+HistogramData flat_deep_histogram(std::uint64_t count) {
+    HistogramData d;
+    d.bins = 65536;
+    d.upper = 65536;
+    d.channel_names = {QStringLiteral("gray")};
+    d.counts = {std::vector<std::uint64_t>(65536, count)};
+    d.stats.emplace_back();
+    return d;
+}
+
+// The height in pixels of what is drawn in each pixel column of the plot area: the rows from
+// the plot's bottom up to the topmost row that differs from the empty plot's background.
+std::vector<int> column_heights(HistogramView& view) {
+    const QImage image = view.grab().toImage().convertToFormat(QImage::Format_RGB32);
+    const QRect area = view.plotArea().toAlignedRect().adjusted(2, 2, -2, -2);
+    const QRgb background = image.pixel(area.left(), area.top());
+    std::vector<int> heights;
+    for (int x = area.left(); x <= area.right(); ++x) {
+        int y = area.top();
+        while (y <= area.bottom() && image.pixel(x, y) == background) ++y;
+        heights.push_back(area.bottom() + 1 - y);
+    }
+    return heights;
 }
 
 // Stand-ins for GPU engines: the reference counts after a delay, or a device failure.
@@ -210,6 +237,79 @@ class TestUi : public QObject {
         window_.reset();
         worker_.reset();
         QSettings().clear();
+    }
+
+    void columnsPreserveArea() {
+        // Flat counts give equal columns at any width, whole or fractional bins per column.
+        const std::vector<double> flat = prefix_sums(std::vector<std::uint64_t>(65536, 7));
+        std::vector<double> columns;
+        for (const int width : {1, 3, 640, 1000, 1517, 65536, 100000}) {
+            column_means(flat, 0, 65536, width, columns);
+            QCOMPARE(static_cast<int>(columns.size()), width);
+            for (const double v : columns)
+                QVERIFY2(std::abs(v - 7.0) < 1e-9, qPrintable(QString::number(v)));
+        }
+        // A column over bins [0, 2.5) of 2, 4, 6: (2 + 4 + 6 / 2) / 2.5 per bin.
+        const std::vector<double> small = prefix_sums({2, 4, 6});
+        column_means(small, 0, 3, 1, columns);
+        QCOMPARE(columns[0], 4.0);
+        column_means(small, 0, 2.5, 1, columns);
+        QCOMPARE(columns[0], 9.0 / 2.5);
+        // The ceiling sets aside one spike, not a plain maximum.
+        std::vector<double> values(1500, 10.0);
+        values[3] = 1e6;
+        QCOMPARE(plot_ceiling(values), 10.0);
+        values[1400] = 3e5;  // and one at the other end
+        QCOMPARE(plot_ceiling(values), 10.0);
+        values[3] = 12.0;
+        values[1400] = 11.0;
+        QCOMPARE(plot_ceiling(values), 12.0);
+        QCOMPARE(plot_ceiling({0.0, 0.0, 5.0}), 5.0);  // nothing but the spike
+    }
+
+    void flatDeepHistogramDrawsEqualColumns() {
+        HistogramModel model;
+        model.setHistogram(flat_deep_histogram(500));
+        HistogramView view;
+        view.setModel(&model);
+        for (const QSize size : {QSize(900, 300), QSize(1517, 411), QSize(333, 200)}) {
+            view.resize(size);
+            const std::vector<int> heights = column_heights(view);
+            QVERIFY(!heights.empty());
+            const auto [low, high] = std::minmax_element(heights.begin(), heights.end());
+            QVERIFY2(*low == *high, qPrintable(QStringLiteral("%1 to %2 px at %3x%4")
+                                                   .arg(*low)
+                                                   .arg(*high)
+                                                   .arg(size.width())
+                                                   .arg(size.height())));
+            QVERIFY(*low > view.plotArea().height() / 2);
+            QCOMPARE(view.clippedColumns(), 0);
+        }
+    }
+
+    void oneHugeBinStillShowsTheOthers() {
+        HistogramData d = flat_deep_histogram(100);
+        d.counts[0][0] = 1'000'000'000;
+        HistogramModel model;
+        model.setHistogram(d);
+        HistogramView view;
+        view.setModel(&model);
+        view.resize(900, 300);
+        const std::vector<int> heights = column_heights(view);
+        // The spike is cut at the top and marked; every other column keeps most of the height.
+        QVERIFY(view.clippedColumns() >= 1);
+        const int full = static_cast<int>(view.plotArea().height()) - 4;
+        for (std::size_t x = 2; x < heights.size(); ++x)
+            QVERIFY2(
+                heights[x] > full * 3 / 4,
+                qPrintable(
+                    QStringLiteral("column %1: %2 of %3 px").arg(x).arg(heights[x]).arg(full)));
+        // The readout of the first column still tells the real count.
+        QVERIFY(view.readout(0).contains(QStringLiteral("gray 1000000000 ")));
+        // On a log scale the spike stays marked and the rest stays visible.
+        model.setLogScale(true);
+        const std::vector<int> log_heights = column_heights(view);
+        for (std::size_t x = 2; x < log_heights.size(); ++x) QVERIFY(log_heights[x] > 0);
     }
 
     void engineCombosListTheRegistry() {

@@ -162,7 +162,6 @@ void Controller::openFile(const QString& path) {
     info.height = source_.height();
     info.channels = source_.channels();
     info.bit_depth = source_.bit_depth();
-    bins_ = std::min(bins_, 1 << source_.bit_depth());
     last_error_.clear();
     dropped_ = 0;
     emit mediaLoaded(info);

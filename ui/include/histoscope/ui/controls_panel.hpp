@@ -28,7 +28,8 @@ class ControlsPanel : public QWidget {
 
     // Channel checkboxes for these channels ("r", "g", "b", "luma" or "gray").
     void setChannels(const QStringList& names);
-    // Bin counts offered for an image of this depth: powers of two from 16 up to 2^depth.
+    // Bin counts offered for an image of this depth: powers of two from 16 up to 2^depth. The
+    // count last chosen (or restored) is shown again as soon as the depth offers it.
     void setBitDepth(int bit_depth);
     void setEngines(const QVector<EngineInfo>& engines);
     void selectEngine(const QString& name);  // without emitting engineChanged
@@ -60,6 +61,7 @@ class ControlsPanel : public QWidget {
     QComboBox* bins_;
     QComboBox* engines_;
     QString wanted_engine_ = QStringLiteral("auto");
+    int wanted_bins_ = 256;
 };
 
 class EqualizePanel : public QWidget {
