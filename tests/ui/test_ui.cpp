@@ -18,7 +18,10 @@
 #include <QThread>
 #include <QUrl>
 #include <QtTest>
+#include <atomic>
 #include <memory>
+#include <thread>
+#include <vector>
 
 #include "engines.hpp"
 #include "histoscope/core/engine.hpp"
@@ -709,6 +712,75 @@ class TestUi : public QObject {
         settle();
         openAndWait(sample("fruits.jpg"));
         QVERIFY(!window_->media().video);
+    }
+
+    void fourKClipPlaysToItsLastFrameUnderLoad() {
+        // Busy threads on every core: processing and drawing fall behind the clip's clock, so
+        // frames must be dropped, and the frame due must never run past the clip's last one.
+        std::atomic<bool> stop{false};
+        std::vector<std::thread> load;
+        for (unsigned i = 0; i < std::max(2u, std::thread::hardware_concurrency()); ++i)
+            load.emplace_back([&stop] {
+                volatile std::uint64_t spin = 0;
+                while (!stop.load(std::memory_order_relaxed)) spin = spin + 1;
+            });
+        const QString path = sample("starry_pan_4k.mp4");
+        openAndWait(path);
+        const std::int64_t frames = window_->media().frames;
+        QCOMPARE(frames, 48);
+        QSignalSpy errors(controller(), &Controller::errorOccurred);
+        emit window_->playToggleRequested();
+        QTRY_VERIFY_WITH_TIMEOUT(window_->playback().playing, kTimeoutMs);
+        QTRY_VERIFY_WITH_TIMEOUT(!window_->playback().playing, 180000);
+        stop.store(true);
+        for (auto& t : load) t.join();
+        settle();
+        const PlaybackState state = window_->playback();
+        QCOMPARE(state.frame, frames - 1);
+        QCOMPARE(state.frames, frames);
+        QVERIFY2(state.dropped > 0, "the load forced no frame drop");
+        QCOMPARE(errors.count(), 0);  // no dialog during playback
+        QCOMPARE(window_->timingModel()->entries().front().frame, frames - 1);
+        // What is shown is the last frame, exactly.
+        hs::media::VideoReader reader(path.toStdString());
+        hs::Image last;
+        while (reader.read_frame(last) == hs::media::VideoReader::FrameStatus::Ok) {
+        }
+        QCOMPARE(reader.position(), frames);
+        QVERIFY(model_matches(*window_->histogramModel(), reference_of(last.view(), 256)));
+        QCOMPARE(window_->imageView()->original(), to_qimage(last.view()));
+        openAndWait(sample("fruits.jpg"));
+    }
+
+    void videoLoopsScrubsAndSeekingResetsDrops() {
+        openAndWait(sample("tree.avi"));
+        const std::int64_t last = window_->media().frames - 1;
+        emit window_->loopRequested(true);
+        QTRY_VERIFY_WITH_TIMEOUT(window_->playback().loop, kTimeoutMs);
+        emit window_->seekRequested(last - 2);
+        QTRY_COMPARE_WITH_TIMEOUT(window_->playback().frame, last - 2, kTimeoutMs);
+        emit window_->playToggleRequested();
+        // Past the last frame it starts over and keeps playing.
+        QTRY_VERIFY_WITH_TIMEOUT(window_->playback().frame == last, kTimeoutMs);
+        QTRY_VERIFY_WITH_TIMEOUT(window_->playback().frame < last - 2, kTimeoutMs);
+        QVERIFY(window_->playback().playing);
+        emit window_->playToggleRequested();
+        QTRY_VERIFY_WITH_TIMEOUT(!window_->playback().playing, kTimeoutMs);
+        emit window_->loopRequested(false);
+        // Home: the first frame, and the dropped count starts over.
+        emit window_->seekRequested(0);
+        QTRY_COMPARE_WITH_TIMEOUT(window_->playback().frame, 0, kTimeoutMs);
+        QCOMPARE(window_->playback().dropped, 0);
+        // Dragging the slider shows the frames as it moves, before it is released.
+        window_->frameSlider()->setSliderDown(true);
+        window_->frameSlider()->setValue(10);
+        QTRY_COMPARE_WITH_TIMEOUT(window_->playback().frame, 10, kTimeoutMs);
+        window_->frameSlider()->setValue(20);
+        QTRY_COMPARE_WITH_TIMEOUT(window_->playback().frame, 20, kTimeoutMs);
+        window_->frameSlider()->setSliderDown(false);
+        settle();
+        QCOMPARE(window_->timingModel()->entries().front().frame, 20);
+        openAndWait(sample("fruits.jpg"));
     }
 
     void compareKernelsListsEveryEngineVerified() {

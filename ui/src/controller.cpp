@@ -18,6 +18,7 @@
 #include "histoscope/core/stats.hpp"
 #include "histoscope/media/media.hpp"
 #include "histoscope/ui/qimage_convert.hpp"
+#include "playback.hpp"
 
 namespace hs::ui {
 
@@ -96,9 +97,12 @@ Controller::Controller(std::unique_ptr<hs::EngineRegistry> registry, ControllerO
     : QObject(parent),
       registry_(std::move(registry)),
       options_(std::move(options)),
-      timer_(new QTimer(this)) {
-    timer_->setTimerType(Qt::PreciseTimer);
-    connect(timer_, &QTimer::timeout, this, &Controller::tick);
+      playback_(new Playback([this](std::int64_t, hs::Image& frame) { showFrame(frame); }, this)) {
+    // Frames fall due (and are dropped) while the UI still draws the last result.
+    playback_->setReady([this] { return unshown_.load() == 0; });
+    connect(playback_, &Playback::stateChanged, this, &Controller::playbackChanged);
+    connect(playback_, &Playback::stopped, this, &Controller::drainStream);
+    connect(playback_, &Playback::problem, this, &Controller::notice);
 }
 
 Controller::~Controller() = default;
@@ -133,25 +137,18 @@ void Controller::openFile(const QString& path) {
             info.format = QString::fromStdString(reader->codec());
             info.frames = reader->frame_count();
             info.fps = reader->fps();
-            pause();
+            pause();  // shows the frames in flight of the clip playing
             closeStream();
-            video_ = std::move(reader);
-            at_end_ = false;
+            playback_->open(std::move(reader));
             source_ = std::move(*first);
-            frame_ = 0;
-            frames_ = info.frames;
-            fps_ = info.fps > 0.0 ? info.fps : 25.0;
         } else {
             hs::media::LoadedImage loaded = hs::media::read_image(file);
             info.format = QString::fromStdString(loaded.format);
             for (const auto& note : loaded.notes) info.notes << QString::fromStdString(note);
             pause();
             closeStream();
-            video_.reset();
+            playback_->close();
             source_ = std::move(loaded.image);
-            frame_ = 0;
-            frames_ = 0;
-            fps_ = 0.0;
         }
     } catch (const std::exception& e) {
         emit loadFailed(path, describe(e));
@@ -163,9 +160,8 @@ void Controller::openFile(const QString& path) {
     info.channels = source_.channels();
     info.bit_depth = source_.bit_depth();
     last_error_.clear();
-    dropped_ = 0;
     emit mediaLoaded(info);
-    emitPlayback();
+    emit playbackChanged(playback_->state());
     original_dirty_ = true;
     scheduleProcess();
 }
@@ -224,108 +220,48 @@ void Controller::setEqualize(const hs::ui::EqualizeSettings& settings) {
 
 // --- playback
 
-void Controller::emitPlayback() {
-    PlaybackState state;
-    state.video = video_ != nullptr;
-    state.playing = playing_;
-    state.frame = frame_;
-    state.frames = frames_;
-    state.fps = fps_;
-    state.dropped = dropped_;
-    emit playbackChanged(state);
-}
-
-bool Controller::readFrame(std::int64_t index) {
-    if (!video_) return false;
-    try {
-        if (index != frame_ + 1) video_->seek(index);
-        std::optional<hs::Image> frame = video_->read();
-        if (!frame) return false;
-        source_ = std::move(*frame);
-        frame_ = index;
-        at_end_ = false;
-        original_dirty_ = true;
-        return true;
-    } catch (const std::exception& e) {
-        reportError(tr("Frame %1: %2").arg(index).arg(describe(e)));
-        return false;
-    }
+void Controller::showFrame(hs::Image& frame) {
+    std::swap(source_, frame);  // the old frame's storage is reused for the next one
+    original_dirty_ = true;
+    if (!playback_->playing() || !submitToStream()) process();
 }
 
 void Controller::play() {
-    if (!video_ || playing_) return;
-    if (at_end_ && readFrame(0)) process();  // played to the end: start over
-    at_end_ = false;
-    playing_ = true;
-    play_start_frame_ = frame_;
-    dropped_ = 0;
-    clock_.start();
-    timer_->start(std::max(1, static_cast<int>(std::lround(1000.0 / fps_))));
-    emitPlayback();
+    playback_->play();
 }
 
 void Controller::pause() {
-    if (!playing_) return;
-    playing_ = false;
-    timer_->stop();
-    drainStream();
-    emitPlayback();
+    playback_->pause();
 }
 
 void Controller::togglePlay() {
-    if (playing_)
+    if (playback_->playing())
         pause();
     else
         play();
 }
 
+void Controller::setLoop(bool on) {
+    playback_->setLoop(on);
+}
+
 void Controller::step(int frames) {
-    if (!video_) return;
-    pause();
-    const std::int64_t target = std::max<std::int64_t>(0, frame_ + frames);
-    if (target != frame_ && readFrame(target)) process();
-    emitPlayback();
+    playback_->step(frames);
 }
 
+// Seeks coalesce like settings: a dragged slider sends many, the latest wins.
 void Controller::seek(qint64 frame) {
-    if (!video_) return;
-    const bool was_playing = playing_;
-    pause();
-    if (readFrame(std::max<qint64>(0, frame))) process();
-    if (was_playing) play();
-    emitPlayback();
-}
-
-// On the clock: the frame due now is play_start + elapsed * fps. Frames between the last one
-// shown and that one are skipped (decoded and discarded, or sought past when many) and counted.
-void Controller::tick() {
-    if (!playing_ || !video_) return;
-    const auto due = play_start_frame_ +
-                     static_cast<std::int64_t>(
-                         std::floor(static_cast<double>(clock_.nsecsElapsed()) / 1e9 * fps_));
-    if (due <= frame_) return;
-    if (unshown_.load() > 0) return;  // the UI is still drawing: this frame is dropped later
-    const std::int64_t skip = due - frame_ - 1;
-    bool ok = true;
-    if (skip > 0) {
-        if (skip > static_cast<std::int64_t>(fps_)) {
-            ok = readFrame(due);
-        } else {
-            for (std::int64_t i = 0; i < skip && ok; ++i) ok = video_->read().has_value();
-            frame_ += skip;
-            ok = ok && readFrame(due);
-        }
-        dropped_ += skip;
-    } else {
-        ok = readFrame(due);
-    }
-    if (!ok) {  // the end of the clip (or a frame that failed to decode, already reported)
-        at_end_ = true;
-        pause();
-        return;
-    }
-    if (!submitToStream()) process();
-    emitPlayback();
+    const bool posted = pending_seek_.has_value();
+    pending_seek_ = frame;
+    if (!posted)
+        QMetaObject::invokeMethod(
+            this,
+            [this] {
+                const std::int64_t target = *pending_seek_;
+                pending_seek_.reset();
+                playback_->seek(target);
+            },
+            Qt::QueuedConnection);
 }
 
 // --- the pipeline
@@ -585,7 +521,7 @@ void Controller::process() {
         out.original = to_qimage(source_.view());
         original_dirty_ = false;
     }
-    timing.frame = video_ ? frame_ : -1;
+    timing.frame = playback_->isOpen() ? playback_->frame() : -1;
     if (!equalize_failed) last_error_.clear();
     emitFrame(out, ms_of(frame_clock));
 }
@@ -616,7 +552,7 @@ void Controller::emitFrame(FrameResult& out, double total_ms) {
         timing.gpix_per_s = static_cast<double>(h.pixels) / (timing.histogram_ms * 1e6);
         timing.gb_per_s = static_cast<double>(h.bytes) / (timing.histogram_ms * 1e6);
     }
-    timing.dropped = dropped_;
+    timing.dropped = playback_->dropped();
     timing.total_ms = total_ms;
     // Measured once per device, outside the frame's time.
     timing.read_bandwidth_gbs = readBandwidthGbs(timing.engine, timing.bandwidth_device);
@@ -667,7 +603,7 @@ bool Controller::submitToStream() {
         }
         status.message = stream_status_;
         emit engineStatusChanged(status);
-        in_flight_.emplace_back(frame_, source_);
+        in_flight_.emplace_back(playback_->frame(), source_);
         stream_->submit(view);
         while (auto r = stream_->poll()) showStreamResult(*r);
         return true;

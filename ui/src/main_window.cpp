@@ -27,6 +27,7 @@
 #include <QToolBar>
 #include <QToolButton>
 #include <QVBoxLayout>
+#include <limits>
 
 #include "histoscope/ui/compare_dialog.hpp"
 #include "histoscope/ui/controller.hpp"
@@ -108,9 +109,9 @@ void MainWindow::buildLayout() {
     split_slider_->setToolTip(tr("Before/after divider: original left, equalized right"));
     play_button_->setIcon(style()->standardIcon(QStyle::SP_MediaPlay));
     play_button_->setToolTip(tr("Play/pause (Space)"));
-    frame_slider_->setToolTip(tr("Seek"));
+    frame_slider_->setToolTip(tr("Seek: the frame follows while dragging"));
     frame_label_->setMinimumWidth(
-        fontMetrics().horizontalAdvance(QStringLiteral("00000 / 00000  dropped 00000")));
+        fontMetrics().horizontalAdvance(QStringLiteral("Frame 00000 / 00000  dropped 00000")));
     auto* video_layout = new QHBoxLayout(video_bar_);
     video_layout->setContentsMargins(0, 0, 0, 0);
     auto* prev = new QToolButton(this);
@@ -128,8 +129,10 @@ void MainWindow::buildLayout() {
     connect(play_button_, &QToolButton::clicked, this, &MainWindow::playToggleRequested);
     connect(prev, &QToolButton::clicked, this, [this] { emit stepRequested(-1); });
     connect(next, &QToolButton::clicked, this, [this] { emit stepRequested(1); });
-    connect(frame_slider_, &QSlider::sliderReleased, this,
-            [this] { emit seekRequested(frame_slider_->value()); });
+    // Every user move, dragging included (the controller keeps the latest); updates from
+    // playback block the slider's signals.
+    connect(frame_slider_, &QSlider::valueChanged, this,
+            [this](int value) { emit seekRequested(value); });
 
     auto* split_row = new QHBoxLayout;
     split_row->addWidget(new QLabel(tr("Original"), this));
@@ -284,7 +287,17 @@ void MainWindow::buildMenus() {
     prev->setShortcut(QKeySequence(Qt::Key_Comma));
     QAction* first = video->addAction(tr("&First Frame"), this, [this] { emit seekRequested(0); });
     first->setShortcut(QKeySequence(Qt::Key_Home));
-    video_actions_ = {play_action_, next, prev, first};
+    QAction* last = video->addAction(tr("&Last Frame"), this, [this] {
+        emit seekRequested(std::numeric_limits<qint64>::max());  // clamped to the clip
+    });
+    last->setShortcut(QKeySequence(Qt::Key_End));
+    video->addSeparator();
+    loop_action_ = video->addAction(tr("L&oop"));
+    loop_action_->setCheckable(true);
+    loop_action_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_L));
+    loop_action_->setToolTip(tr("Start over at the end of the clip"));
+    connect(loop_action_, &QAction::toggled, this, &MainWindow::loopRequested);
+    video_actions_ = {play_action_, next, prev, first, last};
 
     QMenu* tools = menuBar()->addMenu(tr("&Tools"));
     QAction* compare =
@@ -326,6 +339,7 @@ void MainWindow::connectController() {
     connect(this, &MainWindow::playToggleRequested, controller_, &Controller::togglePlay);
     connect(this, &MainWindow::stepRequested, controller_, &Controller::step);
     connect(this, &MainWindow::seekRequested, controller_, &Controller::seek);
+    connect(this, &MainWindow::loopRequested, controller_, &Controller::setLoop);
 
     connect(controller_, &Controller::enginesListed, this,
             [this](const QVector<EngineInfo>& engines, const QVector<EngineInfo>& equalizers) {
@@ -346,6 +360,10 @@ void MainWindow::connectController() {
     });
     connect(controller_, &Controller::errorOccurred, this,
             [this](const QString& message) { showError(tr("Histoscope"), message); });
+    connect(controller_, &Controller::notice, this, [this](const QString& message) {
+        last_error_ = message;
+        statusBar()->showMessage(message, 10000);
+    });
 
     for (HistogramModel* model : {histogram_model_, equalized_model_}) {
         connect(controls_, &ControlsPanel::channelToggled, model,
@@ -403,6 +421,7 @@ void MainWindow::restoreSettings() {
     const QString reference = s.value(QStringLiteral("equalize/reference")).toString();
     if (!reference.isEmpty() && QFileInfo::exists(reference)) emit referenceRequested(reference);
     if (s.value(QStringLiteral("view/sideBySide"), false).toBool()) side_action_->setChecked(true);
+    loop_action_->setChecked(s.value(QStringLiteral("video/loop"), false).toBool());
 }
 
 void MainWindow::saveSettings() const {
@@ -424,6 +443,7 @@ void MainWindow::saveSettings() const {
     s.setValue(QStringLiteral("equalize/tilesX"), e.tiles_x);
     s.setValue(QStringLiteral("equalize/tilesY"), e.tiles_y);
     s.setValue(QStringLiteral("view/sideBySide"), side_action_->isChecked());
+    s.setValue(QStringLiteral("video/loop"), loop_action_->isChecked());
 }
 
 // --- actions
@@ -565,7 +585,11 @@ void MainWindow::onMediaLoaded(const MediaInfo& info) {
     for (QAction* a : media_actions_) a->setEnabled(true);
     for (QAction* a : video_actions_) a->setEnabled(info.video);
     video_bar_->setVisible(info.video);
-    frame_slider_->setRange(0, static_cast<int>(std::max<std::int64_t>(0, info.frames - 1)));
+    {
+        const QSignalBlocker block(frame_slider_);
+        frame_slider_->setRange(0, static_cast<int>(std::max<std::int64_t>(0, info.frames - 1)));
+        frame_slider_->setValue(0);
+    }
     timing_model_->clear();
     if (compare_) compare_->close();
     addRecent(info.path);
@@ -616,8 +640,13 @@ void MainWindow::onPlayback(const PlaybackState& state) {
         const QSignalBlocker block(frame_slider_);
         frame_slider_->setValue(static_cast<int>(state.frame));
     }
+    // Frames count from 1 here, as players show them.
     frame_label_->setText(
-        tr("%1 / %2  dropped %3").arg(state.frame).arg(state.frames).arg(state.dropped));
+        tr("Frame %1 / %2  dropped %3").arg(state.frame + 1).arg(state.frames).arg(state.dropped));
+    if (frame_slider_->maximum() != static_cast<int>(std::max<std::int64_t>(0, state.frames - 1))) {
+        const QSignalBlocker block(frame_slider_);
+        frame_slider_->setMaximum(static_cast<int>(std::max<std::int64_t>(0, state.frames - 1)));
+    }
 }
 
 void MainWindow::showError(const QString& title, const QString& message) {

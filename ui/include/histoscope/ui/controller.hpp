@@ -6,14 +6,12 @@
 //
 // Requests coalesce: a settings change marks the frame dirty and posts one process() call;
 // changes that arrive before it runs are folded into it, so the latest settings win and a
-// moving slider never builds a queue. Video plays from a timer at the clip's frame rate on
-// this thread; when processing (or the UI) falls behind, frames are skipped to stay on the
-// clock and counted as dropped, so the lag never grows. While a video plays, its frames go
-// through a frame stream of the registry (the GPU frame pipeline when it can run the settings:
-// the upload of one frame overlaps the kernels of another), and each result is shown as it
-// comes back; pausing waits for the frames in flight.
+// moving slider never builds a queue. Video plays on this thread through Playback (clock,
+// dropped frames, seeking, looping); while a video plays, its frames go through a frame stream
+// of the registry (the GPU frame pipeline when it can run the settings: the upload of one frame
+// overlaps the kernels of another), and each result is shown as it comes back; pausing waits
+// for the frames in flight.
 
-#include <QElapsedTimer>
 #include <QObject>
 #include <QString>
 #include <QStringList>
@@ -33,13 +31,9 @@
 #include "histoscope/core/stream.hpp"
 #include "histoscope/ui/types.hpp"
 
-class QTimer;
-
-namespace hs::media {
-class VideoReader;
-}
-
 namespace hs::ui {
+
+class Playback;
 
 struct ControllerOptions {
     // Registry names of the histogram engines that run on a GPU ("auto" chooses among them).
@@ -82,8 +76,9 @@ class Controller : public QObject {
     void play();
     void pause();
     void togglePlay();
-    void step(int frames);  // pauses; +1 next frame, -1 previous frame
-    void seek(qint64 frame);
+    void setLoop(bool on);
+    void step(int frames);    // pauses; +1 next frame, -1 previous frame
+    void seek(qint64 frame);  // from 0; a playing clip goes on from there
     // Times every available engine on the current frame (`runs` timed runs each).
     void runBenchmark(int runs);
 
@@ -97,7 +92,10 @@ class Controller : public QObject {
     void playbackChanged(const hs::ui::PlaybackState& state);
     void referenceLoaded(const QString& path);
     void imageSaved(const QString& path);
-    void errorOccurred(const QString& message);
+    void errorOccurred(const QString& message);  // a request of the user's failed
+    // Something the user should know that needs no answer (a frame dropped because it did not
+    // decode): the status bar, never a dialog.
+    void notice(const QString& message);
     void benchmarkStarted(int engines);
     void benchmarkProgress(int done, int total, const QString& engine);
     void benchmarkRow(const hs::ui::BenchRow& row);
@@ -106,7 +104,7 @@ class Controller : public QObject {
   private:
     void scheduleProcess();
     void process();
-    void tick();
+    void showFrame(hs::Image& frame);  // a video frame from playback
     // Playback: queues the frame in source_ on the frame stream (opened, or reopened when the
     // settings changed) and shows the results that are ready; false when no stream can run,
     // and the frame is processed alone.
@@ -119,8 +117,6 @@ class Controller : public QObject {
     hs::EqualizeRequest equalizeRequest(const hs::ImageView& image) const;
     // The common tail of a frame: throughput, bandwidth, sequence, frameReady().
     void emitFrame(FrameResult& out, double total_ms);
-    bool readFrame(std::int64_t index);  // decodes frame `index` into source_
-    void emitPlayback();
     void reportError(const QString& message);
     hs::HistogramRequest makeRequest(const hs::ImageView& image) const;
     hs::HistogramEngine* resolveEngine(const hs::HistogramRequest& request, EngineStatus& status);
@@ -140,10 +136,8 @@ class Controller : public QObject {
     hs::Image source_;  // the photo or the current video frame
     hs::Image equalized_;
     QString path_;
-    std::unique_ptr<hs::media::VideoReader> video_;
-    std::int64_t frame_ = 0;  // index of source_ in the video
-    std::int64_t frames_ = 0;
-    double fps_ = 0.0;
+    Playback* playback_;
+    std::optional<std::int64_t> pending_seek_;
     std::optional<hs::Image> reference_;
     std::uint64_t reference_generation_ = 0;  // counts the references loaded
 
@@ -162,14 +156,6 @@ class Controller : public QObject {
     std::optional<double> gpu_bw_;
     std::optional<double> host_bw_;
     unsigned host_threads_ = 0;
-
-    // Playback.
-    QTimer* timer_;
-    QElapsedTimer clock_;
-    bool playing_ = false;
-    bool at_end_ = false;  // playback stopped at the end of the clip
-    std::int64_t play_start_frame_ = 0;
-    std::int64_t dropped_ = 0;
 
     // The frame stream of playback, the settings it was opened with, and the frames in flight
     // (index and decoded image, oldest first).

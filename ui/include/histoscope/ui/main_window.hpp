@@ -80,6 +80,7 @@ class MainWindow : public QMainWindow {
     void playToggleRequested();
     void stepRequested(int frames);
     void seekRequested(qint64 frame);
+    void loopRequested(bool on);
 
   protected:
     void dragEnterEvent(QDragEnterEvent* event) override;
@@ -137,6 +138,7 @@ class MainWindow : public QMainWindow {
     QLabel* media_label_;
     QMenu* recent_menu_ = nullptr;
     QAction* play_action_ = nullptr;
+    QAction* loop_action_ = nullptr;
     QAction* split_action_ = nullptr;
     QAction* side_action_ = nullptr;
     QList<QAction*> media_actions_;  // enabled once media is loaded

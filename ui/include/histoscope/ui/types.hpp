@@ -107,10 +107,11 @@ struct FrameResult {
 struct PlaybackState {
     bool video = false;
     bool playing = false;
-    std::int64_t frame = 0;   // the frame shown
-    std::int64_t frames = 0;  // as reported by the container
+    bool loop = false;
+    std::int64_t frame = 0;   // the frame shown, from 0
+    std::int64_t frames = 0;  // as the container reports it, corrected where the clip ends early
     double fps = 0.0;
-    std::int64_t dropped = 0;  // frames skipped to keep up with the clock since play started
+    std::int64_t dropped = 0;  // frames skipped to keep up with the clock since the last seek
 };
 
 // One row of the kernel comparison.
