@@ -33,6 +33,7 @@
 #include "histoscope/ui/image_view.hpp"
 #include "histoscope/ui/main_window.hpp"
 #include "histoscope/ui/theme.hpp"
+#include "histoscope/ui/timing_model.hpp"
 #include "histoscope/ui/worker.hpp"
 
 using namespace hs::ui;
@@ -168,6 +169,68 @@ int bench_play(const QString& path, bool log) {
     return 0;
 }
 
+// The frames the window has shown, and whether the last one was a preview.
+struct Shown {
+    std::uint64_t count;
+    bool preview;
+};
+Shown shown(const MainWindow& w) {
+    return {w.framesShown(),
+            !w.timingModel()->entries().empty() && w.timingModel()->entries().front().preview};
+}
+
+int bench_preview(const QString& path, int moves) {
+    App app;
+    QElapsedTimer clock;
+    clock.start();
+    app.window.openFile(path);
+    if (!wait_until([&] { return app.window.framesShown() > 0; })) return 3;
+    const double first = static_cast<double>(clock.elapsed());
+    const bool first_preview = shown(app.window).preview;
+    wait_until([&] { return !shown(app.window).preview; });
+    const double exact = static_cast<double>(clock.elapsed());
+    std::printf("preview %s: first picture %.0f ms after open (%s), exact %.0f ms after open\n",
+                qPrintable(path), first, first_preview ? "preview" : "exact", exact);
+    QSlider* slider = app.window.equalizePanel()->strengthSlider();
+    // Moves one at a time: each waits for its exact result.
+    std::vector<double> to_preview, to_exact;
+    for (int i = 0; i < moves; ++i) {
+        const std::uint64_t before = app.window.framesShown();
+        clock.restart();
+        slider->setValue(i % 2 == 0 ? 60 : 90);
+        wait_until([&] { return app.window.framesShown() > before; });
+        to_preview.push_back(static_cast<double>(clock.elapsed()));
+        wait_until([&] { return !shown(app.window).preview; });
+        to_exact.push_back(static_cast<double>(clock.elapsed()));
+    }
+    const Summary p = summarize(to_preview), e = summarize(to_exact);
+    std::printf(
+        "strength moves (one at a time, %d): to the preview median %.0f ms (min %.0f, max "
+        "%.0f); to the exact result median %.0f ms\n",
+        moves, p.median, p.min,
+        to_preview.empty() ? 0.0 : *std::max_element(to_preview.begin(), to_preview.end()),
+        e.median);
+    // A drag: a move every 100 ms while the full resolution keeps being cancelled and restarted.
+    std::vector<double> drag;
+    for (int i = 0; i < moves * 2; ++i) {
+        const std::uint64_t before = app.window.framesShown();
+        clock.restart();
+        slider->setValue(30 + (i * 7) % 70);
+        wait_until([&] { return app.window.framesShown() > before; });
+        drag.push_back(static_cast<double>(clock.elapsed()));
+        QTest::qWait(std::max(0, 100 - static_cast<int>(clock.elapsed())));
+    }
+    const Summary d = summarize(drag);
+    clock.restart();
+    wait_until([&] { return !shown(app.window).preview; });
+    std::printf(
+        "drag (%d moves, 100 ms apart): move to the preview median %.0f ms (q3 %.0f, max "
+        "%.0f); exact %.0f ms after the last move\n",
+        moves * 2, d.median, d.q3, *std::max_element(drag.begin(), drag.end()),
+        static_cast<double>(clock.elapsed()));
+    return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -182,6 +245,8 @@ int main(int argc, char** argv) {
     const QString command = args.value(0);
     if (command == QLatin1String("draw"))
         return bench_draw(args.value(1, QStringLiteral("200")).toInt());
+    if (command == QLatin1String("preview") && args.size() >= 2)
+        return bench_preview(args[1], args.value(2, QStringLiteral("5")).toInt());
     if (command == QLatin1String("play") && args.size() >= 2)
         return bench_play(args[1], args.contains(QStringLiteral("--log")));
     std::fputs("usage: bench_ui draw [RUNS] | play FILE [--log] | preview FILE [MOVES]\n", stderr);

@@ -199,7 +199,6 @@ EqualizePanel::EqualizePanel(QWidget* parent)
            "adaptive) or matching the histogram of a reference image"));
     space_->addItem(tr("Luminance"), true);
     space_->addItem(tr("Per channel (R, G, B)"), false);
-    space_->setToolTip(tr("Equalize the luminance (Y of YCrCb) or each colour channel"));
     strength_->setRange(0, 100);
     strength_->setValue(100);
     strength_->setToolTip(tr("Blend between the original (0%) and the equalized image (100%)"));
@@ -294,10 +293,18 @@ void EqualizePanel::setReferenceName(const QString& name) {
     reference_label_->setToolTip(name);
 }
 
+void EqualizePanel::setImageChannels(int channels) {
+    channels_ = channels;
+    updateEnabled();
+}
+
 void EqualizePanel::updateEnabled() {
     const auto mode = static_cast<EqualizeSettings::Mode>(mode_->currentData().toInt());
     const bool on = mode != EqualizeSettings::Mode::Off;
-    space_->setEnabled(on);
+    space_->setEnabled(on && channels_ != 1);
+    space_->setToolTip(channels_ == 1
+                           ? tr("A gray image is equalized as it is")
+                           : tr("Equalize the luminance (Y of YCrCb) or each colour channel"));
     strength_->setEnabled(on);
     equalizers_->setEnabled(on);
     for (QWidget* w : std::initializer_list<QWidget*>{clip_, tiles_x_, tiles_y_})

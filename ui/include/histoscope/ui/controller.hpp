@@ -6,7 +6,10 @@
 //
 // Requests coalesce: a settings change marks the frame dirty and posts one process() call;
 // changes that arrive before it runs are folded into it, so the latest settings win and a
-// moving slider never builds a queue. Video plays on this thread through Playback (clock,
+// moving slider never builds a queue. A photo larger than a screen is computed at once on a
+// reduced copy (a preview, by the CPU reference) and at full resolution on a background thread
+// (Background), whose result replaces the preview unless settings changed meanwhile; a busy
+// signal says while work is pending. Video plays on this thread through Playback (clock,
 // dropped frames, seeking, looping); while a video plays, its frames go through a frame stream
 // of the registry (the GPU frame pipeline when it can run the settings: the upload of one frame
 // overlaps the kernels of another), and each result is shown as it comes back; pausing waits
@@ -33,11 +36,16 @@
 
 namespace hs::ui {
 
+class Background;
 class Playback;
+struct FrameOutcome;
+struct FrameSpec;
 
 struct ControllerOptions {
     // Registry names of the histogram engines that run on a GPU ("auto" chooses among them).
     QStringList gpu_engines;
+    // Why no GPU engine can run here, in a few words ("no NVIDIA driver"); empty when one can.
+    QString gpu_absence;
     // The GPU's measured read bandwidth in GB/s; called once, on the worker thread, when a GPU
     // engine first runs. May throw (then the percentage is not shown). Empty without CUDA.
     std::function<double()> gpu_read_bandwidth_gbs;
@@ -70,8 +78,14 @@ class Controller : public QObject {
     void setEqualizer(const QString& name);  // "auto" or a registry equalizer name
     void setBins(int bins);
     void setEqualize(const hs::ui::EqualizeSettings& settings);
-    void setReference(const QString& path);  // the image that match mode matches
-    // Writes the equalized image (the original when equalization is off).
+    // How pictures are shown: deep images over a stretched display range; the clipping
+    // overlays of these channels (bit 0 R or gray, 1 G, 2 B; 0 for none).
+    void setDisplay(bool stretch_deep, unsigned clipping);
+    // The image that match mode matches; one of another depth than the image is refused and
+    // the last good one stays.
+    void setReference(const QString& path);
+    // Writes the equalized image (the original when equalization is off); for a large photo,
+    // once its full resolution is computed.
     void saveImage(const QString& path);
     void play();
     void pause();
@@ -90,11 +104,14 @@ class Controller : public QObject {
     void frameReady(const hs::ui::FrameResult& result);
     void engineStatusChanged(const hs::ui::EngineStatus& status);
     void playbackChanged(const hs::ui::PlaybackState& state);
+    // Work the user waits for (opening a file, a large photo's full resolution): what it is,
+    // or not busy.
+    void busyChanged(bool busy, const QString& what);
     void referenceLoaded(const QString& path);
     void imageSaved(const QString& path);
     void errorOccurred(const QString& message);  // a request of the user's failed
     // Something the user should know that needs no answer (a frame dropped because it did not
-    // decode): the status bar, never a dialog.
+    // decode, match mode waiting for a reference): the status bar, never a dialog.
     void notice(const QString& message);
     void benchmarkStarted(int engines);
     void benchmarkProgress(int done, int total, const QString& engine);
@@ -105,6 +122,10 @@ class Controller : public QObject {
     void scheduleProcess();
     void process();
     void showFrame(hs::Image& frame);  // a video frame from playback
+    // The computation of `image` with the current settings and engines.
+    FrameSpec frameSpec(const std::shared_ptr<const hs::Image>& image, EngineStatus& status);
+    // Reports what failed and emits the result.
+    void finishFrame(FrameOutcome& outcome, EngineStatus status, double total_ms, bool preview);
     // Playback: queues the frame in source_ on the frame stream (opened, or reopened when the
     // settings changed) and shows the results that are ready; false when no stream can run,
     // and the frame is processed alone.
@@ -112,33 +133,29 @@ class Controller : public QObject {
     void showStreamResult(hs::FrameResult& result);
     void drainStream();  // shows every frame still in flight
     void closeStream();
-    // The equalization request of the current settings for `image`; throws UsageError when
-    // match mode has no reference.
-    hs::EqualizeRequest equalizeRequest(const hs::ImageView& image) const;
     // The common tail of a frame: throughput, bandwidth, sequence, frameReady().
     void emitFrame(FrameResult& out, double total_ms);
     void reportError(const QString& message);
-    hs::HistogramRequest makeRequest(const hs::ImageView& image) const;
+    void updateBusy();
+    // Why `reference` cannot serve the current image, or empty.
+    QString referenceProblem(const hs::Image& reference) const;
     hs::HistogramEngine* resolveEngine(const hs::HistogramRequest& request, EngineStatus& status);
     hs::HistogramEngine* fastestGpuEngineForAuto(const hs::HistogramRequest& request, QString& why);
-    hs::EqualizeEngine* resolveEqualizer(const hs::EqualizeRequest& request, QString& why);
-    HistogramData histogramOf(hs::HistogramEngine& engine, const hs::HistogramRequest& request,
-                              const QString& engine_name);
-    HistogramData histogramData(const hs::HistogramRequest& request,
-                                const std::vector<hs::ChannelHistogram>& channels,
-                                const QString& engine_name) const;
+    hs::EqualizeEngine* resolveEqualizer(const hs::EqualizeRequest& request);
     double readBandwidthGbs(const QString& engine, QString& device);
 
     std::unique_ptr<hs::EngineRegistry> registry_;
     ControllerOptions options_;
 
-    // The media.
-    hs::Image source_;  // the photo or the current video frame
-    hs::Image equalized_;
+    // The media: the photo or the current video frame, a large photo's reduced copy, the result.
+    std::shared_ptr<hs::Image> source_;
+    std::shared_ptr<const hs::Image> proxy_;
+    int proxy_factor_ = 1;
+    std::shared_ptr<const hs::Image> equalized_;
     QString path_;
     Playback* playback_;
     std::optional<std::int64_t> pending_seek_;
-    std::optional<hs::Image> reference_;
+    std::shared_ptr<const hs::Image> reference_;
     std::uint64_t reference_generation_ = 0;  // counts the references loaded
 
     // Settings.
@@ -146,6 +163,8 @@ class Controller : public QObject {
     QString equalizer_ = QStringLiteral("auto");
     int bins_ = 256;
     EqualizeSettings equalize_;
+    bool stretch_deep_ = true;
+    unsigned clipping_ = 0;
 
     // Pipeline state.
     bool process_posted_ = false;
@@ -157,13 +176,19 @@ class Controller : public QObject {
     std::optional<double> host_bw_;
     unsigned host_threads_ = 0;
 
+    // The background work of large photos: the settings generation its result must match.
+    Background* background_;
+    std::uint64_t generation_ = 0;
+    QString pending_save_;
+    QString opening_;  // the file being opened
+    QString busy_;     // what busyChanged() last said
+
     // The frame stream of playback, the settings it was opened with, and the frames in flight
     // (index and decoded image, oldest first).
     std::unique_ptr<hs::FrameStream> stream_;
     std::string stream_key_;
     QString stream_engine_;  // its name
-    QString stream_status_;  // the status bar's line while it plays
-    std::deque<std::pair<std::int64_t, hs::Image>> in_flight_;
+    std::deque<std::pair<std::int64_t, std::shared_ptr<const hs::Image>>> in_flight_;
 
     std::atomic<bool> cancel_{false};
     std::atomic<int> unshown_{0};

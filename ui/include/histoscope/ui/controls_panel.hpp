@@ -74,6 +74,8 @@ class EqualizePanel : public QWidget {
     void setSettings(const EqualizeSettings& settings);  // without emitting settingsChanged
     void setEqualizers(const QVector<EngineInfo>& equalizers);
     void setReferenceName(const QString& name);
+    // A gray image has no luminance/per-channel choice: it is equalized as it is.
+    void setImageChannels(int channels);
 
     QComboBox* modeCombo() const { return mode_; }
     QComboBox* spaceCombo() const { return space_; }
@@ -102,6 +104,7 @@ class EqualizePanel : public QWidget {
     QPushButton* reference_;
     QLabel* reference_label_;
     QComboBox* equalizers_;
+    int channels_ = 3;
     bool quiet_ = false;
 };
 

@@ -29,6 +29,7 @@ class HistogramView : public QWidget {
     // Drawn in the left margin ("Original", "Equalized"), and the text shown without data.
     void setTitle(const QString& title);
     void setPlaceholder(const QString& text);
+    const QString& placeholder() const { return placeholder_; }
     bool parade() const { return parade_; }
     void setParade(bool on);
 

@@ -10,6 +10,8 @@
 #include "histoscope/ui/types.hpp"
 
 class QAction;
+class QFileDialog;
+class QProgressBar;
 class QLabel;
 class QMenu;
 class QMessageBox;
@@ -81,6 +83,7 @@ class MainWindow : public QMainWindow {
     void stepRequested(int frames);
     void seekRequested(qint64 frame);
     void loopRequested(bool on);
+    void displayRequested(bool stretch_deep, unsigned clipping);
 
   protected:
     void dragEnterEvent(QDragEnterEvent* event) override;
@@ -100,6 +103,10 @@ class MainWindow : public QMainWindow {
     void onFrame(const FrameResult& result);
     void onEngineStatus(const EngineStatus& status);
     void onPlayback(const PlaybackState& state);
+    void onPixelHovered(QPoint pixel, bool equalized_side);
+    void onEqualizeChanged(const EqualizeSettings& settings);
+    void sendDisplay();  // the display settings to the controller and the image view
+    void showShortcuts();
     void showError(const QString& title, const QString& message);
     void chooseAndOpen();
     void chooseReference();
@@ -136,15 +143,28 @@ class MainWindow : public QMainWindow {
     QLabel* frame_label_;
     QLabel* engine_label_;
     QLabel* media_label_;
+    QLabel* busy_label_;
+    QProgressBar* busy_bar_;
     QMenu* recent_menu_ = nullptr;
     QAction* play_action_ = nullptr;
     QAction* loop_action_ = nullptr;
+    QAction* clipping_action_ = nullptr;
+    QAction* stretch_action_ = nullptr;
     QAction* split_action_ = nullptr;
     QAction* side_action_ = nullptr;
     QList<QAction*> media_actions_;  // enabled once media is loaded
     QList<QAction*> video_actions_;  // enabled for video
     QPointer<CompareDialog> compare_;
     QPointer<QMessageBox> error_box_;
+    QPointer<QMessageBox> shortcuts_;
+    QFileDialog* reference_dialog_ = nullptr;
+    // The last frame's samples, for the pixel picker.
+    std::shared_ptr<const hs::Image> source_;
+    std::shared_ptr<const hs::Image> result_;
+    int result_factor_ = 1;
+    EqualizeSettings sent_equalize_;  // what the controller last got
+    bool has_reference_ = false;      // the controller holds a match reference
+    bool announce_open_ = false;
 };
 
 }  // namespace hs::ui
