@@ -78,8 +78,10 @@ void HistogramView::setModel(HistogramModel* model) {
     onModelChanged();
 }
 
-void HistogramView::setTitle(const QString& title) {
+void HistogramView::setTitle(const QString& title, const QString& note) {
+    if (title == title_ && note == note_) return;
     title_ = title;
+    note_ = note;
     invalidate();
 }
 
@@ -355,11 +357,17 @@ void HistogramView::paintAxes(QPainter& p, const QList<int>& channels) const {
             margin.translated(0, fm.height() * 1.15 * row), Qt::AlignRight | Qt::AlignTop,
             QFontMetrics(f).elidedText(text, Qt::ElideRight, static_cast<int>(margin.width())));
     };
-    if (!title_.isEmpty()) line(0, title_, true);
-    line(1, model_->logScale() ? tr("log") : tr("linear"), false);
+    int row = 0;
+    if (!title_.isEmpty()) line(row++, title_, true);
+    if (!note_.isEmpty()) {
+        p.setPen(QColor(240, 190, 90));
+        line(row++, note_, false);
+        p.setPen(kText);
+    }
+    line(row++, model_->logScale() ? tr("log") : tr("linear"), false);
     if (clipped_columns_ > 0) {
         p.setPen(kText.darker(130));
-        line(2, tr("spikes cut"), false);
+        line(row++, tr("spikes cut"), false);
     }
     p.setFont(font());
 }

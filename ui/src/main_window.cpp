@@ -700,9 +700,9 @@ void MainWindow::onFrame(const FrameResult& result) {
     result_ = result.result;
     result_factor_ = result.result_factor;
     // Which result this is: a large photo's preview says so until the exact one replaces it.
-    const QString suffix = result.preview ? tr(" (preview)") : QString();
-    histogram_view_->setTitle(tr("Original") + suffix);
-    equalized_view_->setTitle(tr("Equalized") + suffix);
+    const QString note = result.preview ? tr("preview") : QString();
+    histogram_view_->setTitle(tr("Original"), note);
+    equalized_view_->setTitle(tr("Equalized"), note);
     QStringList notes;
     if (result.preview)
         notes << tr("Preview at 1/%1 resolution: computing the full resolution...")

@@ -26,8 +26,9 @@ class HistogramView : public QWidget {
 
     void setModel(HistogramModel* model);
     HistogramModel* model() const { return model_; }
-    // Drawn in the left margin ("Original", "Equalized"), and the text shown without data.
-    void setTitle(const QString& title);
+    // Drawn in the left margin ("Original", "Equalized"), with a note under it ("preview"),
+    // and the text shown without data.
+    void setTitle(const QString& title, const QString& note = {});
     void setPlaceholder(const QString& text);
     const QString& placeholder() const { return placeholder_; }
     bool parade() const { return parade_; }
@@ -81,6 +82,7 @@ class HistogramView : public QWidget {
 
     HistogramModel* model_ = nullptr;
     QString title_;
+    QString note_;
     QString placeholder_;
     bool parade_ = false;
     int first_ = 0;
