@@ -188,13 +188,14 @@ class TestUi : public QObject {
         const std::uint64_t seen = window_->framesShown();
         QTRY_VERIFY_WITH_TIMEOUT(window_->framesShown() > seen, kTimeoutMs);
     }
-    // Waits until no result is pending: the last frame shown reflects every setting sent.
+    // Waits until no result is pending: the last frame shown reflects every setting sent (a
+    // large photo's exact result included).
     void settle() {
         std::uint64_t seen = 0;
         do {
             seen = window_->framesShown();
             QTest::qWait(300);
-        } while (window_->framesShown() != seen);
+        } while (window_->framesShown() != seen || window_->busy());
     }
     void setEqualize(const EqualizeSettings& s) {
         window_->equalizePanel()->setSettings(s);

@@ -408,6 +408,7 @@ void MainWindow::connectController() {
         statusBar()->showMessage(message, 10000);
     });
     connect(controller_, &Controller::busyChanged, this, [this](bool busy, const QString& what) {
+        busy_ = busy;
         busy_label_->setText(what);
         busy_label_->setVisible(busy);
         busy_bar_->setVisible(busy);

@@ -60,6 +60,7 @@ class MainWindow : public QMainWindow {
     const PlaybackState& playback() const { return playback_; }
     const QString& lastError() const { return last_error_; }
     std::uint64_t framesShown() const { return frames_shown_; }
+    bool busy() const { return busy_; }  // the controller has work pending
     QString engineStatus() const;
     CompareDialog* compareDialog() const;
 
@@ -165,6 +166,7 @@ class MainWindow : public QMainWindow {
     EqualizeSettings sent_equalize_;  // what the controller last got
     bool has_reference_ = false;      // the controller holds a match reference
     bool announce_open_ = false;
+    bool busy_ = false;
 };
 
 }  // namespace hs::ui
