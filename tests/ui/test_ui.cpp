@@ -8,10 +8,17 @@
 #include <QDoubleSpinBox>
 #include <QFile>
 #include <QFileDialog>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QMimeData>
+#include <QProgressBar>
+#include <QRegularExpression>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSlider>
+#include <QSpinBox>
+#include <QSplitter>
 #include <QStandardPaths>
 #include <QTabWidget>
 #include <QTableWidget>
@@ -835,56 +842,102 @@ class TestUi : public QObject {
         window_->openCompareDialog();
         CompareDialog* dialog = window_->compareDialog();
         QVERIFY(dialog != nullptr);
+        QVERIFY(QTest::qWaitForWindowExposed(dialog));
+        // A readable chart from the first open: it has most of the height.
+        const int em = dialog->fontMetrics().height();
+        QVERIFY2(dialog->splitter()->sizes().value(0) >= em * 8,
+                 qPrintable(QString::number(dialog->splitter()->sizes().value(0))));
         QSignalSpy finished(dialog, &CompareDialog::finished);
+        QSignalSpy progress(controller(), &Controller::benchmarkProgress);
+        QSignalSpy rows(controller(), &Controller::benchmarkRow);
         dialog->start();
         QVERIFY(dialog->running());
         QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 120000);
         QCOMPARE(finished.first().first().toBool(), false);
-        QCOMPARE(static_cast<std::size_t>(dialog->rows().size()), available_engines_);
-        QCOMPARE(static_cast<std::size_t>(dialog->table()->rowCount()), available_engines_);
+        // Progress moves with the runs, not only between engines: 20 runs of the first engine
+        // come in more than one step before its row.
+        const auto registry = make_registry();
+        const auto engines = static_cast<int>(registry->engines().size());
+        QVERIFY(progress.count() > engines + 1);
+        QCOMPARE(progress.last().at(0).toInt(), progress.last().at(1).toInt());
+        // Every engine has a row; those that cannot run say why.
+        QCOMPARE(static_cast<int>(dialog->rows().size()), engines);
+        QCOMPARE(dialog->table()->rowCount(), engines);
         QStringList names;
         int timed = 0;
+        const int verified_column = 7;
+        QCOMPARE(dialog->table()->horizontalHeaderItem(verified_column)->text(),
+                 QStringLiteral("Verified"));
         for (int r = 0; r < dialog->rows().size(); ++r) {
             const BenchRow& row = dialog->rows()[r];
             names << row.engine;
             QCOMPARE(dialog->table()->item(r, 0)->text(), row.engine);
-            // A GPU engine may refuse this request (its capabilities say why); every engine
-            // that ran must match the CPU reference exactly.
-            if (row.status == QLatin1String("unsupported")) {
+            if (row.status == QLatin1String("unsupported") ||
+                row.status == QLatin1String("unavailable")) {
                 QVERIFY2(!row.reason.isEmpty() && !row.engine.startsWith(QLatin1String("cpu")),
                          qPrintable(row.engine));
+                QCOMPARE(dialog->table()->item(r, verified_column + 1)->text(), row.reason);
                 continue;
             }
             QCOMPARE(row.status, QStringLiteral("ok"));
             QVERIFY2(row.verified, qPrintable(row.engine));
+            QCOMPARE(row.runs, 20);
             QVERIFY(row.median_ms > 0.0);
             QVERIFY(row.gpix_per_s > 0.0);
-            QCOMPARE(dialog->table()->item(r, dialog->table()->columnCount() - 1)->text(),
-                     QStringLiteral("exact"));
+            QCOMPARE(dialog->table()->item(r, verified_column)->text(), QStringLiteral("exact"));
             ++timed;
         }
         QVERIFY(names.contains(QStringLiteral("cpu")));
         QVERIFY(names.contains(QStringLiteral("opencv")));
         QVERIFY(timed >= 2);
         QCOMPARE(dialog->chartBars(), timed);
-        const QString json = benchmark_json(dialog->rows(), QStringLiteral("fruits.jpg"));
-        QCOMPARE(json.count(QStringLiteral("\"verified\": true")), static_cast<qsizetype>(timed));
-        QCOMPARE(benchmark_csv(dialog->rows()).count(QLatin1Char('\n')),
-                 static_cast<qsizetype>(available_engines_) + 1);
+        // The exports carry what makes the run reproducible.
+        const BenchContext& c = dialog->context();
+        QCOMPARE(c.input, QStringLiteral("fruits.jpg"));
+        QCOMPARE(c.width, 512);
+        QCOMPARE(c.height, 480);
+        QCOMPARE(c.depth, 8);
+        QCOMPARE(c.bins, 256);
+        QCOMPARE(c.timed_runs, 20);
+        QVERIFY(!c.cpu.isEmpty() && !c.device.isEmpty() && !c.date.isEmpty());
+        const QJsonObject json =
+            QJsonDocument::fromJson(benchmark_json(dialog->rows(), c).toUtf8()).object();
+        for (const char* key :
+             {"device", "cpu", "bins", "timed_runs", "warmup_runs", "date", "version"})
+            QVERIFY2(json.contains(QLatin1String(key)), key);
+        const QJsonArray results = json.value(QStringLiteral("results")).toArray();
+        QCOMPARE(results.size(), engines);
+        QCOMPARE(results.first().toObject().value(QStringLiteral("width")).toInt(), 512);
+        QCOMPARE(benchmark_json(dialog->rows(), c).count(QStringLiteral("\"verified\": true")),
+                 static_cast<qsizetype>(timed));
+        const QStringList csv =
+            benchmark_csv(dialog->rows(), c).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+        QCOMPARE(csv.filter(QRegularExpression(QStringLiteral("^#"))).size(), 5);
+        QCOMPARE(csv.size(), 5 + 1 + engines);
+        QVERIFY(csv.join(QLatin1Char('\n')).contains(QStringLiteral("512x480")));
         dialog->close();
     }
 
-    void compareKernelsCanBeCancelled() {
+    void compareKernelsCancelsWithinAnEngine() {
+        // A 4K photo and many runs: the first engine alone would take minutes; the cancel is
+        // heard between its runs.
+        openAndWait(sample("fruits_4k.jpg"));
         window_->openCompareDialog();
         CompareDialog* dialog = window_->compareDialog();
+        dialog->findChild<QSpinBox*>()->setValue(1000);
         QSignalSpy finished(dialog, &CompareDialog::finished);
+        QSignalSpy rows(controller(), &Controller::benchmarkRow);
         dialog->start();
+        QTRY_VERIFY_WITH_TIMEOUT(dialog->progressBar()->value() >= 2, kTimeoutMs);
         dialog->cancel();
-        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 120000);
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kTimeoutMs);
         QCOMPARE(finished.first().first().toBool(), true);
         QVERIFY(!dialog->running());
-        QVERIFY(static_cast<std::size_t>(dialog->rows().size()) < available_engines_);
+        QCOMPARE(rows.count(), 0);  // within the first engine's runs
+        QVERIFY(dialog->progressBar()->value() < 1000);
+        dialog->findChild<QSpinBox*>()->setValue(20);
         dialog->close();
+        openAndWait(sample("fruits.jpg"));
     }
 
     void autoPicksTheFastestGpuEngineAndAFailingOneFallsBack() {

@@ -1,7 +1,10 @@
 #pragma once
-// One engine's row of the kernel comparison: benchmark(), medians, Gpix/s and the verdict
-// against the CPU reference. Runs on the controller's thread.
+// The kernel comparison on the controller's thread: every engine of the registry on one
+// request, its runs timed a few at a time so that a cancel is heard within about a second and
+// progress moves with every run; each row verified against the CPU reference.
 
+#include <atomic>
+#include <functional>
 #include <vector>
 
 #include "histoscope/core/engine.hpp"
@@ -10,7 +13,19 @@
 
 namespace hs::ui {
 
-BenchRow benchmark_engine(hs::HistogramEngine& engine, const hs::HistogramRequest& request,
-                          const std::vector<hs::ChannelHistogram>& reference, int runs);
+struct BenchHooks {
+    const std::atomic<bool>* cancel = nullptr;  // checked between chunks of runs
+    std::function<void(int runs_done, const QString& engine)> progress;
+    std::function<void(const BenchRow& row)> row;
+};
+
+// One engine's row: `runs` timed runs after 2 warm-up runs (unavailable and unsupported
+// engines get a row saying why). False when cancelled (no row then).
+bool benchmark_engine(hs::HistogramEngine& engine, const hs::HistogramRequest& request,
+                      const std::vector<hs::ChannelHistogram>& reference, int runs,
+                      const BenchHooks& hooks, BenchRow& row);
+
+// The CPU's model name ("unknown CPU" where the system does not say) and thread count.
+QString cpu_description();
 
 }  // namespace hs::ui

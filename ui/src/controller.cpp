@@ -1,5 +1,7 @@
 #include "histoscope/ui/controller.hpp"
 
+#include <QCoreApplication>
+#include <QDateTime>
 #include <QElapsedTimer>
 #include <QFileInfo>
 #include <algorithm>
@@ -725,11 +727,7 @@ void Controller::runBenchmark(int runs) {
         emit benchmarkFinished(false);
         return;
     }
-    std::vector<hs::HistogramEngine*> engines;
-    for (const auto& engine : registry_->engines())
-        if (engine->availability().available) engines.push_back(engine.get());
-    const auto total = static_cast<int>(engines.size());
-    emit benchmarkStarted(total);
+    runs = std::max(runs, 1);
     const hs::HistogramRequest request = histogram_request(source_->view(), bins_);
     std::vector<hs::ChannelHistogram> reference;
     try {
@@ -739,16 +737,49 @@ void Controller::runBenchmark(int runs) {
         emit benchmarkFinished(false);
         return;
     }
-    for (int i = 0; i < total; ++i) {
-        if (cancel_.load()) {
+    BenchContext context;
+    context.input = QFileInfo(path_).fileName();
+    context.width = request.image.width;
+    context.height = request.image.height;
+    context.image_channels = request.image.channels;
+    context.depth = request.image.bit_depth;
+    context.bytes = image_bytes(request.image);
+    QStringList channels;
+    for (const hs::Channel c : request.channels) channels << qstr(hs::channel_name(c));
+    context.channels = channels.join(QLatin1Char(','));
+    context.spec = QString::fromStdString(request.spec.describe());
+    context.bins = request.spec.bins;
+    context.timed_runs = runs;
+    context.warmup_runs = 2;
+    context.rotate_bytes = std::uint64_t{256} << 20;
+    context.device = options_.gpu_device.isEmpty() ? QStringLiteral("none") : options_.gpu_device;
+    context.cpu = cpu_description();
+    QString host;
+    context.host_read_bandwidth_gbs = readBandwidthGbs(QStringLiteral("cpu"), host);
+    context.date = QDateTime::currentDateTimeUtc().toString(Qt::ISODate);
+    context.version = QCoreApplication::applicationVersion();
+    int available = 0;
+    for (const auto& engine : registry_->engines())
+        if (engine->availability().available) ++available;
+    const int total = available * runs;
+    emit benchmarkStarted(context, total);
+    int done = 0;  // runs of the engines before this one
+    BenchHooks hooks;
+    hooks.cancel = &cancel_;
+    hooks.progress = [&](int runs_done, const QString& engine) {
+        emit benchmarkProgress(done + runs_done, total, engine);
+    };
+    for (const auto& engine : registry_->engines()) {
+        if (engine->availability().available)
+            emit benchmarkProgress(done, total, qstr(engine->name()));
+        BenchRow row;
+        if (!benchmark_engine(*engine, request, reference, runs, hooks, row)) {
             emit benchmarkFinished(true);
             return;
         }
-        hs::HistogramEngine& engine = *engines[static_cast<std::size_t>(i)];
-        emit benchmarkProgress(i, total, qstr(engine.name()));
-        BenchRow row = benchmark_engine(engine, request, reference, runs);
+        if (engine->availability().available) done += runs;
         if (row.status == QLatin1String("ok") && row.median_ms > 0.0) {
-            row.gb_per_s = static_cast<double>(image_bytes(request.image)) / (row.median_ms * 1e6);
+            row.gb_per_s = static_cast<double>(context.bytes) / (row.median_ms * 1e6);
             QString device;
             const double bw = readBandwidthGbs(row.engine, device);
             if (bw > 0.0) row.pct_read_bw = 100.0 * row.gb_per_s / bw;

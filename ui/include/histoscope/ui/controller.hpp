@@ -46,6 +46,8 @@ struct ControllerOptions {
     QStringList gpu_engines;
     // Why no GPU engine can run here, in a few words ("no NVIDIA driver"); empty when one can.
     QString gpu_absence;
+    // The GPU the GPU engines run on (name, driver); empty without one.
+    QString gpu_device;
     // The GPU's measured read bandwidth in GB/s; called once, on the worker thread, when a GPU
     // engine first runs. May throw (then the percentage is not shown). Empty without CUDA.
     std::function<double()> gpu_read_bandwidth_gbs;
@@ -59,8 +61,8 @@ class Controller : public QObject {
                QObject* parent = nullptr);
     ~Controller() override;
 
-    // Thread-safe: asks a running (or requested) benchmark to stop after the engine it is
-    // timing; clearCancel() before requesting a new one.
+    // Thread-safe: asks a running (or requested) benchmark to stop within about a second;
+    // clearCancel() before requesting a new one.
     void requestCancel() { cancel_.store(true); }
     void clearCancel() { cancel_.store(false); }
     // Thread-safe: the UI has drawn a frameReady() result. Video playback skips frames while
@@ -93,7 +95,8 @@ class Controller : public QObject {
     void setLoop(bool on);
     void step(int frames);    // pauses; +1 next frame, -1 previous frame
     void seek(qint64 frame);  // from 0; a playing clip goes on from there
-    // Times every available engine on the current frame (`runs` timed runs each).
+    // Times every available engine on the current frame (`runs` timed runs each); the
+    // others get a row saying why not.
     void runBenchmark(int runs);
 
   signals:
@@ -113,8 +116,8 @@ class Controller : public QObject {
     // Something the user should know that needs no answer (a frame dropped because it did not
     // decode, match mode waiting for a reference): the status bar, never a dialog.
     void notice(const QString& message);
-    void benchmarkStarted(int engines);
-    void benchmarkProgress(int done, int total, const QString& engine);
+    void benchmarkStarted(const hs::ui::BenchContext& context, int total_runs);
+    void benchmarkProgress(int runs_done, int total_runs, const QString& engine);
     void benchmarkRow(const hs::ui::BenchRow& row);
     void benchmarkFinished(bool cancelled);
 

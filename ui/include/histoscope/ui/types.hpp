@@ -133,10 +133,31 @@ struct PlaybackState {
     std::int64_t dropped = 0;  // frames skipped to keep up with the clock since the last seek
 };
 
+// What makes a kernel comparison reproducible, exported with its rows (the CLI's bench names).
+struct BenchContext {
+    QString input;  // the file's name
+    int width = 0;
+    int height = 0;
+    int image_channels = 0;
+    int depth = 8;
+    std::uint64_t bytes = 0;
+    QString channels;  // "r,g,b,luma"
+    QString spec;      // the histogram spec as core describes it
+    int bins = 0;
+    int timed_runs = 0;
+    int warmup_runs = 0;
+    std::uint64_t rotate_bytes = 0;
+    QString device;  // the GPU the GPU engines run on (name, driver), or "none"
+    QString cpu;     // model and threads
+    double host_read_bandwidth_gbs = 0.0;
+    QString date;     // ISO 8601, UTC
+    QString version;  // the application's
+};
+
 // One row of the kernel comparison.
 struct BenchRow {
     QString engine;
-    QString status;  // "ok", "unsupported", "error"
+    QString status;  // "ok", "unavailable", "unsupported", "error"
     QString reason;
     double median_ms = 0.0;
     double min_ms = 0.0;
@@ -168,6 +189,7 @@ Q_DECLARE_METATYPE(hs::ui::FrameTiming)
 Q_DECLARE_METATYPE(hs::ui::FrameResult)
 Q_DECLARE_METATYPE(hs::ui::PlaybackState)
 Q_DECLARE_METATYPE(hs::ui::BenchRow)
+Q_DECLARE_METATYPE(hs::ui::BenchContext)
 Q_DECLARE_METATYPE(hs::ui::EngineStatus)
 
 namespace hs::ui {
