@@ -976,6 +976,33 @@ class TestUi : public QObject {
         window.close();
     }
 
+    void readBandwidthIsKeptForTheMachine() {
+        // The first frames measured it once and kept it with the machine's name.
+        QSettings settings;
+        QVERIFY(!settings.value(QStringLiteral("machine/cpu")).toString().isEmpty());
+        QVERIFY(settings.value(QStringLiteral("machine/readBandwidthGbs")).toDouble() > 0.0);
+        // A new start uses the kept value rather than measuring again under whatever load.
+        settings.setValue(QStringLiteral("machine/readBandwidthGbs"), 123.0);
+        Worker worker(std::make_unique<Controller>(make_registry(), ControllerOptions{}));
+        MainWindow window(worker.controller(), kSamples);
+        window.show();
+        window.openFile(sample("chelsea.png"));
+        QTRY_VERIFY_WITH_TIMEOUT(window.framesShown() > 0, kTimeoutMs);
+        QCOMPARE(window.timingModel()->entries().front().read_bandwidth_gbs, 123.0);
+        // Re-measuring replaces it, in the settings too.
+        QSignalSpy measured(worker.controller(), &Controller::hostBandwidthMeasured);
+        QMetaObject::invokeMethod(worker.controller(), &Controller::remeasureHostBandwidth);
+        QTRY_COMPARE_WITH_TIMEOUT(measured.count(), 1, kTimeoutMs);
+        const double gbs = measured.first().first().toDouble();
+        QVERIFY(gbs > 0.0 && gbs != 123.0);
+        QTRY_COMPARE_WITH_TIMEOUT(
+            QSettings().value(QStringLiteral("machine/readBandwidthGbs")).toDouble(), gbs,
+            kTimeoutMs);
+        QTRY_COMPARE_WITH_TIMEOUT(window.timingModel()->entries().front().read_bandwidth_gbs, gbs,
+                                  kTimeoutMs);
+        window.close();
+    }
+
     void settingsPersist() {
         window_->controls()->logCheck()->setChecked(true);
         EqualizeSettings s;

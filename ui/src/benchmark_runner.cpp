@@ -1,11 +1,8 @@
 #include "benchmark_runner.hpp"
 
 #include <QElapsedTimer>
-#include <QFile>
-#include <QRegularExpression>
 #include <algorithm>
 #include <exception>
-#include <thread>
 
 #include "histoscope/core/histogram.hpp"
 
@@ -28,20 +25,6 @@ QString qstr(std::string_view s) {
 }
 
 }  // namespace
-
-QString cpu_description() {
-    QString model = QObject::tr("unknown CPU");
-    QFile info(QStringLiteral("/proc/cpuinfo"));
-    if (info.open(QIODevice::ReadOnly | QIODevice::Text)) {
-        const QRegularExpression line(QStringLiteral("^model name\\s*:\\s*(.+)$"),
-                                      QRegularExpression::MultilineOption);
-        const QRegularExpressionMatch m = line.match(QString::fromUtf8(info.readAll()));
-        if (m.hasMatch()) model = m.captured(1).trimmed();
-    }
-    return QObject::tr("%1, %2 threads")
-        .arg(model)
-        .arg(std::max(1u, std::thread::hardware_concurrency()));
-}
 
 bool benchmark_engine(hs::HistogramEngine& engine, const hs::HistogramRequest& request,
                       const std::vector<hs::ChannelHistogram>& reference, int runs,

@@ -25,7 +25,4 @@ bool benchmark_engine(hs::HistogramEngine& engine, const hs::HistogramRequest& r
                       const std::vector<hs::ChannelHistogram>& reference, int runs,
                       const BenchHooks& hooks, BenchRow& row);
 
-// The CPU's model name ("unknown CPU" where the system does not say) and thread count.
-QString cpu_description();
-
 }  // namespace hs::ui

@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <cmath>
 #include <exception>
-#include <numeric>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -19,6 +18,7 @@
 #include "histoscope/core/histogram.hpp"
 #include "histoscope/media/media.hpp"
 #include "histoscope/ui/qimage_convert.hpp"
+#include "host_bandwidth.hpp"
 #include "playback.hpp"
 
 namespace hs::ui {
@@ -39,38 +39,6 @@ double ms_of(const QElapsedTimer& clock) {
 
 std::uint64_t image_bytes(const hs::ImageView& image) {
     return static_cast<std::uint64_t>(image.row_bytes()) * static_cast<std::uint64_t>(image.height);
-}
-
-// The host's read bandwidth in GB/s, measured the way the CPU reference reads: every hardware
-// thread sums its share of a 128 MiB buffer; the median of 5 passes.
-double measure_host_read_bandwidth_gbs(unsigned& threads_used) {
-    const std::size_t words = (std::size_t{128} << 20) / sizeof(std::uint64_t);
-    std::vector<std::uint64_t> buffer(words);
-    std::iota(buffer.begin(), buffer.end(), std::uint64_t{1});
-    const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
-    threads_used = threads;
-    std::vector<double> seconds;
-    std::vector<std::uint64_t> sums(threads);
-    for (int run = 0; run < 5; ++run) {
-        QElapsedTimer clock;
-        clock.start();
-        std::vector<std::thread> pool;
-        for (unsigned t = 0; t < threads; ++t)
-            pool.emplace_back([&, t] {
-                const std::size_t begin = words * t / threads, end = words * (t + 1) / threads;
-                std::uint64_t s = 0;
-                for (std::size_t i = begin; i < end; ++i) s += buffer[i];
-                sums[t] = s;
-            });
-        for (auto& th : pool) th.join();
-        seconds.push_back(static_cast<double>(clock.nsecsElapsed()) / 1e9);
-    }
-    // The sums are used so the reads cannot be optimized away.
-    volatile std::uint64_t sink = std::accumulate(sums.begin(), sums.end(), std::uint64_t{0});
-    (void)sink;
-    std::sort(seconds.begin(), seconds.end());
-    const double s = seconds[seconds.size() / 2];
-    return s > 0.0 ? static_cast<double>(words * sizeof(std::uint64_t)) / s / 1e9 : 0.0;
 }
 
 }  // namespace
@@ -312,6 +280,17 @@ void Controller::seek(qint64 frame) {
             Qt::QueuedConnection);
 }
 
+void Controller::setHostBandwidth(double gbs) {
+    if (gbs > 0.0) host_bw_ = gbs;
+}
+
+void Controller::remeasureHostBandwidth() {
+    const bool had = host_bw_.has_value();
+    host_bw_ = measure_host_read_bandwidth_gbs();
+    emit hostBandwidthMeasured(*host_bw_);
+    if (had) scheduleProcess();  // the percentages shown follow
+}
+
 // --- the pipeline
 
 void Controller::scheduleProcess() {
@@ -449,8 +428,8 @@ double Controller::readBandwidthGbs(const QString& engine, QString& device) {
         }
         return *gpu_bw_;
     }
-    if (!host_bw_) host_bw_ = measure_host_read_bandwidth_gbs(host_threads_);
-    device = tr("CPU, %1 threads").arg(host_threads_);
+    if (!host_bw_) remeasureHostBandwidth();
+    device = tr("CPU, %1 threads").arg(std::max(1u, std::thread::hardware_concurrency()));
     return *host_bw_;
 }
 

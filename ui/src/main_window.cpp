@@ -42,6 +42,7 @@
 #include "histoscope/ui/stats_model.hpp"
 #include "histoscope/ui/timing_model.hpp"
 #include "histoscope/ui/timing_panel.hpp"
+#include "host_bandwidth.hpp"
 
 namespace hs::ui {
 
@@ -341,6 +342,10 @@ void MainWindow::buildMenus() {
     QAction* compare =
         tools->addAction(tr("&Compare Kernels..."), this, &MainWindow::openCompareDialog);
     compare->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_K));
+    tools
+        ->addAction(tr("Re-measure the CPU's &Read Bandwidth"), controller_,
+                    &Controller::remeasureHostBandwidth)
+        ->setToolTip(tr("The CPU engines' roofline, kept for this machine: best of 7 passes"));
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     QAction* keys = help->addAction(tr("&Keyboard Shortcuts"), this, &MainWindow::showShortcuts);
@@ -381,6 +386,15 @@ void MainWindow::connectController() {
     connect(this, &MainWindow::seekRequested, controller_, &Controller::seek);
     connect(this, &MainWindow::loopRequested, controller_, &Controller::setLoop);
     connect(this, &MainWindow::displayRequested, controller_, &Controller::setDisplay);
+    connect(this, &MainWindow::hostBandwidthRequested, controller_, &Controller::setHostBandwidth);
+    // Kept with the machine it was measured on.
+    connect(controller_, &Controller::hostBandwidthMeasured, this, [this](double gbs) {
+        QSettings s;
+        s.setValue(QStringLiteral("machine/cpu"), cpu_description());
+        s.setValue(QStringLiteral("machine/readBandwidthGbs"), gbs);
+        statusBar()->showMessage(
+            tr("The CPU's read bandwidth: %1 GB/s (best of 7 passes)").arg(gbs, 0, 'f', 1), 8000);
+    });
     connect(image_view_, &ImageView::pixelHovered, this, &MainWindow::onPixelHovered);
 
     connect(controller_, &Controller::enginesListed, this,
@@ -443,6 +457,8 @@ void MainWindow::connectController() {
 
 void MainWindow::restoreSettings() {
     QSettings s;
+    if (s.value(QStringLiteral("machine/cpu")).toString() == cpu_description())
+        emit hostBandwidthRequested(s.value(QStringLiteral("machine/readBandwidthGbs")).toDouble());
     restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray());
     restoreState(s.value(QStringLiteral("window/state")).toByteArray());
     main_splitter_->restoreState(s.value(QStringLiteral("window/mainSplitter")).toByteArray());

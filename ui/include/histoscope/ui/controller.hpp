@@ -95,6 +95,11 @@ class Controller : public QObject {
     void setLoop(bool on);
     void step(int frames);    // pauses; +1 next frame, -1 previous frame
     void seek(qint64 frame);  // from 0; a playing clip goes on from there
+    // The host's read bandwidth (the CPU engines' roofline) as measured before on this
+    // machine; without one it is measured when first needed.
+    void setHostBandwidth(double gbs);
+    // Measures it again (best of several passes) and says so through hostBandwidthMeasured().
+    void remeasureHostBandwidth();
     // Times every available engine on the current frame (`runs` timed runs each); the
     // others get a row saying why not.
     void runBenchmark(int runs);
@@ -116,6 +121,7 @@ class Controller : public QObject {
     // Something the user should know that needs no answer (a frame dropped because it did not
     // decode, match mode waiting for a reference): the status bar, never a dialog.
     void notice(const QString& message);
+    void hostBandwidthMeasured(double gbs);
     void benchmarkStarted(const hs::ui::BenchContext& context, int total_runs);
     void benchmarkProgress(int runs_done, int total_runs, const QString& engine);
     void benchmarkRow(const hs::ui::BenchRow& row);
@@ -177,7 +183,6 @@ class Controller : public QObject {
     std::map<std::tuple<int, int, int, int, int>, QString> auto_choice_;  // shape -> engine
     std::optional<double> gpu_bw_;
     std::optional<double> host_bw_;
-    unsigned host_threads_ = 0;
 
     // The background work of large photos: the settings generation its result must match.
     Background* background_;

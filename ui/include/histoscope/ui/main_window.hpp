@@ -85,6 +85,7 @@ class MainWindow : public QMainWindow {
     void seekRequested(qint64 frame);
     void loopRequested(bool on);
     void displayRequested(bool stretch_deep, unsigned clipping);
+    void hostBandwidthRequested(double gbs);
 
   protected:
     void dragEnterEvent(QDragEnterEvent* event) override;
