@@ -46,6 +46,7 @@
 #include "histoscope/ui/histogram_view.hpp"
 #include "histoscope/ui/image_view.hpp"
 #include "histoscope/ui/main_window.hpp"
+#include "histoscope/ui/photo_reader.hpp"
 #include "histoscope/ui/qimage_convert.hpp"
 #include "histoscope/ui/stats_model.hpp"
 #include "histoscope/ui/theme.hpp"
@@ -64,6 +65,10 @@ QString sample(const char* name) {
     return kSamples + QLatin1Char('/') + QLatin1String(name);
 }
 
+QString test_data(const char* name) {
+    return QStringLiteral(HS_UI_TEST_DATA "/") + QLatin1String(name);
+}
+
 // The registry the application runs with (GPU engines too when built with CUDA).
 std::unique_ptr<hs::EngineRegistry> make_registry() {
     return hs::gui::make_engines().registry;
@@ -79,9 +84,11 @@ QStringList available_gpu_engines() {
 }
 
 std::vector<hs::Channel> shown_channels(const hs::ImageView& view) {
-    return view.channels == 1 ? std::vector<hs::Channel>{hs::Channel::Gray}
-                              : std::vector<hs::Channel>{hs::Channel::R, hs::Channel::G,
-                                                         hs::Channel::B, hs::Channel::Luma601};
+    if (view.channels == 1) return {hs::Channel::Gray};
+    if (view.channels == 4)
+        return {hs::Channel::R, hs::Channel::G, hs::Channel::B, hs::Channel::A,
+                hs::Channel::Luma601};
+    return {hs::Channel::R, hs::Channel::G, hs::Channel::B, hs::Channel::Luma601};
 }
 
 // The reference counts of `image` for the channels the application shows.
@@ -385,6 +392,55 @@ class TestUi : public QObject {
             QVERIFY(t.pct_read_bw > 0.0);
             QVERIFY2(window_->engineStatus().size() < 60, qPrintable(window_->engineStatus()));
         }
+    }
+
+    void gifOpensThroughQtWithExactCounts() {
+        // OpenCV 4.6 has no GIF decoder: Qt's reader gives the pixels another decoder
+        // (ImageMagick, into the PNG twin) gives, and the counts are those of any format.
+        const QString gif = sample("fruits.gif");
+        const hs::media::LoadedImage twin =
+            hs::media::read_image(test_data("fruits_gif.png").toStdString());
+        const hs::media::LoadedImage read = read_photo(gif);
+        QCOMPARE(QString::fromStdString(read.format), QStringLiteral("GIF (Qt)"));
+        QCOMPARE(read.image.channels(), 3);
+        QCOMPARE(to_qimage(read.image.view()), to_qimage(twin.image.view()));
+        openAndWait(gif);
+        QCOMPARE(window_->media().format, QStringLiteral("GIF (Qt)"));
+        QVERIFY(model_matches(*window_->histogramModel(), reference_of(twin.image.view(), 256)));
+
+        // A transparent animation: its first frame, RGBA, with an alpha histogram; the
+        // checkerboard shows through the transparent pixels.
+        const QString animated = test_data("chelsea_baboon_alpha.gif");
+        const hs::media::LoadedImage frame0 =
+            hs::media::read_image(test_data("chelsea_baboon_alpha_frame0.png").toStdString());
+        QCOMPARE(frame0.image.channels(), 4);
+        QCOMPARE(to_qimage(read_photo(animated).image.view()), to_qimage(frame0.image.view()));
+        QSignalSpy opened(controller(), &Controller::mediaLoaded);
+        openAndWait(animated);
+        QCOMPARE(opened.count(), 1);
+        QVERIFY(opened.first().first().value<MediaInfo>().notes.join(QString()).contains(
+            QStringLiteral("frame 1 of 2")));
+        QCOMPARE(window_->histogramModel()->histogram().channel_names,
+                 QStringList({QStringLiteral("r"), QStringLiteral("g"), QStringLiteral("b"),
+                              QStringLiteral("a"), QStringLiteral("luma")}));
+        QVERIFY(model_matches(*window_->histogramModel(), reference_of(frame0.image.view(), 256)));
+        QVERIFY(window_->histogramModel()->count(0, 3) > 0);    // transparent pixels
+        QVERIFY(window_->histogramModel()->count(255, 3) > 0);  // opaque ones
+        EqualizeSettings off;
+        off.mode = EqualizeSettings::Mode::Off;
+        setEqualize(off);
+        const QImage view = window_->imageView()->grab().toImage();
+        bool light = false, dark = false;
+        for (int y = 0; y < view.height(); y += 2)
+            for (int x = 0; x < view.width(); x += 2) {
+                light = light || view.pixel(x, y) == qRgb(153, 153, 153);
+                dark = dark || view.pixel(x, y) == qRgb(102, 102, 102);
+            }
+        QVERIFY(light && dark);
+        EqualizeSettings global;
+        global.mode = EqualizeSettings::Mode::Global;
+        setEqualize(global);
+        openAndWait(sample("fruits.jpg"));
     }
 
     void droppingAFileOpensIt() {

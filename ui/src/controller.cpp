@@ -17,6 +17,7 @@
 #include "histoscope/core/error.hpp"
 #include "histoscope/core/histogram.hpp"
 #include "histoscope/media/media.hpp"
+#include "histoscope/ui/photo_reader.hpp"
 #include "histoscope/ui/qimage_convert.hpp"
 #include "host_bandwidth.hpp"
 #include "playback.hpp"
@@ -113,7 +114,7 @@ void Controller::openFile(const QString& path) {
             closeStream();
             playback_->open(std::move(reader));
         } else {
-            hs::media::LoadedImage loaded = hs::media::read_image(file);
+            hs::media::LoadedImage loaded = read_photo(path);
             info.format = QString::fromStdString(loaded.format);
             for (const auto& note : loaded.notes) info.notes << QString::fromStdString(note);
             *image = std::move(loaded.image);
@@ -161,7 +162,7 @@ QString Controller::referenceProblem(const hs::Image& reference) const {
 void Controller::setReference(const QString& path) {
     std::shared_ptr<hs::Image> reference;
     try {
-        reference = std::make_shared<hs::Image>(hs::media::read_image(path.toStdString()).image);
+        reference = std::make_shared<hs::Image>(read_photo(path).image);
     } catch (const std::exception& e) {
         emit errorOccurred(tr("Reference image: %1").arg(describe(e)));
         return;

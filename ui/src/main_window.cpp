@@ -51,9 +51,9 @@ namespace {
 constexpr int kMaxRecent = 8;
 const QString kRecentKey = QStringLiteral("recentFiles");
 const QString kMediaFilter = QStringLiteral(
-    "Photos and video (*.png *.jpg *.jpeg *.tif *.tiff *.bmp *.webp *.ppm *.pgm *.pnm *.avi "
-    "*.mp4 *.mkv *.mov *.webm);;Photos (*.png *.jpg *.jpeg *.tif *.tiff *.bmp *.webp *.ppm "
-    "*.pgm *.pnm);;Video (*.avi *.mp4 *.mkv *.mov *.webm);;All files (*)");
+    "Photos and video (*.png *.jpg *.jpeg *.tif *.tiff *.bmp *.webp *.gif *.ppm *.pgm *.pnm "
+    "*.avi *.mp4 *.mkv *.mov *.webm);;Photos (*.png *.jpg *.jpeg *.tif *.tiff *.bmp *.webp "
+    "*.gif *.ppm *.pgm *.pnm);;Video (*.avi *.mp4 *.mkv *.mov *.webm);;All files (*)");
 
 QString base_name(const QString& path) {
     return QFileInfo(path).completeBaseName();
@@ -231,7 +231,7 @@ void MainWindow::buildMenus() {
             ? QStringList()
             : samples.entryList(
                   {QStringLiteral("*.jpg"), QStringLiteral("*.png"), QStringLiteral("*.tif"),
-                   QStringLiteral("*.avi"), QStringLiteral("*.mp4")},
+                   QStringLiteral("*.gif"), QStringLiteral("*.avi"), QStringLiteral("*.mp4")},
                   QDir::Files, QDir::Name);
     if (!sample_files.isEmpty()) {
         QMenu* menu = file->addMenu(tr("Open &Sample"));
