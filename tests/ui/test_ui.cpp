@@ -11,15 +11,18 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QMessageBox>
 #include <QMimeData>
 #include <QProgressBar>
 #include <QRegularExpression>
+#include <QScreen>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSlider>
 #include <QSpinBox>
 #include <QSplitter>
 #include <QStandardPaths>
+#include <QStatusBar>
 #include <QTabWidget>
 #include <QTableWidget>
 #include <QTemporaryDir>
@@ -47,6 +50,7 @@
 #include "histoscope/ui/image_view.hpp"
 #include "histoscope/ui/main_window.hpp"
 #include "histoscope/ui/photo_reader.hpp"
+#include "histoscope/ui/pixel_readout.hpp"
 #include "histoscope/ui/qimage_convert.hpp"
 #include "histoscope/ui/stats_model.hpp"
 #include "histoscope/ui/theme.hpp"
@@ -155,6 +159,21 @@ std::vector<int> column_heights(HistogramView& view) {
     return heights;
 }
 
+// Writes `image` to a PNG in `dir` and returns its path.
+QString write_png(const QTemporaryDir& dir, const char* name, const hs::Image& image) {
+    const QString path = dir.filePath(QLatin1String(name));
+    hs::media::write_image(path.toStdString(), image.view());
+    return path;
+}
+
+int count_pixels(const QImage& image, QRgb colour) {
+    int n = 0;
+    const QImage rgb = image.convertToFormat(QImage::Format_RGB32);
+    for (int y = 0; y < rgb.height(); ++y)
+        for (int x = 0; x < rgb.width(); ++x) n += rgb.pixel(x, y) == colour ? 1 : 0;
+    return n;
+}
+
 // Stand-ins for GPU engines: the reference counts after a delay, or a device failure.
 class FakeGpuEngine final : public hs::HistogramEngine {
   public:
@@ -212,6 +231,7 @@ class TestUi : public QObject {
         } while (window_->framesShown() != seen || window_->busy());
     }
     void setEqualize(const EqualizeSettings& s) {
+        if (window_->equalizePanel()->settings() == s) return settle();
         window_->equalizePanel()->setSettings(s);
         emit window_->equalizePanel()->settingsChanged(window_->equalizePanel()->settings());
         waitForFrame();
@@ -1030,6 +1050,177 @@ class TestUi : public QObject {
         QVERIFY(model_matches(*window.histogramModel(), reference_of(path, 256)));
         QVERIFY(window.imageView()->hasImage());
         window.close();
+    }
+
+    QAction* action(const char* name) const {
+        return window_->findChild<QAction*>(QLatin1String(name));
+    }
+
+    void pixelPickerReadsTheSamplesUnderTheCursor() {
+        EqualizeSettings off;
+        off.mode = EqualizeSettings::Mode::Off;
+        setEqualize(off);
+        ImageView* view = window_->imageView();
+        view->fit();
+        const QPoint centre = view->rect().center();
+        const QPoint pixel = view->pixelAt(centre);
+        QVERIFY(pixel.x() >= 0 && pixel.y() >= 0);
+        QMouseEvent move(QEvent::MouseMove, centre, view->mapToGlobal(centre), Qt::NoButton,
+                         Qt::NoButton, Qt::NoModifier);
+        QApplication::sendEvent(view, &move);
+        const hs::media::LoadedImage fruits =
+            hs::media::read_image(sample("fruits.jpg").toStdString());
+        const hs::ImageView v = fruits.image.view();
+        const std::uint32_t r = v.sample(pixel.x(), pixel.y(), 0),
+                            g = v.sample(pixel.x(), pixel.y(), 1),
+                            b = v.sample(pixel.x(), pixel.y(), 2);
+        const QString text = window_->statusBar()->currentMessage();
+        QVERIFY2(text.contains(QStringLiteral("x %1  y %2").arg(pixel.x()).arg(pixel.y())),
+                 qPrintable(text));
+        QVERIFY2(text.contains(QStringLiteral("R %1  G %2  B %3  luma %4")
+                                   .arg(r)
+                                   .arg(g)
+                                   .arg(b)
+                                   .arg(hs::luma(hs::kLuma601, r, g, b))),
+                 qPrintable(text));
+        QVERIFY(text.contains(QStringLiteral("zoom")));
+        // Deep samples also give the 8-bit value shown.
+        hs::Image deep(2, 1, 3, hs::SampleType::U16, 16);
+        deep.set_sample(1, 0, 0, 65535);
+        deep.set_sample(1, 0, 1, 32768);
+        deep.set_sample(1, 0, 2, 257);
+        QCOMPARE(pixel_readout(deep.view(), 1, 0),
+                 QStringLiteral("R 65535  G 32768  B 257  luma %1  (8-bit 255 128 1 %2)")
+                     .arg(hs::luma(hs::kLuma601, 65535, 32768, 257))
+                     .arg((hs::luma(hs::kLuma601, 65535, 32768, 257) * 255 + 32767) / 65535));
+        EqualizeSettings global;
+        global.mode = EqualizeSettings::Mode::Global;
+        setEqualize(global);
+    }
+
+    void clippingOverlayMarksSamplesAtEitherEndPerChannel() {
+        // Left third: R at 255; middle: R at 0; right: nothing clipped.
+        hs::Image image(60, 20, 3, hs::SampleType::U8, 8);
+        for (int y = 0; y < 20; ++y)
+            for (int x = 0; x < 60; ++x) {
+                image.set_sample(x, y, 0, x < 20 ? 255 : (x < 40 ? 0 : 100));
+                image.set_sample(x, y, 1, 100);
+                image.set_sample(x, y, 2, 100);
+            }
+        QTemporaryDir dir;
+        openAndWait(write_png(dir, "clipped.png", image));
+        EqualizeSettings off;
+        off.mode = EqualizeSettings::Mode::Off;
+        setEqualize(off);
+        const QRgb red = qRgb(255, 0, 0), blue = qRgb(0, 90, 255);
+        QVERIFY(count_pixels(window_->imageView()->grab().toImage(), red) == 0);
+        action("clippingAction")->trigger();
+        settle();
+        QImage shown = window_->imageView()->grab().toImage();
+        QVERIFY(count_pixels(shown, red) > 100);
+        QVERIFY(count_pixels(shown, blue) > 100);
+        // Only the channels shown count: without R nothing is clipped.
+        window_->controls()->channelCheck(QStringLiteral("r"))->setChecked(false);
+        settle();
+        shown = window_->imageView()->grab().toImage();
+        QCOMPARE(count_pixels(shown, red), 0);
+        QCOMPARE(count_pixels(shown, blue), 0);
+        window_->controls()->channelCheck(QStringLiteral("r"))->setChecked(true);
+        action("clippingAction")->trigger();
+        EqualizeSettings global;
+        global.mode = EqualizeSettings::Mode::Global;
+        setEqualize(global);
+        openAndWait(sample("fruits.jpg"));
+    }
+
+    void darkDeepImagesAreStretchedForViewingOnly() {
+        // 16-bit data in 0..4095: black at full range, visible stretched.
+        hs::Image image(256, 64, 1, hs::SampleType::U16, 16);
+        for (int y = 0; y < 64; ++y)
+            for (int x = 0; x < 256; ++x)
+                image.set_sample(x, y, 0, static_cast<std::uint32_t>(x * 16));
+        QTemporaryDir dir;
+        const QString path = write_png(dir, "dark16.png", image);
+        openAndWait(path);
+        auto brightest = [this] {
+            const QImage shown =
+                window_->imageView()->original().convertToFormat(QImage::Format_Grayscale8);
+            int max = 0;
+            for (int y = 0; y < shown.height(); ++y)
+                for (int x = 0; x < shown.width(); ++x)
+                    max = std::max(max, qGray(shown.pixel(x, y)));
+            return max;
+        };
+        QVERIFY(action("stretchAction")->isChecked());
+        QVERIFY2(brightest() > 240, qPrintable(QString::number(brightest())));
+        QVERIFY2(window_->imageView()->note().contains(QStringLiteral("view only")),
+                 qPrintable(window_->imageView()->note()));
+        // The data is untouched: the histogram is the samples'.
+        QVERIFY(model_matches(*window_->histogramModel(), reference_of(image.view(), 256)));
+        action("stretchAction")->trigger();
+        settle();
+        QVERIFY2(brightest() <= 16, qPrintable(QString::number(brightest())));
+        action("stretchAction")->trigger();
+        openAndWait(sample("fruits.jpg"));
+    }
+
+    void largePhotoPreviewsThenShowsTheExactResult() {
+        const QString path = sample("fruits_4k.jpg");
+        const std::uint64_t before = window_->framesShown();
+        window_->openFile(path);
+        // First a preview (reduced, by the CPU reference), then the exact full resolution.
+        QTRY_VERIFY_WITH_TIMEOUT(window_->framesShown() > before, kTimeoutMs);
+        QVERIFY(window_->timingModel()->entries().front().preview);
+        QTRY_VERIFY_WITH_TIMEOUT(window_->busy(), kTimeoutMs);
+        settle();
+        QVERIFY(!window_->timingModel()->entries().front().preview);
+        QVERIFY(model_matches(*window_->histogramModel(), reference_of(path, 256)));
+        QCOMPARE(window_->imageView()->equalized().size(), QSize(1920, 1080));
+        // A setting moves: the preview at once, then the exact result of the full image.
+        EqualizeSettings s;
+        s.mode = EqualizeSettings::Mode::Clahe;
+        s.strength = 0.6;
+        window_->equalizePanel()->setSettings(s);
+        emit window_->equalizePanel()->settingsChanged(window_->equalizePanel()->settings());
+        QTemporaryDir dir;
+        const QString saved = dir.filePath(QStringLiteral("clahe.png"));
+        QSignalSpy done(controller(), &Controller::imageSaved);
+        emit window_->saveRequested(saved);  // the result of these settings, once exact
+        QTRY_VERIFY_WITH_TIMEOUT(window_->timingModel()->entries().front().preview, kTimeoutMs);
+        settle();
+        QVERIFY(!window_->timingModel()->entries().front().preview);
+        const hs::Image expected = equalized_reference(path, window_->equalizePanel()->settings());
+        QVERIFY(model_matches(*window_->equalizedModel(), reference_of(expected.view(), 256)));
+        QTRY_COMPARE_WITH_TIMEOUT(done.count(), 1, kTimeoutMs);
+        QCOMPARE(to_qimage(hs::media::read_image(saved.toStdString()).image.view()),
+                 to_qimage(expected.view()));
+        s.mode = EqualizeSettings::Mode::Global;
+        s.strength = 1.0;
+        setEqualize(s);
+        openAndWait(sample("fruits.jpg"));
+    }
+
+    void helpListsTheShortcutsAndTheWindowFitsTheScreen() {
+        action("shortcutsAction")->trigger();
+        auto* help = window_->findChild<QMessageBox*>(QStringLiteral("shortcutsDialog"));
+        QVERIFY(help != nullptr && help->isVisible());
+        for (const char* text : {"Play/Pause", "Clipping Overlay", "Loop", "Log Scale", "Wheel"})
+            QVERIFY2(help->text().contains(QLatin1String(text)), text);
+        help->close();
+        // Log, Cumulative and Parade are checkable and follow their boxes.
+        for (QAction* a : window_->findChildren<QAction*>())
+            if (a->text() == QLatin1String("&Log Scale")) {
+                QVERIFY(a->isCheckable());
+                window_->controls()->logCheck()->setChecked(true);
+                QVERIFY(a->isChecked());
+                a->setChecked(false);
+                QVERIFY(!window_->controls()->logCheck()->isChecked());
+            }
+        // A first window (no saved geometry) is no larger than the screen.
+        QSettings().remove(QStringLiteral("window/geometry"));
+        MainWindow fresh(controller(), kSamples);
+        const QSize available = QGuiApplication::primaryScreen()->availableGeometry().size();
+        QVERIFY(fresh.width() <= available.width() && fresh.height() <= available.height());
     }
 
     void readBandwidthIsKeptForTheMachine() {

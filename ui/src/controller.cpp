@@ -181,10 +181,11 @@ void Controller::setReference(const QString& path) {
 }
 
 void Controller::saveImage(const QString& path) {
-    if (proxy_ && background_->busy()) {
-        // A large photo's exact result is not there yet: saved when it is.
+    if (!exact_ || process_posted_) {
+        // What is saved is the result of the settings sent before: saved once it is there (a
+        // large photo's full resolution may take seconds).
         pending_save_ = path;
-        emit notice(tr("Saving %1 when the full resolution is ready...").arg(path));
+        if (proxy_) emit notice(tr("Saving %1 when the full resolution is ready...").arg(path));
         return;
     }
     const std::shared_ptr<const hs::Image> image =
@@ -501,6 +502,7 @@ void Controller::process() {
     spec.full_pictures = true;
     spec.original_picture = true;
     const std::uint64_t generation = ++generation_;
+    exact_ = false;
     background_->submit([this, spec, status, generation](const std::atomic<bool>& cancelled) {
         QElapsedTimer job_clock;
         job_clock.start();
@@ -539,9 +541,7 @@ void Controller::finishFrame(FrameOutcome& outcome, EngineStatus status, double 
     out.result_factor = preview ? proxy_factor_ : 1;
     if (!preview) {
         equalized_ = outcome.equalized;
-        if (!pending_save_.isEmpty())
-            QMetaObject::invokeMethod(
-                this, [this] { saveImage(std::exchange(pending_save_, QString())); });
+        exact_ = true;
     }
     // Equalization that cannot run for want of a reference is said in the plot and the status
     // bar; a real failure is an error.
@@ -553,6 +553,7 @@ void Controller::finishFrame(FrameOutcome& outcome, EngineStatus status, double 
             emit notice(out.equalize_note);
     }
     emitFrame(out, total_ms);
+    if (exact_ && !pending_save_.isEmpty()) saveImage(std::exchange(pending_save_, QString()));
 }
 
 void Controller::emitFrame(FrameResult& out, double total_ms) {

@@ -298,11 +298,13 @@ void MainWindow::buildMenus() {
     mirror(tr("&Parade"), QKeySequence(Qt::Key_P), controls_->paradeCheck());
     view->addSeparator();
     clipping_action_ = view->addAction(tr("&Clipping Overlay"));
+    clipping_action_->setObjectName(QStringLiteral("clippingAction"));
     clipping_action_->setCheckable(true);
     clipping_action_->setShortcut(QKeySequence(Qt::Key_O));
     clipping_action_->setToolTip(
         tr("Red where a shown channel is at its maximum, blue where one is at 0"));
     stretch_action_ = view->addAction(tr("S&tretch Deep Images for Display"));
+    stretch_action_->setObjectName(QStringLiteral("stretchAction"));
     stretch_action_->setCheckable(true);
     stretch_action_->setChecked(true);
     stretch_action_->setShortcut(QKeySequence(Qt::Key_T));
@@ -350,6 +352,7 @@ void MainWindow::buildMenus() {
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     QAction* keys = help->addAction(tr("&Keyboard Shortcuts"), this, &MainWindow::showShortcuts);
     keys->setShortcut(QKeySequence::HelpContents);
+    keys->setObjectName(QStringLiteral("shortcutsAction"));
     help->addAction(tr("&About Histoscope"), this, [this] {
         QMessageBox::about(
             this, tr("About Histoscope"),

@@ -187,7 +187,8 @@ class Controller : public QObject {
     // The background work of large photos: the settings generation its result must match.
     Background* background_;
     std::uint64_t generation_ = 0;
-    QString pending_save_;
+    bool exact_ = true;     // the result shown is not a preview
+    QString pending_save_;  // saved once it is
     QString opening_;  // the file being opened
     QString busy_;     // what busyChanged() last said
 
