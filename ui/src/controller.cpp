@@ -487,6 +487,7 @@ void Controller::process() {
 
     // A large photo: its reduced copy by the CPU reference at once, the full resolution by the
     // chosen engines in the background, shown when it is done unless settings changed.
+    exact_ = false;  // a save waits for the full resolution
     FrameSpec quick = spec;
     quick.image = proxy_;
     quick.engine = spec.fallback;
@@ -502,7 +503,6 @@ void Controller::process() {
     spec.full_pictures = true;
     spec.original_picture = true;
     const std::uint64_t generation = ++generation_;
-    exact_ = false;
     background_->submit([this, spec, status, generation](const std::atomic<bool>& cancelled) {
         QElapsedTimer job_clock;
         job_clock.start();
