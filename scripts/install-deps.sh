@@ -9,6 +9,8 @@ packages=(cmake ninja-build g++ pkg-config libopencv-dev libgtest-dev)
 # Qt6Charts' CMake package needs Qt6OpenGL's, which qt6-base-dev only recommends.
 packages+=(qt6-base-dev qt6-charts-dev libqt6opengl6-dev libqt6svg6 qt6-qpa-plugins libgl-dev
            xvfb xauth fonts-dejavu-core)
+# README's screenshots of the application driven as a user would (scripts/readme-screenshots.sh).
+packages+=(xdotool imagemagick)
 
 missing=()
 for p in "${packages[@]}"; do

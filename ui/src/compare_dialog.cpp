@@ -105,6 +105,8 @@ CompareDialog::CompareDialog(Controller* controller, const QString& input, QWidg
     restoreGeometry(settings.value(QStringLiteral("compare/geometry")).toByteArray());
     splitter_->restoreState(settings.value(QStringLiteral("compare/splitter")).toByteArray());
 
+    // Enter runs.
+    run_button_->setDefault(true);
     connect(run_button_, &QPushButton::clicked, this, &CompareDialog::start);
     connect(cancel_button_, &QPushButton::clicked, this, &CompareDialog::cancel);
     connect(csv_button_, &QPushButton::clicked, this, [this] { exportAs(false); });

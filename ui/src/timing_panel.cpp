@@ -1,5 +1,6 @@
 #include "histoscope/ui/timing_panel.hpp"
 
+#include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QPainter>
@@ -147,8 +148,11 @@ TimingPanel::TimingPanel(TimingModel* model, QWidget* parent)
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addWidget(summary_);
-    layout->addWidget(bars_);
-    layout->addWidget(sparkline_);
+    // The stages and the recent frames side by side: the table below keeps its rows.
+    auto* row = new QHBoxLayout;
+    row->addWidget(bars_, 3);
+    row->addWidget(sparkline_, 1);
+    layout->addLayout(row);
     layout->addWidget(table_, 1);
     connect(model_, &QAbstractItemModel::rowsInserted, this, &TimingPanel::refresh);
     connect(model_, &QAbstractItemModel::modelReset, this, &TimingPanel::refresh);
