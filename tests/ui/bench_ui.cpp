@@ -7,6 +7,8 @@
 //                                 quartiles in ms
 //   bench_ui play FILE [--log]    plays FILE to its last frame in the main window (global
 //                                 equalization on, as on a first start); frames shown, dropped
+//   bench_ui cancel FILE [TIMES]  Compare Kernels on FILE with 1000 runs, cancelled once the
+//                                 first runs are done: the time until it stops
 //   bench_ui preview FILE [MOVES] opens a large photo and moves the Strength slider MOVES times;
 //                                 the time to the first image, to the exact result, and from
 //                                 each move to its preview and to its exact result
@@ -16,8 +18,10 @@
 #include <QElapsedTimer>
 #include <QImage>
 #include <QPainter>
+#include <QProgressBar>
 #include <QSettings>
 #include <QSlider>
+#include <QSpinBox>
 #include <QStandardPaths>
 #include <QTest>
 #include <algorithm>
@@ -26,6 +30,7 @@
 #include <vector>
 
 #include "engines.hpp"
+#include "histoscope/ui/compare_dialog.hpp"
 #include "histoscope/ui/controller.hpp"
 #include "histoscope/ui/controls_panel.hpp"
 #include "histoscope/ui/histogram_model.hpp"
@@ -231,6 +236,36 @@ int bench_preview(const QString& path, int moves) {
     return 0;
 }
 
+int bench_cancel(const QString& path, int repeats) {
+    App app;
+    app.window.openFile(path);
+    if (!wait_until([&] { return app.window.framesShown() > 0 && !app.window.busy(); })) return 3;
+    std::vector<double> latency;
+    for (int i = 0; i < repeats; ++i) {
+        app.window.openCompareDialog();
+        CompareDialog* dialog = app.window.compareDialog();
+        dialog->findChild<QSpinBox*>()->setValue(1000);
+        bool finished = false;
+        QObject::connect(dialog, &CompareDialog::finished, dialog, [&] { finished = true; });
+        dialog->start();
+        wait_until([&] { return dialog->progressBar()->value() >= 2; });
+        QElapsedTimer clock;
+        clock.start();
+        dialog->cancel();
+        wait_until([&] { return finished; });
+        latency.push_back(static_cast<double>(clock.elapsed()));
+        dialog->close();
+        QTest::qWait(200);
+    }
+    const Summary s = summarize(latency);
+    std::printf(
+        "cancel %s (Compare Kernels, 1000 runs asked): cancel to finished median %.0f ms "
+        "(min %.0f, max %.0f) over %d cancels\n",
+        qPrintable(path), s.median, s.min, *std::max_element(latency.begin(), latency.end()),
+        repeats);
+    return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -245,6 +280,8 @@ int main(int argc, char** argv) {
     const QString command = args.value(0);
     if (command == QLatin1String("draw"))
         return bench_draw(args.value(1, QStringLiteral("200")).toInt());
+    if (command == QLatin1String("cancel") && args.size() >= 2)
+        return bench_cancel(args[1], args.value(2, QStringLiteral("5")).toInt());
     if (command == QLatin1String("preview") && args.size() >= 2)
         return bench_preview(args[1], args.value(2, QStringLiteral("5")).toInt());
     if (command == QLatin1String("play") && args.size() >= 2)
