@@ -1,10 +1,15 @@
 #include "benchmark_runner.hpp"
 
+#include <QCoreApplication>
+#include <QDateTime>
 #include <QElapsedTimer>
+#include <QStringList>
 #include <algorithm>
 #include <exception>
 
+#include "frame_work.hpp"
 #include "histoscope/core/histogram.hpp"
+#include "host_bandwidth.hpp"
 
 namespace hs::ui {
 
@@ -12,6 +17,7 @@ namespace {
 
 constexpr int kWarmupRuns = 2;
 constexpr qint64 kChunkMs = 250;  // about how long one call to benchmark() may take
+constexpr std::size_t kRotateBytes = std::size_t{256} << 20;
 
 double median(std::vector<double> values) {
     if (values.empty()) return 0.0;
@@ -20,11 +26,32 @@ double median(std::vector<double> values) {
     return values.size() % 2 == 1 ? values[mid] : 0.5 * (values[mid - 1] + values[mid]);
 }
 
-QString qstr(std::string_view s) {
-    return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size()));
-}
-
 }  // namespace
+
+BenchContext bench_context(const hs::HistogramRequest& request, const QString& input, int runs,
+                           const QString& gpu_device, double host_read_bandwidth_gbs) {
+    BenchContext context;
+    context.input = input;
+    context.width = request.image.width;
+    context.height = request.image.height;
+    context.image_channels = request.image.channels;
+    context.depth = request.image.bit_depth;
+    context.bytes = image_bytes(request.image);
+    QStringList channels;
+    for (const hs::Channel c : request.channels) channels << qstr(hs::channel_name(c));
+    context.channels = channels.join(QLatin1Char(','));
+    context.spec = QString::fromStdString(request.spec.describe());
+    context.bins = request.spec.bins;
+    context.timed_runs = runs;
+    context.warmup_runs = kWarmupRuns;
+    context.rotate_bytes = kRotateBytes;
+    context.device = gpu_device.isEmpty() ? QStringLiteral("none") : gpu_device;
+    context.cpu = cpu_description();
+    context.host_read_bandwidth_gbs = host_read_bandwidth_gbs;
+    context.date = QDateTime::currentDateTimeUtc().toString(Qt::ISODate);
+    context.version = QCoreApplication::applicationVersion();
+    return context;
+}
 
 bool benchmark_engine(hs::HistogramEngine& engine, const hs::HistogramRequest& request,
                       const std::vector<hs::ChannelHistogram>& reference, int runs,
@@ -56,7 +83,7 @@ bool benchmark_engine(hs::HistogramEngine& engine, const hs::HistogramRequest& r
             hs::BenchOptions options;
             options.warmup_runs = warmup;
             options.timed_runs = std::min(chunk, runs - static_cast<int>(histogram_ms.size()));
-            options.rotate_bytes = std::size_t{256} << 20;
+            options.rotate_bytes = kRotateBytes;
             QElapsedTimer clock;
             clock.start();
             const hs::BenchTiming timing = engine.benchmark(request, options);

@@ -19,6 +19,11 @@ struct BenchHooks {
     std::function<void(const BenchRow& row)> row;
 };
 
+// What makes a comparison of `request` reproducible: the image, the spec, the runs, the GPU
+// (or "none"), the CPU and its read bandwidth, the date and the application's version.
+BenchContext bench_context(const hs::HistogramRequest& request, const QString& input, int runs,
+                           const QString& gpu_device, double host_read_bandwidth_gbs);
+
 // One engine's row: `runs` timed runs after 2 warm-up runs (unavailable and unsupported
 // engines get a row saying why). False when cancelled (no row then).
 bool benchmark_engine(hs::HistogramEngine& engine, const hs::HistogramRequest& request,

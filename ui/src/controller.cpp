@@ -1,11 +1,8 @@
 #include "histoscope/ui/controller.hpp"
 
-#include <QCoreApplication>
-#include <QDateTime>
 #include <QElapsedTimer>
 #include <QFileInfo>
 #include <algorithm>
-#include <cmath>
 #include <exception>
 #include <thread>
 #include <utility>
@@ -29,18 +26,6 @@ namespace {
 // Photos larger than this in either direction are previewed on a copy reduced to fit it,
 // about the size of a screen, while the full resolution is computed in the background.
 constexpr int kPreviewSize = 2048;
-
-QString qstr(std::string_view s) {
-    return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size()));
-}
-
-double ms_of(const QElapsedTimer& clock) {
-    return static_cast<double>(clock.nsecsElapsed()) / 1e6;
-}
-
-std::uint64_t image_bytes(const hs::ImageView& image) {
-    return static_cast<std::uint64_t>(image.row_bytes()) * static_cast<std::uint64_t>(image.height);
-}
 
 }  // namespace
 
@@ -718,27 +703,10 @@ void Controller::runBenchmark(int runs) {
         emit benchmarkFinished(false);
         return;
     }
-    BenchContext context;
-    context.input = QFileInfo(path_).fileName();
-    context.width = request.image.width;
-    context.height = request.image.height;
-    context.image_channels = request.image.channels;
-    context.depth = request.image.bit_depth;
-    context.bytes = image_bytes(request.image);
-    QStringList channels;
-    for (const hs::Channel c : request.channels) channels << qstr(hs::channel_name(c));
-    context.channels = channels.join(QLatin1Char(','));
-    context.spec = QString::fromStdString(request.spec.describe());
-    context.bins = request.spec.bins;
-    context.timed_runs = runs;
-    context.warmup_runs = 2;
-    context.rotate_bytes = std::uint64_t{256} << 20;
-    context.device = options_.gpu_device.isEmpty() ? QStringLiteral("none") : options_.gpu_device;
-    context.cpu = cpu_description();
     QString host;
-    context.host_read_bandwidth_gbs = readBandwidthGbs(QStringLiteral("cpu"), host);
-    context.date = QDateTime::currentDateTimeUtc().toString(Qt::ISODate);
-    context.version = QCoreApplication::applicationVersion();
+    const BenchContext context =
+        bench_context(request, QFileInfo(path_).fileName(), runs, options_.gpu_device,
+                      readBandwidthGbs(QStringLiteral("cpu"), host));
     int available = 0;
     for (const auto& engine : registry_->engines())
         if (engine->availability().available) ++available;

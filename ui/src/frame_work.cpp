@@ -14,14 +14,6 @@ namespace hs::ui {
 
 namespace {
 
-QString qstr(std::string_view s) {
-    return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size()));
-}
-
-double ms_of(const QElapsedTimer& clock) {
-    return static_cast<double>(clock.nsecsElapsed()) / 1e6;
-}
-
 hs::EqualizeMode core_mode(EqualizeSettings::Mode mode) {
     switch (mode) {
         case EqualizeSettings::Mode::Clahe:
@@ -60,6 +52,18 @@ Pictures pictures_of(const hs::ImageView& image, const FrameSpec& spec) {
 }
 
 }  // namespace
+
+QString qstr(std::string_view s) {
+    return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size()));
+}
+
+double ms_of(const QElapsedTimer& clock) {
+    return static_cast<double>(clock.nsecsElapsed()) / 1e6;
+}
+
+std::uint64_t image_bytes(const hs::ImageView& image) {
+    return static_cast<std::uint64_t>(image.row_bytes()) * static_cast<std::uint64_t>(image.height);
+}
 
 QString describe(const std::exception& e) {
     if (dynamic_cast<const std::bad_alloc*>(&e) != nullptr) return QObject::tr("out of memory");
@@ -111,8 +115,7 @@ HistogramData histogram_data(const hs::HistogramRequest& request,
     data.lower = request.spec.lower;
     data.upper = request.spec.upper;
     data.pixels = request.image.pixel_count();
-    data.bytes = static_cast<std::uint64_t>(request.image.row_bytes()) *
-                 static_cast<std::uint64_t>(request.image.height);
+    data.bytes = image_bytes(request.image);
     // Statistics are exact from the full-resolution value histogram: the counts themselves
     // when there is one bin per code value, otherwise a separate pass.
     const std::uint32_t max_code = request.image.max_value();

@@ -5,9 +5,12 @@
 // (photos, paused video frames, the proxy of a large photo) and on the background thread (the
 // full resolution of a large photo) alike.
 
+#include <QElapsedTimer>
 #include <QString>
 #include <atomic>
+#include <cstdint>
 #include <memory>
+#include <string_view>
 #include <vector>
 
 #include "histoscope/core/engine.hpp"
@@ -59,5 +62,8 @@ HistogramData histogram_of(hs::HistogramEngine& engine, const hs::HistogramReque
                            const QString& engine_name);
 // One line for any failure: typed errors carry their own, bad_alloc gets a readable one.
 QString describe(const std::exception& e);
+QString qstr(std::string_view s);
+double ms_of(const QElapsedTimer& clock);
+std::uint64_t image_bytes(const hs::ImageView& image);  // of the samples, without padding
 
 }  // namespace hs::ui
