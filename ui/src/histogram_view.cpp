@@ -381,14 +381,14 @@ void HistogramView::paintReadout(QPainter& p, const QRectF& area) const {
     const qsizetype split = text.indexOf(QLatin1String("  "));
     if (fm.horizontalAdvance(text) + 12 > area.width() && split > 0)
         shown = text.left(split) + QLatin1Char('\n') + text.mid(split + 2);
-    const QRect bounds = fm.boundingRect(QRect(0, 0, static_cast<int>(area.width()) - 12, 10000),
-                                         Qt::AlignLeft | Qt::TextWordWrap, shown);
-    QRectF box(area.left() + 4, area.top() + 4, bounds.width() + 12, bounds.height() + 6);
-    box.setWidth(std::min(box.width(), area.width() - 8));
+    // The same width and flags to measure and to draw, so the box holds every line.
+    const int width = std::max(1, static_cast<int>(area.width()) - 20);
+    const int flags = Qt::AlignLeft | Qt::AlignTop | Qt::TextWordWrap;
+    const QRect bounds = fm.boundingRect(QRect(0, 0, width, 10000), flags, shown);
+    const QRectF box(area.left() + 4, area.top() + 4, bounds.width() + 12, bounds.height() + 6);
     p.fillRect(box, QColor(10, 10, 12, 215));
     p.setPen(kText);
-    p.drawText(box.adjusted(6, 3, -6, -3), Qt::AlignLeft | Qt::AlignVCenter | Qt::TextWordWrap,
-               shown);
+    p.drawText(QRectF(box.left() + 6, box.top() + 3, width, bounds.height()), flags, shown);
 }
 
 void HistogramView::paintEvent(QPaintEvent*) {
