@@ -125,6 +125,7 @@ void Controller::openFile(const QString& path) {
         proxy_factor_ = factor;
     }
     equalized_.reset();
+    full_original_dirty_ = true;
     info.width = source_->width();
     info.height = source_->height();
     info.channels = source_->channels();
@@ -215,6 +216,7 @@ void Controller::setDisplay(bool stretch_deep, unsigned clipping) {
     stretch_deep_ = stretch_deep;
     clipping_ = clipping;
     original_dirty_ = true;
+    full_original_dirty_ = true;
     scheduleProcess();
 }
 
@@ -486,7 +488,8 @@ void Controller::process() {
 
     spec.picture_factor = proxy_factor_;
     spec.full_pictures = true;
-    spec.original_picture = true;
+    // The original's pictures (an 8K one is 100 MB) until a full result has brought them.
+    spec.original_picture = full_original_dirty_;
     const std::uint64_t generation = ++generation_;
     background_->submit([this, spec, status, generation](const std::atomic<bool>& cancelled) {
         QElapsedTimer job_clock;
@@ -527,6 +530,7 @@ void Controller::finishFrame(FrameOutcome& outcome, EngineStatus status, double 
     if (!preview) {
         equalized_ = outcome.equalized;
         exact_ = true;
+        if (!out.original_full.isNull()) full_original_dirty_ = false;
     }
     // Equalization that cannot run for want of a reference is said in the plot and the status
     // bar; a real failure is an error.

@@ -178,6 +178,7 @@ class Controller : public QObject {
     // Pipeline state.
     bool process_posted_ = false;
     bool original_dirty_ = true;
+    bool full_original_dirty_ = true;  // a large photo's full-resolution original is not shown
     std::uint64_t sequence_ = 0;
     QString last_error_;
     std::map<std::tuple<int, int, int, int, int>, QString> auto_choice_;  // shape -> engine
