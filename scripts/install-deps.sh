@@ -11,6 +11,8 @@ packages+=(qt6-base-dev qt6-charts-dev libqt6opengl6-dev libqt6svg6 qt6-qpa-plug
            xvfb xauth fonts-dejavu-core)
 # The Debian package and its checks: the man page, dependencies, desktop and AppStream files.
 packages+=(help2man dpkg-dev desktop-file-utils appstream)
+# README's screenshots of the application driven as a user would (scripts/readme-screenshots.sh).
+packages+=(xdotool imagemagick)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -24,6 +24,21 @@ Engines make_engines() {
     out.options.gpu_read_bandwidth_gbs = [] {
         return hs::cuda::measure_read_bandwidth_gbs(std::size_t{256} << 20, 10);
     };
+    // What the status bar and the benchmark exports say about the GPU.
+    const hs::cuda::DeviceQuery query = hs::cuda::query_devices();
+    auto version = [](int v) { return QStringLiteral("%1.%2").arg(v / 1000).arg((v % 1000) / 10); };
+    if (query.devices.empty()) {
+        out.options.gpu_absence = query.driver_version == 0 ? QStringLiteral("no NVIDIA driver")
+                                                            : QStringLiteral("no NVIDIA GPU");
+    } else {
+        const hs::cuda::DeviceInfo& d = query.devices.front();
+        out.options.gpu_device =
+            QStringLiteral("%1 (sm_%2%3), driver CUDA %4, runtime %5")
+                .arg(QString::fromStdString(d.name))
+                .arg(d.cc_major)
+                .arg(d.cc_minor)
+                .arg(version(query.driver_version), version(query.runtime_version));
+    }
 #endif
     return out;
 }

@@ -7,18 +7,32 @@
 #include <QCoreApplication>
 #include <QDoubleSpinBox>
 #include <QFile>
+#include <QFileDialog>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QMessageBox>
 #include <QMimeData>
+#include <QProgressBar>
+#include <QRegularExpression>
+#include <QScreen>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSlider>
+#include <QSpinBox>
+#include <QSplitter>
 #include <QStandardPaths>
+#include <QStatusBar>
 #include <QTabWidget>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QThread>
 #include <QUrl>
 #include <QtTest>
+#include <atomic>
 #include <memory>
+#include <thread>
+#include <vector>
 
 #include "engines.hpp"
 #include "histoscope/core/engine.hpp"
@@ -30,10 +44,13 @@
 #include "histoscope/ui/controller.hpp"
 #include "histoscope/ui/controls_panel.hpp"
 #include "histoscope/ui/export.hpp"
+#include "histoscope/ui/histogram_columns.hpp"
 #include "histoscope/ui/histogram_model.hpp"
 #include "histoscope/ui/histogram_view.hpp"
 #include "histoscope/ui/image_view.hpp"
 #include "histoscope/ui/main_window.hpp"
+#include "histoscope/ui/photo_reader.hpp"
+#include "histoscope/ui/pixel_readout.hpp"
 #include "histoscope/ui/qimage_convert.hpp"
 #include "histoscope/ui/stats_model.hpp"
 #include "histoscope/ui/theme.hpp"
@@ -52,6 +69,10 @@ QString sample(const char* name) {
     return kSamples + QLatin1Char('/') + QLatin1String(name);
 }
 
+QString test_data(const char* name) {
+    return QStringLiteral(HS_UI_TEST_DATA "/") + QLatin1String(name);
+}
+
 // The registry the application runs with (GPU engines too when built with CUDA).
 std::unique_ptr<hs::EngineRegistry> make_registry() {
     return hs::gui::make_engines().registry;
@@ -67,9 +88,11 @@ QStringList available_gpu_engines() {
 }
 
 std::vector<hs::Channel> shown_channels(const hs::ImageView& view) {
-    return view.channels == 1 ? std::vector<hs::Channel>{hs::Channel::Gray}
-                              : std::vector<hs::Channel>{hs::Channel::R, hs::Channel::G,
-                                                         hs::Channel::B, hs::Channel::Luma601};
+    if (view.channels == 1) return {hs::Channel::Gray};
+    if (view.channels == 4)
+        return {hs::Channel::R, hs::Channel::G, hs::Channel::B, hs::Channel::A,
+                hs::Channel::Luma601};
+    return {hs::Channel::R, hs::Channel::G, hs::Channel::B, hs::Channel::Luma601};
 }
 
 // The reference counts of `image` for the channels the application shows.
@@ -108,6 +131,47 @@ bool model_matches(const HistogramModel& model, const std::vector<hs::ChannelHis
         if (model.data(model.index(0, c)).toULongLong() != counts[0]) return false;
     }
     return true;
+}
+
+// A one-channel 65536-bin histogram with `count` in every bin.
+HistogramData flat_deep_histogram(std::uint64_t count) {
+    HistogramData d;
+    d.bins = 65536;
+    d.upper = 65536;
+    d.channel_names = {QStringLiteral("gray")};
+    d.counts = {std::vector<std::uint64_t>(65536, count)};
+    d.stats.emplace_back();
+    return d;
+}
+
+// The height in pixels of what is drawn in each pixel column of the plot area: the rows from
+// the plot's bottom up to the topmost row that differs from the empty plot's background.
+std::vector<int> column_heights(HistogramView& view) {
+    const QImage image = view.grab().toImage().convertToFormat(QImage::Format_RGB32);
+    const QRect area = view.plotArea().toAlignedRect().adjusted(2, 2, -2, -2);
+    const QRgb background = image.pixel(area.left(), area.top());
+    std::vector<int> heights;
+    for (int x = area.left(); x <= area.right(); ++x) {
+        int y = area.top();
+        while (y <= area.bottom() && image.pixel(x, y) == background) ++y;
+        heights.push_back(area.bottom() + 1 - y);
+    }
+    return heights;
+}
+
+// Writes `image` to a PNG in `dir` and returns its path.
+QString write_png(const QTemporaryDir& dir, const char* name, const hs::Image& image) {
+    const QString path = dir.filePath(QLatin1String(name));
+    hs::media::write_image(path.toStdString(), image.view());
+    return path;
+}
+
+int count_pixels(const QImage& image, QRgb colour) {
+    int n = 0;
+    const QImage rgb = image.convertToFormat(QImage::Format_RGB32);
+    for (int y = 0; y < rgb.height(); ++y)
+        for (int x = 0; x < rgb.width(); ++x) n += rgb.pixel(x, y) == colour ? 1 : 0;
+    return n;
 }
 
 // Stand-ins for GPU engines: the reference counts after a delay, or a device failure.
@@ -157,15 +221,17 @@ class TestUi : public QObject {
         const std::uint64_t seen = window_->framesShown();
         QTRY_VERIFY_WITH_TIMEOUT(window_->framesShown() > seen, kTimeoutMs);
     }
-    // Waits until no result is pending: the last frame shown reflects every setting sent.
+    // Waits until no result is pending: the last frame shown reflects every setting sent (a
+    // large photo's exact result included).
     void settle() {
         std::uint64_t seen = 0;
         do {
             seen = window_->framesShown();
             QTest::qWait(300);
-        } while (window_->framesShown() != seen);
+        } while (window_->framesShown() != seen || window_->busy());
     }
     void setEqualize(const EqualizeSettings& s) {
+        if (window_->equalizePanel()->settings() == s) return settle();
         window_->equalizePanel()->setSettings(s);
         emit window_->equalizePanel()->settingsChanged(window_->equalizePanel()->settings());
         waitForFrame();
@@ -210,6 +276,79 @@ class TestUi : public QObject {
         window_.reset();
         worker_.reset();
         QSettings().clear();
+    }
+
+    void columnsPreserveArea() {
+        // Flat counts give equal columns at any width, whole or fractional bins per column.
+        const std::vector<double> flat = prefix_sums(std::vector<std::uint64_t>(65536, 7));
+        std::vector<double> columns;
+        for (const int width : {1, 3, 640, 1000, 1517, 65536, 100000}) {
+            column_means(flat, 0, 65536, width, columns);
+            QCOMPARE(static_cast<int>(columns.size()), width);
+            for (const double v : columns)
+                QVERIFY2(std::abs(v - 7.0) < 1e-9, qPrintable(QString::number(v)));
+        }
+        // A column over bins [0, 2.5) of 2, 4, 6: (2 + 4 + 6 / 2) / 2.5 per bin.
+        const std::vector<double> small = prefix_sums({2, 4, 6});
+        column_means(small, 0, 3, 1, columns);
+        QCOMPARE(columns[0], 4.0);
+        column_means(small, 0, 2.5, 1, columns);
+        QCOMPARE(columns[0], 9.0 / 2.5);
+        // The ceiling sets aside one spike, not a plain maximum.
+        std::vector<double> values(1500, 10.0);
+        values[3] = 1e6;
+        QCOMPARE(plot_ceiling(values), 10.0);
+        values[1400] = 3e5;  // and one at the other end
+        QCOMPARE(plot_ceiling(values), 10.0);
+        values[3] = 12.0;
+        values[1400] = 11.0;
+        QCOMPARE(plot_ceiling(values), 12.0);
+        QCOMPARE(plot_ceiling({0.0, 0.0, 5.0}), 5.0);  // nothing but the spike
+    }
+
+    void flatDeepHistogramDrawsEqualColumns() {
+        HistogramModel model;
+        model.setHistogram(flat_deep_histogram(500));
+        HistogramView view;
+        view.setModel(&model);
+        for (const QSize size : {QSize(900, 300), QSize(1517, 411), QSize(333, 200)}) {
+            view.resize(size);
+            const std::vector<int> heights = column_heights(view);
+            QVERIFY(!heights.empty());
+            const auto [low, high] = std::minmax_element(heights.begin(), heights.end());
+            QVERIFY2(*low == *high, qPrintable(QStringLiteral("%1 to %2 px at %3x%4")
+                                                   .arg(*low)
+                                                   .arg(*high)
+                                                   .arg(size.width())
+                                                   .arg(size.height())));
+            QVERIFY(*low > view.plotArea().height() / 2);
+            QCOMPARE(view.clippedColumns(), 0);
+        }
+    }
+
+    void oneHugeBinStillShowsTheOthers() {
+        HistogramData d = flat_deep_histogram(100);
+        d.counts[0][0] = 1'000'000'000;
+        HistogramModel model;
+        model.setHistogram(d);
+        HistogramView view;
+        view.setModel(&model);
+        view.resize(900, 300);
+        const std::vector<int> heights = column_heights(view);
+        // The spike is cut at the top and marked; every other column keeps most of the height.
+        QVERIFY(view.clippedColumns() >= 1);
+        const int full = static_cast<int>(view.plotArea().height()) - 4;
+        for (std::size_t x = 2; x < heights.size(); ++x)
+            QVERIFY2(
+                heights[x] > full * 3 / 4,
+                qPrintable(
+                    QStringLiteral("column %1: %2 of %3 px").arg(x).arg(heights[x]).arg(full)));
+        // The readout of the first column still tells the real count.
+        QVERIFY(view.readout(0).contains(QStringLiteral("gray 1000000000 ")));
+        // On a log scale the spike stays marked and the rest stays visible.
+        model.setLogScale(true);
+        const std::vector<int> log_heights = column_heights(view);
+        for (std::size_t x = 2; x < log_heights.size(); ++x) QVERIFY(log_heights[x] > 0);
     }
 
     void engineCombosListTheRegistry() {
@@ -261,16 +400,67 @@ class TestUi : public QObject {
         QVERIFY(!t.stages.isEmpty());
         QVERIFY(t.gpix_per_s > 0.0);
         QVERIFY(window_->timingPanel()->summary().contains(QStringLiteral("Gpix/s")));
-        QVERIFY2(window_->engineStatus().contains(engine), qPrintable(window_->engineStatus()));
+        // Without a GPU the status bar says so in a few words.
+        QVERIFY2(window_->engineStatus().contains(
+                     gpu_engines_.isEmpty() ? QStringLiteral("CPU only") : engine),
+                 qPrintable(window_->engineStatus()));
         if (gpu_engines_.isEmpty()) {
             // The CPU engine's own stage, the host's measured read bandwidth, and the status
             // bar says the CPU runs and why.
             QCOMPARE(t.stages.front().name, QStringLiteral("histogram"));
             QVERIFY(t.read_bandwidth_gbs > 0.0);
             QVERIFY(t.pct_read_bw > 0.0);
-            QVERIFY2(window_->engineStatus().contains(QStringLiteral("no GPU")),
-                     qPrintable(window_->engineStatus()));
+            QVERIFY2(window_->engineStatus().size() < 60, qPrintable(window_->engineStatus()));
         }
+    }
+
+    void gifOpensThroughQtWithExactCounts() {
+        // OpenCV 4.6 has no GIF decoder: Qt's reader gives the pixels another decoder
+        // (ImageMagick, into the PNG twin) gives, and the counts are those of any format.
+        const QString gif = sample("fruits.gif");
+        const hs::media::LoadedImage twin =
+            hs::media::read_image(test_data("fruits_gif.png").toStdString());
+        const hs::media::LoadedImage read = read_photo(gif);
+        QCOMPARE(QString::fromStdString(read.format), QStringLiteral("GIF (Qt)"));
+        QCOMPARE(read.image.channels(), 3);
+        QCOMPARE(to_qimage(read.image.view()), to_qimage(twin.image.view()));
+        openAndWait(gif);
+        QCOMPARE(window_->media().format, QStringLiteral("GIF (Qt)"));
+        QVERIFY(model_matches(*window_->histogramModel(), reference_of(twin.image.view(), 256)));
+
+        // A transparent animation: its first frame, RGBA, with an alpha histogram; the
+        // checkerboard shows through the transparent pixels.
+        const QString animated = test_data("chelsea_baboon_alpha.gif");
+        const hs::media::LoadedImage frame0 =
+            hs::media::read_image(test_data("chelsea_baboon_alpha_frame0.png").toStdString());
+        QCOMPARE(frame0.image.channels(), 4);
+        QCOMPARE(to_qimage(read_photo(animated).image.view()), to_qimage(frame0.image.view()));
+        QSignalSpy opened(controller(), &Controller::mediaLoaded);
+        openAndWait(animated);
+        QCOMPARE(opened.count(), 1);
+        QVERIFY(opened.first().first().value<MediaInfo>().notes.join(QString()).contains(
+            QStringLiteral("frame 1 of 2")));
+        QCOMPARE(window_->histogramModel()->histogram().channel_names,
+                 QStringList({QStringLiteral("r"), QStringLiteral("g"), QStringLiteral("b"),
+                              QStringLiteral("a"), QStringLiteral("luma")}));
+        QVERIFY(model_matches(*window_->histogramModel(), reference_of(frame0.image.view(), 256)));
+        QVERIFY(window_->histogramModel()->count(0, 3) > 0);    // transparent pixels
+        QVERIFY(window_->histogramModel()->count(255, 3) > 0);  // opaque ones
+        EqualizeSettings off;
+        off.mode = EqualizeSettings::Mode::Off;
+        setEqualize(off);
+        const QImage view = window_->imageView()->grab().toImage();
+        bool light = false, dark = false;
+        for (int y = 0; y < view.height(); y += 2)
+            for (int x = 0; x < view.width(); x += 2) {
+                light = light || view.pixel(x, y) == qRgb(153, 153, 153);
+                dark = dark || view.pixel(x, y) == qRgb(102, 102, 102);
+            }
+        QVERIFY(light && dark);
+        EqualizeSettings global;
+        global.mode = EqualizeSettings::Mode::Global;
+        setEqualize(global);
+        openAndWait(sample("fruits.jpg"));
     }
 
     void droppingAFileOpensIt() {
@@ -347,19 +537,40 @@ class TestUi : public QObject {
         QVERIFY(!window_->equalizedModel()->empty());
     }
 
-    void matchModeNeedsAndUsesAReference() {
-        EqualizeSettings s;
-        s.mode = EqualizeSettings::Mode::Match;
+    // The reference dialog the window opened, once it shows (null after a minute).
+    QFileDialog* referenceDialog() {
+        QElapsedTimer clock;
+        clock.start();
+        while (clock.elapsed() < kTimeoutMs) {
+            auto* dialog = window_->findChild<QFileDialog*>(QStringLiteral("referenceDialog"));
+            if (dialog != nullptr && dialog->isVisible()) return dialog;
+            QTest::qWait(20);
+        }
+        return nullptr;
+    }
+
+    void matchWithoutAReferenceAsksForOne() {
+        EqualizePanel* panel = window_->equalizePanel();
         QSignalSpy errors(controller(), &Controller::errorOccurred);
-        setEqualize(s);
-        QVERIFY(errors.count() >= 1);
-        QVERIFY2(window_->lastError().contains(QStringLiteral("reference")),
-                 qPrintable(window_->lastError()));
-        QVERIFY(window_->imageView()->hasImage());  // the window stays usable
+        const EqualizeSettings before = panel->settings();
+        // Choosing Match opens the picker; cancelling it goes back to the mode before.
+        panel->modeCombo()->setCurrentIndex(
+            panel->modeCombo()->findData(static_cast<int>(EqualizeSettings::Mode::Match)));
+        QFileDialog* dialog = referenceDialog();
+        QVERIFY(dialog != nullptr);
+        dialog->reject();
+        QTRY_COMPARE_WITH_TIMEOUT(panel->settings().mode, before.mode, kTimeoutMs);
+        // Again, and a reference given: it is matched.
+        panel->modeCombo()->setCurrentIndex(
+            panel->modeCombo()->findData(static_cast<int>(EqualizeSettings::Mode::Match)));
+        dialog = referenceDialog();
+        QVERIFY(dialog != nullptr);
         QSignalSpy loaded(controller(), &Controller::referenceLoaded);
-        window_->setReferenceFile(sample("baboon.jpg"));
+        dialog->selectFile(sample("baboon.jpg"));
+        static_cast<QDialog*>(dialog)->accept();
         QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, kTimeoutMs);
         settle();
+        QCOMPARE(errors.count(), 0);
         QVERIFY(!window_->imageView()->equalized().isNull());
         // Matching to the baboon: the equalized luma histogram is the reference's recipe.
         const hs::media::LoadedImage image =
@@ -372,6 +583,29 @@ class TestUi : public QObject {
         r.reference = ref.image.view();
         const hs::Image expected = hs::equalize_reference(r);
         QVERIFY(model_matches(*window_->equalizedModel(), reference_of(expected.view(), 256)));
+
+        // A 16-bit reference for this 8-bit photo is refused: the baboon stays, also in the
+        // settings.
+        const QString saved = QSettings().value(QStringLiteral("equalize/reference")).toString();
+        QCOMPARE(saved, sample("baboon.jpg"));
+        window_->setReferenceFile(sample("moon_4k_16bit.png"));
+        QTRY_COMPARE_WITH_TIMEOUT(errors.count(), 1, kTimeoutMs);
+        QVERIFY2(errors.first().first().toString().contains(QStringLiteral("depth")),
+                 qPrintable(errors.first().first().toString()));
+        settle();
+        QCOMPARE(QSettings().value(QStringLiteral("equalize/reference")).toString(), saved);
+        QVERIFY(model_matches(*window_->equalizedModel(), reference_of(expected.view(), 256)));
+
+        // On a 16-bit image the 8-bit reference cannot serve: the plot says why (not that
+        // equalization is off), and no dialog pops up.
+        openAndWait(sample("moon_4k_16bit.png"));
+        QVERIFY(window_->equalizedModel()->empty());
+        QVERIFY2(window_->equalizedView()->placeholder().contains(QStringLiteral("reference")),
+                 qPrintable(window_->equalizedView()->placeholder()));
+        QVERIFY(!window_->equalizedView()->placeholder().contains(QStringLiteral("off")));
+        QCOMPARE(errors.count(), 1);
+        openAndWait(sample("fruits.jpg"));
+        EqualizeSettings s;
         s.mode = EqualizeSettings::Mode::Global;
         setEqualize(s);
     }
@@ -611,60 +845,175 @@ class TestUi : public QObject {
         QVERIFY(!window_->media().video);
     }
 
+    void fourKClipPlaysToItsLastFrameUnderLoad() {
+        // Busy threads on every core: processing and drawing fall behind the clip's clock, so
+        // frames must be dropped, and the frame due must never run past the clip's last one.
+        std::atomic<bool> stop{false};
+        std::vector<std::thread> load;
+        for (unsigned i = 0; i < std::max(2u, std::thread::hardware_concurrency()); ++i)
+            load.emplace_back([&stop] {
+                volatile std::uint64_t spin = 0;
+                while (!stop.load(std::memory_order_relaxed)) spin = spin + 1;
+            });
+        const QString path = sample("starry_pan_4k.mp4");
+        openAndWait(path);
+        const std::int64_t frames = window_->media().frames;
+        QCOMPARE(frames, 48);
+        QSignalSpy errors(controller(), &Controller::errorOccurred);
+        emit window_->playToggleRequested();
+        QTRY_VERIFY_WITH_TIMEOUT(window_->playback().playing, kTimeoutMs);
+        QTRY_VERIFY_WITH_TIMEOUT(!window_->playback().playing, 180000);
+        stop.store(true);
+        for (auto& t : load) t.join();
+        settle();
+        const PlaybackState state = window_->playback();
+        QCOMPARE(state.frame, frames - 1);
+        QCOMPARE(state.frames, frames);
+        QVERIFY2(state.dropped > 0, "the load forced no frame drop");
+        QCOMPARE(errors.count(), 0);  // no dialog during playback
+        QCOMPARE(window_->timingModel()->entries().front().frame, frames - 1);
+        // What is shown is the last frame, exactly.
+        hs::media::VideoReader reader(path.toStdString());
+        hs::Image last;
+        while (reader.read_frame(last) == hs::media::VideoReader::FrameStatus::Ok) {
+        }
+        QCOMPARE(reader.position(), frames);
+        QVERIFY(model_matches(*window_->histogramModel(), reference_of(last.view(), 256)));
+        QCOMPARE(window_->imageView()->original(), to_qimage(last.view()));
+        openAndWait(sample("fruits.jpg"));
+    }
+
+    void videoLoopsScrubsAndSeekingResetsDrops() {
+        openAndWait(sample("tree.avi"));
+        const std::int64_t last = window_->media().frames - 1;
+        emit window_->loopRequested(true);
+        QTRY_VERIFY_WITH_TIMEOUT(window_->playback().loop, kTimeoutMs);
+        emit window_->seekRequested(last - 2);
+        QTRY_COMPARE_WITH_TIMEOUT(window_->playback().frame, last - 2, kTimeoutMs);
+        emit window_->playToggleRequested();
+        // Past the last frame it starts over and keeps playing.
+        QTRY_VERIFY_WITH_TIMEOUT(window_->playback().frame == last, kTimeoutMs);
+        QTRY_VERIFY_WITH_TIMEOUT(window_->playback().frame < last - 2, kTimeoutMs);
+        QVERIFY(window_->playback().playing);
+        emit window_->playToggleRequested();
+        QTRY_VERIFY_WITH_TIMEOUT(!window_->playback().playing, kTimeoutMs);
+        emit window_->loopRequested(false);
+        // Home: the first frame, and the dropped count starts over.
+        emit window_->seekRequested(0);
+        QTRY_COMPARE_WITH_TIMEOUT(window_->playback().frame, 0, kTimeoutMs);
+        QCOMPARE(window_->playback().dropped, 0);
+        // Dragging the slider shows the frames as it moves, before it is released.
+        window_->frameSlider()->setSliderDown(true);
+        window_->frameSlider()->setValue(10);
+        QTRY_COMPARE_WITH_TIMEOUT(window_->playback().frame, 10, kTimeoutMs);
+        window_->frameSlider()->setValue(20);
+        QTRY_COMPARE_WITH_TIMEOUT(window_->playback().frame, 20, kTimeoutMs);
+        window_->frameSlider()->setSliderDown(false);
+        settle();
+        QCOMPARE(window_->timingModel()->entries().front().frame, 20);
+        openAndWait(sample("fruits.jpg"));
+    }
+
     void compareKernelsListsEveryEngineVerified() {
         window_->openCompareDialog();
         CompareDialog* dialog = window_->compareDialog();
         QVERIFY(dialog != nullptr);
+        QVERIFY(QTest::qWaitForWindowExposed(dialog));
+        // A readable chart from the first open: it has most of the height.
+        const int em = dialog->fontMetrics().height();
+        QVERIFY2(dialog->splitter()->sizes().value(0) >= em * 8,
+                 qPrintable(QString::number(dialog->splitter()->sizes().value(0))));
         QSignalSpy finished(dialog, &CompareDialog::finished);
+        QSignalSpy progress(controller(), &Controller::benchmarkProgress);
+        QSignalSpy rows(controller(), &Controller::benchmarkRow);
         dialog->start();
         QVERIFY(dialog->running());
         QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 120000);
         QCOMPARE(finished.first().first().toBool(), false);
-        QCOMPARE(static_cast<std::size_t>(dialog->rows().size()), available_engines_);
-        QCOMPARE(static_cast<std::size_t>(dialog->table()->rowCount()), available_engines_);
+        // Progress moves with the runs, not only between engines: 20 runs of the first engine
+        // come in more than one step before its row.
+        const auto registry = make_registry();
+        const auto engines = static_cast<int>(registry->engines().size());
+        QVERIFY(progress.count() > engines + 1);
+        QCOMPARE(progress.last().at(0).toInt(), progress.last().at(1).toInt());
+        // Every engine has a row; those that cannot run say why.
+        QCOMPARE(static_cast<int>(dialog->rows().size()), engines);
+        QCOMPARE(dialog->table()->rowCount(), engines);
         QStringList names;
         int timed = 0;
+        const int verified_column = 7;
+        QCOMPARE(dialog->table()->horizontalHeaderItem(verified_column)->text(),
+                 QStringLiteral("Verified"));
         for (int r = 0; r < dialog->rows().size(); ++r) {
             const BenchRow& row = dialog->rows()[r];
             names << row.engine;
             QCOMPARE(dialog->table()->item(r, 0)->text(), row.engine);
-            // A GPU engine may refuse this request (its capabilities say why); every engine
-            // that ran must match the CPU reference exactly.
-            if (row.status == QLatin1String("unsupported")) {
+            if (row.status == QLatin1String("unsupported") ||
+                row.status == QLatin1String("unavailable")) {
                 QVERIFY2(!row.reason.isEmpty() && !row.engine.startsWith(QLatin1String("cpu")),
                          qPrintable(row.engine));
+                QCOMPARE(dialog->table()->item(r, verified_column + 1)->text(), row.reason);
                 continue;
             }
             QCOMPARE(row.status, QStringLiteral("ok"));
             QVERIFY2(row.verified, qPrintable(row.engine));
+            QCOMPARE(row.runs, 20);
             QVERIFY(row.median_ms > 0.0);
             QVERIFY(row.gpix_per_s > 0.0);
-            QCOMPARE(dialog->table()->item(r, dialog->table()->columnCount() - 1)->text(),
-                     QStringLiteral("exact"));
+            QCOMPARE(dialog->table()->item(r, verified_column)->text(), QStringLiteral("exact"));
             ++timed;
         }
         QVERIFY(names.contains(QStringLiteral("cpu")));
         QVERIFY(names.contains(QStringLiteral("opencv")));
         QVERIFY(timed >= 2);
         QCOMPARE(dialog->chartBars(), timed);
-        const QString json = benchmark_json(dialog->rows(), QStringLiteral("fruits.jpg"));
-        QCOMPARE(json.count(QStringLiteral("\"verified\": true")), static_cast<qsizetype>(timed));
-        QCOMPARE(benchmark_csv(dialog->rows()).count(QLatin1Char('\n')),
-                 static_cast<qsizetype>(available_engines_) + 1);
+        // The exports carry what makes the run reproducible.
+        const BenchContext& c = dialog->context();
+        QCOMPARE(c.input, QStringLiteral("fruits.jpg"));
+        QCOMPARE(c.width, 512);
+        QCOMPARE(c.height, 480);
+        QCOMPARE(c.depth, 8);
+        QCOMPARE(c.bins, 256);
+        QCOMPARE(c.timed_runs, 20);
+        QVERIFY(!c.cpu.isEmpty() && !c.device.isEmpty() && !c.date.isEmpty());
+        const QJsonObject json =
+            QJsonDocument::fromJson(benchmark_json(dialog->rows(), c).toUtf8()).object();
+        for (const char* key :
+             {"device", "cpu", "bins", "timed_runs", "warmup_runs", "date", "version"})
+            QVERIFY2(json.contains(QLatin1String(key)), key);
+        const QJsonArray results = json.value(QStringLiteral("results")).toArray();
+        QCOMPARE(results.size(), engines);
+        QCOMPARE(results.first().toObject().value(QStringLiteral("width")).toInt(), 512);
+        QCOMPARE(benchmark_json(dialog->rows(), c).count(QStringLiteral("\"verified\": true")),
+                 static_cast<qsizetype>(timed));
+        const QStringList csv =
+            benchmark_csv(dialog->rows(), c).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+        QCOMPARE(csv.filter(QRegularExpression(QStringLiteral("^#"))).size(), 5);
+        QCOMPARE(csv.size(), 5 + 1 + engines);
+        QVERIFY(csv.join(QLatin1Char('\n')).contains(QStringLiteral("512x480")));
         dialog->close();
     }
 
-    void compareKernelsCanBeCancelled() {
+    void compareKernelsCancelsWithinAnEngine() {
+        // A 4K photo and many runs: the first engine alone would take minutes; the cancel is
+        // heard between its runs.
+        openAndWait(sample("fruits_4k.jpg"));
         window_->openCompareDialog();
         CompareDialog* dialog = window_->compareDialog();
+        dialog->findChild<QSpinBox*>()->setValue(1000);
         QSignalSpy finished(dialog, &CompareDialog::finished);
+        QSignalSpy rows(controller(), &Controller::benchmarkRow);
         dialog->start();
+        QTRY_VERIFY_WITH_TIMEOUT(dialog->progressBar()->value() >= 2, kTimeoutMs);
         dialog->cancel();
-        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 120000);
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kTimeoutMs);
         QCOMPARE(finished.first().first().toBool(), true);
         QVERIFY(!dialog->running());
-        QVERIFY(static_cast<std::size_t>(dialog->rows().size()) < available_engines_);
+        QCOMPARE(rows.count(), 0);  // within the first engine's runs
+        QVERIFY(dialog->progressBar()->value() < 1000);
+        dialog->findChild<QSpinBox*>()->setValue(20);
         dialog->close();
+        openAndWait(sample("fruits.jpg"));
     }
 
     void autoPicksTheFastestGpuEngineAndAFailingOneFallsBack() {
@@ -700,6 +1049,204 @@ class TestUi : public QObject {
         QCOMPARE(window.histogramModel()->histogram().engine, QStringLiteral("cpu"));
         QVERIFY(model_matches(*window.histogramModel(), reference_of(path, 256)));
         QVERIFY(window.imageView()->hasImage());
+        window.close();
+    }
+
+    QAction* action(const char* name) const {
+        return window_->findChild<QAction*>(QLatin1String(name));
+    }
+
+    void pixelPickerReadsTheSamplesUnderTheCursor() {
+        EqualizeSettings off;
+        off.mode = EqualizeSettings::Mode::Off;
+        setEqualize(off);
+        ImageView* view = window_->imageView();
+        view->fit();
+        const QPoint centre = view->rect().center();
+        const QPoint pixel = view->pixelAt(centre);
+        QVERIFY(pixel.x() >= 0 && pixel.y() >= 0);
+        QMouseEvent move(QEvent::MouseMove, centre, view->mapToGlobal(centre), Qt::NoButton,
+                         Qt::NoButton, Qt::NoModifier);
+        QApplication::sendEvent(view, &move);
+        const hs::media::LoadedImage fruits =
+            hs::media::read_image(sample("fruits.jpg").toStdString());
+        const hs::ImageView v = fruits.image.view();
+        const std::uint32_t r = v.sample(pixel.x(), pixel.y(), 0),
+                            g = v.sample(pixel.x(), pixel.y(), 1),
+                            b = v.sample(pixel.x(), pixel.y(), 2);
+        const QString text = window_->statusBar()->currentMessage();
+        QVERIFY2(text.contains(QStringLiteral("x %1  y %2").arg(pixel.x()).arg(pixel.y())),
+                 qPrintable(text));
+        QVERIFY2(text.contains(QStringLiteral("R %1  G %2  B %3  luma %4")
+                                   .arg(r)
+                                   .arg(g)
+                                   .arg(b)
+                                   .arg(hs::luma(hs::kLuma601, r, g, b))),
+                 qPrintable(text));
+        QVERIFY(text.contains(QStringLiteral("zoom")));
+        // Deep samples also give the 8-bit value shown.
+        hs::Image deep(2, 1, 3, hs::SampleType::U16, 16);
+        deep.set_sample(1, 0, 0, 65535);
+        deep.set_sample(1, 0, 1, 32768);
+        deep.set_sample(1, 0, 2, 257);
+        QCOMPARE(pixel_readout(deep.view(), 1, 0),
+                 QStringLiteral("R 65535  G 32768  B 257  luma %1  (8-bit 255 128 1 %2)")
+                     .arg(hs::luma(hs::kLuma601, 65535, 32768, 257))
+                     .arg((hs::luma(hs::kLuma601, 65535, 32768, 257) * 255 + 32767) / 65535));
+        EqualizeSettings global;
+        global.mode = EqualizeSettings::Mode::Global;
+        setEqualize(global);
+    }
+
+    void clippingOverlayMarksSamplesAtEitherEndPerChannel() {
+        // Left third: R at 255; middle: R at 0; right: nothing clipped.
+        hs::Image image(60, 20, 3, hs::SampleType::U8, 8);
+        for (int y = 0; y < 20; ++y)
+            for (int x = 0; x < 60; ++x) {
+                image.set_sample(x, y, 0, x < 20 ? 255 : (x < 40 ? 0 : 100));
+                image.set_sample(x, y, 1, 100);
+                image.set_sample(x, y, 2, 100);
+            }
+        QTemporaryDir dir;
+        openAndWait(write_png(dir, "clipped.png", image));
+        EqualizeSettings off;
+        off.mode = EqualizeSettings::Mode::Off;
+        setEqualize(off);
+        const QRgb red = qRgb(255, 0, 0), blue = qRgb(0, 90, 255);
+        QVERIFY(count_pixels(window_->imageView()->grab().toImage(), red) == 0);
+        action("clippingAction")->trigger();
+        settle();
+        QImage shown = window_->imageView()->grab().toImage();
+        QVERIFY(count_pixels(shown, red) > 100);
+        QVERIFY(count_pixels(shown, blue) > 100);
+        // Only the channels shown count: without R nothing is clipped.
+        window_->controls()->channelCheck(QStringLiteral("r"))->setChecked(false);
+        settle();
+        shown = window_->imageView()->grab().toImage();
+        QCOMPARE(count_pixels(shown, red), 0);
+        QCOMPARE(count_pixels(shown, blue), 0);
+        window_->controls()->channelCheck(QStringLiteral("r"))->setChecked(true);
+        action("clippingAction")->trigger();
+        EqualizeSettings global;
+        global.mode = EqualizeSettings::Mode::Global;
+        setEqualize(global);
+        openAndWait(sample("fruits.jpg"));
+    }
+
+    void darkDeepImagesAreStretchedForViewingOnly() {
+        // 16-bit data in 0..4095: black at full range, visible stretched.
+        hs::Image image(256, 64, 1, hs::SampleType::U16, 16);
+        for (int y = 0; y < 64; ++y)
+            for (int x = 0; x < 256; ++x)
+                image.set_sample(x, y, 0, static_cast<std::uint32_t>(x * 16));
+        QTemporaryDir dir;
+        const QString path = write_png(dir, "dark16.png", image);
+        openAndWait(path);
+        auto brightest = [this] {
+            const QImage shown =
+                window_->imageView()->original().convertToFormat(QImage::Format_Grayscale8);
+            int max = 0;
+            for (int y = 0; y < shown.height(); ++y)
+                for (int x = 0; x < shown.width(); ++x)
+                    max = std::max(max, qGray(shown.pixel(x, y)));
+            return max;
+        };
+        QVERIFY(action("stretchAction")->isChecked());
+        QVERIFY2(brightest() > 240, qPrintable(QString::number(brightest())));
+        QVERIFY2(window_->imageView()->note().contains(QStringLiteral("view only")),
+                 qPrintable(window_->imageView()->note()));
+        // The data is untouched: the histogram is the samples'.
+        QVERIFY(model_matches(*window_->histogramModel(), reference_of(image.view(), 256)));
+        action("stretchAction")->trigger();
+        settle();
+        QVERIFY2(brightest() <= 16, qPrintable(QString::number(brightest())));
+        action("stretchAction")->trigger();
+        openAndWait(sample("fruits.jpg"));
+    }
+
+    void largePhotoPreviewsThenShowsTheExactResult() {
+        const QString path = sample("fruits_4k.jpg");
+        const std::uint64_t before = window_->framesShown();
+        window_->openFile(path);
+        // First a preview (reduced, by the CPU reference), then the exact full resolution.
+        QTRY_VERIFY_WITH_TIMEOUT(window_->framesShown() > before, kTimeoutMs);
+        QVERIFY(window_->timingModel()->entries().front().preview);
+        QTRY_VERIFY_WITH_TIMEOUT(window_->busy(), kTimeoutMs);
+        settle();
+        QVERIFY(!window_->timingModel()->entries().front().preview);
+        QVERIFY(model_matches(*window_->histogramModel(), reference_of(path, 256)));
+        QCOMPARE(window_->imageView()->equalized().size(), QSize(1920, 1080));
+        // A setting moves: the preview at once, then the exact result of the full image.
+        EqualizeSettings s;
+        s.mode = EqualizeSettings::Mode::Clahe;
+        s.strength = 0.6;
+        window_->equalizePanel()->setSettings(s);
+        emit window_->equalizePanel()->settingsChanged(window_->equalizePanel()->settings());
+        QTemporaryDir dir;
+        const QString saved = dir.filePath(QStringLiteral("clahe.png"));
+        QSignalSpy done(controller(), &Controller::imageSaved);
+        emit window_->saveRequested(saved);  // the result of these settings, once exact
+        QTRY_VERIFY_WITH_TIMEOUT(window_->timingModel()->entries().front().preview, kTimeoutMs);
+        settle();
+        QVERIFY(!window_->timingModel()->entries().front().preview);
+        const hs::Image expected = equalized_reference(path, window_->equalizePanel()->settings());
+        QVERIFY(model_matches(*window_->equalizedModel(), reference_of(expected.view(), 256)));
+        QTRY_COMPARE_WITH_TIMEOUT(done.count(), 1, kTimeoutMs);
+        QCOMPARE(to_qimage(hs::media::read_image(saved.toStdString()).image.view()),
+                 to_qimage(expected.view()));
+        s.mode = EqualizeSettings::Mode::Global;
+        s.strength = 1.0;
+        setEqualize(s);
+        openAndWait(sample("fruits.jpg"));
+    }
+
+    void helpListsTheShortcutsAndTheWindowFitsTheScreen() {
+        action("shortcutsAction")->trigger();
+        auto* help = window_->findChild<QMessageBox*>(QStringLiteral("shortcutsDialog"));
+        QVERIFY(help != nullptr && help->isVisible());
+        for (const char* text : {"Play/Pause", "Clipping Overlay", "Loop", "Log Scale", "Wheel"})
+            QVERIFY2(help->text().contains(QLatin1String(text)), text);
+        help->close();
+        // Log, Cumulative and Parade are checkable and follow their boxes.
+        for (QAction* a : window_->findChildren<QAction*>())
+            if (a->text() == QLatin1String("&Log Scale")) {
+                QVERIFY(a->isCheckable());
+                window_->controls()->logCheck()->setChecked(true);
+                QVERIFY(a->isChecked());
+                a->setChecked(false);
+                QVERIFY(!window_->controls()->logCheck()->isChecked());
+            }
+        // A first window (no saved geometry) is no larger than the screen.
+        QSettings().remove(QStringLiteral("window/geometry"));
+        MainWindow fresh(controller(), kSamples);
+        const QSize available = QGuiApplication::primaryScreen()->availableGeometry().size();
+        QVERIFY(fresh.width() <= available.width() && fresh.height() <= available.height());
+    }
+
+    void readBandwidthIsKeptForTheMachine() {
+        // The first frames measured it once and kept it with the machine's name.
+        QSettings settings;
+        QVERIFY(!settings.value(QStringLiteral("machine/cpu")).toString().isEmpty());
+        QVERIFY(settings.value(QStringLiteral("machine/readBandwidthGbs")).toDouble() > 0.0);
+        // A new start uses the kept value rather than measuring again under whatever load.
+        settings.setValue(QStringLiteral("machine/readBandwidthGbs"), 123.0);
+        Worker worker(std::make_unique<Controller>(make_registry(), ControllerOptions{}));
+        MainWindow window(worker.controller(), kSamples);
+        window.show();
+        window.openFile(sample("chelsea.png"));
+        QTRY_VERIFY_WITH_TIMEOUT(window.framesShown() > 0, kTimeoutMs);
+        QCOMPARE(window.timingModel()->entries().front().read_bandwidth_gbs, 123.0);
+        // Re-measuring replaces it, in the settings too.
+        QSignalSpy measured(worker.controller(), &Controller::hostBandwidthMeasured);
+        QMetaObject::invokeMethod(worker.controller(), &Controller::remeasureHostBandwidth);
+        QTRY_COMPARE_WITH_TIMEOUT(measured.count(), 1, kTimeoutMs);
+        const double gbs = measured.first().first().toDouble();
+        QVERIFY(gbs > 0.0 && gbs != 123.0);
+        QTRY_COMPARE_WITH_TIMEOUT(
+            QSettings().value(QStringLiteral("machine/readBandwidthGbs")).toDouble(), gbs,
+            kTimeoutMs);
+        QTRY_COMPARE_WITH_TIMEOUT(window.timingModel()->entries().front().read_bandwidth_gbs, gbs,
+                                  kTimeoutMs);
         window.close();
     }
 

@@ -1,7 +1,10 @@
 #pragma once
-// One engine's row of the kernel comparison: benchmark(), medians, Gpix/s and the verdict
-// against the CPU reference. Runs on the controller's thread.
+// The kernel comparison on the controller's thread: every engine of the registry on one
+// request, its runs timed a few at a time so that a cancel is heard within about a second and
+// progress moves with every run; each row verified against the CPU reference.
 
+#include <atomic>
+#include <functional>
 #include <vector>
 
 #include "histoscope/core/engine.hpp"
@@ -10,7 +13,21 @@
 
 namespace hs::ui {
 
-BenchRow benchmark_engine(hs::HistogramEngine& engine, const hs::HistogramRequest& request,
-                          const std::vector<hs::ChannelHistogram>& reference, int runs);
+struct BenchHooks {
+    const std::atomic<bool>* cancel = nullptr;  // checked between chunks of runs
+    std::function<void(int runs_done, const QString& engine)> progress;
+    std::function<void(const BenchRow& row)> row;
+};
+
+// What makes a comparison of `request` reproducible: the image, the spec, the runs, the GPU
+// (or "none"), the CPU and its read bandwidth, the date and the application's version.
+BenchContext bench_context(const hs::HistogramRequest& request, const QString& input, int runs,
+                           const QString& gpu_device, double host_read_bandwidth_gbs);
+
+// One engine's row: `runs` timed runs after 2 warm-up runs (unavailable and unsupported
+// engines get a row saying why). False when cancelled (no row then).
+bool benchmark_engine(hs::HistogramEngine& engine, const hs::HistogramRequest& request,
+                      const std::vector<hs::ChannelHistogram>& reference, int runs,
+                      const BenchHooks& hooks, BenchRow& row);
 
 }  // namespace hs::ui

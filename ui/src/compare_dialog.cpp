@@ -13,6 +13,7 @@
 #include <QMessageBox>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QSettings>
 #include <QSpinBox>
 #include <QSplitter>
 #include <QTableWidget>
@@ -27,7 +28,7 @@ namespace hs::ui {
 
 namespace {
 
-enum Column { Kernel, Status, Median, Min, EndToEnd, Gpix, PctBandwidth, Verified, Columns };
+enum Column { Kernel, Status, Median, Min, EndToEnd, Gpix, PctBandwidth, Verified, Note, Columns };
 
 QTableWidgetItem* number_item(double value, int decimals) {
     auto* item = new QTableWidgetItem(QString::number(value, 'f', decimals));
@@ -49,14 +50,15 @@ CompareDialog::CompareDialog(Controller* controller, const QString& input, QWidg
       progress_(new QProgressBar(this)),
       status_(new QLabel(this)),
       table_(new QTableWidget(0, Columns, this)),
-      chart_(new QChart) {
+      chart_(new QChart),
+      splitter_(new QSplitter(Qt::Vertical, this)) {
     setWindowTitle(tr("Compare kernels"));
     runs_->setRange(1, 1000);
     runs_->setValue(20);
     runs_->setToolTip(tr("Timed runs per engine (after 2 warm-up runs)"));
     table_->setHorizontalHeaderLabels({tr("Kernel"), tr("Status"), tr("Median ms"), tr("Min ms"),
                                        tr("End-to-end ms"), tr("Gpix/s"), tr("% read BW"),
-                                       tr("Verified")});
+                                       tr("Verified"), tr("Note")});
     table_->verticalHeader()->hide();
     table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     table_->horizontalHeader()->setStretchLastSection(true);
@@ -69,6 +71,9 @@ CompareDialog::CompareDialog(Controller* controller, const QString& input, QWidg
                                                                          : QChart::ChartThemeLight);
     auto* chart_view = new QChartView(chart_, this);
     chart_view->setRenderHint(QPainter::Antialiasing);
+    const int em = fontMetrics().height();
+    chart_view->setMinimumHeight(em * 10);
+    table_->setMinimumHeight(em * 6);
 
     auto* top = new QHBoxLayout;
     top->addWidget(new QLabel(tr("Input: %1").arg(input_), this), 1);
@@ -76,9 +81,12 @@ CompareDialog::CompareDialog(Controller* controller, const QString& input, QWidg
     top->addWidget(runs_);
     top->addWidget(run_button_);
     top->addWidget(cancel_button_);
-    auto* splitter = new QSplitter(Qt::Vertical, this);
-    splitter->addWidget(chart_view);
-    splitter->addWidget(table_);
+    splitter_->setObjectName(QStringLiteral("compareSplitter"));
+    splitter_->setChildrenCollapsible(false);
+    splitter_->addWidget(chart_view);
+    splitter_->addWidget(table_);
+    splitter_->setStretchFactor(0, 3);
+    splitter_->setStretchFactor(1, 2);
     auto* bottom = new QHBoxLayout;
     bottom->addWidget(status_, 1);
     bottom->addWidget(csv_button_);
@@ -88,11 +96,17 @@ CompareDialog::CompareDialog(Controller* controller, const QString& input, QWidg
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(top);
     layout->addWidget(progress_);
-    layout->addWidget(splitter, 1);
+    layout->addWidget(splitter_, 1);
     layout->addLayout(bottom);
-    const int em = fontMetrics().height();
-    resize(em * 50, em * 36);
+    // First open: a chart as tall as the table or more; later, as the user left them.
+    resize(em * 56, em * 40);
+    splitter_->setSizes({em * 20, em * 14});
+    QSettings settings;
+    restoreGeometry(settings.value(QStringLiteral("compare/geometry")).toByteArray());
+    splitter_->restoreState(settings.value(QStringLiteral("compare/splitter")).toByteArray());
 
+    // Enter runs.
+    run_button_->setDefault(true);
     connect(run_button_, &QPushButton::clicked, this, &CompareDialog::start);
     connect(cancel_button_, &QPushButton::clicked, this, &CompareDialog::cancel);
     connect(csv_button_, &QPushButton::clicked, this, [this] { exportAs(false); });
@@ -136,22 +150,31 @@ void CompareDialog::start() {
     emit runRequested(runs_->value());
 }
 
+void CompareDialog::hideEvent(QHideEvent* event) {
+    QSettings settings;
+    settings.setValue(QStringLiteral("compare/geometry"), saveGeometry());
+    settings.setValue(QStringLiteral("compare/splitter"), splitter_->saveState());
+    QDialog::hideEvent(event);
+}
+
 void CompareDialog::cancel() {
     if (!running_) return;
     controller_->requestCancel();
-    status_->setText(tr("Cancelling after the current engine..."));
+    status_->setText(tr("Cancelling..."));
 }
 
-void CompareDialog::onStarted(int engines) {
-    progress_->setRange(0, std::max(engines, 1));
+void CompareDialog::onStarted(const BenchContext& context, int total_runs) {
+    context_ = context;
+    progress_->setRange(0, std::max(total_runs, 1));
     progress_->setValue(0);
 }
 
 void CompareDialog::onProgress(int done, int total, const QString& engine) {
     progress_->setRange(0, std::max(total, 1));
     progress_->setValue(done);
-    if (!engine.isEmpty())
-        status_->setText(tr("Timing %1 (%2 of %3)...").arg(engine).arg(done + 1).arg(total));
+    if (!engine.isEmpty() && status_->text() != tr("Cancelling..."))
+        status_->setText(
+            tr("Timing %1: run %2 of %3 in all...").arg(engine).arg(done + 1).arg(total));
 }
 
 void CompareDialog::onRow(const BenchRow& row) {
@@ -175,19 +198,31 @@ void CompareDialog::onRow(const BenchRow& row) {
         new QTableWidgetItem(ok ? (row.verified ? tr("exact") : tr("MISMATCH")) : QString());
     if (ok) verified->setForeground(row.verified ? QColor(90, 200, 110) : QColor(240, 80, 80));
     table_->setItem(r, Verified, verified);
+    auto* note = new QTableWidgetItem(row.reason);
+    note->setToolTip(row.reason);
+    table_->setItem(r, Note, note);
     rebuildChart();
 }
 
 void CompareDialog::onFinished(bool cancelled) {
     if (!running_) return;
     setRunning(false);
-    progress_->setValue(progress_->maximum());
+    if (!cancelled) progress_->setValue(progress_->maximum());
     const auto verified =
         std::count_if(rows_.begin(), rows_.end(), [](const BenchRow& r) { return r.verified; });
+    const auto timed = std::count_if(rows_.begin(), rows_.end(), [](const BenchRow& r) {
+        return r.status == QLatin1String("ok");
+    });
     status_->setText((cancelled ? tr("Cancelled: ") : QString()) +
-                     tr("%1 engines timed, %2 verified exact against the CPU reference")
-                         .arg(rows_.size())
-                         .arg(verified));
+                     tr("%1 engines timed, %2 verified exact against the CPU reference; %3 x %4, "
+                        "%5-bit, %6 bins, %7 runs")
+                         .arg(timed)
+                         .arg(verified)
+                         .arg(context_.width)
+                         .arg(context_.height)
+                         .arg(context_.depth)
+                         .arg(context_.bins)
+                         .arg(context_.timed_runs));
     emit finished(cancelled);
 }
 
@@ -229,8 +264,8 @@ void CompareDialog::exportAs(bool json) {
         json ? QStringLiteral("kernels.json") : QStringLiteral("kernels.csv"),
         json ? tr("JSON (*.json)") : tr("CSV (*.csv)"));
     if (path.isEmpty()) return;
-    const QString error =
-        write_text_file(path, json ? benchmark_json(rows_, input_) : benchmark_csv(rows_));
+    const QString error = write_text_file(
+        path, json ? benchmark_json(rows_, context_) : benchmark_csv(rows_, context_));
     if (!error.isEmpty()) QMessageBox::warning(this, tr("Export failed"), error);
 }
 

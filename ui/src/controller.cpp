@@ -1,93 +1,31 @@
 #include "histoscope/ui/controller.hpp"
 
 #include <QElapsedTimer>
-#include <QTimer>
+#include <QFileInfo>
 #include <algorithm>
-#include <cmath>
-#include <cstring>
 #include <exception>
-#include <new>
-#include <numeric>
 #include <thread>
 #include <utility>
 #include <vector>
 
+#include "background.hpp"
 #include "benchmark_runner.hpp"
+#include "frame_work.hpp"
 #include "histoscope/core/error.hpp"
 #include "histoscope/core/histogram.hpp"
-#include "histoscope/core/stats.hpp"
 #include "histoscope/media/media.hpp"
+#include "histoscope/ui/photo_reader.hpp"
 #include "histoscope/ui/qimage_convert.hpp"
+#include "host_bandwidth.hpp"
+#include "playback.hpp"
 
 namespace hs::ui {
 
 namespace {
 
-QString qstr(std::string_view s) {
-    return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size()));
-}
-
-double ms_of(const QElapsedTimer& clock) {
-    return static_cast<double>(clock.nsecsElapsed()) / 1e6;
-}
-
-// One line for any failure: typed errors carry their own, bad_alloc gets a readable one.
-QString describe(const std::exception& e) {
-    if (dynamic_cast<const std::bad_alloc*>(&e) != nullptr) return QObject::tr("out of memory");
-    return QString::fromUtf8(e.what());
-}
-
-std::vector<hs::Channel> display_channels(const hs::ImageView& image) {
-    if (image.channels == 1) return {hs::Channel::Gray};
-    return {hs::Channel::R, hs::Channel::G, hs::Channel::B, hs::Channel::Luma601};
-}
-
-std::uint64_t image_bytes(const hs::ImageView& image) {
-    return static_cast<std::uint64_t>(image.row_bytes()) * static_cast<std::uint64_t>(image.height);
-}
-
-// The host's read bandwidth in GB/s, measured the way the CPU reference reads: every hardware
-// thread sums its share of a 128 MiB buffer; the median of 5 passes.
-double measure_host_read_bandwidth_gbs(unsigned& threads_used) {
-    const std::size_t words = (std::size_t{128} << 20) / sizeof(std::uint64_t);
-    std::vector<std::uint64_t> buffer(words);
-    std::iota(buffer.begin(), buffer.end(), std::uint64_t{1});
-    const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
-    threads_used = threads;
-    std::vector<double> seconds;
-    std::vector<std::uint64_t> sums(threads);
-    for (int run = 0; run < 5; ++run) {
-        QElapsedTimer clock;
-        clock.start();
-        std::vector<std::thread> pool;
-        for (unsigned t = 0; t < threads; ++t)
-            pool.emplace_back([&, t] {
-                const std::size_t begin = words * t / threads, end = words * (t + 1) / threads;
-                std::uint64_t s = 0;
-                for (std::size_t i = begin; i < end; ++i) s += buffer[i];
-                sums[t] = s;
-            });
-        for (auto& th : pool) th.join();
-        seconds.push_back(static_cast<double>(clock.nsecsElapsed()) / 1e9);
-    }
-    // The sums are used so the reads cannot be optimized away.
-    volatile std::uint64_t sink = std::accumulate(sums.begin(), sums.end(), std::uint64_t{0});
-    (void)sink;
-    std::sort(seconds.begin(), seconds.end());
-    const double s = seconds[seconds.size() / 2];
-    return s > 0.0 ? static_cast<double>(words * sizeof(std::uint64_t)) / s / 1e9 : 0.0;
-}
-
-hs::EqualizeMode core_mode(EqualizeSettings::Mode mode) {
-    switch (mode) {
-        case EqualizeSettings::Mode::Clahe:
-            return hs::EqualizeMode::Clahe;
-        case EqualizeSettings::Mode::Match:
-            return hs::EqualizeMode::Match;
-        default:
-            return hs::EqualizeMode::Global;
-    }
-}
+// Photos larger than this in either direction are previewed on a copy reduced to fit it,
+// about the size of a screen, while the full resolution is computed in the background.
+constexpr int kPreviewSize = 2048;
 
 }  // namespace
 
@@ -96,12 +34,20 @@ Controller::Controller(std::unique_ptr<hs::EngineRegistry> registry, ControllerO
     : QObject(parent),
       registry_(std::move(registry)),
       options_(std::move(options)),
-      timer_(new QTimer(this)) {
-    timer_->setTimerType(Qt::PreciseTimer);
-    connect(timer_, &QTimer::timeout, this, &Controller::tick);
+      playback_(new Playback([this](std::int64_t, hs::Image& frame) { showFrame(frame); }, this)),
+      background_(new Background(this)) {
+    // Frames fall due (and are dropped) while the UI still draws the last result.
+    playback_->setReady([this] { return unshown_.load() == 0; });
+    connect(playback_, &Playback::stateChanged, this, &Controller::playbackChanged);
+    connect(playback_, &Playback::stopped, this, &Controller::drainStream);
+    connect(playback_, &Playback::problem, this, &Controller::notice);
+    connect(background_, &Background::busyChanged, this, &Controller::updateBusy);
 }
 
-Controller::~Controller() = default;
+Controller::~Controller() {
+    // A job still running would post its result to this object.
+    background_->cancelAndWait();
+}
 
 void Controller::listEngines() {
     QVector<EngineInfo> engines, equalizers;
@@ -118,12 +64,27 @@ void Controller::listEngines() {
     emit enginesListed(engines, equalizers);
 }
 
+void Controller::updateBusy() {
+    QString what;
+    if (!opening_.isEmpty())
+        what = tr("Opening %1...").arg(opening_);
+    else if (background_->busy())
+        what = tr("Computing the full resolution...");
+    if (what == busy_) return;
+    busy_ = what;
+    emit busyChanged(!what.isEmpty(), what);
+}
+
 // --- media
 
 void Controller::openFile(const QString& path) {
+    background_->cancel();  // the last photo's full resolution is not needed any more
+    opening_ = QFileInfo(path).fileName();
+    updateBusy();
     const std::string file = path.toStdString();
     MediaInfo info;
     info.path = path;
+    auto image = std::make_shared<hs::Image>();
     try {
         if (hs::media::probe(file) == hs::media::MediaKind::Video) {
             auto reader = std::make_unique<hs::media::VideoReader>(file);
@@ -133,67 +94,94 @@ void Controller::openFile(const QString& path) {
             info.format = QString::fromStdString(reader->codec());
             info.frames = reader->frame_count();
             info.fps = reader->fps();
-            pause();
+            *image = std::move(*first);
+            pause();  // shows the frames in flight of the clip playing
             closeStream();
-            video_ = std::move(reader);
-            at_end_ = false;
-            source_ = std::move(*first);
-            frame_ = 0;
-            frames_ = info.frames;
-            fps_ = info.fps > 0.0 ? info.fps : 25.0;
+            playback_->open(std::move(reader));
         } else {
-            hs::media::LoadedImage loaded = hs::media::read_image(file);
+            hs::media::LoadedImage loaded = read_photo(path);
             info.format = QString::fromStdString(loaded.format);
             for (const auto& note : loaded.notes) info.notes << QString::fromStdString(note);
+            *image = std::move(loaded.image);
             pause();
             closeStream();
-            video_.reset();
-            source_ = std::move(loaded.image);
-            frame_ = 0;
-            frames_ = 0;
-            fps_ = 0.0;
+            playback_->close();
         }
     } catch (const std::exception& e) {
+        opening_.clear();
+        updateBusy();
         emit loadFailed(path, describe(e));
         return;  // the previous media stays loaded
     }
+    source_ = std::move(image);
     path_ = path;
-    info.width = source_.width();
-    info.height = source_.height();
-    info.channels = source_.channels();
-    info.bit_depth = source_.bit_depth();
-    bins_ = std::min(bins_, 1 << source_.bit_depth());
+    // A large photo's reduced copy for previews, made once.
+    proxy_.reset();
+    proxy_factor_ = 1;
+    const int factor =
+        (std::max(source_->width(), source_->height()) + kPreviewSize - 1) / kPreviewSize;
+    if (!info.video && factor > 1) {
+        proxy_ = std::make_shared<hs::Image>(downscale(source_->view(), factor));
+        proxy_factor_ = factor;
+    }
+    equalized_.reset();
+    full_original_dirty_ = true;
+    info.width = source_->width();
+    info.height = source_->height();
+    info.channels = source_->channels();
+    info.bit_depth = source_->bit_depth();
     last_error_.clear();
-    dropped_ = 0;
     emit mediaLoaded(info);
-    emitPlayback();
+    emit playbackChanged(playback_->state());
     original_dirty_ = true;
     scheduleProcess();
 }
 
+QString Controller::referenceProblem(const hs::Image& reference) const {
+    if (!source_ || reference.bit_depth() == source_->bit_depth()) return {};
+    return tr("the reference is %1-bit and this image %2-bit: a reference must have the image's "
+              "depth")
+        .arg(reference.bit_depth())
+        .arg(source_->bit_depth());
+}
+
 void Controller::setReference(const QString& path) {
+    std::shared_ptr<hs::Image> reference;
     try {
-        drainStream();  // frames in flight may still read the old reference
-        closeStream();
-        reference_ = std::move(hs::media::read_image(path.toStdString()).image);
-        ++reference_generation_;
+        reference = std::make_shared<hs::Image>(read_photo(path).image);
     } catch (const std::exception& e) {
         emit errorOccurred(tr("Reference image: %1").arg(describe(e)));
         return;
     }
+    // One that cannot serve this image does not replace the last good one.
+    if (const QString problem = referenceProblem(*reference); !problem.isEmpty()) {
+        emit errorOccurred(tr("Reference image %1: %2").arg(QFileInfo(path).fileName(), problem));
+        return;
+    }
+    drainStream();  // frames in flight may still read the old reference
+    closeStream();
+    reference_ = std::move(reference);
+    ++reference_generation_;
     emit referenceLoaded(path);
     scheduleProcess();
 }
 
 void Controller::saveImage(const QString& path) {
-    const hs::Image& image =
-        equalize_.mode != EqualizeSettings::Mode::Off && !equalized_.empty() ? equalized_ : source_;
-    if (image.empty()) {
+    if (!exact_ || process_posted_) {
+        // What is saved is the result of the settings sent before: saved once it is there (a
+        // large photo's full resolution may take seconds).
+        pending_save_ = path;
+        if (proxy_) emit notice(tr("Saving %1 when the full resolution is ready...").arg(path));
+        return;
+    }
+    const std::shared_ptr<const hs::Image> image =
+        equalize_.mode != EqualizeSettings::Mode::Off && equalized_ ? equalized_ : source_;
+    if (!image || image->empty()) {
         emit errorOccurred(tr("No image to save"));
         return;
     }
     try {
-        hs::media::write_image(path.toStdString(), image.view());
+        hs::media::write_image(path.toStdString(), image->view());
         emit imageSaved(path);
     } catch (const std::exception& e) {
         emit errorOccurred(describe(e));
@@ -223,116 +211,79 @@ void Controller::setEqualize(const hs::ui::EqualizeSettings& settings) {
     scheduleProcess();
 }
 
-// --- playback
-
-void Controller::emitPlayback() {
-    PlaybackState state;
-    state.video = video_ != nullptr;
-    state.playing = playing_;
-    state.frame = frame_;
-    state.frames = frames_;
-    state.fps = fps_;
-    state.dropped = dropped_;
-    emit playbackChanged(state);
+void Controller::setDisplay(bool stretch_deep, unsigned clipping) {
+    if (stretch_deep == stretch_deep_ && clipping == clipping_) return;
+    stretch_deep_ = stretch_deep;
+    clipping_ = clipping;
+    original_dirty_ = true;
+    full_original_dirty_ = true;
+    scheduleProcess();
 }
 
-bool Controller::readFrame(std::int64_t index) {
-    if (!video_) return false;
-    try {
-        if (index != frame_ + 1) video_->seek(index);
-        std::optional<hs::Image> frame = video_->read();
-        if (!frame) return false;
-        source_ = std::move(*frame);
-        frame_ = index;
-        at_end_ = false;
-        original_dirty_ = true;
-        return true;
-    } catch (const std::exception& e) {
-        reportError(tr("Frame %1: %2").arg(index).arg(describe(e)));
-        return false;
-    }
+// --- playback
+
+void Controller::showFrame(hs::Image& frame) {
+    // The decoded frame's storage is swapped with the last one's, unless a frame in flight
+    // still holds that.
+    if (!source_ || source_.use_count() > 1) source_ = std::make_shared<hs::Image>();
+    std::swap(*source_, frame);
+    original_dirty_ = true;
+    if (!playback_->playing() || !submitToStream()) process();
 }
 
 void Controller::play() {
-    if (!video_ || playing_) return;
-    if (at_end_ && readFrame(0)) process();  // played to the end: start over
-    at_end_ = false;
-    playing_ = true;
-    play_start_frame_ = frame_;
-    dropped_ = 0;
-    clock_.start();
-    timer_->start(std::max(1, static_cast<int>(std::lround(1000.0 / fps_))));
-    emitPlayback();
+    playback_->play();
 }
 
 void Controller::pause() {
-    if (!playing_) return;
-    playing_ = false;
-    timer_->stop();
-    drainStream();
-    emitPlayback();
+    playback_->pause();
 }
 
 void Controller::togglePlay() {
-    if (playing_)
+    if (playback_->playing())
         pause();
     else
         play();
 }
 
+void Controller::setLoop(bool on) {
+    playback_->setLoop(on);
+}
+
 void Controller::step(int frames) {
-    if (!video_) return;
-    pause();
-    const std::int64_t target = std::max<std::int64_t>(0, frame_ + frames);
-    if (target != frame_ && readFrame(target)) process();
-    emitPlayback();
+    playback_->step(frames);
 }
 
+// Seeks coalesce like settings: a dragged slider sends many, the latest wins.
 void Controller::seek(qint64 frame) {
-    if (!video_) return;
-    const bool was_playing = playing_;
-    pause();
-    if (readFrame(std::max<qint64>(0, frame))) process();
-    if (was_playing) play();
-    emitPlayback();
+    const bool posted = pending_seek_.has_value();
+    pending_seek_ = frame;
+    if (!posted)
+        QMetaObject::invokeMethod(
+            this,
+            [this] {
+                const std::int64_t target = *pending_seek_;
+                pending_seek_.reset();
+                playback_->seek(target);
+            },
+            Qt::QueuedConnection);
 }
 
-// On the clock: the frame due now is play_start + elapsed * fps. Frames between the last one
-// shown and that one are skipped (decoded and discarded, or sought past when many) and counted.
-void Controller::tick() {
-    if (!playing_ || !video_) return;
-    const auto due = play_start_frame_ +
-                     static_cast<std::int64_t>(
-                         std::floor(static_cast<double>(clock_.nsecsElapsed()) / 1e9 * fps_));
-    if (due <= frame_) return;
-    if (unshown_.load() > 0) return;  // the UI is still drawing: this frame is dropped later
-    const std::int64_t skip = due - frame_ - 1;
-    bool ok = true;
-    if (skip > 0) {
-        if (skip > static_cast<std::int64_t>(fps_)) {
-            ok = readFrame(due);
-        } else {
-            for (std::int64_t i = 0; i < skip && ok; ++i) ok = video_->read().has_value();
-            frame_ += skip;
-            ok = ok && readFrame(due);
-        }
-        dropped_ += skip;
-    } else {
-        ok = readFrame(due);
-    }
-    if (!ok) {  // the end of the clip (or a frame that failed to decode, already reported)
-        at_end_ = true;
-        pause();
-        return;
-    }
-    if (!submitToStream()) process();
-    emitPlayback();
+void Controller::setHostBandwidth(double gbs) {
+    if (gbs > 0.0) host_bw_ = gbs;
+}
+
+void Controller::remeasureHostBandwidth() {
+    const bool had = host_bw_.has_value();
+    host_bw_ = measure_host_read_bandwidth_gbs();
+    emit hostBandwidthMeasured(*host_bw_);
+    if (had) scheduleProcess();  // the percentages shown follow
 }
 
 // --- the pipeline
 
 void Controller::scheduleProcess() {
-    if (process_posted_ || source_.empty()) return;
+    if (process_posted_ || !source_) return;
     process_posted_ = true;
     QMetaObject::invokeMethod(this, &Controller::process, Qt::QueuedConnection);
 }
@@ -340,16 +291,11 @@ void Controller::scheduleProcess() {
 void Controller::reportError(const QString& message) {
     if (message == last_error_) return;  // a moving slider repeats the same failure
     last_error_ = message;
-    emit errorOccurred(message);
-}
-
-hs::HistogramRequest Controller::makeRequest(const hs::ImageView& image) const {
-    hs::HistogramRequest request;
-    request.image = image;
-    request.channels = display_channels(image);
-    const int levels = 1 << image.bit_depth;
-    request.spec = hs::HistogramSpec::full_range(image, std::clamp(bins_, 1, levels));
-    return request;
+    // Never a dialog while a clip plays.
+    if (playback_->playing())
+        emit notice(message);
+    else
+        emit errorOccurred(message);
 }
 
 // When the registry's own "auto" engine cannot serve a request (or the registry has none): the
@@ -362,14 +308,9 @@ hs::HistogramEngine* Controller::fastestGpuEngineForAuto(const hs::HistogramRequ
         if (name == QLatin1String("auto")) continue;  // it just declined
         hs::HistogramEngine* e = registry_->find(name.toStdString());
         if (e == nullptr) continue;
-        const hs::Availability a = e->availability();
-        if (!a.available) {
-            if (why.isEmpty()) why = QString::fromStdString(a.reason);
-            continue;
-        }
-        const std::string reason = e->unsupported_reason(request);
-        if (!reason.empty()) {
-            if (why.isEmpty()) why = QString::fromStdString(reason);
+        const std::string refusal = e->refusal(request);
+        if (!refusal.empty()) {
+            if (why.isEmpty()) why = QString::fromStdString(refusal);
             continue;
         }
         candidates.push_back(e);
@@ -420,40 +361,41 @@ hs::HistogramEngine* Controller::resolveEngine(const hs::HistogramRequest& reque
             status.message = tr("Kernel: %1 (auto: fastest GPU kernel)").arg(status.resolved);
             return gpu;
         }
+        // The status bar says it in a few words; the engines' own sentence is the tooltip.
         status.resolved = QStringLiteral("cpu");
-        status.message =
-            options_.gpu_engines.isEmpty()
-                ? tr("Kernel: cpu (auto) - no GPU: this build has no CUDA engines")
-                : tr("Kernel: cpu (auto) - no GPU: %1")
-                      .arg(why.isEmpty() ? tr("no GPU kernel serves this request") : why);
+        if (options_.gpu_engines.isEmpty()) {
+            status.message = tr("CPU only: this build has no GPU kernels");
+            status.detail = tr("Histoscope was built without CUDA: auto runs the CPU reference.");
+        } else if (!options_.gpu_absence.isEmpty()) {
+            status.message = tr("CPU only: %1").arg(options_.gpu_absence);
+            status.detail = why;
+        } else {
+            status.message = tr("Kernel: cpu (auto): no GPU kernel serves this request");
+            status.detail = why;
+        }
         return cpu;
     }
     hs::HistogramEngine* chosen = registry_->find(engine_.toStdString());
-    if (chosen == nullptr) {
-        why = tr("not in this build");
-    } else if (const hs::Availability a = chosen->availability(); !a.available) {
-        why = QString::fromStdString(a.reason);
-    } else {
-        why = QString::fromStdString(chosen->unsupported_reason(request));
-    }
+    why = chosen == nullptr ? tr("not in this build")
+                            : QString::fromStdString(chosen->refusal(request));
     if (why.isEmpty()) {
         status.resolved = engine_;
         status.message = tr("Kernel: %1").arg(engine_);
         return chosen;
     }
     status.resolved = QStringLiteral("cpu");
-    status.message = tr("Kernel: cpu - %1 cannot run: %2").arg(engine_, why);
+    status.message = tr("Kernel: cpu (%1 cannot run)").arg(engine_);
+    status.detail = why;
     return cpu;
 }
 
-hs::EqualizeEngine* Controller::resolveEqualizer(const hs::EqualizeRequest& request, QString& why) {
+hs::EqualizeEngine* Controller::resolveEqualizer(const hs::EqualizeRequest& request) {
     auto usable = [&](hs::EqualizeEngine* e) {
         return e != nullptr && e->refusal(request).empty();
     };
     if (equalizer_ != QLatin1String("auto")) {
         hs::EqualizeEngine* e = registry_->find_equalizer(equalizer_.toStdString());
         if (usable(e)) return e;
-        why = tr("%1 cannot run this request").arg(equalizer_);
         return registry_->find_equalizer("cpu");
     }
     // auto: the first usable equalizer that is not the CPU reference, else the reference.
@@ -475,138 +417,132 @@ double Controller::readBandwidthGbs(const QString& engine, QString& device) {
         }
         return *gpu_bw_;
     }
-    if (!host_bw_) host_bw_ = measure_host_read_bandwidth_gbs(host_threads_);
-    device = tr("CPU, %1 threads").arg(host_threads_);
+    if (!host_bw_) remeasureHostBandwidth();
+    device = tr("CPU, %1 threads").arg(std::max(1u, std::thread::hardware_concurrency()));
     return *host_bw_;
 }
 
-HistogramData Controller::histogramOf(hs::HistogramEngine& engine,
-                                      const hs::HistogramRequest& request,
-                                      const QString& engine_name) {
-    const hs::HistogramResult result = engine.compute(request);
-    HistogramData data = histogramData(request, result.channels, engine_name);
-    data.total_ms = result.total_ms;
-    for (const auto& stage : result.stages)
-        data.stages.push_back({QString::fromStdString(stage.name), stage.ms});
-    return data;
-}
-
-HistogramData Controller::histogramData(const hs::HistogramRequest& request,
-                                        const std::vector<hs::ChannelHistogram>& channels,
-                                        const QString& engine_name) const {
-    HistogramData data;
-    data.engine = engine_name;
-    data.bins = request.spec.bins;
-    data.lower = request.spec.lower;
-    data.upper = request.spec.upper;
-    data.pixels = request.image.pixel_count();
-    data.bytes = image_bytes(request.image);
-    // Statistics are exact from the full-resolution value histogram: the counts themselves
-    // when there is one bin per code value, otherwise a separate pass.
-    const std::uint32_t max_code = request.image.max_value();
-    const bool per_value = request.spec.bins == static_cast<int>(max_code) + 1;
-    for (const auto& channel : channels) {
-        data.channel_names << qstr(hs::channel_name(channel.channel));
-        data.stats.push_back(per_value
-                                 ? hs::stats_from_values(channel.counts, max_code, request.spec)
-                                 : hs::compute_stats(request.image, channel.channel, request.spec));
-        data.counts.push_back(channel.counts);
+FrameSpec Controller::frameSpec(const std::shared_ptr<const hs::Image>& image,
+                                EngineStatus& status) {
+    FrameSpec spec;
+    spec.image = image;
+    spec.reference = reference_;
+    spec.bins = bins_;
+    spec.equalize = equalize_;
+    spec.engine = resolveEngine(histogram_request(image->view(), bins_), status);
+    spec.engine_name = status.resolved;
+    spec.fallback = registry_->find("cpu");
+    spec.original_picture = original_dirty_;
+    spec.stretch_deep = stretch_deep_;
+    spec.clipping = clipping_;
+    if (equalize_.mode == EqualizeSettings::Mode::Off) return spec;
+    if (equalize_.mode == EqualizeSettings::Mode::Match) {
+        if (!reference_)
+            spec.equalize_refused = tr("Match: choose a reference image (Reference...)");
+        else if (const QString problem = referenceProblem(*reference_); !problem.isEmpty())
+            spec.equalize_refused = tr("Match: %1").arg(problem);
+        if (!spec.equalize_refused.isEmpty()) return spec;
     }
-    return data;
+    try {
+        spec.equalizer =
+            resolveEqualizer(equalize_request(image->view(), equalize_, reference_.get()));
+    } catch (const std::exception& e) {
+        spec.equalize_refused = describe(e);
+    }
+    return spec;
 }
 
 void Controller::process() {
     process_posted_ = false;
-    if (source_.empty()) return;
+    if (!source_) return;
     drainStream();  // the frames in flight come first, so results stay in frame order
-    QElapsedTimer frame_clock;
-    frame_clock.start();
-    FrameResult out;
-    FrameTiming& timing = out.timing;
-    const hs::HistogramRequest request = makeRequest(source_.view());
+    QElapsedTimer clock;
+    clock.start();
+    const bool preview = proxy_ != nullptr;
+    // Engines are used by one thread at a time: on this one, none while a job runs, except
+    // the CPU reference (it keeps no state), which previews use.
+    if (!preview || !options_.gpu_engines.isEmpty()) background_->cancelAndWait();
     EngineStatus status;
-    hs::HistogramEngine* engine = resolveEngine(request, status);
+    FrameSpec spec = frameSpec(source_, status);
     emit engineStatusChanged(status);
+    if (!preview) {
+        FrameOutcome outcome = compute_frame(spec);
+        finishFrame(outcome, status, ms_of(clock), false);
+        original_dirty_ = false;
+        return;
+    }
 
-    // 1. The original's histogram.
-    try {
-        out.original_histogram = histogramOf(*engine, request, status.resolved);
-    } catch (const std::exception& e) {
-        const QString failed = status.resolved;
-        if (failed == QLatin1String("cpu")) {
-            reportError(tr("Histogram (%1): %2").arg(failed, describe(e)));
+    // A large photo: its reduced copy by the CPU reference at once, the full resolution by the
+    // chosen engines in the background, shown when it is done unless settings changed.
+    exact_ = false;  // a save waits for the full resolution
+    FrameSpec quick = spec;
+    quick.image = proxy_;
+    quick.engine = spec.fallback;
+    quick.engine_name = QStringLiteral("cpu");
+    if (quick.equalizer != nullptr) quick.equalizer = registry_->find_equalizer("cpu");
+    FrameOutcome outcome = compute_frame(quick);
+    EngineStatus quick_status = status;
+    quick_status.resolved = QStringLiteral("cpu");
+    finishFrame(outcome, quick_status, ms_of(clock), true);
+    original_dirty_ = false;
+
+    spec.picture_factor = proxy_factor_;
+    spec.full_pictures = true;
+    // The original's pictures (an 8K one is 100 MB) until a full result has brought them.
+    spec.original_picture = full_original_dirty_;
+    const std::uint64_t generation = ++generation_;
+    background_->submit([this, spec, status, generation](const std::atomic<bool>& cancelled) {
+        QElapsedTimer job_clock;
+        job_clock.start();
+        FrameOutcome full = compute_frame(spec, &cancelled);
+        if (full.cancelled) return;
+        const double ms = ms_of(job_clock);
+        QMetaObject::invokeMethod(
+            this,
+            [this, full, status, generation, ms]() mutable {
+                if (generation == generation_) finishFrame(full, status, ms, false);
+            },
+            Qt::QueuedConnection);
+    });
+}
+
+void Controller::finishFrame(FrameOutcome& outcome, EngineStatus status, double total_ms,
+                             bool preview) {
+    if (!outcome.histogram_error.isEmpty()) {
+        if (outcome.histogram_failed) {
+            reportError(tr("Histogram (%1): %2").arg(status.resolved, outcome.histogram_error));
             return;  // the previous result stays on screen
         }
         // A GPU failure (no device, out of memory, ...) falls back to the CPU reference.
         reportError(tr("Kernel %1 failed: %2. Using the CPU reference for this frame.")
-                        .arg(failed, describe(e)));
-        engine = registry_->find("cpu");
+                        .arg(status.resolved, outcome.histogram_error));
+        status.message = tr("Kernel: cpu (%1 failed)").arg(status.resolved);
+        status.detail = outcome.histogram_error;
         status.resolved = QStringLiteral("cpu");
-        status.message = tr("Kernel: cpu - %1 failed: %2").arg(failed, describe(e));
         emit engineStatusChanged(status);
-        try {
-            out.original_histogram = histogramOf(*engine, request, status.resolved);
-        } catch (const std::exception& e2) {
-            reportError(tr("Histogram (cpu): %1").arg(describe(e2)));
-            return;
-        }
     }
-    timing.engine = status.resolved;
-    timing.bins = request.spec.bins;
-    for (const StageTiming& s : out.original_histogram.stages) timing.stages.push_back(s);
-
-    // 2. Equalization and the result's histogram.
-    bool equalize_failed = false;
-    if (equalize_.mode != EqualizeSettings::Mode::Off) {
-        try {
-            const hs::EqualizeRequest eq = equalizeRequest(source_.view());
-            QString why;
-            hs::EqualizeEngine* equalizer = resolveEqualizer(eq, why);
-            hs::EqualizeResult result = equalizer->equalize(eq);
-            timing.equalizer = qstr(equalizer->name());
-            for (const auto& s : result.stages)
-                timing.stages.push_back({QString::fromStdString(s.name), s.ms});
-            equalized_ = std::move(result.image);
-            const hs::HistogramRequest after = makeRequest(equalized_.view());
-            QElapsedTimer clock;
-            clock.start();
-            out.equalized_histogram = histogramOf(*engine, after, status.resolved);
-            timing.stages.push_back({QStringLiteral("histogram (equalized)"), ms_of(clock)});
-            out.equalized = to_qimage(equalized_.view());
-        } catch (const std::exception& e) {
-            equalize_failed = true;
-            equalized_ = hs::Image();  // nothing stale to save
-            reportError(tr("Equalization: %1").arg(describe(e)));
-        }
+    FrameResult& out = outcome.result;
+    out.preview = preview;
+    out.timing.preview = preview;
+    out.timing.frame = playback_->isOpen() ? playback_->frame() : -1;
+    out.source = source_;
+    out.result_factor = preview ? proxy_factor_ : 1;
+    if (!preview) {
+        equalized_ = outcome.equalized;
+        exact_ = true;
+        if (!out.original_full.isNull()) full_original_dirty_ = false;
+    }
+    // Equalization that cannot run for want of a reference is said in the plot and the status
+    // bar; a real failure is an error.
+    if (!outcome.equalize_error.isEmpty()) {
+        reportError(out.equalize_note);
     } else {
-        equalized_ = hs::Image();
+        last_error_.clear();
+        if (equalize_.mode != EqualizeSettings::Mode::Off && !out.equalize_note.isEmpty())
+            emit notice(out.equalize_note);
     }
-
-    if (original_dirty_) {
-        out.original = to_qimage(source_.view());
-        original_dirty_ = false;
-    }
-    timing.frame = video_ ? frame_ : -1;
-    if (!equalize_failed) last_error_.clear();
-    emitFrame(out, ms_of(frame_clock));
-}
-
-hs::EqualizeRequest Controller::equalizeRequest(const hs::ImageView& image) const {
-    hs::EqualizeRequest eq;
-    eq.image = image;
-    eq.mode = core_mode(equalize_.mode);
-    eq.space = equalize_.luma ? hs::EqualizeSpace::Luma : hs::EqualizeSpace::Rgb;
-    eq.strength = std::clamp(equalize_.strength, 0.0, 1.0);
-    eq.clip = equalize_.clip;
-    eq.tiles_x = std::clamp(equalize_.tiles_x, 1, std::min(64, image.width));
-    eq.tiles_y = std::clamp(equalize_.tiles_y, 1, std::min(64, image.height));
-    if (eq.mode == hs::EqualizeMode::Match) {
-        if (!reference_)
-            throw hs::UsageError(
-                "match mode needs a reference image: choose one with Reference...");
-        eq.reference = reference_->view();
-    }
-    return eq;
+    emitFrame(out, total_ms);
+    if (exact_ && !pending_save_.isEmpty()) saveImage(std::exchange(pending_save_, QString()));
 }
 
 void Controller::emitFrame(FrameResult& out, double total_ms) {
@@ -617,7 +553,7 @@ void Controller::emitFrame(FrameResult& out, double total_ms) {
         timing.gpix_per_s = static_cast<double>(h.pixels) / (timing.histogram_ms * 1e6);
         timing.gb_per_s = static_cast<double>(h.bytes) / (timing.histogram_ms * 1e6);
     }
-    timing.dropped = dropped_;
+    timing.dropped = playback_->dropped();
     timing.total_ms = total_ms;
     // Measured once per device, outside the frame's time.
     timing.read_bandwidth_gbs = readBandwidthGbs(timing.engine, timing.bandwidth_device);
@@ -626,13 +562,17 @@ void Controller::emitFrame(FrameResult& out, double total_ms) {
     out.sequence = ++sequence_;
     unshown_.fetch_add(1);
     emit frameReady(out);
+    if (!opening_.isEmpty()) {
+        opening_.clear();
+        updateBusy();
+    }
 }
 
 // --- playback on the frame stream
 
 bool Controller::submitToStream() {
-    const hs::ImageView view = source_.view();
-    const hs::HistogramRequest request = makeRequest(view);
+    const hs::ImageView view = source_->view();
+    const hs::HistogramRequest request = histogram_request(view, bins_);
     EngineStatus status;
     resolveEngine(request, status);
     hs::StreamConfig config;
@@ -642,10 +582,9 @@ bool Controller::submitToStream() {
     config.spec = request.spec;
     try {
         if (equalize_.mode != EqualizeSettings::Mode::Off) {
-            const hs::EqualizeRequest eq = equalizeRequest(view);
-            QString why;
+            const hs::EqualizeRequest eq = equalize_request(view, equalize_, reference_.get());
             config.equalize = eq;
-            config.equalizer = std::string(resolveEqualizer(eq, why)->name());
+            config.equalizer = std::string(resolveEqualizer(eq)->name());
         }
         // What the stream was opened with; a change (settings, a new clip) reopens it.
         const std::string key =
@@ -663,12 +602,11 @@ bool Controller::submitToStream() {
             stream_ = engine.open(config);
             stream_key_ = key;
             stream_engine_ = qstr(engine.name());
-            stream_status_ =
-                tr("%1 - playback on the '%2' frame stream").arg(status.message, stream_engine_);
         }
-        status.message = stream_status_;
+        status.message =
+            tr("%1, playing on the '%2' frame stream").arg(status.message, stream_engine_);
         emit engineStatusChanged(status);
-        in_flight_.emplace_back(frame_, source_);
+        in_flight_.emplace_back(playback_->frame(), source_);
         stream_->submit(view);
         while (auto r = stream_->poll()) showStreamResult(*r);
         return true;
@@ -685,12 +623,14 @@ void Controller::showStreamResult(hs::FrameResult& result) {
     in_flight_.pop_front();
     FrameResult out;
     FrameTiming& timing = out.timing;
-    const hs::HistogramRequest request = makeRequest(image.view());
+    const hs::HistogramRequest request = histogram_request(image->view(), bins_);
     const QString engine_name = qstr(result.histogram_engine);
-    out.original_histogram = histogramData(request, result.channels, engine_name);
+    out.original_histogram = histogram_data(request, result.channels, engine_name);
     for (const auto& st : result.stages)
         out.original_histogram.stages.push_back({QString::fromStdString(st.name), st.ms});
-    out.original = to_qimage(image.view());
+    out.original = to_qimage(image->view());
+    out.source = image;
+    if (clipping_ != 0) out.original_clipping = clipping_overlay(image->view(), 1, clipping_);
     timing.engine = engine_name;
     timing.equalizer = qstr(stream_->equalizer());
     timing.bins = request.spec.bins;
@@ -706,22 +646,25 @@ void Controller::showStreamResult(hs::FrameResult& result) {
             total += st.ms;
     }
     if (span >= 0.0) total = span;
+    equalized_.reset();
     if (!result.equalized.empty()) {
-        equalized_ = std::move(result.equalized);
-        out.equalized = to_qimage(equalized_.view());
+        auto equalized = std::make_shared<hs::Image>(std::move(result.equalized));
+        out.equalized = to_qimage(equalized->view());
+        if (clipping_ != 0)
+            out.equalized_clipping = clipping_overlay(equalized->view(), 1, clipping_);
         if (hs::HistogramEngine* engine = registry_->find(result.histogram_engine)) {
             try {
                 QElapsedTimer clock;
                 clock.start();
                 out.equalized_histogram =
-                    histogramOf(*engine, makeRequest(equalized_.view()), engine_name);
+                    histogram_of(*engine, histogram_request(equalized->view(), bins_), engine_name);
                 timing.stages.push_back({QStringLiteral("histogram (equalized)"), ms_of(clock)});
             } catch (const std::exception& e) {
                 reportError(tr("Histogram of the equalized frame: %1").arg(describe(e)));
             }
         }
-    } else {
-        equalized_ = hs::Image();
+        out.result = equalized;
+        equalized_ = std::move(equalized);
     }
     timing.frame = index;
     emitFrame(out, total);
@@ -741,7 +684,6 @@ void Controller::closeStream() {
     stream_.reset();
     stream_key_.clear();
     stream_engine_.clear();
-    stream_status_.clear();
     in_flight_.clear();
 }
 
@@ -749,17 +691,14 @@ void Controller::closeStream() {
 
 void Controller::runBenchmark(int runs) {
     pause();
-    if (source_.empty()) {
+    background_->cancelAndWait();
+    if (!source_) {
         emit errorOccurred(tr("Open an image before comparing kernels"));
         emit benchmarkFinished(false);
         return;
     }
-    std::vector<hs::HistogramEngine*> engines;
-    for (const auto& engine : registry_->engines())
-        if (engine->availability().available) engines.push_back(engine.get());
-    const auto total = static_cast<int>(engines.size());
-    emit benchmarkStarted(total);
-    const hs::HistogramRequest request = makeRequest(source_.view());
+    runs = std::max(runs, 1);
+    const hs::HistogramRequest request = histogram_request(source_->view(), bins_);
     std::vector<hs::ChannelHistogram> reference;
     try {
         reference = hs::reference_histogram(request.image, request.channels, request.spec);
@@ -768,16 +707,32 @@ void Controller::runBenchmark(int runs) {
         emit benchmarkFinished(false);
         return;
     }
-    for (int i = 0; i < total; ++i) {
-        if (cancel_.load()) {
+    QString host;
+    const BenchContext context =
+        bench_context(request, QFileInfo(path_).fileName(), runs, options_.gpu_device,
+                      readBandwidthGbs(QStringLiteral("cpu"), host));
+    int available = 0;
+    for (const auto& engine : registry_->engines())
+        if (engine->availability().available) ++available;
+    const int total = available * runs;
+    emit benchmarkStarted(context, total);
+    int done = 0;  // runs of the engines before this one
+    BenchHooks hooks;
+    hooks.cancel = &cancel_;
+    hooks.progress = [&](int runs_done, const QString& engine) {
+        emit benchmarkProgress(done + runs_done, total, engine);
+    };
+    for (const auto& engine : registry_->engines()) {
+        if (engine->availability().available)
+            emit benchmarkProgress(done, total, qstr(engine->name()));
+        BenchRow row;
+        if (!benchmark_engine(*engine, request, reference, runs, hooks, row)) {
             emit benchmarkFinished(true);
             return;
         }
-        hs::HistogramEngine& engine = *engines[static_cast<std::size_t>(i)];
-        emit benchmarkProgress(i, total, qstr(engine.name()));
-        BenchRow row = benchmark_engine(engine, request, reference, runs);
+        if (engine->availability().available) done += runs;
         if (row.status == QLatin1String("ok") && row.median_ms > 0.0) {
-            row.gb_per_s = static_cast<double>(image_bytes(request.image)) / (row.median_ms * 1e6);
+            row.gb_per_s = static_cast<double>(context.bytes) / (row.median_ms * 1e6);
             QString device;
             const double bw = readBandwidthGbs(row.engine, device);
             if (bw > 0.0) row.pct_read_bw = 100.0 * row.gb_per_s / bw;

@@ -11,6 +11,7 @@
 #include <QSlider>
 #include <QSpinBox>
 #include <QStandardItemModel>
+#include <algorithm>
 
 #include "histoscope/ui/histogram_view.hpp"
 
@@ -70,6 +71,9 @@ ControlsPanel::ControlsPanel(QWidget* parent)
         tr("Histogram kernel; auto picks the fastest available GPU kernel, else the CPU "
            "reference"));
     engines_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    // Wide enough for "65536" whatever the depth of the first image.
+    bins_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    bins_->setMinimumContentsLength(5);
 
     auto* row1 = new QHBoxLayout;
     row1->addWidget(new QLabel(tr("Channels"), this));
@@ -96,7 +100,9 @@ ControlsPanel::ControlsPanel(QWidget* parent)
     connect(cumulative_, &QCheckBox::toggled, this, &ControlsPanel::cumulativeToggled);
     connect(parade_, &QCheckBox::toggled, this, &ControlsPanel::paradeToggled);
     connect(bins_, &QComboBox::currentIndexChanged, this, [this](int index) {
-        if (index >= 0) emit binsChanged(bins_->itemData(index).toInt());
+        if (index < 0) return;
+        wanted_bins_ = bins_->itemData(index).toInt();
+        emit binsChanged(wanted_bins_);
     });
     connect(engines_, &QComboBox::currentIndexChanged, this, [this](int index) {
         if (index < 0) return;
@@ -133,23 +139,24 @@ void ControlsPanel::setChannels(const QStringList& names) {
 }
 
 int ControlsPanel::bins() const {
-    return bins_->currentData().toInt();
+    return wanted_bins_;
 }
 QString ControlsPanel::engine() const {
     return wanted_engine_;
 }
 
 void ControlsPanel::setBitDepth(int bit_depth) {
-    const int current = bins_->currentData().isValid() ? bins_->currentData().toInt() : 256;
     const QSignalBlocker block(bins_);
     bins_->clear();
     for (int bins = 16; bins <= (1 << bit_depth); bins *= 2)
         bins_->addItem(QString::number(bins), bins);
-    const int index = bins_->findData(current);
+    // What the controller uses too: the wanted count, at most one bin per code value.
+    const int index = bins_->findData(std::min(wanted_bins_, 1 << bit_depth));
     bins_->setCurrentIndex(index >= 0 ? index : bins_->findData(256));
 }
 
 void ControlsPanel::selectBins(int bins) {
+    wanted_bins_ = bins;
     const QSignalBlocker block(bins_);
     const int index = bins_->findData(bins);
     if (index >= 0) bins_->setCurrentIndex(index);
@@ -192,7 +199,6 @@ EqualizePanel::EqualizePanel(QWidget* parent)
            "adaptive) or matching the histogram of a reference image"));
     space_->addItem(tr("Luminance"), true);
     space_->addItem(tr("Per channel (R, G, B)"), false);
-    space_->setToolTip(tr("Equalize the luminance (Y of YCrCb) or each colour channel"));
     strength_->setRange(0, 100);
     strength_->setValue(100);
     strength_->setToolTip(tr("Blend between the original (0%) and the equalized image (100%)"));
@@ -287,10 +293,18 @@ void EqualizePanel::setReferenceName(const QString& name) {
     reference_label_->setToolTip(name);
 }
 
+void EqualizePanel::setImageChannels(int channels) {
+    channels_ = channels;
+    updateEnabled();
+}
+
 void EqualizePanel::updateEnabled() {
     const auto mode = static_cast<EqualizeSettings::Mode>(mode_->currentData().toInt());
     const bool on = mode != EqualizeSettings::Mode::Off;
-    space_->setEnabled(on);
+    space_->setEnabled(on && channels_ != 1);
+    space_->setToolTip(channels_ == 1
+                           ? tr("A gray image is equalized as it is")
+                           : tr("Equalize the luminance (Y of YCrCb) or each colour channel"));
     strength_->setEnabled(on);
     equalizers_->setEnabled(on);
     for (QWidget* w : std::initializer_list<QWidget*>{clip_, tiles_x_, tiles_y_})

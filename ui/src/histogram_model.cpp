@@ -3,6 +3,8 @@
 #include <cmath>
 #include <numeric>
 
+#include "histoscope/ui/histogram_columns.hpp"
+
 namespace hs::ui {
 
 HistogramModel::HistogramModel(QObject* parent) : QAbstractTableModel(parent) {}
@@ -32,8 +34,11 @@ void HistogramModel::setHistogram(const HistogramData& data) {
     beginResetModel();
     data_ = data;
     totals_.clear();
-    for (const auto& counts : data_.counts)
+    prefix_.clear();
+    for (const auto& counts : data_.counts) {
         totals_.push_back(std::accumulate(counts.begin(), counts.end(), std::uint64_t{0}));
+        prefix_.push_back(prefix_sums(counts));
+    }
     endResetModel();
     emit displayChanged();
 }
@@ -50,6 +55,12 @@ std::uint64_t HistogramModel::total(int channel) const {
 QString HistogramModel::channelName(int channel) const {
     return channel >= 0 && channel < data_.channel_names.size() ? data_.channel_names[channel]
                                                                 : QString();
+}
+
+const std::vector<double>& HistogramModel::prefixSums(int channel) const {
+    static const std::vector<double> none{0.0};
+    return channel >= 0 && channel < columnCount() ? prefix_[static_cast<std::size_t>(channel)]
+                                                   : none;
 }
 
 bool HistogramModel::channelVisible(const QString& name) const {

@@ -1,19 +1,55 @@
 #include "histoscope/ui/histogram_view.hpp"
 
+#include <QEvent>
 #include <QMouseEvent>
 #include <QPainter>
-#include <QPainterPath>
 #include <QWheelEvent>
 #include <algorithm>
 #include <cmath>
 
+#include "histoscope/ui/histogram_columns.hpp"
+#include "plot_raster.hpp"
+
 namespace hs::ui {
+
+namespace {
+
+// The plot's own colours: dark like a scope's, so that the channels' colours add up as light.
+const QRgb kBackground = qRgb(24, 25, 28);
+const QColor kText(200, 201, 206);
+const QRgb kGrid = qRgb(22, 22, 22);  // added to what lies under a grid line
+const QRgb kFrame = qRgb(80, 81, 86);
+constexpr double kHeadroom = 0.95;  // the plot's height used by its ceiling
+
+bool is_colour(const QString& name) {
+    return name == QLatin1String("r") || name == QLatin1String("g") || name == QLatin1String("b");
+}
+
+// What a channel adds to the pixels below its top (fill) and along its top (edge). Overlaid on
+// a colour image, luma and alpha are outlines only, so that R, G and B stay visible under them.
+struct ChannelPaint {
+    QRgb fill = 0;
+    QRgb edge = 0;
+};
+
+ChannelPaint paint_of(const QString& name, bool outline_only) {
+    if (name == QLatin1String("r")) return {qRgb(150, 18, 18), qRgb(105, 45, 45)};
+    if (name == QLatin1String("g")) return {qRgb(18, 130, 36), qRgb(45, 100, 50)};
+    if (name == QLatin1String("b")) return {qRgb(20, 40, 165), qRgb(45, 60, 110)};
+    if (name == QLatin1String("a"))
+        return outline_only ? ChannelPaint{0, qRgb(150, 120, 205)}
+                            : ChannelPaint{qRgb(80, 64, 110), qRgb(90, 75, 120)};
+    return outline_only ? ChannelPaint{0, qRgb(190, 190, 190)}
+                        : ChannelPaint{qRgb(112, 112, 112), qRgb(80, 80, 80)};
+}
+
+}  // namespace
 
 QColor channel_color(const QString& name) {
     if (name == QLatin1String("r")) return {235, 72, 72};
     if (name == QLatin1String("g")) return {72, 205, 96};
     if (name == QLatin1String("b")) return {78, 136, 245};
-    if (name == QLatin1String("a")) return {170, 170, 170};
+    if (name == QLatin1String("a")) return {180, 150, 235};
     return {225, 225, 225};  // luma, gray
 }
 
@@ -42,13 +78,21 @@ void HistogramView::setModel(HistogramModel* model) {
     onModelChanged();
 }
 
-void HistogramView::setTitle(const QString& title) {
+void HistogramView::setTitle(const QString& title, const QString& note) {
+    if (title == title_ && note == note_) return;
     title_ = title;
-    update();
+    note_ = note;
+    invalidate();
 }
 
 void HistogramView::setPlaceholder(const QString& text) {
+    if (text == placeholder_) return;
     placeholder_ = text;
+    invalidate();
+}
+
+void HistogramView::invalidate() {
+    plot_stale_ = true;
     update();
 }
 
@@ -60,12 +104,14 @@ void HistogramView::onModelChanged() {
         last_ = bins;
         emit binRangeChanged(first_, last_);
     }
-    update();
+    if (hover_.first >= 0) emit hoverChanged(readout(hover_.first, hover_.second));
+    invalidate();
 }
 
 void HistogramView::setParade(bool on) {
+    if (parade_ == on) return;
     parade_ = on;
-    update();
+    invalidate();
 }
 
 void HistogramView::setBinRange(int first, int last) {
@@ -75,7 +121,7 @@ void HistogramView::setBinRange(int first, int last) {
     first_ = first;
     last_ = last;
     emit binRangeChanged(first_, last_);
-    update();
+    invalidate();
 }
 
 void HistogramView::resetZoom() {
@@ -94,14 +140,15 @@ QRectF HistogramView::plotArea() const {
     const QFontMetrics fm = fontMetrics();
     const double left = fm.horizontalAdvance(QStringLiteral("Equalized")) * 1.3;
     const double bottom = fm.height() * 1.6;
-    const double top = fm.height() * 0.6;
+    // The parade names its lanes above them.
+    const double top = fm.height() * (parade_ ? 1.5 : 0.6);
     const double right = fm.height() * 0.8;
     return QRectF(rect()).adjusted(left, top, -right, -bottom);
 }
 
 QRectF HistogramView::laneArea(int lane, int lanes) const {
     const QRectF area = plotArea();
-    if (!parade_ || lanes <= 1) return area;
+    if (lanes <= 1) return area;
     const double gap = fontMetrics().height() * 0.4;
     const double w = (area.width() - gap * (lanes - 1)) / lanes;
     return {area.left() + lane * (w + gap), area.top(), w, area.height()};
@@ -114,178 +161,275 @@ int HistogramView::binAt(double x, const QRectF& area) const {
     return first_ + static_cast<int>(t * (last_ - first_));
 }
 
-void HistogramView::paintChannel(QPainter& p, const QRectF& area, int channel, double y_max,
-                                 bool fill) const {
-    const QVector<double> s = model_->series(channel);
-    const int n = last_ - first_;
-    if (n <= 0 || y_max <= 0.0) return;
-    const int columns = std::max(1, static_cast<int>(std::ceil(area.width())));
-    QPainterPath path(QPointF(area.left(), area.bottom()));
-    auto y_of = [&](double v) { return area.bottom() - area.height() * std::min(v / y_max, 1.0); };
-    if (n > columns) {
-        // More bins than pixels: each pixel column shows its largest bin.
-        for (int px = 0; px < columns; ++px) {
-            const int b0 = first_ + static_cast<int>(static_cast<long long>(px) * n / columns);
-            const int b1 = std::max(
-                b0 + 1, first_ + static_cast<int>(static_cast<long long>(px + 1) * n / columns));
-            double v = 0.0;
-            for (int b = b0; b < b1; ++b) v = std::max(v, s[b]);
-            const double x0 = area.left() + area.width() * px / columns;
-            const double x1 = area.left() + area.width() * (px + 1) / columns;
-            path.lineTo(x0, y_of(v));
-            path.lineTo(x1, y_of(v));
-        }
-    } else {
-        for (int b = first_; b < last_; ++b) {
-            const double x0 = area.left() + area.width() * (b - first_) / n;
-            const double x1 = area.left() + area.width() * (b - first_ + 1) / n;
-            path.lineTo(x0, y_of(s[b]));
-            path.lineTo(x1, y_of(s[b]));
-        }
-    }
-    path.lineTo(area.right(), area.bottom());
-    path.closeSubpath();
-    const QColor color = channel_color(model_->channelName(channel));
-    QColor fill_color = color;
-    fill_color.setAlpha(fill ? 110 : 0);
-    p.setBrush(fill_color);
-    p.setPen(QPen(color, 1.2));
-    p.drawPath(path);
-}
-
-void HistogramView::paintCumulative(QPainter& p, const QRectF& area, int channel) const {
-    const QVector<double> c = model_->cumulativeSeries(channel);
-    const int n = last_ - first_;
-    if (c.isEmpty() || n <= 0) return;
-    QPolygonF line;
-    const int step = std::max(1, n / std::max(1, static_cast<int>(area.width())));
-    for (int b = first_; b < last_; b += step) {
-        const double x = area.left() + area.width() * (b - first_ + 1) / n;
-        line << QPointF(x, area.bottom() - area.height() * c[b]);
-    }
-    line << QPointF(area.right(), area.bottom() - area.height() * c[last_ - 1]);
-    QPen pen(channel_color(model_->channelName(channel)).lighter(130), 1.6, Qt::DashLine);
-    p.setPen(pen);
-    p.setBrush(Qt::NoBrush);
-    p.drawPolyline(line);
-}
-
-void HistogramView::paintAxes(QPainter& p, const QRectF& area) const {
-    const QColor text = palette().color(QPalette::WindowText);
-    QColor grid = text;
-    grid.setAlpha(40);
-    p.setPen(QPen(grid, 1));
-    for (int i = 1; i < 4; ++i) {
-        const double y = area.top() + area.height() * i / 4;
-        p.drawLine(QPointF(area.left(), y), QPointF(area.right(), y));
-    }
-    const HistogramData& d = model_->histogram();
-    p.setPen(text);
-    const QFontMetrics fm = fontMetrics();
-    // Bin-edge ticks under the plot, or under each lane of the parade (each lane spans the
-    // same bin range).
+std::pair<int, int> HistogramView::columnBins(double x) const {
+    if (!model_ || model_->empty() || last_ <= first_) return {-1, -1};
     const auto lanes = parade_ ? std::max<int>(1, static_cast<int>(visibleChannels().size())) : 1;
+    const double dpr = devicePixelRatioF();
+    for (int lane = 0; lane < lanes; ++lane) {
+        const QRectF la = laneArea(lane, lanes);
+        const double left = std::round(la.left() * dpr), right = std::round(la.right() * dpr);
+        const double px = std::floor(x * dpr);
+        if (px < left || px >= right) continue;
+        const double w = (last_ - first_) / (right - left);
+        const double c = px - left;
+        const auto b0 = static_cast<int>(std::lround(first_ + c * w));
+        const int b1 = std::max(b0 + 1, static_cast<int>(std::lround(first_ + (c + 1) * w)));
+        return {std::clamp(b0, first_, last_ - 1), std::clamp(b1, first_ + 1, last_)};
+    }
+    return {-1, -1};
+}
+
+void HistogramView::renderPlot() {
+    const double dpr = devicePixelRatioF();
+    const QSize pixels = (QSizeF(size()) * dpr).toSize();
+    if (plot_.size() != pixels) plot_ = QImage(pixels, QImage::Format_RGB32);  // else reused
+    plot_.setDevicePixelRatio(dpr);
+    plot_stale_ = false;
+    clipped_columns_ = 0;
+    const QRectF area = plotArea();
+    if (!model_ || model_->empty() || last_ <= first_ || area.width() < 2 || area.height() < 2) {
+        plot_.fill(kBackground);
+        QPainter p(&plot_);
+        p.setPen(kText.darker(140));
+        p.drawText(rect(), Qt::AlignCenter | Qt::TextWordWrap, placeholder_);
+        if (!title_.isEmpty()) {
+            p.setPen(kText);
+            p.drawText(rect().adjusted(6, 4, -6, -4), Qt::AlignLeft | Qt::AlignTop, title_);
+        }
+        return;
+    }
+    const QList<int> channels = visibleChannels();
+    const bool colour_overlay = !parade_ && channels.size() > 1;
+    const auto lanes = parade_ ? std::max<int>(1, static_cast<int>(channels.size())) : 1;
+    const int top = static_cast<int>(std::lround(area.top() * dpr));
+    const int bottom = static_cast<int>(std::lround(area.bottom() * dpr));
+    const double height = bottom - top;
+
+    PlotRaster raster;
+    raster.background = kBackground;
+    raster.top = top;
+    raster.bottom = bottom;
+    raster.grid = kGrid;
+    raster.frame = kFrame;
+    for (int i = 1; i < 4; ++i)
+        raster.grid_rows.push_back(bottom -
+                                   static_cast<int>(std::lround(height * kHeadroom * i / 4)));
+    struct Marker {
+        double x0, x1;  // device columns
+        QColor color;
+    };
+    std::vector<Marker> markers;
+    struct Curve {
+        int channel;
+        int left, columns;
+    };
+    std::vector<Curve> curves;
+    std::vector<double> values;
+    for (int lane = 0; lane < lanes; ++lane) {
+        const QRectF la = laneArea(lane, lanes);
+        const int left = static_cast<int>(std::lround(la.left() * dpr));
+        const int columns = static_cast<int>(std::lround(la.right() * dpr)) - left;
+        if (columns <= 0) continue;
+        raster.lanes.emplace_back(left, left + columns);
+        QList<int> lane_channels = parade_ ? QList<int>{channels.value(lane, -1)} : channels;
+        lane_channels.removeAll(-1);
+        std::vector<std::vector<double>> series;
+        std::vector<double> pooled;
+        for (int c : lane_channels) {
+            column_means(model_->prefixSums(c), first_, last_, columns, values);
+            if (model_->logScale())
+                for (double& v : values) v = std::log10(1.0 + v);
+            pooled.insert(pooled.end(), values.begin(), values.end());
+            series.push_back(values);
+        }
+        double ceiling = plot_ceiling(pooled);
+        if (ceiling <= 0.0) ceiling = 1.0;
+        // Whole pixels for the full height, and the fraction of it snapped to 1e-9: columns
+        // whose sums differ only by rounding (a flat histogram's) get the same height.
+        const double usable = std::floor(height * kHeadroom);
+        for (std::size_t i = 0; i < series.size(); ++i) {
+            const int c = lane_channels[static_cast<int>(i)];
+            const QString name = model_->channelName(c);
+            const ChannelPaint paint = paint_of(name, colour_overlay && !is_colour(name));
+            PlotFill fill;
+            fill.left = left;
+            fill.fill = paint.fill;
+            fill.edge = paint.edge;
+            fill.edge_rows = std::max(1, static_cast<int>(std::lround(dpr)));
+            fill.top.resize(static_cast<std::size_t>(columns));
+            for (int x = 0; x < columns; ++x) {
+                const double v = series[i][static_cast<std::size_t>(x)];
+                const double fraction = std::round(v / ceiling * 1e9) / 1e9;
+                int t = bottom - static_cast<int>(std::lround(fraction * usable));
+                // Any count shows: at least one row.
+                if (v > 0.0) t = std::min(t, bottom - 1);
+                fill.top[static_cast<std::size_t>(x)] = std::max(t, top);
+                if (fraction * usable > height) {  // above the headroom too: cut
+                    ++clipped_columns_;
+                    if (!markers.empty() && markers.back().x1 == left + x &&
+                        markers.back().color == channel_color(name))
+                        markers.back().x1 = left + x + 1;
+                    else
+                        markers.push_back({static_cast<double>(left + x),
+                                           static_cast<double>(left + x + 1), channel_color(name)});
+                }
+            }
+            raster.fills.push_back(std::move(fill));
+            if (model_->cumulative()) curves.push_back({c, left, columns});
+        }
+    }
+    paint_plot(plot_, raster);
+
+    QPainter p(&plot_);
+    p.setRenderHint(QPainter::Antialiasing);
+    // The cumulative distribution, 0 at the bottom to 1 at the top, at each column's right edge.
+    for (const Curve& curve : curves) {
+        const std::vector<double>& prefix = model_->prefixSums(curve.channel);
+        const double total = prefix.back();
+        if (total <= 0.0) continue;
+        QPolygonF line;
+        line.reserve(curve.columns + 1);
+        const double w = static_cast<double>(last_ - first_) / curve.columns;
+        for (int x = 0; x <= curve.columns; ++x) {
+            const double f = count_below(prefix, first_ + w * x) / total;
+            line << QPointF((curve.left + x) / dpr, (bottom - height * f) / dpr);
+        }
+        p.setPen(QPen(channel_color(model_->channelName(curve.channel)).lighter(120), 1.4,
+                      Qt::DashLine));
+        p.drawPolyline(line);
+    }
+    // Spikes cut at the top: a small triangle over each run of cut columns.
+    const double tri = fontMetrics().height() * 0.35;
+    p.setPen(Qt::NoPen);
+    for (const Marker& m : markers) {
+        const double cx = (m.x0 + m.x1) / 2.0 / dpr;
+        const double y = top / dpr;
+        p.setBrush(m.color);
+        p.drawPolygon(QPolygonF{QPointF(cx - tri, y + tri * 1.4), QPointF(cx + tri, y + tri * 1.4),
+                                QPointF(cx, y)});
+    }
+    p.setRenderHint(QPainter::Antialiasing, false);
+    paintAxes(p, channels);
+}
+
+void HistogramView::paintAxes(QPainter& p, const QList<int>& channels) const {
+    const HistogramData& d = model_->histogram();
+    const QFontMetrics fm = fontMetrics();
+    p.setPen(kText);
+    // Bin-edge ticks under the plot, or under each lane of the parade (each lane spans the
+    // same bin range). A label that would touch the previous one is left out (the end of one
+    // lane and the start of the next), and every lane but the last omits its end label.
+    const auto lanes = parade_ ? std::max<int>(1, static_cast<int>(channels.size())) : 1;
     const int ticks = lanes == 1 ? 4 : (lanes == 2 ? 2 : 1);
+    double drawn_right = -1e9;
     for (int lane = 0; lane < lanes; ++lane) {
         const QRectF la = laneArea(lane, lanes);
         for (int i = 0; i <= ticks; ++i) {
             const double x = la.left() + la.width() * i / ticks;
+            p.drawLine(QPointF(x, la.bottom()), QPointF(x, la.bottom() + fm.height() * 0.2));
+            if (i == ticks && lane + 1 < lanes) continue;
             const int bin = first_ + (last_ - first_) * i / ticks;
             const QString label = QString::number(d.bin_lower(bin), 'g', 6);
             const double w = fm.horizontalAdvance(label);
             const double lx = std::clamp(x - w / 2, la.left(), la.right() - w);
+            if (lx < drawn_right + fm.height() * 0.5) continue;
             p.drawText(QPointF(lx, la.bottom() + fm.ascent() + fm.height() * 0.25), label);
-            p.drawLine(QPointF(x, la.bottom()), QPointF(x, la.bottom() + fm.height() * 0.2));
+            drawn_right = lx + w;
+        }
+        if (parade_ && lane < channels.size()) {
+            // The lane's name above it, in the text colour after a swatch of its own.
+            const QString name = model_->channelName(channels[lane]);
+            const double s = fm.height() * 0.6;
+            const double y = la.top() - fm.height() * 1.3;
+            p.fillRect(QRectF(la.left(), y + (fm.height() - s) / 2, s, s), channel_color(name));
+            p.drawText(QRectF(la.left() + s + 4, y, la.width() - s - 4, fm.height()),
+                       Qt::AlignLeft | Qt::AlignVCenter, name);
         }
     }
-    // The scale and the title in the left margin.
+    // The title and the scale in the left margin, and whether spikes are cut.
+    const QRectF area = plotArea();
     const QRectF margin(0, area.top(), area.left() - fm.height() * 0.4, fm.height());
-    p.drawText(margin, Qt::AlignRight | Qt::AlignTop,
-               model_->logScale() ? tr("log") : tr("linear"));
-    if (!title_.isEmpty()) {
-        QFont bold = font();
-        bold.setBold(true);
-        p.save();
-        p.setFont(bold);
-        p.drawText(margin.translated(0, fm.height() * 1.2), Qt::AlignRight | Qt::AlignTop,
-                   fm.elidedText(title_, Qt::ElideRight, static_cast<int>(margin.width())));
-        p.restore();
+    auto line = [&](int row, const QString& text, bool bold) {
+        QFont f = font();
+        f.setBold(bold);
+        p.setFont(f);
+        p.drawText(
+            margin.translated(0, fm.height() * 1.15 * row), Qt::AlignRight | Qt::AlignTop,
+            QFontMetrics(f).elidedText(text, Qt::ElideRight, static_cast<int>(margin.width())));
+    };
+    int row = 0;
+    if (!title_.isEmpty()) line(row++, title_, true);
+    if (!note_.isEmpty()) {
+        p.setPen(QColor(240, 190, 90));
+        line(row++, note_, false);
+        p.setPen(kText);
     }
+    line(row++, model_->logScale() ? tr("log") : tr("linear"), false);
+    if (clipped_columns_ > 0) {
+        p.setPen(kText.darker(130));
+        line(row++, tr("spikes cut"), false);
+    }
+    p.setFont(font());
+}
+
+void HistogramView::paintReadout(QPainter& p, const QRectF& area) const {
+    const QString text = readout(hover_.first, hover_.second);
+    if (text.isEmpty()) return;
+    const QFontMetrics fm = fontMetrics();
+    // One line when it fits inside the plot, else the range above the counts.
+    QString shown = text;
+    const qsizetype split = text.indexOf(QLatin1String("  "));
+    if (fm.horizontalAdvance(text) + 12 > area.width() && split > 0)
+        shown = text.left(split) + QLatin1Char('\n') + text.mid(split + 2);
+    // The same width and flags to measure and to draw, so the box holds every line.
+    const int width = std::max(1, static_cast<int>(area.width()) - 20);
+    const int flags = Qt::AlignLeft | Qt::AlignTop | Qt::TextWordWrap;
+    const QRect bounds = fm.boundingRect(QRect(0, 0, width, 10000), flags, shown);
+    const QRectF box(area.left() + 4, area.top() + 4, bounds.width() + 12, bounds.height() + 6);
+    p.fillRect(box, QColor(10, 10, 12, 215));
+    p.setPen(kText);
+    p.drawText(QRectF(box.left() + 6, box.top() + 3, width, bounds.height()), flags, shown);
 }
 
 void HistogramView::paintEvent(QPaintEvent*) {
+    if (plot_stale_ || plot_.size() != (QSizeF(size()) * devicePixelRatioF()).toSize())
+        renderPlot();
     QPainter p(this);
-    p.setRenderHint(QPainter::Antialiasing);
-    p.fillRect(rect(), palette().color(QPalette::Base));
+    p.drawImage(QPointF(0, 0), plot_);
+    if (!model_ || model_->empty()) return;
     const QRectF area = plotArea();
-    if (!model_ || model_->empty() || last_ <= first_) {
-        p.setPen(palette().color(QPalette::PlaceholderText));
-        p.drawText(rect(), Qt::AlignCenter, placeholder_);
-        if (!title_.isEmpty())
-            p.drawText(rect().adjusted(6, 4, -6, -4), Qt::AlignRight | Qt::AlignTop, title_);
-        return;
-    }
-    paintAxes(p, area);
-    const QList<int> channels = visibleChannels();
-    const auto lanes = static_cast<int>(channels.size());
-    for (int i = 0; i < lanes; ++i) {
-        const int c = channels[i];
-        const QRectF lane = laneArea(parade_ ? i : 0, parade_ ? lanes : 1);
-        double y_max = 0.0;
-        const QVector<double> s = model_->series(c);
-        // Overlaid channels share one scale; parade lanes scale on their own.
-        for (int k = parade_ ? i : 0; k < (parade_ ? i + 1 : lanes); ++k) {
-            const QVector<double> sk = k == i ? s : model_->series(channels[k]);
-            for (int b = first_; b < last_; ++b) y_max = std::max(y_max, sk[b]);
-        }
-        p.save();
-        p.setClipRect(lane.adjusted(-1, -1, 1, 1));
-        const bool luma = model_->channelName(c) == QLatin1String("luma") && lanes > 1 && !parade_;
-        p.setCompositionMode(QPainter::CompositionMode_Plus);
-        paintChannel(p, lane, c, y_max, !luma);
-        p.setCompositionMode(QPainter::CompositionMode_SourceOver);
-        paintCumulative(p, lane, c);
-        p.restore();
-        if (parade_) {
-            p.setPen(channel_color(model_->channelName(c)));
-            p.drawText(lane.adjusted(4, 2, -4, 0), Qt::AlignLeft | Qt::AlignTop,
-                       model_->channelName(c));
-        }
-    }
-    p.setPen(QPen(palette().color(QPalette::Mid), 1));
-    p.setBrush(Qt::NoBrush);
-    p.drawRect(area);
-
     if (drag_start_ >= 0.0 && drag_now_ >= 0.0) {
-        QColor sel = palette().color(QPalette::Highlight);
-        sel.setAlpha(70);
+        QColor sel(64, 140, 230, 70);
         p.fillRect(QRectF(QPointF(std::min(drag_start_, drag_now_), area.top()),
                           QPointF(std::max(drag_start_, drag_now_), area.bottom())),
                    sel);
     }
-    if (hover_bin_ >= first_ && hover_bin_ < last_ && !parade_) {
-        const double x =
-            area.left() + area.width() * (hover_bin_ - first_ + 0.5) / (last_ - first_);
-        p.setPen(QPen(palette().color(QPalette::Highlight), 1));
-        p.drawLine(QPointF(x, area.top()), QPointF(x, area.bottom()));
-        const QString text = readout(hover_bin_);
-        const QFontMetrics fm = fontMetrics();
-        QRectF box(area.left() + 6, area.top() + 4, fm.horizontalAdvance(text) + 12,
-                   fm.height() + 6);
-        QColor bg = palette().color(QPalette::ToolTipBase);
-        bg.setAlpha(220);
-        p.fillRect(box, bg);
-        p.setPen(palette().color(QPalette::ToolTipText));
-        p.drawText(box, Qt::AlignCenter, text);
+    if (hover_.first >= 0) {
+        p.setPen(QPen(QColor(64, 140, 230), 0));
+        p.drawLine(QPointF(hover_x_, area.top()), QPointF(hover_x_, area.bottom()));
+        paintReadout(p, area);
     }
 }
 
-QString HistogramView::readout(int bin) const {
-    if (!model_ || model_->empty() || bin < 0 || bin >= model_->rowCount()) return {};
+void HistogramView::resizeEvent(QResizeEvent* event) {
+    QWidget::resizeEvent(event);
+    plot_stale_ = true;
+}
+
+void HistogramView::changeEvent(QEvent* event) {
+    QWidget::changeEvent(event);
+    if (event->type() == QEvent::FontChange) invalidate();
+}
+
+QString HistogramView::readout(int first, int last) const {
+    if (!model_ || model_->empty() || first < 0 || first >= model_->rowCount()) return {};
+    if (last < 0) last = first + 1;
+    last = std::clamp(last, first + 1, model_->rowCount());
     const HistogramData& d = model_->histogram();
-    QString text = QStringLiteral("[%1, %2)").arg(d.bin_lower(bin)).arg(d.bin_lower(bin + 1));
+    QString text = QStringLiteral("[%1, %2)").arg(d.bin_lower(first)).arg(d.bin_lower(last));
     for (int c : visibleChannels()) {
-        const std::uint64_t n = model_->count(bin, c);
+        std::uint64_t n = 0;
+        for (int b = first; b < last; ++b) n += model_->count(b, c);
         const double total = static_cast<double>(std::max<std::uint64_t>(model_->total(c), 1));
         text += QStringLiteral("  %1 %2 (%3%)")
                     .arg(model_->channelName(c))
@@ -299,10 +443,11 @@ void HistogramView::mouseMoveEvent(QMouseEvent* event) {
     const QRectF area = plotArea();
     const double x = event->position().x();
     if (drag_start_ >= 0.0) drag_now_ = std::clamp(x, area.left(), area.right());
-    const int bin = binAt(x, area);
-    if (bin != hover_bin_) {
-        hover_bin_ = bin;
-        emit hoverChanged(readout(bin));
+    const auto bins = columnBins(x);
+    hover_x_ = x;
+    if (bins != hover_) {
+        hover_ = bins;
+        emit hoverChanged(readout(bins.first, bins.second));
     }
     update();
 }
@@ -348,7 +493,7 @@ void HistogramView::wheelEvent(QWheelEvent* event) {
 }
 
 void HistogramView::leaveEvent(QEvent*) {
-    hover_bin_ = -1;
+    hover_ = {-1, -1};
     emit hoverChanged(QString());
     update();
 }

@@ -11,6 +11,19 @@ namespace hs::ui {
 namespace {
 constexpr double kMinZoom = 0.02;
 constexpr double kMaxZoom = 64.0;
+
+// Grey squares behind transparent pixels, as image editors draw them.
+const QBrush& checkerboard() {
+    static const QBrush brush = [] {
+        QPixmap tile(16, 16);
+        tile.fill(QColor(102, 102, 102));
+        QPainter p(&tile);
+        p.fillRect(0, 0, 8, 8, QColor(153, 153, 153));
+        p.fillRect(8, 8, 8, 8, QColor(153, 153, 153));
+        return QBrush(tile);
+    }();
+    return brush;
+}
 }  // namespace
 
 ImageView::ImageView(QWidget* parent) : QWidget(parent) {
@@ -25,19 +38,39 @@ QSize ImageView::sizeHint() const {
     return {em * 40, em * 30};
 }
 
-void ImageView::setOriginal(const QImage& image) {
-    if (image.isNull()) return;
-    const bool new_size = image.size() != original_.size();
-    original_ = image;
-    original_pixmap_ = QPixmap::fromImage(image);
-    if (new_size || fitted_) fit();
+void ImageView::setSide(Side& side, const Picture& picture) {
+    side.picture = picture;
+    side.pixmap = picture.shown.isNull() ? QPixmap() : QPixmap::fromImage(picture.shown);
+}
+
+void ImageView::setImageSize(QSize size) {
+    if (size == size_) return;
+    size_ = size;
+    fit();
+}
+
+void ImageView::setOriginal(const Picture& picture) {
+    if (picture.shown.isNull()) return;
+    if (size_.isEmpty()) size_ = picture.shown.size();
+    setSide(original_, picture);
+    if (fitted_) fit();
     update();
 }
 
-void ImageView::setEqualized(const QImage& image) {
-    equalized_ = image;
-    equalized_pixmap_ = image.isNull() ? QPixmap() : QPixmap::fromImage(image);
+void ImageView::setEqualized(const Picture& picture) {
+    setSide(equalized_, picture);
     if (fitted_) fit();
+    update();
+}
+
+void ImageView::setClippingVisible(bool on) {
+    clipping_visible_ = on;
+    update();
+}
+
+void ImageView::setNote(const QString& note) {
+    if (note == note_) return;
+    note_ = note;
     update();
 }
 
@@ -64,23 +97,37 @@ QRectF ImageView::pane(int index) const {
 }
 
 QRectF ImageView::imageRect(const QRectF& area) const {
-    const double w = original_.width() * zoom_, h = original_.height() * zoom_;
+    const double w = size_.width() * zoom_, h = size_.height() * zoom_;
     return {area.center().x() - center_.x() * zoom_, area.center().y() - center_.y() * zoom_, w, h};
 }
 
+QPoint ImageView::pixelAt(QPointF pos, bool* equalized_side) const {
+    const QPoint none(-1, -1);
+    if (!hasImage()) return none;
+    int index = 0;
+    if (comparing() && compare_ == Compare::SideBySide && pane(1).contains(pos)) index = 1;
+    const QRectF r = imageRect(pane(index));
+    if (!r.contains(pos)) return none;
+    if (equalized_side != nullptr)
+        *equalized_side =
+            comparing() && (compare_ == Compare::SideBySide ? index == 1 : pos.x() >= dividerX());
+    const QPointF p = (pos - r.topLeft()) / zoom_;
+    return {std::clamp(static_cast<int>(p.x()), 0, size_.width() - 1),
+            std::clamp(static_cast<int>(p.y()), 0, size_.height() - 1)};
+}
+
 double ImageView::fitZoom() const {
-    if (original_.isNull()) return 1.0;
+    if (size_.isEmpty()) return 1.0;
     const QRectF area = pane(0);
-    return std::clamp(
-        std::min(area.width() / original_.width(), area.height() / original_.height()), kMinZoom,
-        kMaxZoom);
+    return std::clamp(std::min(area.width() / size_.width(), area.height() / size_.height()),
+                      kMinZoom, kMaxZoom);
 }
 
 void ImageView::fit() {
     fitted_ = true;
-    if (original_.isNull()) return;
+    if (size_.isEmpty()) return;
     zoom_ = fitZoom();
-    center_ = QPointF(original_.width() / 2.0, original_.height() / 2.0);
+    center_ = QPointF(size_.width() / 2.0, size_.height() / 2.0);
     emit zoomChanged(zoom_);
     update();
 }
@@ -96,7 +143,7 @@ void ImageView::zoomOut() {
 }
 
 void ImageView::zoomAt(double factor, QPointF anchor) {
-    if (original_.isNull()) return;
+    if (size_.isEmpty()) return;
     const double z = std::clamp(zoom_ * factor, kMinZoom, kMaxZoom);
     // Keep the image point under `anchor` where it is.
     QRectF area = pane(0);
@@ -123,46 +170,77 @@ void ImageView::drawLabel(QPainter& p, const QRectF& area, const QString& text, 
     p.drawText(box, Qt::AlignCenter, text);
 }
 
+// One side's picture over `target` (the whole image's rectangle), within the painter's clip.
+void ImageView::drawSide(QPainter& p, const Side& side, const QRectF& target) const {
+    const QRectF visible =
+        target.intersected(p.hasClipping() ? p.clipBoundingRect() : QRectF(rect()));
+    if (visible.isEmpty()) return;
+    if (side.picture.shown.hasAlphaChannel()) {
+        p.setBrushOrigin(target.topLeft());
+        p.fillRect(visible, checkerboard());
+    }
+    const double shown_scale = static_cast<double>(side.picture.shown.width()) / size_.width();
+    if (!side.picture.full.isNull() && zoom_ > shown_scale * 1.01) {
+        // Past the reduced picture's resolution: the visible part of the full one.
+        const QRectF source((visible.topLeft() - target.topLeft()) / zoom_, visible.size() / zoom_);
+        p.drawImage(visible, side.picture.full, source);
+    } else {
+        p.drawPixmap(target, side.pixmap, QRectF(side.pixmap.rect()));
+    }
+    if (clipping_visible_ && !side.picture.clipping.isNull()) {
+        p.save();
+        p.setRenderHint(QPainter::SmoothPixmapTransform, false);
+        p.drawImage(target, side.picture.clipping);
+        p.restore();
+    }
+}
+
 void ImageView::paintEvent(QPaintEvent*) {
     QPainter p(this);
     p.fillRect(rect(), palette().color(QPalette::Dark));
-    if (original_.isNull()) {
+    if (!hasImage()) {
         p.setPen(palette().color(QPalette::PlaceholderText));
         p.drawText(rect(), Qt::AlignCenter, tr("Open a photo or a video (Ctrl+O) or drop it here"));
         return;
     }
     p.setRenderHint(QPainter::SmoothPixmapTransform, zoom_ < 2.0);
     if (!comparing()) {
-        p.drawPixmap(imageRect(pane(0)), original_pixmap_, QRectF(original_pixmap_.rect()));
-        return;
-    }
-    if (compare_ == Compare::SideBySide) {
+        drawSide(p, original_, imageRect(pane(0)));
+    } else if (compare_ == Compare::SideBySide) {
         for (int i = 0; i < 2; ++i) {
             const QRectF area = pane(i);
             p.save();
             p.setClipRect(area);
-            p.drawPixmap(imageRect(area), i == 0 ? original_pixmap_ : equalized_pixmap_,
-                         QRectF(original_pixmap_.rect()));
+            drawSide(p, i == 0 ? original_ : equalized_, imageRect(area));
             p.restore();
             drawLabel(p, area, i == 0 ? tr("Original") : tr("Equalized"), false);
         }
-        return;
+    } else {
+        const QRectF target = imageRect(pane(0));
+        const double x = dividerX();
+        p.save();
+        p.setClipRect(QRectF(0, 0, x, height()));
+        drawSide(p, original_, target);
+        p.setClipRect(QRectF(x, 0, width() - x, height()));
+        drawSide(p, equalized_, target);
+        p.restore();
+        p.setPen(QPen(QColor(255, 255, 255, 220), 2));
+        p.drawLine(QPointF(x, 0), QPointF(x, height()));
+        const double r = fontMetrics().height() * 0.6;
+        p.setBrush(QColor(255, 255, 255, 220));
+        p.drawEllipse(QPointF(x, height() / 2.0), r, r);
+        drawLabel(p, QRectF(rect()), tr("Original"), false);
+        drawLabel(p, QRectF(rect()), tr("Equalized"), true);
     }
-    const QRectF target = imageRect(pane(0));
-    const double x = dividerX();
-    p.save();
-    p.setClipRect(QRectF(0, 0, x, height()));
-    p.drawPixmap(target, original_pixmap_, QRectF(original_pixmap_.rect()));
-    p.setClipRect(QRectF(x, 0, width() - x, height()));
-    p.drawPixmap(target, equalized_pixmap_, QRectF(equalized_pixmap_.rect()));
-    p.restore();
-    p.setPen(QPen(QColor(255, 255, 255, 220), 2));
-    p.drawLine(QPointF(x, 0), QPointF(x, height()));
-    const double r = fontMetrics().height() * 0.6;
-    p.setBrush(QColor(255, 255, 255, 220));
-    p.drawEllipse(QPointF(x, height() / 2.0), r, r);
-    drawLabel(p, QRectF(rect()), tr("Original"), false);
-    drawLabel(p, QRectF(rect()), tr("Equalized"), true);
+    if (!note_.isEmpty()) {
+        const QFontMetrics fm = fontMetrics();
+        const QString text = fm.elidedText(note_, Qt::ElideRight, width() - 28);
+        const QRectF box(8, height() - fm.height() - 14, fm.horizontalAdvance(text) + 12,
+                         fm.height() + 6);
+        p.fillRect(box, QColor(0, 0, 0, 170));
+        p.setPen(Qt::white);
+        p.drawText(box, Qt::AlignCenter, text);
+    }
 }
 
 void ImageView::resizeEvent(QResizeEvent* event) {
@@ -171,13 +249,13 @@ void ImageView::resizeEvent(QResizeEvent* event) {
 }
 
 void ImageView::wheelEvent(QWheelEvent* event) {
-    if (original_.isNull()) return;
+    if (!hasImage()) return;
     zoomAt(event->angleDelta().y() > 0 ? 1.25 : 0.8, event->position());
     event->accept();
 }
 
 void ImageView::mousePressEvent(QMouseEvent* event) {
-    if (event->button() != Qt::LeftButton || original_.isNull()) return;
+    if (event->button() != Qt::LeftButton || !hasImage()) return;
     last_pos_ = event->position();
     const bool near_divider =
         comparing() && compare_ == Compare::Split &&
@@ -200,6 +278,9 @@ void ImageView::mouseMoveEvent(QMouseEvent* event) {
         setCursor(near ? Qt::SplitHCursor : Qt::ArrowCursor);
     }
     last_pos_ = pos;
+    bool equalized_side = false;
+    const QPoint pixel = pixelAt(pos, &equalized_side);
+    emit pixelHovered(pixel, equalized_side);
 }
 
 void ImageView::mouseReleaseEvent(QMouseEvent*) {
@@ -209,6 +290,10 @@ void ImageView::mouseReleaseEvent(QMouseEvent*) {
 
 void ImageView::mouseDoubleClickEvent(QMouseEvent*) {
     fit();
+}
+
+void ImageView::leaveEvent(QEvent*) {
+    emit pixelHovered(QPoint(-1, -1), false);
 }
 
 }  // namespace hs::ui

@@ -17,6 +17,8 @@
 #include <QMessageBox>
 #include <QMimeData>
 #include <QPainter>
+#include <QProgressBar>
+#include <QScreen>
 #include <QSettings>
 #include <QSlider>
 #include <QSplitter>
@@ -27,6 +29,7 @@
 #include <QToolBar>
 #include <QToolButton>
 #include <QVBoxLayout>
+#include <limits>
 
 #include "histoscope/ui/compare_dialog.hpp"
 #include "histoscope/ui/controller.hpp"
@@ -35,9 +38,11 @@
 #include "histoscope/ui/histogram_model.hpp"
 #include "histoscope/ui/histogram_view.hpp"
 #include "histoscope/ui/image_view.hpp"
+#include "histoscope/ui/pixel_readout.hpp"
 #include "histoscope/ui/stats_model.hpp"
 #include "histoscope/ui/timing_model.hpp"
 #include "histoscope/ui/timing_panel.hpp"
+#include "host_bandwidth.hpp"
 
 namespace hs::ui {
 
@@ -46,9 +51,9 @@ namespace {
 constexpr int kMaxRecent = 8;
 const QString kRecentKey = QStringLiteral("recentFiles");
 const QString kMediaFilter = QStringLiteral(
-    "Photos and video (*.png *.jpg *.jpeg *.tif *.tiff *.bmp *.webp *.ppm *.pgm *.pnm *.avi "
-    "*.mp4 *.mkv *.mov *.webm);;Photos (*.png *.jpg *.jpeg *.tif *.tiff *.bmp *.webp *.ppm "
-    "*.pgm *.pnm);;Video (*.avi *.mp4 *.mkv *.mov *.webm);;All files (*)");
+    "Photos and video (*.png *.jpg *.jpeg *.tif *.tiff *.bmp *.webp *.gif *.ppm *.pgm *.pnm "
+    "*.avi *.mp4 *.mkv *.mov *.webm);;Photos (*.png *.jpg *.jpeg *.tif *.tiff *.bmp *.webp "
+    "*.gif *.ppm *.pgm *.pnm);;Video (*.avi *.mp4 *.mkv *.mov *.webm);;All files (*)");
 
 QString base_name(const QString& path) {
     return QFileInfo(path).completeBaseName();
@@ -79,7 +84,9 @@ MainWindow::MainWindow(Controller* controller, const QString& samples_dir, QWidg
       frame_slider_(new QSlider(Qt::Horizontal, this)),
       frame_label_(new QLabel(this)),
       engine_label_(new QLabel(this)),
-      media_label_(new QLabel(this)) {
+      media_label_(new QLabel(this)),
+      busy_label_(new QLabel(this)),
+      busy_bar_(new QProgressBar(this)) {
     setWindowTitle(tr("Histoscope"));
     setWindowIcon(QIcon(QStringLiteral(":/icons/histoscope.svg")));
     setAcceptDrops(true);
@@ -91,10 +98,24 @@ MainWindow::MainWindow(Controller* controller, const QString& samples_dir, QWidg
     buildLayout();
     buildMenus();
     connectController();
+    // Busy: an indeterminate bar and what is pending, hidden when idle.
+    busy_bar_->setRange(0, 0);
+    busy_bar_->setMaximumWidth(fontMetrics().height() * 5);
+    busy_bar_->setMaximumHeight(fontMetrics().height());
+    busy_bar_->setTextVisible(false);
+    busy_bar_->hide();
+    busy_label_->hide();
+    statusBar()->addPermanentWidget(busy_label_);
+    statusBar()->addPermanentWidget(busy_bar_);
     statusBar()->addPermanentWidget(media_label_);
     statusBar()->addPermanentWidget(engine_label_);
+    // The first window fits the screen whatever the scale factor (restoreSettings() may then
+    // bring back the size the user left it at).
     const int em = fontMetrics().height();
-    resize(em * 96, em * 56);
+    QSize size(em * 96, em * 56);
+    if (const QScreen* screen = QGuiApplication::primaryScreen())
+        size = size.boundedTo(screen->availableGeometry().size() * 0.92);
+    resize(size);
     restoreSettings();
     emit enginesRequested();
 }
@@ -108,9 +129,9 @@ void MainWindow::buildLayout() {
     split_slider_->setToolTip(tr("Before/after divider: original left, equalized right"));
     play_button_->setIcon(style()->standardIcon(QStyle::SP_MediaPlay));
     play_button_->setToolTip(tr("Play/pause (Space)"));
-    frame_slider_->setToolTip(tr("Seek"));
+    frame_slider_->setToolTip(tr("Seek: the frame follows while dragging"));
     frame_label_->setMinimumWidth(
-        fontMetrics().horizontalAdvance(QStringLiteral("00000 / 00000  dropped 00000")));
+        fontMetrics().horizontalAdvance(QStringLiteral("Frame 00000 / 00000  dropped 00000")));
     auto* video_layout = new QHBoxLayout(video_bar_);
     video_layout->setContentsMargins(0, 0, 0, 0);
     auto* prev = new QToolButton(this);
@@ -128,8 +149,10 @@ void MainWindow::buildLayout() {
     connect(play_button_, &QToolButton::clicked, this, &MainWindow::playToggleRequested);
     connect(prev, &QToolButton::clicked, this, [this] { emit stepRequested(-1); });
     connect(next, &QToolButton::clicked, this, [this] { emit stepRequested(1); });
-    connect(frame_slider_, &QSlider::sliderReleased, this,
-            [this] { emit seekRequested(frame_slider_->value()); });
+    // Every user move, dragging included (the controller keeps the latest); updates from
+    // playback block the slider's signals.
+    connect(frame_slider_, &QSlider::valueChanged, this,
+            [this](int value) { emit seekRequested(value); });
 
     auto* split_row = new QHBoxLayout;
     split_row->addWidget(new QLabel(tr("Original"), this));
@@ -208,7 +231,7 @@ void MainWindow::buildMenus() {
             ? QStringList()
             : samples.entryList(
                   {QStringLiteral("*.jpg"), QStringLiteral("*.png"), QStringLiteral("*.tif"),
-                   QStringLiteral("*.avi"), QStringLiteral("*.mp4")},
+                   QStringLiteral("*.gif"), QStringLiteral("*.avi"), QStringLiteral("*.mp4")},
                   QDir::Files, QDir::Name);
     if (!sample_files.isEmpty()) {
         QMenu* menu = file->addMenu(tr("Open &Sample"));
@@ -260,15 +283,36 @@ void MainWindow::buildMenus() {
         if (on) image_view_->setCompare(ImageView::Compare::SideBySide);
     });
     view->addSeparator();
-    QAction* log = view->addAction(tr("&Log Scale"));
-    log->setShortcut(QKeySequence(Qt::Key_L));
-    connect(log, &QAction::triggered, controls_->logCheck(), &QCheckBox::toggle);
-    QAction* cumulative = view->addAction(tr("C&umulative Curve"));
-    cumulative->setShortcut(QKeySequence(Qt::Key_U));
-    connect(cumulative, &QAction::triggered, controls_->cumulativeCheck(), &QCheckBox::toggle);
-    QAction* parade = view->addAction(tr("&Parade"));
-    parade->setShortcut(QKeySequence(Qt::Key_P));
-    connect(parade, &QAction::triggered, controls_->paradeCheck(), &QCheckBox::toggle);
+    // Checkable actions that mirror the panel's boxes (either one toggles the other).
+    auto mirror = [&](const QString& text, QKeySequence key, QCheckBox* box) {
+        QAction* a = view->addAction(text);
+        a->setShortcut(key);
+        a->setCheckable(true);
+        a->setChecked(box->isChecked());
+        connect(a, &QAction::toggled, box, &QCheckBox::setChecked);
+        connect(box, &QCheckBox::toggled, a, &QAction::setChecked);
+        return a;
+    };
+    mirror(tr("&Log Scale"), QKeySequence(Qt::Key_L), controls_->logCheck());
+    mirror(tr("C&umulative Curve"), QKeySequence(Qt::Key_U), controls_->cumulativeCheck());
+    mirror(tr("&Parade"), QKeySequence(Qt::Key_P), controls_->paradeCheck());
+    view->addSeparator();
+    clipping_action_ = view->addAction(tr("&Clipping Overlay"));
+    clipping_action_->setObjectName(QStringLiteral("clippingAction"));
+    clipping_action_->setCheckable(true);
+    clipping_action_->setShortcut(QKeySequence(Qt::Key_O));
+    clipping_action_->setToolTip(
+        tr("Red where a shown channel is at its maximum, blue where one is at 0"));
+    stretch_action_ = view->addAction(tr("S&tretch Deep Images for Display"));
+    stretch_action_->setObjectName(QStringLiteral("stretchAction"));
+    stretch_action_->setCheckable(true);
+    stretch_action_->setChecked(true);
+    stretch_action_->setShortcut(QKeySequence(Qt::Key_T));
+    stretch_action_->setToolTip(
+        tr("Show 9- to 16-bit images from their 0.1% to their 99.9% value (viewing only: "
+           "histograms, statistics and saved files use the data)"));
+    connect(clipping_action_, &QAction::toggled, this, &MainWindow::sendDisplay);
+    connect(stretch_action_, &QAction::toggled, this, &MainWindow::sendDisplay);
     QAction* reset =
         view->addAction(tr("&Reset Histogram Zoom"), histogram_view_, &HistogramView::resetZoom);
     reset->setShortcut(QKeySequence(Qt::Key_0));
@@ -284,14 +328,31 @@ void MainWindow::buildMenus() {
     prev->setShortcut(QKeySequence(Qt::Key_Comma));
     QAction* first = video->addAction(tr("&First Frame"), this, [this] { emit seekRequested(0); });
     first->setShortcut(QKeySequence(Qt::Key_Home));
-    video_actions_ = {play_action_, next, prev, first};
+    QAction* last = video->addAction(tr("&Last Frame"), this, [this] {
+        emit seekRequested(std::numeric_limits<qint64>::max());  // clamped to the clip
+    });
+    last->setShortcut(QKeySequence(Qt::Key_End));
+    video->addSeparator();
+    loop_action_ = video->addAction(tr("L&oop"));
+    loop_action_->setCheckable(true);
+    loop_action_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_L));
+    loop_action_->setToolTip(tr("Start over at the end of the clip"));
+    connect(loop_action_, &QAction::toggled, this, &MainWindow::loopRequested);
+    video_actions_ = {play_action_, next, prev, first, last};
 
     QMenu* tools = menuBar()->addMenu(tr("&Tools"));
     QAction* compare =
         tools->addAction(tr("&Compare Kernels..."), this, &MainWindow::openCompareDialog);
     compare->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_K));
+    tools
+        ->addAction(tr("Re-measure the CPU's &Read Bandwidth"), controller_,
+                    &Controller::remeasureHostBandwidth)
+        ->setToolTip(tr("The CPU engines' roofline, kept for this machine: best of 7 passes"));
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
+    QAction* keys = help->addAction(tr("&Keyboard Shortcuts"), this, &MainWindow::showShortcuts);
+    keys->setShortcut(QKeySequence::HelpContents);
+    keys->setObjectName(QStringLiteral("shortcutsAction"));
     help->addAction(tr("&About Histoscope"), this, [this] {
         QMessageBox::about(
             this, tr("About Histoscope"),
@@ -326,6 +387,18 @@ void MainWindow::connectController() {
     connect(this, &MainWindow::playToggleRequested, controller_, &Controller::togglePlay);
     connect(this, &MainWindow::stepRequested, controller_, &Controller::step);
     connect(this, &MainWindow::seekRequested, controller_, &Controller::seek);
+    connect(this, &MainWindow::loopRequested, controller_, &Controller::setLoop);
+    connect(this, &MainWindow::displayRequested, controller_, &Controller::setDisplay);
+    connect(this, &MainWindow::hostBandwidthRequested, controller_, &Controller::setHostBandwidth);
+    // Kept with the machine it was measured on.
+    connect(controller_, &Controller::hostBandwidthMeasured, this, [this](double gbs) {
+        QSettings s;
+        s.setValue(QStringLiteral("machine/cpu"), cpu_description());
+        s.setValue(QStringLiteral("machine/readBandwidthGbs"), gbs);
+        statusBar()->showMessage(
+            tr("The CPU's read bandwidth: %1 GB/s (best of 7 passes)").arg(gbs, 0, 'f', 1), 8000);
+    });
+    connect(image_view_, &ImageView::pixelHovered, this, &MainWindow::onPixelHovered);
 
     connect(controller_, &Controller::enginesListed, this,
             [this](const QVector<EngineInfo>& engines, const QVector<EngineInfo>& equalizers) {
@@ -338,6 +411,7 @@ void MainWindow::connectController() {
     connect(controller_, &Controller::engineStatusChanged, this, &MainWindow::onEngineStatus);
     connect(controller_, &Controller::playbackChanged, this, &MainWindow::onPlayback);
     connect(controller_, &Controller::referenceLoaded, this, [this](const QString& path) {
+        has_reference_ = true;
         equalize_->setReferenceName(QFileInfo(path).fileName());
         QSettings().setValue(QStringLiteral("equalize/reference"), path);
     });
@@ -346,10 +420,22 @@ void MainWindow::connectController() {
     });
     connect(controller_, &Controller::errorOccurred, this,
             [this](const QString& message) { showError(tr("Histoscope"), message); });
+    connect(controller_, &Controller::notice, this, [this](const QString& message) {
+        last_error_ = message;
+        statusBar()->showMessage(message, 10000);
+    });
+    connect(controller_, &Controller::busyChanged, this, [this](bool busy, const QString& what) {
+        busy_ = busy;
+        busy_label_->setText(what);
+        busy_label_->setVisible(busy);
+        busy_bar_->setVisible(busy);
+    });
 
     for (HistogramModel* model : {histogram_model_, equalized_model_}) {
         connect(controls_, &ControlsPanel::channelToggled, model,
                 &HistogramModel::setChannelVisible);
+        // The clipping overlay counts the channels shown.
+        connect(controls_, &ControlsPanel::channelToggled, this, &MainWindow::sendDisplay);
         connect(controls_, &ControlsPanel::logToggled, model, &HistogramModel::setLogScale);
         connect(controls_, &ControlsPanel::cumulativeToggled, model,
                 &HistogramModel::setCumulative);
@@ -365,7 +451,7 @@ void MainWindow::connectController() {
     }
     connect(controls_, &ControlsPanel::binsChanged, this, &MainWindow::binsRequested);
     connect(controls_, &ControlsPanel::engineChanged, this, &MainWindow::engineRequested);
-    connect(equalize_, &EqualizePanel::settingsChanged, this, &MainWindow::equalizeRequested);
+    connect(equalize_, &EqualizePanel::settingsChanged, this, &MainWindow::onEqualizeChanged);
     connect(equalize_, &EqualizePanel::equalizerChanged, this, &MainWindow::equalizerRequested);
     connect(equalize_, &EqualizePanel::referenceRequested, this, &MainWindow::chooseReference);
 }
@@ -374,6 +460,8 @@ void MainWindow::connectController() {
 
 void MainWindow::restoreSettings() {
     QSettings s;
+    if (s.value(QStringLiteral("machine/cpu")).toString() == cpu_description())
+        emit hostBandwidthRequested(s.value(QStringLiteral("machine/readBandwidthGbs")).toDouble());
     restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray());
     restoreState(s.value(QStringLiteral("window/state")).toByteArray());
     main_splitter_->restoreState(s.value(QStringLiteral("window/mainSplitter")).toByteArray());
@@ -399,10 +487,15 @@ void MainWindow::restoreSettings() {
     e.tiles_x = s.value(QStringLiteral("equalize/tilesX"), 8).toInt();
     e.tiles_y = s.value(QStringLiteral("equalize/tilesY"), 8).toInt();
     equalize_->setSettings(e);
-    emit equalizeRequested(equalize_->settings());
+    sent_equalize_ = equalize_->settings();
+    emit equalizeRequested(sent_equalize_);
     const QString reference = s.value(QStringLiteral("equalize/reference")).toString();
     if (!reference.isEmpty() && QFileInfo::exists(reference)) emit referenceRequested(reference);
     if (s.value(QStringLiteral("view/sideBySide"), false).toBool()) side_action_->setChecked(true);
+    loop_action_->setChecked(s.value(QStringLiteral("video/loop"), false).toBool());
+    clipping_action_->setChecked(s.value(QStringLiteral("view/clipping"), false).toBool());
+    stretch_action_->setChecked(s.value(QStringLiteral("view/stretchDeep"), true).toBool());
+    sendDisplay();
 }
 
 void MainWindow::saveSettings() const {
@@ -424,6 +517,9 @@ void MainWindow::saveSettings() const {
     s.setValue(QStringLiteral("equalize/tilesX"), e.tiles_x);
     s.setValue(QStringLiteral("equalize/tilesY"), e.tiles_y);
     s.setValue(QStringLiteral("view/sideBySide"), side_action_->isChecked());
+    s.setValue(QStringLiteral("video/loop"), loop_action_->isChecked());
+    s.setValue(QStringLiteral("view/clipping"), clipping_action_->isChecked());
+    s.setValue(QStringLiteral("view/stretchDeep"), stretch_action_->isChecked());
 }
 
 // --- actions
@@ -454,11 +550,41 @@ void MainWindow::chooseAndOpen() {
 }
 
 void MainWindow::chooseReference() {
-    const QString dir =
-        current_path_.isEmpty() ? samples_dir_ : QFileInfo(current_path_).absolutePath();
-    const QString path = QFileDialog::getOpenFileName(
-        this, tr("Reference Image"), dir, kMediaFilter.section(QStringLiteral(";;"), 1, 1));
-    if (!path.isEmpty()) setReferenceFile(path);
+    if (reference_dialog_ == nullptr) {
+        // Window-modal but not blocking: the controller goes on, and tests can answer it.
+        reference_dialog_ = new QFileDialog(this, tr("Reference Image for Match"), QString(),
+                                            kMediaFilter.section(QStringLiteral(";;"), 1, 1));
+        reference_dialog_->setObjectName(QStringLiteral("referenceDialog"));
+        reference_dialog_->setFileMode(QFileDialog::ExistingFile);
+        connect(reference_dialog_, &QFileDialog::fileSelected, this, [this](const QString& path) {
+            setReferenceFile(path);
+            // Match chosen without a reference applies now (after the reference, in order).
+            if (equalize_->settings() != sent_equalize_) {
+                sent_equalize_ = equalize_->settings();
+                emit equalizeRequested(sent_equalize_);
+            }
+        });
+        connect(reference_dialog_, &QFileDialog::rejected, this, [this] {
+            // Match chosen without a reference, and none given: back to the mode before.
+            if (!has_reference_) equalize_->setSettings(sent_equalize_);
+        });
+    }
+    if (reference_dialog_->isVisible()) {
+        reference_dialog_->raise();
+        return;
+    }
+    reference_dialog_->setDirectory(
+        current_path_.isEmpty() ? samples_dir_ : QFileInfo(current_path_).absolutePath());
+    reference_dialog_->open();
+}
+
+void MainWindow::onEqualizeChanged(const EqualizeSettings& settings) {
+    if (settings.mode == EqualizeSettings::Mode::Match && !has_reference_) {
+        chooseReference();  // match needs a reference: the picker rather than an error
+        return;
+    }
+    sent_equalize_ = settings;
+    emit equalizeRequested(settings);
 }
 
 void MainWindow::chooseAndSave() {
@@ -559,13 +685,20 @@ void MainWindow::onMediaLoaded(const MediaInfo& info) {
                        .arg(info.bit_depth);
     if (info.video) text += tr("  %1 frames at %2 fps").arg(info.frames).arg(info.fps, 0, 'f', 2);
     media_label_->setText(text);
-    statusBar()->showMessage(info.notes.isEmpty() ? tr("Opened %1").arg(info.path)
-                                                  : info.notes.join(QStringLiteral("; ")),
-                             8000);
+    // "Opened" once something is shown (a large photo's decoding is not the end of it).
+    if (!info.notes.isEmpty())
+        statusBar()->showMessage(info.notes.join(QStringLiteral("; ")), 8000);
+    announce_open_ = info.notes.isEmpty();
+    image_view_->setImageSize(QSize(info.width, info.height));
+    equalize_->setImageChannels(info.channels);
     for (QAction* a : media_actions_) a->setEnabled(true);
     for (QAction* a : video_actions_) a->setEnabled(info.video);
     video_bar_->setVisible(info.video);
-    frame_slider_->setRange(0, static_cast<int>(std::max<std::int64_t>(0, info.frames - 1)));
+    {
+        const QSignalBlocker block(frame_slider_);
+        frame_slider_->setRange(0, static_cast<int>(std::max<std::int64_t>(0, info.frames - 1)));
+        frame_slider_->setValue(0);
+    }
     timing_model_->clear();
     if (compare_) compare_->close();
     addRecent(info.path);
@@ -581,8 +714,24 @@ void MainWindow::onLoadFailed(const QString& path, const QString& message) {
 }
 
 void MainWindow::onFrame(const FrameResult& result) {
-    if (!result.original.isNull()) image_view_->setOriginal(result.original);
-    image_view_->setEqualized(result.equalized);
+    image_view_->setOriginal({result.original, result.original_full, result.original_clipping});
+    image_view_->setEqualized({result.equalized, result.equalized_full, result.equalized_clipping});
+    source_ = result.source;
+    result_ = result.result;
+    result_factor_ = result.result_factor;
+    // Which result this is: a large photo's preview says so until the exact one replaces it.
+    const QString note = result.preview ? tr("preview") : QString();
+    histogram_view_->setTitle(tr("Original"), note);
+    equalized_view_->setTitle(tr("Equalized"), note);
+    QStringList notes;
+    if (result.preview)
+        notes << tr("Preview at 1/%1 resolution: computing the full resolution...")
+                     .arg(result.result_factor);
+    if (!result.display_note.isEmpty()) notes << result.display_note;
+    image_view_->setNote(notes.join(QStringLiteral("  \u00b7  ")));
+    equalized_view_->setPlaceholder(result.equalize_note.isEmpty()
+                                        ? tr("Equalization is off: choose a mode below")
+                                        : result.equalize_note);
     const HistogramData& h = result.original_histogram;
     controls_->setChannels(h.channel_names);
     for (const QString& name : h.channel_names)
@@ -600,12 +749,97 @@ void MainWindow::onFrame(const FrameResult& result) {
     }
     stats_model_->setStats(names, stats);
     timing_model_->add(result.timing);
+    if (announce_open_) {
+        statusBar()->showMessage(tr("Opened %1").arg(current_path_), 8000);
+        announce_open_ = false;
+    }
     ++frames_shown_;
     controller_->frameShown();
 }
 
 void MainWindow::onEngineStatus(const EngineStatus& status) {
     engine_label_->setText(status.message);
+    engine_label_->setToolTip(status.detail);
+}
+
+void MainWindow::onPixelHovered(QPoint pixel, bool equalized_side) {
+    if (pixel.x() < 0 || !source_) {
+        statusBar()->clearMessage();
+        return;
+    }
+    QString text = tr("x %1  y %2").arg(pixel.x()).arg(pixel.y());
+    if (equalized_side && result_) {
+        // A preview's equalized samples are those of its reduced copy.
+        const QString values =
+            pixel_readout(result_->view(), pixel.x() / result_factor_, pixel.y() / result_factor_);
+        text +=
+            tr("  equalized%1: %2").arg(result_factor_ > 1 ? tr(" (preview)") : QString(), values);
+    } else {
+        text += tr("  original: %1").arg(pixel_readout(source_->view(), pixel.x(), pixel.y()));
+    }
+    text += tr("  zoom %1%").arg(image_view_->zoom() * 100.0, 0, 'g', 3);
+    statusBar()->showMessage(text);
+}
+
+void MainWindow::sendDisplay() {
+    const bool clipping = clipping_action_->isChecked();
+    image_view_->setClippingVisible(clipping);
+    unsigned channels = 0;
+    if (clipping) {
+        // The colour channels shown (gray counts as channel 0).
+        const QStringList names{QStringLiteral("r"), QStringLiteral("g"), QStringLiteral("b")};
+        for (int c = 0; c < names.size(); ++c) {
+            const QCheckBox* box = controls_->channelCheck(names[c]);
+            if (box == nullptr || box->isChecked()) channels |= 1u << c;
+        }
+        if (const QCheckBox* gray = controls_->channelCheck(QStringLiteral("gray")))
+            channels = gray->isChecked() ? 1u : 0u;
+        if (channels == 0) channels = 0b111;  // nothing shown: every channel
+    }
+    emit displayRequested(stretch_action_->isChecked(), channels);
+}
+
+void MainWindow::showShortcuts() {
+    // Every menu action that has a shortcut, as the menus name it, then the mouse.
+    QString html = QStringLiteral("<table cellspacing='6'>");
+    for (QAction* menu_action : menuBar()->actions()) {
+        const QMenu* menu = menu_action->menu();
+        if (menu == nullptr) continue;
+        QString rows;
+        for (QAction* a : menu->actions())
+            if (!a->shortcuts().isEmpty()) {
+                QStringList keys;
+                for (const QKeySequence& k : a->shortcuts())
+                    keys << k.toString(QKeySequence::NativeText).toHtmlEscaped();
+                rows += QStringLiteral("<tr><td><b>%1</b></td><td>%2</td></tr>")
+                            .arg(keys.join(QStringLiteral(", ")),
+                                 a->text().remove(QLatin1Char('&')).toHtmlEscaped());
+            }
+        if (!rows.isEmpty())
+            html += QStringLiteral("<tr><td colspan='2'><br><i>%1</i></td></tr>")
+                        .arg(menu->title().remove(QLatin1Char('&'))) +
+                    rows;
+    }
+    html +=
+        tr("<tr><td colspan='2'><br><i>Mouse</i></td></tr>"
+           "<tr><td><b>Wheel</b></td><td>Zoom the image or the histogram's bin range</td></tr>"
+           "<tr><td><b>Drag</b></td><td>Pan the image; on a histogram, zoom into a bin "
+           "range</td></tr>"
+           "<tr><td><b>Drag the divider</b></td><td>Compare before and after</td></tr>"
+           "<tr><td><b>Double-click</b></td><td>Fit the image; reset the histogram's "
+           "range</td></tr>"
+           "<tr><td><b>Hover</b></td><td>Pixel values (image) or bin counts (histogram) in "
+           "the status bar</td></tr></table>");
+    if (!shortcuts_) {
+        shortcuts_ = new QMessageBox(QMessageBox::NoIcon, tr("Keyboard Shortcuts"), html,
+                                     QMessageBox::Close, this);
+        shortcuts_->setObjectName(QStringLiteral("shortcutsDialog"));
+        shortcuts_->setTextFormat(Qt::RichText);
+    } else {
+        shortcuts_->setText(html);
+    }
+    shortcuts_->show();
+    shortcuts_->raise();
 }
 
 void MainWindow::onPlayback(const PlaybackState& state) {
@@ -616,8 +850,13 @@ void MainWindow::onPlayback(const PlaybackState& state) {
         const QSignalBlocker block(frame_slider_);
         frame_slider_->setValue(static_cast<int>(state.frame));
     }
+    // Frames count from 1 here, as players show them.
     frame_label_->setText(
-        tr("%1 / %2  dropped %3").arg(state.frame).arg(state.frames).arg(state.dropped));
+        tr("Frame %1 / %2  dropped %3").arg(state.frame + 1).arg(state.frames).arg(state.dropped));
+    if (frame_slider_->maximum() != static_cast<int>(std::max<std::int64_t>(0, state.frames - 1))) {
+        const QSignalBlocker block(frame_slider_);
+        frame_slider_->setMaximum(static_cast<int>(std::max<std::int64_t>(0, state.frames - 1)));
+    }
 }
 
 void MainWindow::showError(const QString& title, const QString& message) {

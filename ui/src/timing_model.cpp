@@ -40,13 +40,15 @@ QVariant TimingModel::headerData(int section, Qt::Orientation orientation, int r
 QVariant TimingModel::data(const QModelIndex& index, int role) const {
     if (!index.isValid() || index.row() >= rowCount()) return {};
     const FrameTiming& e = entries_[static_cast<std::size_t>(index.row())];
+    if (role == Qt::ToolTipRole && index.column() == Stages) return data(index, Qt::DisplayRole);
     if (role == Qt::TextAlignmentRole && index.column() != Kernel && index.column() != Equalizer &&
         index.column() != Stages)
         return QVariant(Qt::AlignRight | Qt::AlignVCenter);
     if (role != Qt::DisplayRole) return {};
     switch (index.column()) {
-        case Frame:
-            return e.frame >= 0 ? QVariant(static_cast<qlonglong>(e.frame)) : QVariant(tr("photo"));
+        case Frame:  // counted from 1, as the video bar counts
+            if (e.frame >= 0) return QVariant(static_cast<qlonglong>(e.frame + 1));
+            return e.preview ? tr("preview") : tr("photo");
         case Kernel:
             return e.engine;
         case Equalizer:

@@ -1,5 +1,6 @@
 #include "histoscope/ui/timing_panel.hpp"
 
+#include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QPainter>
@@ -27,18 +28,34 @@ QColor stage_color(const QString& name) {
 // --- StageBars
 
 StageBars::StageBars(TimingModel* model, QWidget* parent) : QWidget(parent), model_(model) {
-    connect(model_, &QAbstractItemModel::rowsInserted, this, qOverload<>(&QWidget::update));
-    connect(model_, &QAbstractItemModel::modelReset, this, qOverload<>(&QWidget::update));
+    auto changed = [this] {
+        // One readable row per stage: the widget asks for the height they need.
+        const int rows = model_->entries().empty()
+                             ? 0
+                             : static_cast<int>(model_->entries().front().stages.size());
+        if (rows != rows_) {
+            rows_ = rows;
+            setMinimumHeight(rowHeight() * std::max(rows_, 1));
+            updateGeometry();
+        }
+        update();
+    };
+    connect(model_, &QAbstractItemModel::rowsInserted, this, changed);
+    connect(model_, &QAbstractItemModel::modelReset, this, changed);
+}
+
+int StageBars::rowHeight() const {
+    return fontMetrics().height() + 4;
 }
 
 QSize StageBars::sizeHint() const {
     const int em = fontMetrics().height();
-    return {em * 24, em * 6};
+    return {em * 24, rowHeight() * std::max(rows_, 3)};
 }
 
 QSize StageBars::minimumSizeHint() const {
     const int em = fontMetrics().height();
-    return {em * 12, em * 3};
+    return {em * 12, rowHeight() * std::max(rows_, 1)};
 }
 
 void StageBars::paintEvent(QPaintEvent*) {
@@ -54,9 +71,7 @@ void StageBars::paintEvent(QPaintEvent*) {
     int label_w = 0;
     for (const auto& s : stages) label_w = std::max(label_w, fm.horizontalAdvance(s.name));
     const int value_w = fm.horizontalAdvance(QStringLiteral("00000.000 ms"));
-    const double row_h =
-        std::min(static_cast<double>(fm.height()) * 1.3,
-                 static_cast<double>(height()) / static_cast<double>(stages.size()));
+    const double row_h = rowHeight();
     const double bar_left = label_w + 8;
     const double bar_w = std::max(10.0, width() - bar_left - value_w - 8);
     for (int i = 0; i < stages.size(); ++i) {
@@ -65,7 +80,7 @@ void StageBars::paintEvent(QPaintEvent*) {
         p.setPen(palette().color(QPalette::WindowText));
         p.drawText(QRectF(0, y, label_w, row_h), Qt::AlignRight | Qt::AlignVCenter, s.name);
         const double w = max > 0.0 ? bar_w * s.ms / max : 0.0;
-        p.fillRect(QRectF(bar_left, y + row_h * 0.15, std::max(w, 1.0), row_h * 0.7),
+        p.fillRect(QRectF(bar_left, y + row_h * 0.2, std::max(w, 1.0), row_h * 0.6),
                    stage_color(s.name));
         p.drawText(QRectF(bar_left + w + 6, y, value_w, row_h), Qt::AlignLeft | Qt::AlignVCenter,
                    QStringLiteral("%1 ms").arg(s.ms, 0, 'f', 3));
@@ -133,8 +148,11 @@ TimingPanel::TimingPanel(TimingModel* model, QWidget* parent)
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addWidget(summary_);
-    layout->addWidget(bars_);
-    layout->addWidget(sparkline_);
+    // The stages and the recent frames side by side: the table below keeps its rows.
+    auto* row = new QHBoxLayout;
+    row->addWidget(bars_, 3);
+    row->addWidget(sparkline_, 1);
+    layout->addLayout(row);
     layout->addWidget(table_, 1);
     connect(model_, &QAbstractItemModel::rowsInserted, this, &TimingPanel::refresh);
     connect(model_, &QAbstractItemModel::modelReset, this, &TimingPanel::refresh);
@@ -170,7 +188,7 @@ void TimingPanel::refresh() {
                 .arg(e.equalizer.isEmpty() ? tr("off") : e.equalizer)
                 .arg(e.total_ms, 0, 'f', 2);
     if (e.frame >= 0)
-        text += tr(" &middot; video frame %1, dropped %2").arg(e.frame).arg(e.dropped);
+        text += tr(" &middot; video frame %1, dropped %2").arg(e.frame + 1).arg(e.dropped);
     if (!e.stream.isEmpty()) text += tr(" &middot; '%1' frame stream").arg(e.stream);
     summary_->setText(text);
 }

@@ -38,6 +38,7 @@ void register_metatypes() {
     qRegisterMetaType<FrameResult>();
     qRegisterMetaType<PlaybackState>();
     qRegisterMetaType<BenchRow>();
+    qRegisterMetaType<BenchContext>();
     qRegisterMetaType<EngineStatus>();
 }
 

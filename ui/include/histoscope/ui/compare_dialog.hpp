@@ -1,7 +1,9 @@
 #pragma once
 // Tools > Compare kernels: every available engine's benchmark() on the loaded image, run in
-// the controller's thread with progress and cancel; a bar chart of Gpix/s, a table (median ms,
-// Gpix/s, verified against the CPU reference) and CSV/JSON export.
+// the controller's thread with progress per run and a cancel heard within about a second; a
+// bar chart of Gpix/s, a table (median ms, Gpix/s, verified against the CPU reference; the
+// engines that cannot run, with why) and CSV/JSON export with what makes the run
+// reproducible. Its size and the chart/table split are remembered.
 
 #include <QDialog>
 #include <QVector>
@@ -13,6 +15,7 @@ class QLabel;
 class QProgressBar;
 class QPushButton;
 class QSpinBox;
+class QSplitter;
 class QTableWidget;
 
 namespace hs::ui {
@@ -26,6 +29,9 @@ class CompareDialog : public QDialog {
     CompareDialog(Controller* controller, const QString& input, QWidget* parent = nullptr);
 
     const QVector<BenchRow>& rows() const { return rows_; }
+    const BenchContext& context() const { return context_; }
+    QProgressBar* progressBar() const { return progress_; }
+    QSplitter* splitter() const { return splitter_; }
     QTableWidget* table() const { return table_; }
     bool running() const { return running_; }
     int chartBars() const;  // bars currently in the chart
@@ -38,8 +44,11 @@ class CompareDialog : public QDialog {
     void runRequested(int runs);
     void finished(bool cancelled);
 
+  protected:
+    void hideEvent(QHideEvent* event) override;
+
   private:
-    void onStarted(int engines);
+    void onStarted(const BenchContext& context, int total_runs);
     void onProgress(int done, int total, const QString& engine);
     void onRow(const BenchRow& row);
     void onFinished(bool cancelled);
@@ -50,6 +59,7 @@ class CompareDialog : public QDialog {
     Controller* controller_;
     QString input_;
     QVector<BenchRow> rows_;
+    BenchContext context_;
     bool running_ = false;
     QSpinBox* runs_;
     QPushButton* run_button_;
@@ -60,6 +70,7 @@ class CompareDialog : public QDialog {
     QLabel* status_;
     QTableWidget* table_;
     QChart* chart_;
+    QSplitter* splitter_;
 };
 
 }  // namespace hs::ui

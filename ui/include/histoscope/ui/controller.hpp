@@ -6,14 +6,15 @@
 //
 // Requests coalesce: a settings change marks the frame dirty and posts one process() call;
 // changes that arrive before it runs are folded into it, so the latest settings win and a
-// moving slider never builds a queue. Video plays from a timer at the clip's frame rate on
-// this thread; when processing (or the UI) falls behind, frames are skipped to stay on the
-// clock and counted as dropped, so the lag never grows. While a video plays, its frames go
-// through a frame stream of the registry (the GPU frame pipeline when it can run the settings:
-// the upload of one frame overlaps the kernels of another), and each result is shown as it
-// comes back; pausing waits for the frames in flight.
+// moving slider never builds a queue. A photo larger than a screen is computed at once on a
+// reduced copy (a preview, by the CPU reference) and at full resolution on a background thread
+// (Background), whose result replaces the preview unless settings changed meanwhile; a busy
+// signal says while work is pending. Video plays on this thread through Playback (clock,
+// dropped frames, seeking, looping); while a video plays, its frames go through a frame stream
+// of the registry (the GPU frame pipeline when it can run the settings: the upload of one frame
+// overlaps the kernels of another), and each result is shown as it comes back; pausing waits
+// for the frames in flight.
 
-#include <QElapsedTimer>
 #include <QObject>
 #include <QString>
 #include <QStringList>
@@ -33,17 +34,20 @@
 #include "histoscope/core/stream.hpp"
 #include "histoscope/ui/types.hpp"
 
-class QTimer;
-
-namespace hs::media {
-class VideoReader;
-}
-
 namespace hs::ui {
+
+class Background;
+class Playback;
+struct FrameOutcome;
+struct FrameSpec;
 
 struct ControllerOptions {
     // Registry names of the histogram engines that run on a GPU ("auto" chooses among them).
     QStringList gpu_engines;
+    // Why no GPU engine can run here, in a few words ("no NVIDIA driver"); empty when one can.
+    QString gpu_absence;
+    // The GPU the GPU engines run on (name, driver); empty without one.
+    QString gpu_device;
     // The GPU's measured read bandwidth in GB/s; called once, on the worker thread, when a GPU
     // engine first runs. May throw (then the percentage is not shown). Empty without CUDA.
     std::function<double()> gpu_read_bandwidth_gbs;
@@ -57,8 +61,8 @@ class Controller : public QObject {
                QObject* parent = nullptr);
     ~Controller() override;
 
-    // Thread-safe: asks a running (or requested) benchmark to stop after the engine it is
-    // timing; clearCancel() before requesting a new one.
+    // Thread-safe: asks a running (or requested) benchmark to stop within about a second;
+    // clearCancel() before requesting a new one.
     void requestCancel() { cancel_.store(true); }
     void clearCancel() { cancel_.store(false); }
     // Thread-safe: the UI has drawn a frameReady() result. Video playback skips frames while
@@ -76,15 +80,28 @@ class Controller : public QObject {
     void setEqualizer(const QString& name);  // "auto" or a registry equalizer name
     void setBins(int bins);
     void setEqualize(const hs::ui::EqualizeSettings& settings);
-    void setReference(const QString& path);  // the image that match mode matches
-    // Writes the equalized image (the original when equalization is off).
+    // How pictures are shown: deep images over a stretched display range; the clipping
+    // overlays of these channels (bit 0 R or gray, 1 G, 2 B; 0 for none).
+    void setDisplay(bool stretch_deep, unsigned clipping);
+    // The image that match mode matches; one of another depth than the image is refused and
+    // the last good one stays.
+    void setReference(const QString& path);
+    // Writes the equalized image (the original when equalization is off); for a large photo,
+    // once its full resolution is computed.
     void saveImage(const QString& path);
     void play();
     void pause();
     void togglePlay();
-    void step(int frames);  // pauses; +1 next frame, -1 previous frame
-    void seek(qint64 frame);
-    // Times every available engine on the current frame (`runs` timed runs each).
+    void setLoop(bool on);
+    void step(int frames);    // pauses; +1 next frame, -1 previous frame
+    void seek(qint64 frame);  // from 0; a playing clip goes on from there
+    // The host's read bandwidth (the CPU engines' roofline) as measured before on this
+    // machine; without one it is measured when first needed.
+    void setHostBandwidth(double gbs);
+    // Measures it again (best of several passes) and says so through hostBandwidthMeasured().
+    void remeasureHostBandwidth();
+    // Times every available engine on the current frame (`runs` timed runs each); the
+    // others get a row saying why not.
     void runBenchmark(int runs);
 
   signals:
@@ -95,18 +112,29 @@ class Controller : public QObject {
     void frameReady(const hs::ui::FrameResult& result);
     void engineStatusChanged(const hs::ui::EngineStatus& status);
     void playbackChanged(const hs::ui::PlaybackState& state);
+    // Work the user waits for (opening a file, a large photo's full resolution): what it is,
+    // or not busy.
+    void busyChanged(bool busy, const QString& what);
     void referenceLoaded(const QString& path);
     void imageSaved(const QString& path);
-    void errorOccurred(const QString& message);
-    void benchmarkStarted(int engines);
-    void benchmarkProgress(int done, int total, const QString& engine);
+    void errorOccurred(const QString& message);  // a request of the user's failed
+    // Something the user should know that needs no answer (a frame dropped because it did not
+    // decode, match mode waiting for a reference): the status bar, never a dialog.
+    void notice(const QString& message);
+    void hostBandwidthMeasured(double gbs);
+    void benchmarkStarted(const hs::ui::BenchContext& context, int total_runs);
+    void benchmarkProgress(int runs_done, int total_runs, const QString& engine);
     void benchmarkRow(const hs::ui::BenchRow& row);
     void benchmarkFinished(bool cancelled);
 
   private:
     void scheduleProcess();
     void process();
-    void tick();
+    void showFrame(hs::Image& frame);  // a video frame from playback
+    // The computation of `image` with the current settings and engines.
+    FrameSpec frameSpec(const std::shared_ptr<const hs::Image>& image, EngineStatus& status);
+    // Reports what failed and emits the result.
+    void finishFrame(FrameOutcome& outcome, EngineStatus status, double total_ms, bool preview);
     // Playback: queues the frame in source_ on the frame stream (opened, or reopened when the
     // settings changed) and shows the results that are ready; false when no stream can run,
     // and the frame is processed alone.
@@ -114,37 +142,29 @@ class Controller : public QObject {
     void showStreamResult(hs::FrameResult& result);
     void drainStream();  // shows every frame still in flight
     void closeStream();
-    // The equalization request of the current settings for `image`; throws UsageError when
-    // match mode has no reference.
-    hs::EqualizeRequest equalizeRequest(const hs::ImageView& image) const;
     // The common tail of a frame: throughput, bandwidth, sequence, frameReady().
     void emitFrame(FrameResult& out, double total_ms);
-    bool readFrame(std::int64_t index);  // decodes frame `index` into source_
-    void emitPlayback();
     void reportError(const QString& message);
-    hs::HistogramRequest makeRequest(const hs::ImageView& image) const;
+    void updateBusy();
+    // Why `reference` cannot serve the current image, or empty.
+    QString referenceProblem(const hs::Image& reference) const;
     hs::HistogramEngine* resolveEngine(const hs::HistogramRequest& request, EngineStatus& status);
     hs::HistogramEngine* fastestGpuEngineForAuto(const hs::HistogramRequest& request, QString& why);
-    hs::EqualizeEngine* resolveEqualizer(const hs::EqualizeRequest& request, QString& why);
-    HistogramData histogramOf(hs::HistogramEngine& engine, const hs::HistogramRequest& request,
-                              const QString& engine_name);
-    HistogramData histogramData(const hs::HistogramRequest& request,
-                                const std::vector<hs::ChannelHistogram>& channels,
-                                const QString& engine_name) const;
+    hs::EqualizeEngine* resolveEqualizer(const hs::EqualizeRequest& request);
     double readBandwidthGbs(const QString& engine, QString& device);
 
     std::unique_ptr<hs::EngineRegistry> registry_;
     ControllerOptions options_;
 
-    // The media.
-    hs::Image source_;  // the photo or the current video frame
-    hs::Image equalized_;
+    // The media: the photo or the current video frame, a large photo's reduced copy, the result.
+    std::shared_ptr<hs::Image> source_;
+    std::shared_ptr<const hs::Image> proxy_;
+    int proxy_factor_ = 1;
+    std::shared_ptr<const hs::Image> equalized_;
     QString path_;
-    std::unique_ptr<hs::media::VideoReader> video_;
-    std::int64_t frame_ = 0;  // index of source_ in the video
-    std::int64_t frames_ = 0;
-    double fps_ = 0.0;
-    std::optional<hs::Image> reference_;
+    Playback* playback_;
+    std::optional<std::int64_t> pending_seek_;
+    std::shared_ptr<const hs::Image> reference_;
     std::uint64_t reference_generation_ = 0;  // counts the references loaded
 
     // Settings.
@@ -152,32 +172,33 @@ class Controller : public QObject {
     QString equalizer_ = QStringLiteral("auto");
     int bins_ = 256;
     EqualizeSettings equalize_;
+    bool stretch_deep_ = true;
+    unsigned clipping_ = 0;
 
     // Pipeline state.
     bool process_posted_ = false;
     bool original_dirty_ = true;
+    bool full_original_dirty_ = true;  // a large photo's full-resolution original is not shown
     std::uint64_t sequence_ = 0;
     QString last_error_;
     std::map<std::tuple<int, int, int, int, int>, QString> auto_choice_;  // shape -> engine
     std::optional<double> gpu_bw_;
     std::optional<double> host_bw_;
-    unsigned host_threads_ = 0;
 
-    // Playback.
-    QTimer* timer_;
-    QElapsedTimer clock_;
-    bool playing_ = false;
-    bool at_end_ = false;  // playback stopped at the end of the clip
-    std::int64_t play_start_frame_ = 0;
-    std::int64_t dropped_ = 0;
+    // The background work of large photos: the settings generation its result must match.
+    Background* background_;
+    std::uint64_t generation_ = 0;
+    bool exact_ = true;     // the result shown is not a preview
+    QString pending_save_;  // saved once it is
+    QString opening_;  // the file being opened
+    QString busy_;     // what busyChanged() last said
 
     // The frame stream of playback, the settings it was opened with, and the frames in flight
     // (index and decoded image, oldest first).
     std::unique_ptr<hs::FrameStream> stream_;
     std::string stream_key_;
     QString stream_engine_;  // its name
-    QString stream_status_;  // the status bar's line while it plays
-    std::deque<std::pair<std::int64_t, hs::Image>> in_flight_;
+    std::deque<std::pair<std::int64_t, std::shared_ptr<const hs::Image>>> in_flight_;
 
     std::atomic<bool> cancel_{false};
     std::atomic<int> unshown_{0};

@@ -28,7 +28,8 @@ class ControlsPanel : public QWidget {
 
     // Channel checkboxes for these channels ("r", "g", "b", "luma" or "gray").
     void setChannels(const QStringList& names);
-    // Bin counts offered for an image of this depth: powers of two from 16 up to 2^depth.
+    // Bin counts offered for an image of this depth: powers of two from 16 up to 2^depth. The
+    // count last chosen (or restored) is shown again as soon as the depth offers it.
     void setBitDepth(int bit_depth);
     void setEngines(const QVector<EngineInfo>& engines);
     void selectEngine(const QString& name);  // without emitting engineChanged
@@ -60,6 +61,7 @@ class ControlsPanel : public QWidget {
     QComboBox* bins_;
     QComboBox* engines_;
     QString wanted_engine_ = QStringLiteral("auto");
+    int wanted_bins_ = 256;
 };
 
 class EqualizePanel : public QWidget {
@@ -72,6 +74,8 @@ class EqualizePanel : public QWidget {
     void setSettings(const EqualizeSettings& settings);  // without emitting settingsChanged
     void setEqualizers(const QVector<EngineInfo>& equalizers);
     void setReferenceName(const QString& name);
+    // A gray image has no luminance/per-channel choice: it is equalized as it is.
+    void setImageChannels(int channels);
 
     QComboBox* modeCombo() const { return mode_; }
     QComboBox* spaceCombo() const { return space_; }
@@ -100,6 +104,7 @@ class EqualizePanel : public QWidget {
     QPushButton* reference_;
     QLabel* reference_label_;
     QComboBox* equalizers_;
+    int channels_ = 3;
     bool quiet_ = false;
 };
 

@@ -42,6 +42,9 @@ class HistogramModel : public QAbstractTableModel {
     QVector<double> series(int channel) const;
     // The cumulative fraction 0..1 per bin, or empty when the cumulative curve is off.
     QVector<double> cumulativeSeries(int channel) const;
+    // Running sums of the counts of `channel` (bins + 1 values, from 0), kept with the data so
+    // that the plot resamples any bin range onto its pixel columns without a pass over the bins.
+    const std::vector<double>& prefixSums(int channel) const;
 
   signals:
     void displayChanged();
@@ -49,6 +52,7 @@ class HistogramModel : public QAbstractTableModel {
   private:
     HistogramData data_;
     QVector<std::uint64_t> totals_;
+    std::vector<std::vector<double>> prefix_;
     bool log_ = false;
     bool cumulative_ = false;
     QStringList hidden_;

@@ -1,7 +1,11 @@
 #pragma once
 // Shows the image before and after equalization: a split view (original left of a draggable
 // divider, equalized right of it) or the two side by side, with fit, zoom (wheel, +/-) and pan
-// (drag). Without an equalized image it shows the original alone.
+// (drag). Without an equalized image it shows the original alone. Transparent pixels show a
+// checkerboard; the clipping overlays are drawn over the pictures when shown; a note (preview,
+// display range) sits in the bottom-left corner. Coordinates are the image's full-resolution
+// pixels even when a large photo is shown from a reduced picture; zooming in past the reduced
+// picture's resolution draws the full-resolution one.
 
 #include <QImage>
 #include <QPixmap>
@@ -15,19 +19,34 @@ class ImageView : public QWidget {
 
   public:
     enum class Compare { Split, SideBySide };
+    // What one side shows: `shown` (a large photo's is reduced), the full-resolution picture
+    // when `shown` is reduced (may be null until it is computed), the clipping overlay at
+    // `shown`'s size (null: none).
+    struct Picture {
+        QImage shown, full, clipping;
+    };
 
     explicit ImageView(QWidget* parent = nullptr);
 
-    void setOriginal(const QImage& image);   // a null image keeps the current one
-    void setEqualized(const QImage& image);  // null: equalization is off
-    bool hasImage() const { return !original_.isNull(); }
-    const QImage& original() const { return original_; }
-    const QImage& equalized() const { return equalized_; }
+    // The image's full-resolution size; pictures of another size are scaled to it.
+    void setImageSize(QSize size);
+    void setOriginal(const Picture& picture);   // a null `shown` keeps the current picture
+    void setEqualized(const Picture& picture);  // a null `shown`: equalization is off
+    void setClippingVisible(bool on);
+    void setNote(const QString& note);
+    bool hasImage() const { return !original_.picture.shown.isNull(); }
+    const QImage& original() const { return original_.picture.shown; }
+    const QImage& equalized() const { return equalized_.picture.shown; }
+    bool clippingVisible() const { return clipping_visible_; }
+    QString note() const { return note_; }
 
     Compare compare() const { return compare_; }
     double split() const { return split_; }  // 0..1 of the image width
     double zoom() const { return zoom_; }    // displayed pixels per image pixel
     bool fitted() const { return fitted_; }
+    // The image pixel under widget point `pos` ((-1, -1) off the image) and whether it lies on
+    // the equalized side.
+    QPoint pixelAt(QPointF pos, bool* equalized_side = nullptr) const;
 
     QSize sizeHint() const override;
 
@@ -42,6 +61,9 @@ class ImageView : public QWidget {
   signals:
     void zoomChanged(double zoom);
     void splitChanged(double split);
+    // The pixel under the mouse (full-resolution coordinates), or (-1, -1) when it leaves the
+    // image.
+    void pixelHovered(QPoint pixel, bool equalized_side);
 
   protected:
     void paintEvent(QPaintEvent* event) override;
@@ -51,23 +73,32 @@ class ImageView : public QWidget {
     void mouseMoveEvent(QMouseEvent* event) override;
     void mouseReleaseEvent(QMouseEvent* event) override;
     void mouseDoubleClickEvent(QMouseEvent* event) override;
+    void leaveEvent(QEvent* event) override;
 
   private:
-    bool comparing() const { return !equalized_.isNull(); }
+    struct Side {
+        Picture picture;
+        QPixmap pixmap;  // of picture.shown, for fast drawing
+    };
+    bool comparing() const { return !equalized_.picture.shown.isNull(); }
     QRectF pane(int index) const;                // widget area of pane 0 (or 1, side by side)
     QRectF imageRect(const QRectF& pane) const;  // where the image lands in a pane
     double fitZoom() const;
     double dividerX() const;
     void zoomAt(double factor, QPointF anchor);
+    void drawSide(QPainter& p, const Side& side, const QRectF& target) const;
     void drawLabel(QPainter& p, const QRectF& area, const QString& text, bool right) const;
+    static void setSide(Side& side, const Picture& picture);
 
-    QImage original_, equalized_;
-    QPixmap original_pixmap_, equalized_pixmap_;
+    QSize size_;  // the image's full resolution
+    Side original_, equalized_;
     Compare compare_ = Compare::Split;
     double split_ = 0.5;
     double zoom_ = 1.0;
     QPointF center_;  // image coordinate shown at the centre of each pane
     bool fitted_ = true;
+    bool clipping_visible_ = false;
+    QString note_;
     enum class Drag { None, Pan, Divider } drag_ = Drag::None;
     QPointF last_pos_;
 };

@@ -10,6 +10,8 @@
 #include "histoscope/ui/types.hpp"
 
 class QAction;
+class QFileDialog;
+class QProgressBar;
 class QLabel;
 class QMenu;
 class QMessageBox;
@@ -58,6 +60,7 @@ class MainWindow : public QMainWindow {
     const PlaybackState& playback() const { return playback_; }
     const QString& lastError() const { return last_error_; }
     std::uint64_t framesShown() const { return frames_shown_; }
+    bool busy() const { return busy_; }  // the controller has work pending
     QString engineStatus() const;
     CompareDialog* compareDialog() const;
 
@@ -80,6 +83,9 @@ class MainWindow : public QMainWindow {
     void playToggleRequested();
     void stepRequested(int frames);
     void seekRequested(qint64 frame);
+    void loopRequested(bool on);
+    void displayRequested(bool stretch_deep, unsigned clipping);
+    void hostBandwidthRequested(double gbs);
 
   protected:
     void dragEnterEvent(QDragEnterEvent* event) override;
@@ -99,6 +105,10 @@ class MainWindow : public QMainWindow {
     void onFrame(const FrameResult& result);
     void onEngineStatus(const EngineStatus& status);
     void onPlayback(const PlaybackState& state);
+    void onPixelHovered(QPoint pixel, bool equalized_side);
+    void onEqualizeChanged(const EqualizeSettings& settings);
+    void sendDisplay();  // the display settings to the controller and the image view
+    void showShortcuts();
     void showError(const QString& title, const QString& message);
     void chooseAndOpen();
     void chooseReference();
@@ -135,14 +145,29 @@ class MainWindow : public QMainWindow {
     QLabel* frame_label_;
     QLabel* engine_label_;
     QLabel* media_label_;
+    QLabel* busy_label_;
+    QProgressBar* busy_bar_;
     QMenu* recent_menu_ = nullptr;
     QAction* play_action_ = nullptr;
+    QAction* loop_action_ = nullptr;
+    QAction* clipping_action_ = nullptr;
+    QAction* stretch_action_ = nullptr;
     QAction* split_action_ = nullptr;
     QAction* side_action_ = nullptr;
     QList<QAction*> media_actions_;  // enabled once media is loaded
     QList<QAction*> video_actions_;  // enabled for video
     QPointer<CompareDialog> compare_;
     QPointer<QMessageBox> error_box_;
+    QPointer<QMessageBox> shortcuts_;
+    QFileDialog* reference_dialog_ = nullptr;
+    // The last frame's samples, for the pixel picker.
+    std::shared_ptr<const hs::Image> source_;
+    std::shared_ptr<const hs::Image> result_;
+    int result_factor_ = 1;
+    EqualizeSettings sent_equalize_;  // what the controller last got
+    bool has_reference_ = false;      // the controller holds a match reference
+    bool announce_open_ = false;
+    bool busy_ = false;
 };
 
 }  // namespace hs::ui

@@ -13,15 +13,16 @@ class TimingModel : public QAbstractTableModel {
     Q_OBJECT
 
   public:
+    // The stages last: the longest text, it takes what width is left.
     enum Column {
         Frame,
         Kernel,
         Equalizer,
-        Stages,
         Histogram,
         Gpix,
         PctBandwidth,
         Total,
+        Stages,
         ColumnCount
     };
 

@@ -24,7 +24,10 @@ class StageBars : public QWidget {
     void paintEvent(QPaintEvent* event) override;
 
   private:
+    int rowHeight() const;
+
     TimingModel* model_;
+    int rows_ = 0;
 };
 
 // The histogram milliseconds of the recent frames, oldest left.

@@ -8,8 +8,10 @@
 #include <QStringList>
 #include <QVector>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
+#include "histoscope/core/image.hpp"
 #include "histoscope/core/stats.hpp"
 
 namespace hs::ui {
@@ -90,6 +92,7 @@ struct FrameTiming {
     double pct_read_bw = 0.0;         // gb_per_s / read_bandwidth_gbs * 100, 0 when unknown
     QString bandwidth_device;         // "GPU", "CPU (N threads)"
     std::int64_t frame = -1;          // video frame number, -1 for a photo
+    bool preview = false;             // of a large photo's reduced copy
     QString stream;                   // playback: the frame stream engine ("gpu", "cpu")
     std::int64_t dropped = 0;         // video: frames dropped so far
 };
@@ -97,8 +100,24 @@ struct FrameTiming {
 // Everything the window shows for one frame (a photo, a video frame, or a settings change).
 struct FrameResult {
     std::uint64_t sequence = 0;  // increases with every result
-    QImage original;             // null when unchanged since the last result
-    QImage equalized;            // null when equalization is off
+    // Computed on a reduced copy of a large photo, at once; the exact result follows.
+    bool preview = false;
+    QImage original;   // null when unchanged since the last result
+    QImage equalized;  // null when equalization is off or failed
+    // A large photo's pictures above are reduced to about the screen's size; these are the
+    // full-resolution ones to zoom into (null otherwise, and in a preview).
+    QImage original_full;
+    QImage equalized_full;
+    // Clipping overlays at the size of the pictures above; null when the overlay is off.
+    QImage original_clipping;
+    QImage equalized_clipping;
+    QString display_note;   // how deep data is stretched for viewing, when it is
+    QString equalize_note;  // why there is no equalized picture, when there is none
+    // The samples under the pixel picker: the original's at full resolution, the equalized
+    // ones reduced by `result_factor` in a preview.
+    std::shared_ptr<const hs::Image> source;
+    std::shared_ptr<const hs::Image> result;
+    int result_factor = 1;
     HistogramData original_histogram;
     HistogramData equalized_histogram;  // empty when equalization is off
     FrameTiming timing;
@@ -107,16 +126,38 @@ struct FrameResult {
 struct PlaybackState {
     bool video = false;
     bool playing = false;
-    std::int64_t frame = 0;   // the frame shown
-    std::int64_t frames = 0;  // as reported by the container
+    bool loop = false;
+    std::int64_t frame = 0;   // the frame shown, from 0
+    std::int64_t frames = 0;  // as the container reports it, corrected where the clip ends early
     double fps = 0.0;
-    std::int64_t dropped = 0;  // frames skipped to keep up with the clock since play started
+    std::int64_t dropped = 0;  // frames skipped to keep up with the clock since the last seek
+};
+
+// What makes a kernel comparison reproducible, exported with its rows (the CLI's bench names).
+struct BenchContext {
+    QString input;  // the file's name
+    int width = 0;
+    int height = 0;
+    int image_channels = 0;
+    int depth = 8;
+    std::uint64_t bytes = 0;
+    QString channels;  // "r,g,b,luma"
+    QString spec;      // the histogram spec as core describes it
+    int bins = 0;
+    int timed_runs = 0;
+    int warmup_runs = 0;
+    std::uint64_t rotate_bytes = 0;
+    QString device;  // the GPU the GPU engines run on (name, driver), or "none"
+    QString cpu;     // model and threads
+    double host_read_bandwidth_gbs = 0.0;
+    QString date;     // ISO 8601, UTC
+    QString version;  // the application's
 };
 
 // One row of the kernel comparison.
 struct BenchRow {
     QString engine;
-    QString status;  // "ok", "unsupported", "error"
+    QString status;  // "ok", "unavailable", "unsupported", "error"
     QString reason;
     double median_ms = 0.0;
     double min_ms = 0.0;
@@ -132,7 +173,8 @@ struct BenchRow {
 struct EngineStatus {
     QString requested;  // "auto" or a registry name
     QString resolved;   // the engine that runs
-    QString message;    // one line for the status bar
+    QString message;    // a few words for the status bar
+    QString detail;     // the whole story (the engines' own reasons), for its tooltip
 };
 
 QString mode_label(EqualizeSettings::Mode mode);  // "off", "global", "clahe", "match"
@@ -147,6 +189,7 @@ Q_DECLARE_METATYPE(hs::ui::FrameTiming)
 Q_DECLARE_METATYPE(hs::ui::FrameResult)
 Q_DECLARE_METATYPE(hs::ui::PlaybackState)
 Q_DECLARE_METATYPE(hs::ui::BenchRow)
+Q_DECLARE_METATYPE(hs::ui::BenchContext)
 Q_DECLARE_METATYPE(hs::ui::EngineStatus)
 
 namespace hs::ui {

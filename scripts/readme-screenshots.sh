@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Takes README's screenshots of the desktop application as a user sees it: the real application
+# under Xvfb, driven with xdotool and captured with ImageMagick's import, each from a first-start
+# settings file. Writes docs/screenshots/deep-16bit.png (a 16-bit photo with its 65536-bin
+# histograms, the readout of a hovered column), compare-kernels.png (Tools > Compare Kernels
+# after a run) and clipping-overlay.png (View > Clipping Overlay). Uses the build in
+# $HS_BUILD_DIR (default build-cpu). Look at every picture before committing it.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root="$PWD"
+build="${HS_BUILD_DIR:-build-cpu}"
+[ -x "$build/app/histoscope" ] || { echo "error: no $build/app/histoscope: build first" >&2; exit 2; }
+for tool in xvfb-run xdotool import; do
+    command -v "$tool" >/dev/null || { echo "error: $tool is missing (scripts/install-deps.sh)" >&2; exit 2; }
+done
+export HS_APP="$root/$build/app/histoscope" HS_SAMPLES="$root/resources/samples"
+export HS_OUT="$root/docs/screenshots"
+mkdir -p "$HS_OUT"
+xvfb-run -a -s "-screen 0 1920x1200x24 -dpi 96" bash -euo pipefail <<'DRIVE'
+work="$(mktemp -d)"
+trap 'kill $app 2>/dev/null || true; rm -rf "$work"' EXIT
+# start NAME FILE SETTINGS: the application on FILE with these settings (INI lines), its window
+# 1600x1000 at the origin, once its title names the file.
+start() {
+    rm -rf "$work/config" && mkdir -p "$work/config/Histoscope" "$work/runtime"
+    chmod 700 "$work/runtime"
+    printf '%b' "$3" > "$work/config/Histoscope/Histoscope.conf"
+    XDG_CONFIG_HOME="$work/config" XDG_RUNTIME_DIR="$work/runtime" QT_QPA_PLATFORM=xcb \
+        "$HS_APP" "$2" > "$work/$1.log" 2>&1 &
+    app=$!
+    window=$(xdotool search --sync --name "^$(basename "$2") - Histoscope$" | head -1)
+    xdotool windowsize "$window" 1600 1000 windowmove "$window" 0 0
+    sleep 4  # the first frame, and a large photo's full resolution
+    xdotool mousemove 400 500 click 1  # focus (there is no window manager)
+}
+stop() { kill "$app"; wait "$app" 2>/dev/null || true; }
+
+start deep "$HS_SAMPLES/moon_4k_16bit.png" '[histogram]\nbins=65536\n'
+sleep 6
+xdotool mousemove 1310 150  # a column of the original's histogram: its readout
+sleep 0.3  # (before the plot's tooltip shows)
+import -window "$window" "$HS_OUT/deep-16bit.png"
+stop
+
+start compare "$HS_SAMPLES/fruits_4k.jpg" ''
+xdotool key ctrl+k
+dialog=$(xdotool search --sync --name '^Compare kernels$' | head -1)
+xdotool windowsize "$dialog" 1100 760 windowmove "$dialog" 100 60
+sleep 1
+xdotool mousemove --window "$dialog" 962 21 click 1  # Run
+sleep 45
+import -window "$dialog" "$HS_OUT/compare-kernels.png"
+stop
+
+start clipping "$HS_SAMPLES/chelsea.png" '[view]\nclipping=true\n'
+xdotool mousemove 700 700  # a pixel of the equalized side: its values in the status bar
+sleep 0.3
+import -window "$window" "$HS_OUT/clipping-overlay.png"
+stop
+DRIVE
+echo "wrote $HS_OUT/deep-16bit.png $HS_OUT/compare-kernels.png $HS_OUT/clipping-overlay.png"

@@ -1,0 +1,203 @@
+#include "playback.hpp"
+
+#include <QTimer>
+#include <algorithm>
+#include <cmath>
+#include <exception>
+#include <limits>
+
+#include "histoscope/media/media.hpp"
+
+namespace hs::ui {
+
+namespace {
+constexpr qint64 kMaxSkipMs = 250;  // decoding frames to drop before one is shown anyway
+}
+
+Playback::Playback(Sink sink, QObject* parent)
+    : QObject(parent), sink_(std::move(sink)), timer_(new QTimer(this)) {
+    timer_->setSingleShot(true);
+    timer_->setTimerType(Qt::PreciseTimer);
+    connect(timer_, &QTimer::timeout, this, &Playback::tick);
+}
+
+Playback::~Playback() = default;
+
+void Playback::open(std::unique_ptr<hs::media::VideoReader> reader) {
+    pause();
+    reader_ = std::move(reader);
+    index_ = 0;
+    frames_ = reader_->frame_count();
+    fps_ = reader_->fps() > 0.0 && std::isfinite(reader_->fps()) ? reader_->fps() : 25.0;
+    dropped_ = 0;
+    at_end_ = false;
+    emitState();
+}
+
+void Playback::close() {
+    pause();
+    reader_.reset();
+    frame_ = hs::Image();
+    index_ = 0;
+    frames_ = 0;
+    dropped_ = 0;
+}
+
+PlaybackState Playback::state() const {
+    PlaybackState s;
+    s.video = isOpen();
+    s.playing = playing_;
+    s.loop = loop_;
+    s.frame = index_;
+    s.frames = std::max(frames_, isOpen() ? index_ + 1 : 0);
+    s.fps = fps_;
+    s.dropped = dropped_;
+    return s;
+}
+
+void Playback::setLoop(bool on) {
+    loop_ = on;
+    emitState();
+}
+
+void Playback::emitState() {
+    emit stateChanged(state());
+}
+
+std::int64_t Playback::lastIndex() const {
+    return frames_ > 0 ? frames_ - 1 : std::numeric_limits<std::int64_t>::max();
+}
+
+void Playback::play() {
+    if (!reader_ || playing_) return;
+    if ((at_end_ || index_ >= lastIndex()) && !seek(0)) return;
+    playing_ = true;
+    at_end_ = false;
+    start_frame_ = index_;
+    clock_.start();
+    schedule();
+    emitState();
+}
+
+void Playback::pause() {
+    if (!playing_) return;
+    playing_ = false;
+    timer_->stop();
+    emitState();
+    emit stopped();
+}
+
+bool Playback::seek(std::int64_t index) {
+    dropped_ = 0;
+    return reader_ && showAt(index);
+}
+
+bool Playback::showAt(std::int64_t index) {
+    index = std::clamp<std::int64_t>(index, 0, lastIndex());
+    if (!decodeAt(index)) return false;
+    at_end_ = false;
+    if (playing_) {
+        start_frame_ = index_;
+        clock_.start();
+        schedule();
+    }
+    deliver();
+    return true;
+}
+
+bool Playback::step(std::int64_t delta) {
+    pause();
+    return seek(index_ + delta);
+}
+
+bool Playback::decodeAt(std::int64_t index) {
+    // A container that reports more frames than it holds ends early: the clip's real last
+    // frame is the one before, learned here.
+    for (; index >= 0; --index) {
+        try {
+            if (index != reader_->position()) reader_->seek(index);
+            switch (reader_->read_frame(frame_)) {
+                case hs::media::VideoReader::FrameStatus::Ok:
+                    index_ = index;
+                    frames_ = std::max(frames_, index + 1);
+                    return true;
+                case hs::media::VideoReader::FrameStatus::Failed:
+                    emit problem(tr("Frame %1 could not be decoded").arg(index + 1));
+                    return false;
+                case hs::media::VideoReader::FrameStatus::End:
+                    frames_ = index;
+                    break;
+            }
+        } catch (const std::exception& e) {
+            emit problem(QString::fromUtf8(e.what()));
+            return false;
+        }
+    }
+    return false;
+}
+
+void Playback::deliver() {
+    sink_(index_, frame_);
+    emitState();
+}
+
+void Playback::schedule() {
+    if (!playing_) return;
+    const double next_ms = static_cast<double>(index_ + 1 - start_frame_) * 1000.0 / fps_;
+    const double wait = next_ms - static_cast<double>(clock_.nsecsElapsed()) / 1e6;
+    timer_->start(std::max(0, static_cast<int>(std::ceil(wait))));
+}
+
+void Playback::tick() {
+    if (!playing_ || !reader_) return;
+    const auto due = start_frame_ + static_cast<std::int64_t>(std::floor(
+                                        static_cast<double>(clock_.nsecsElapsed()) / 1e9 * fps_));
+    if (due <= index_) {
+        schedule();
+        return;
+    }
+    if (ready_ && !ready_()) {  // the UI still draws: look again shortly
+        timer_->start(2);
+        return;
+    }
+    if (index_ >= lastIndex()) {
+        finish();
+        return;
+    }
+    const std::int64_t target = std::min(due, lastIndex());
+    QElapsedTimer skipping;
+    skipping.start();
+    std::int64_t decoded = -1;  // the latest frame decoded into frame_
+    while (reader_->position() <= target) {
+        const std::int64_t at = reader_->position();
+        const auto status = reader_->read_frame(frame_);
+        if (status == hs::media::VideoReader::FrameStatus::End) {
+            frames_ = (decoded >= 0 ? decoded : index_) + 1;  // the clip ends here
+            break;
+        }
+        if (status == hs::media::VideoReader::FrameStatus::Ok)
+            decoded = at;
+        else
+            emit problem(tr("Frame %1 could not be decoded: dropped").arg(at + 1));
+        if (skipping.elapsed() > kMaxSkipMs) break;
+    }
+    if (decoded < 0) {  // nothing more to show: the end
+        finish();
+        return;
+    }
+    dropped_ += std::max<std::int64_t>(0, decoded - index_ - 1);
+    index_ = decoded;
+    deliver();
+    schedule();
+}
+
+void Playback::finish() {
+    if (loop_ && showAt(0)) return;  // which restarts the clock
+    playing_ = false;
+    at_end_ = true;
+    timer_->stop();
+    emitState();
+    emit stopped();
+}
+
+}  // namespace hs::ui
