@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <exception>
 
+#include "engine_choice.hpp"
 #include "frame_work.hpp"
 #include "histoscope/core/histogram.hpp"
 #include "host_bandwidth.hpp"
@@ -55,7 +56,8 @@ BenchContext bench_context(const hs::HistogramRequest& request, const QString& i
 
 bool benchmark_engine(hs::HistogramEngine& engine, const hs::HistogramRequest& request,
                       const std::vector<hs::ChannelHistogram>& reference, int runs,
-                      const BenchHooks& hooks, BenchRow& row) {
+                      const BenchHooks& hooks, BenchRow& row,
+                      const std::function<void(int runs_done)>& progress) {
     row = BenchRow();
     row.engine = qstr(engine.name());
     if (const hs::Availability a = engine.availability(); !a.available) {
@@ -97,7 +99,7 @@ bool benchmark_engine(hs::HistogramEngine& engine, const hs::HistogramRequest& r
             chunk = std::max(
                 1, static_cast<int>(static_cast<double>(kChunkMs) / std::max(per_run, 0.001)));
             warmup = chunk > 1 ? 1 : 0;
-            if (hooks.progress) hooks.progress(static_cast<int>(histogram_ms.size()), row.engine);
+            if (progress) progress(static_cast<int>(histogram_ms.size()));
         }
         row.status = QStringLiteral("ok");
         row.runs = static_cast<int>(histogram_ms.size());
@@ -113,6 +115,42 @@ bool benchmark_engine(hs::HistogramEngine& engine, const hs::HistogramRequest& r
         row.status = QStringLiteral("error");
         row.reason = QString::fromUtf8(e.what());
     }
+    return true;
+}
+
+bool compare_engines(hs::EngineRegistry& registry, const hs::HistogramRequest& request,
+                     const QString& input, int runs, const QString& gpu_device,
+                     EngineChoice& choice, const BenchHooks& hooks) {
+    const std::vector<hs::ChannelHistogram> reference =
+        hs::reference_histogram(request.image, request.channels, request.spec);
+    QString host;
+    const BenchContext context = bench_context(
+        request, input, runs, gpu_device, choice.readBandwidthGbs(QStringLiteral("cpu"), host));
+    int available = 0;
+    for (const auto& engine : registry.engines())
+        if (engine->availability().available) ++available;
+    const int total = available * runs;
+    if (hooks.started) hooks.started(context, total);
+    int done = 0;  // runs of the engines before this one
+    for (const auto& engine : registry.engines()) {
+        const QString name = qstr(engine->name());
+        const bool available_here = engine->availability().available;
+        if (available_here && hooks.progress) hooks.progress(done, total, name);
+        BenchRow row;
+        if (!benchmark_engine(*engine, request, reference, runs, hooks, row, [&](int runs_done) {
+                if (hooks.progress) hooks.progress(done + runs_done, total, name);
+            }))
+            return false;
+        if (available_here) done += runs;
+        if (row.status == QLatin1String("ok") && row.median_ms > 0.0) {
+            row.gb_per_s = static_cast<double>(context.bytes) / (row.median_ms * 1e6);
+            QString device;
+            const double bw = choice.readBandwidthGbs(row.engine, device);
+            if (bw > 0.0) row.pct_read_bw = 100.0 * row.gb_per_s / bw;
+        }
+        if (hooks.row) hooks.row(row);
+    }
+    if (hooks.progress) hooks.progress(total, total, QString());
     return true;
 }
 

@@ -13,9 +13,12 @@
 
 namespace hs::ui {
 
+class EngineChoice;
+
 struct BenchHooks {
     const std::atomic<bool>* cancel = nullptr;  // checked between chunks of runs
-    std::function<void(int runs_done, const QString& engine)> progress;
+    std::function<void(const BenchContext& context, int total_runs)> started;
+    std::function<void(int runs_done, int total_runs, const QString& engine)> progress;
     std::function<void(const BenchRow& row)> row;
 };
 
@@ -25,9 +28,18 @@ BenchContext bench_context(const hs::HistogramRequest& request, const QString& i
                            const QString& gpu_device, double host_read_bandwidth_gbs);
 
 // One engine's row: `runs` timed runs after 2 warm-up runs (unavailable and unsupported
-// engines get a row saying why). False when cancelled (no row then).
+// engines get a row saying why); `progress` gets the runs of this engine done. False when
+// cancelled (no row then).
 bool benchmark_engine(hs::HistogramEngine& engine, const hs::HistogramRequest& request,
                       const std::vector<hs::ChannelHistogram>& reference, int runs,
-                      const BenchHooks& hooks, BenchRow& row);
+                      const BenchHooks& hooks, BenchRow& row,
+                      const std::function<void(int runs_done)>& progress);
+
+// Every engine of `registry` on `request` (`input` names the image), verified against the CPU
+// reference, each row with its share of the read bandwidth of the device it runs on (`choice`).
+// False when cancelled. Throws what the CPU reference throws for the request.
+bool compare_engines(hs::EngineRegistry& registry, const hs::HistogramRequest& request,
+                     const QString& input, int runs, const QString& gpu_device,
+                     EngineChoice& choice, const BenchHooks& hooks);
 
 }  // namespace hs::ui

@@ -10,14 +10,15 @@
 
 #include "background.hpp"
 #include "benchmark_runner.hpp"
+#include "engine_choice.hpp"
 #include "frame_work.hpp"
 #include "histoscope/core/error.hpp"
 #include "histoscope/core/histogram.hpp"
 #include "histoscope/media/media.hpp"
 #include "histoscope/ui/photo_reader.hpp"
 #include "histoscope/ui/qimage_convert.hpp"
-#include "host_bandwidth.hpp"
 #include "playback.hpp"
+#include "stream_session.hpp"
 
 namespace hs::ui {
 
@@ -34,8 +35,11 @@ Controller::Controller(std::unique_ptr<hs::EngineRegistry> registry, ControllerO
     : QObject(parent),
       registry_(std::move(registry)),
       options_(std::move(options)),
+      choice_(std::make_unique<EngineChoice>(
+          *registry_, options_, [this](double gbs) { emit hostBandwidthMeasured(gbs); })),
       playback_(new Playback([this](std::int64_t, hs::Image& frame) { showFrame(frame); }, this)),
-      background_(new Background(this)) {
+      background_(new Background(this)),
+      stream_(std::make_unique<StreamSession>(*registry_)) {
     // Frames fall due (and are dropped) while the UI still draws the last result.
     playback_->setReady([this] { return unshown_.load() == 0; });
     connect(playback_, &Playback::stateChanged, this, &Controller::playbackChanged);
@@ -175,7 +179,7 @@ void Controller::saveImage(const QString& path) {
         return;
     }
     const std::shared_ptr<const hs::Image> image =
-        equalize_.mode != EqualizeSettings::Mode::Off && equalized_ ? equalized_ : source_;
+        settings_.equalize.mode != EqualizeSettings::Mode::Off && equalized_ ? equalized_ : source_;
     if (!image || image->empty()) {
         emit errorOccurred(tr("No image to save"));
         return;
@@ -191,30 +195,30 @@ void Controller::saveImage(const QString& path) {
 // --- settings
 
 void Controller::setEngine(const QString& name) {
-    engine_ = name;
+    settings_.engine = name;
     scheduleProcess();
 }
 
 void Controller::setEqualizer(const QString& name) {
-    equalizer_ = name;
+    settings_.equalizer = name;
     scheduleProcess();
 }
 
 void Controller::setBins(int bins) {
-    bins_ = std::max(bins, 1);
+    settings_.bins = std::max(bins, 1);
     scheduleProcess();
 }
 
 void Controller::setEqualize(const hs::ui::EqualizeSettings& settings) {
-    if (settings == equalize_) return;
-    equalize_ = settings;
+    if (settings == settings_.equalize) return;
+    settings_.equalize = settings;
     scheduleProcess();
 }
 
 void Controller::setDisplay(bool stretch_deep, unsigned clipping) {
-    if (stretch_deep == stretch_deep_ && clipping == clipping_) return;
-    stretch_deep_ = stretch_deep;
-    clipping_ = clipping;
+    if (stretch_deep == settings_.stretch_deep && clipping == settings_.clipping) return;
+    settings_.stretch_deep = stretch_deep;
+    settings_.clipping = clipping;
     original_dirty_ = true;
     full_original_dirty_ = true;
     scheduleProcess();
@@ -270,13 +274,12 @@ void Controller::seek(qint64 frame) {
 }
 
 void Controller::setHostBandwidth(double gbs) {
-    if (gbs > 0.0) host_bw_ = gbs;
+    if (gbs > 0.0) choice_->setHostBandwidth(gbs);
 }
 
 void Controller::remeasureHostBandwidth() {
-    const bool had = host_bw_.has_value();
-    host_bw_ = measure_host_read_bandwidth_gbs();
-    emit hostBandwidthMeasured(*host_bw_);
+    const bool had = choice_->hasHostBandwidth();
+    choice_->remeasureHostBandwidth();
     if (had) scheduleProcess();  // the percentages shown follow
 }
 
@@ -298,145 +301,23 @@ void Controller::reportError(const QString& message) {
         emit errorOccurred(message);
 }
 
-// When the registry's own "auto" engine cannot serve a request (or the registry has none): the
-// fastest available GPU engine that serves it, found by timing each once on it and remembered
-// per request shape; null (meaning the CPU reference) when no GPU engine can run.
-hs::HistogramEngine* Controller::fastestGpuEngineForAuto(const hs::HistogramRequest& request,
-                                                         QString& why) {
-    std::vector<hs::HistogramEngine*> candidates;
-    for (const QString& name : options_.gpu_engines) {
-        if (name == QLatin1String("auto")) continue;  // it just declined
-        hs::HistogramEngine* e = registry_->find(name.toStdString());
-        if (e == nullptr) continue;
-        const std::string refusal = e->refusal(request);
-        if (!refusal.empty()) {
-            if (why.isEmpty()) why = QString::fromStdString(refusal);
-            continue;
-        }
-        candidates.push_back(e);
-    }
-    if (candidates.empty()) return nullptr;
-    if (candidates.size() == 1) return candidates.front();
-    const auto key =
-        std::make_tuple(request.image.width, request.image.height, request.image.channels,
-                        request.image.bit_depth, request.spec.bins);
-    if (const auto it = auto_choice_.find(key); it != auto_choice_.end())
-        if (hs::HistogramEngine* e = registry_->find(it->second.toStdString())) return e;
-    hs::HistogramEngine* best = nullptr;
-    double best_ms = 0.0;
-    for (hs::HistogramEngine* e : candidates) {
-        try {
-            e->compute(request);  // warm-up (allocations, first launch)
-            const double ms = e->compute(request).total_ms;
-            if (best == nullptr || ms < best_ms) {
-                best = e;
-                best_ms = ms;
-            }
-        } catch (const std::exception&) {
-            // An engine that fails here is simply not chosen.
-        }
-    }
-    if (best != nullptr) auto_choice_[key] = qstr(best->name());
-    return best;
-}
-
-hs::HistogramEngine* Controller::resolveEngine(const hs::HistogramRequest& request,
-                                               EngineStatus& status) {
-    status.requested = engine_;
-    hs::HistogramEngine* cpu = registry_->find("cpu");
-    QString why;
-    if (engine_ == QLatin1String("auto")) {
-        hs::HistogramEngine* registered = registry_->find("auto");
-        if (registered != nullptr) {
-            const std::string refusal = registered->refusal(request);
-            if (refusal.empty()) {
-                status.resolved = QStringLiteral("auto");
-                status.message = tr("Kernel: auto (the registry's GPU selection)");
-                return registered;
-            }
-            why = QString::fromStdString(refusal);
-        }
-        if (hs::HistogramEngine* gpu = fastestGpuEngineForAuto(request, why)) {
-            status.resolved = qstr(gpu->name());
-            status.message = tr("Kernel: %1 (auto: fastest GPU kernel)").arg(status.resolved);
-            return gpu;
-        }
-        // The status bar says it in a few words; the engines' own sentence is the tooltip.
-        status.resolved = QStringLiteral("cpu");
-        if (options_.gpu_engines.isEmpty()) {
-            status.message = tr("CPU only: this build has no GPU kernels");
-            status.detail = tr("Histoscope was built without CUDA: auto runs the CPU reference.");
-        } else if (!options_.gpu_absence.isEmpty()) {
-            status.message = tr("CPU only: %1").arg(options_.gpu_absence);
-            status.detail = why;
-        } else {
-            status.message = tr("Kernel: cpu (auto): no GPU kernel serves this request");
-            status.detail = why;
-        }
-        return cpu;
-    }
-    hs::HistogramEngine* chosen = registry_->find(engine_.toStdString());
-    why = chosen == nullptr ? tr("not in this build")
-                            : QString::fromStdString(chosen->refusal(request));
-    if (why.isEmpty()) {
-        status.resolved = engine_;
-        status.message = tr("Kernel: %1").arg(engine_);
-        return chosen;
-    }
-    status.resolved = QStringLiteral("cpu");
-    status.message = tr("Kernel: cpu (%1 cannot run)").arg(engine_);
-    status.detail = why;
-    return cpu;
-}
-
-hs::EqualizeEngine* Controller::resolveEqualizer(const hs::EqualizeRequest& request) {
-    auto usable = [&](hs::EqualizeEngine* e) {
-        return e != nullptr && e->refusal(request).empty();
-    };
-    if (equalizer_ != QLatin1String("auto")) {
-        hs::EqualizeEngine* e = registry_->find_equalizer(equalizer_.toStdString());
-        if (usable(e)) return e;
-        return registry_->find_equalizer("cpu");
-    }
-    // auto: the first usable equalizer that is not the CPU reference, else the reference.
-    for (const auto& e : registry_->equalizers())
-        if (e->name() != "cpu" && usable(e.get())) return e.get();
-    return registry_->find_equalizer("cpu");
-}
-
-double Controller::readBandwidthGbs(const QString& engine, QString& device) {
-    if (options_.gpu_engines.contains(engine)) {
-        device = tr("GPU");
-        if (!gpu_bw_) {
-            gpu_bw_ = 0.0;
-            if (options_.gpu_read_bandwidth_gbs) try {
-                    gpu_bw_ = options_.gpu_read_bandwidth_gbs();
-                } catch (const std::exception&) {
-                    gpu_bw_ = 0.0;
-                }
-        }
-        return *gpu_bw_;
-    }
-    if (!host_bw_) remeasureHostBandwidth();
-    device = tr("CPU, %1 threads").arg(std::max(1u, std::thread::hardware_concurrency()));
-    return *host_bw_;
-}
-
 FrameSpec Controller::frameSpec(const std::shared_ptr<const hs::Image>& image,
                                 EngineStatus& status) {
+    const FrameSettings& set = settings_;
     FrameSpec spec;
     spec.image = image;
     spec.reference = reference_;
-    spec.bins = bins_;
-    spec.equalize = equalize_;
-    spec.engine = resolveEngine(histogram_request(image->view(), bins_), status);
+    spec.bins = set.bins;
+    spec.equalize = set.equalize;
+    spec.engine =
+        choice_->histogram(set.engine, histogram_request(image->view(), set.bins), status);
     spec.engine_name = status.resolved;
     spec.fallback = registry_->find("cpu");
     spec.original_picture = original_dirty_;
-    spec.stretch_deep = stretch_deep_;
-    spec.clipping = clipping_;
-    if (equalize_.mode == EqualizeSettings::Mode::Off) return spec;
-    if (equalize_.mode == EqualizeSettings::Mode::Match) {
+    spec.stretch_deep = set.stretch_deep;
+    spec.clipping = set.clipping;
+    if (set.equalize.mode == EqualizeSettings::Mode::Off) return spec;
+    if (set.equalize.mode == EqualizeSettings::Mode::Match) {
         if (!reference_)
             spec.equalize_refused = tr("Match: choose a reference image (Reference...)");
         else if (const QString problem = referenceProblem(*reference_); !problem.isEmpty())
@@ -444,8 +325,8 @@ FrameSpec Controller::frameSpec(const std::shared_ptr<const hs::Image>& image,
         if (!spec.equalize_refused.isEmpty()) return spec;
     }
     try {
-        spec.equalizer =
-            resolveEqualizer(equalize_request(image->view(), equalize_, reference_.get()));
+        spec.equalizer = choice_->equalizer(
+            set.equalizer, equalize_request(image->view(), set.equalize, reference_.get()));
     } catch (const std::exception& e) {
         spec.equalize_refused = describe(e);
     }
@@ -538,7 +419,7 @@ void Controller::finishFrame(FrameOutcome& outcome, EngineStatus status, double 
         reportError(out.equalize_note);
     } else {
         last_error_.clear();
-        if (equalize_.mode != EqualizeSettings::Mode::Off && !out.equalize_note.isEmpty())
+        if (settings_.equalize.mode != EqualizeSettings::Mode::Off && !out.equalize_note.isEmpty())
             emit notice(out.equalize_note);
     }
     emitFrame(out, total_ms);
@@ -556,7 +437,7 @@ void Controller::emitFrame(FrameResult& out, double total_ms) {
     timing.dropped = playback_->dropped();
     timing.total_ms = total_ms;
     // Measured once per device, outside the frame's time.
-    timing.read_bandwidth_gbs = readBandwidthGbs(timing.engine, timing.bandwidth_device);
+    timing.read_bandwidth_gbs = choice_->readBandwidthGbs(timing.engine, timing.bandwidth_device);
     if (timing.read_bandwidth_gbs > 0.0)
         timing.pct_read_bw = 100.0 * timing.gb_per_s / timing.read_bandwidth_gbs;
     out.sequence = ++sequence_;
@@ -571,44 +452,35 @@ void Controller::emitFrame(FrameResult& out, double total_ms) {
 // --- playback on the frame stream
 
 bool Controller::submitToStream() {
+    const FrameSettings& set = settings_;
     const hs::ImageView view = source_->view();
-    const hs::HistogramRequest request = histogram_request(view, bins_);
+    const hs::HistogramRequest request = histogram_request(view, set.bins);
     EngineStatus status;
-    resolveEngine(request, status);
+    choice_->histogram(set.engine, request, status);
     hs::StreamConfig config;
     config.format = hs::FrameFormat::of(view);
     config.engine = status.resolved.toStdString();
     config.channels = request.channels;
     config.spec = request.spec;
     try {
-        if (equalize_.mode != EqualizeSettings::Mode::Off) {
-            const hs::EqualizeRequest eq = equalize_request(view, equalize_, reference_.get());
+        StreamKey key{config.format.describe(),
+                      config.engine,
+                      config.spec.describe(),
+                      {},
+                      set.equalize.mode != EqualizeSettings::Mode::Off,
+                      set.equalize,
+                      reference_generation_};
+        if (key.equalizing) {
+            const hs::EqualizeRequest eq = equalize_request(view, set.equalize, reference_.get());
             config.equalize = eq;
-            config.equalizer = std::string(resolveEqualizer(eq)->name());
+            config.equalizer = std::string(choice_->equalizer(set.equalizer, eq)->name());
+            key.equalizer = config.equalizer;
         }
-        // What the stream was opened with; a change (settings, a new clip) reopens it.
-        const std::string key =
-            config.format.describe() + "|" + config.engine + "|" + config.spec.describe() + "|" +
-            config.equalizer + "|" + std::to_string(static_cast<int>(equalize_.mode)) + "|" +
-            std::to_string(equalize_.luma) + "|" + std::to_string(equalize_.strength) + "|" +
-            std::to_string(equalize_.clip) + "|" + std::to_string(equalize_.tiles_x) + "x" +
-            std::to_string(equalize_.tiles_y) + "|" + std::to_string(reference_generation_);
-        if (stream_ && key != stream_key_) {
-            drainStream();  // the frames in flight are shown with the settings they ran with
-            closeStream();
-        }
-        if (!stream_) {
-            hs::StreamEngine& engine = hs::choose_stream_engine(*registry_, config);
-            stream_ = engine.open(config);
-            stream_key_ = key;
-            stream_engine_ = qstr(engine.name());
-        }
+        stream_->submit(config, key, playback_->frame(), source_,
+                        [this](StreamedFrame& frame) { showStreamed(frame); });
         status.message =
-            tr("%1, playing on the '%2' frame stream").arg(status.message, stream_engine_);
+            tr("%1, playing on the '%2' frame stream").arg(status.message, stream_->engineName());
         emit engineStatusChanged(status);
-        in_flight_.emplace_back(playback_->frame(), source_);
-        stream_->submit(view);
-        while (auto r = stream_->poll()) showStreamResult(*r);
         return true;
     } catch (const std::exception& e) {
         reportError(tr("Playback stream: %1. Processing frame by frame.").arg(describe(e)));
@@ -617,63 +489,24 @@ bool Controller::submitToStream() {
     }
 }
 
-void Controller::showStreamResult(hs::FrameResult& result) {
-    if (in_flight_.empty()) return;
-    const auto [index, image] = std::move(in_flight_.front());
-    in_flight_.pop_front();
-    FrameResult out;
-    FrameTiming& timing = out.timing;
-    const hs::HistogramRequest request = histogram_request(image->view(), bins_);
-    const QString engine_name = qstr(result.histogram_engine);
-    out.original_histogram = histogram_data(request, result.channels, engine_name);
-    for (const auto& st : result.stages)
-        out.original_histogram.stages.push_back({QString::fromStdString(st.name), st.ms});
-    out.original = to_qimage(image->view());
-    out.source = image;
-    if (clipping_ != 0) out.original_clipping = clipping_overlay(image->view(), 1, clipping_);
-    timing.engine = engine_name;
-    timing.equalizer = qstr(stream_->equalizer());
-    timing.bins = request.spec.bins;
-    timing.stream = stream_engine_;
-    // The frame's time: its span on the device where the stream measured one, else the sum of
-    // its stages.
-    double total = 0.0, span = -1.0;
-    for (const auto& st : result.stages) {
-        timing.stages.push_back({QString::fromStdString(st.name), st.ms});
-        if (st.name == "gpu_total")
-            span = st.ms;
-        else
-            total += st.ms;
-    }
-    if (span >= 0.0) total = span;
-    equalized_.reset();
-    if (!result.equalized.empty()) {
-        auto equalized = std::make_shared<hs::Image>(std::move(result.equalized));
-        out.equalized = to_qimage(equalized->view());
-        if (clipping_ != 0)
-            out.equalized_clipping = clipping_overlay(equalized->view(), 1, clipping_);
-        if (hs::HistogramEngine* engine = registry_->find(result.histogram_engine)) {
-            try {
-                QElapsedTimer clock;
-                clock.start();
-                out.equalized_histogram =
-                    histogram_of(*engine, histogram_request(equalized->view(), bins_), engine_name);
-                timing.stages.push_back({QStringLiteral("histogram (equalized)"), ms_of(clock)});
-            } catch (const std::exception& e) {
-                reportError(tr("Histogram of the equalized frame: %1").arg(describe(e)));
-            }
-        }
-        out.result = equalized;
-        equalized_ = std::move(equalized);
-    }
-    timing.frame = index;
-    emitFrame(out, total);
+void Controller::showStreamed(StreamedFrame& frame) {
+    double total_ms = 0.0;
+    FrameOutcome outcome =
+        streamed_frame(frame.image, frame.result, settings_.bins, settings_.clipping,
+                       registry_->find(frame.result.histogram_engine), total_ms);
+    if (!outcome.equalize_error.isEmpty())
+        reportError(tr("Histogram of the equalized frame: %1").arg(outcome.equalize_error));
+    FrameResult& out = outcome.result;
+    out.timing.equalizer = qstr(stream_->equalizer());
+    out.timing.stream = stream_->engineName();
+    out.timing.frame = frame.index;
+    equalized_ = outcome.equalized;
+    emitFrame(out, total_ms);
 }
 
 void Controller::drainStream() {
-    if (!stream_) return;
     try {
-        while (auto r = stream_->wait()) showStreamResult(*r);
+        stream_->drain([this](StreamedFrame& frame) { showStreamed(frame); });
     } catch (const std::exception& e) {
         reportError(tr("Playback stream: %1").arg(describe(e)));
         closeStream();
@@ -681,10 +514,7 @@ void Controller::drainStream() {
 }
 
 void Controller::closeStream() {
-    stream_.reset();
-    stream_key_.clear();
-    stream_engine_.clear();
-    in_flight_.clear();
+    stream_->close();
 }
 
 // --- kernel comparison
@@ -697,50 +527,24 @@ void Controller::runBenchmark(int runs) {
         emit benchmarkFinished(false);
         return;
     }
-    runs = std::max(runs, 1);
-    const hs::HistogramRequest request = histogram_request(source_->view(), bins_);
-    std::vector<hs::ChannelHistogram> reference;
+    BenchHooks hooks;
+    hooks.cancel = &cancel_;
+    hooks.started = [this](const BenchContext& context, int total) {
+        emit benchmarkStarted(context, total);
+    };
+    hooks.progress = [this](int done, int total, const QString& engine) {
+        emit benchmarkProgress(done, total, engine);
+    };
+    hooks.row = [this](const BenchRow& row) { emit benchmarkRow(row); };
     try {
-        reference = hs::reference_histogram(request.image, request.channels, request.spec);
+        const bool finished = compare_engines(
+            *registry_, histogram_request(source_->view(), settings_.bins),
+            QFileInfo(path_).fileName(), std::max(runs, 1), options_.gpu_device, *choice_, hooks);
+        emit benchmarkFinished(!finished);
     } catch (const std::exception& e) {
         emit errorOccurred(describe(e));
         emit benchmarkFinished(false);
-        return;
     }
-    QString host;
-    const BenchContext context =
-        bench_context(request, QFileInfo(path_).fileName(), runs, options_.gpu_device,
-                      readBandwidthGbs(QStringLiteral("cpu"), host));
-    int available = 0;
-    for (const auto& engine : registry_->engines())
-        if (engine->availability().available) ++available;
-    const int total = available * runs;
-    emit benchmarkStarted(context, total);
-    int done = 0;  // runs of the engines before this one
-    BenchHooks hooks;
-    hooks.cancel = &cancel_;
-    hooks.progress = [&](int runs_done, const QString& engine) {
-        emit benchmarkProgress(done + runs_done, total, engine);
-    };
-    for (const auto& engine : registry_->engines()) {
-        if (engine->availability().available)
-            emit benchmarkProgress(done, total, qstr(engine->name()));
-        BenchRow row;
-        if (!benchmark_engine(*engine, request, reference, runs, hooks, row)) {
-            emit benchmarkFinished(true);
-            return;
-        }
-        if (engine->availability().available) done += runs;
-        if (row.status == QLatin1String("ok") && row.median_ms > 0.0) {
-            row.gb_per_s = static_cast<double>(context.bytes) / (row.median_ms * 1e6);
-            QString device;
-            const double bw = readBandwidthGbs(row.engine, device);
-            if (bw > 0.0) row.pct_read_bw = 100.0 * row.gb_per_s / bw;
-        }
-        emit benchmarkRow(row);
-    }
-    emit benchmarkProgress(total, total, QString());
-    emit benchmarkFinished(false);
 }
 
 }  // namespace hs::ui

@@ -224,4 +224,49 @@ FrameOutcome compute_frame(const FrameSpec& spec, const std::atomic<bool>* cance
     return out;
 }
 
+FrameOutcome streamed_frame(const std::shared_ptr<const hs::Image>& image, hs::FrameResult& result,
+                            int bins, unsigned clipping, hs::HistogramEngine* engine,
+                            double& total_ms) {
+    FrameOutcome outcome;
+    FrameResult& out = outcome.result;
+    FrameTiming& timing = out.timing;
+    const hs::HistogramRequest request = histogram_request(image->view(), bins);
+    const QString engine_name = qstr(result.histogram_engine);
+    out.original_histogram = histogram_data(request, result.channels, engine_name);
+    for (const auto& st : result.stages)
+        out.original_histogram.stages.push_back({QString::fromStdString(st.name), st.ms});
+    out.original = to_qimage(image->view());
+    out.source = image;
+    if (clipping != 0) out.original_clipping = clipping_overlay(image->view(), 1, clipping);
+    timing.engine = engine_name;
+    timing.bins = request.spec.bins;
+    double total = 0.0, span = -1.0;
+    for (const auto& st : result.stages) {
+        timing.stages.push_back({QString::fromStdString(st.name), st.ms});
+        if (st.name == "gpu_total")
+            span = st.ms;
+        else
+            total += st.ms;
+    }
+    total_ms = span >= 0.0 ? span : total;
+    if (result.equalized.empty()) return outcome;
+    auto equalized = std::make_shared<hs::Image>(std::move(result.equalized));
+    out.equalized = to_qimage(equalized->view());
+    if (clipping != 0) out.equalized_clipping = clipping_overlay(equalized->view(), 1, clipping);
+    if (engine != nullptr) {
+        try {
+            QElapsedTimer clock;
+            clock.start();
+            out.equalized_histogram =
+                histogram_of(*engine, histogram_request(equalized->view(), bins), engine_name);
+            timing.stages.push_back({QStringLiteral("histogram (equalized)"), ms_of(clock)});
+        } catch (const std::exception& e) {
+            outcome.equalize_error = describe(e);
+        }
+    }
+    out.result = equalized;
+    outcome.equalized = std::move(equalized);
+    return outcome;
+}
+
 }  // namespace hs::ui

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "histoscope/core/engine.hpp"
+#include "histoscope/core/stream.hpp"
 #include "histoscope/ui/types.hpp"
 
 namespace hs::ui {
@@ -48,6 +49,15 @@ struct FrameOutcome {
 };
 
 FrameOutcome compute_frame(const FrameSpec& spec, const std::atomic<bool>* cancelled = nullptr);
+
+// A frame back from playback's frame stream, as the UI shows it: the histogram the stream
+// computed of `image`, the equalized frame it returned and that frame's histogram by `engine`
+// (when there is one; its failure is said in equalize_error), the pictures with the `clipping`
+// overlays. The frame's time is its span on the device where the stream measured one, else the
+// sum of its stages.
+FrameOutcome streamed_frame(const std::shared_ptr<const hs::Image>& image, hs::FrameResult& result,
+                            int bins, unsigned clipping, hs::HistogramEngine* engine,
+                            double& total_ms);
 
 // The channels histograms show: gray, or R, G, B (A for RGBA) and luma.
 std::vector<hs::Channel> display_channels(const hs::ImageView& image);

@@ -11,9 +11,9 @@
 // (Background), whose result replaces the preview unless settings changed meanwhile; a busy
 // signal says while work is pending. Video plays on this thread through Playback (clock,
 // dropped frames, seeking, looping); while a video plays, its frames go through a frame stream
-// of the registry (the GPU frame pipeline when it can run the settings: the upload of one frame
-// overlaps the kernels of another), and each result is shown as it comes back; pausing waits
-// for the frames in flight.
+// (StreamSession) and each result is shown as it comes back; pausing waits for the frames in
+// flight. Which engines run is EngineChoice's (the registry's "auto", as in the CLI); the
+// kernel comparison is benchmark_runner's.
 
 #include <QObject>
 #include <QString>
@@ -21,13 +21,10 @@
 #include <QVector>
 #include <atomic>
 #include <cstdint>
-#include <deque>
 #include <functional>
-#include <map>
 #include <memory>
 #include <optional>
 #include <string>
-#include <tuple>
 
 #include "histoscope/core/engine.hpp"
 #include "histoscope/core/image.hpp"
@@ -37,9 +34,22 @@
 namespace hs::ui {
 
 class Background;
+class EngineChoice;
 class Playback;
+class StreamSession;
 struct FrameOutcome;
 struct FrameSpec;
+struct StreamedFrame;
+
+// What the user chose: the settings every frame is computed with.
+struct FrameSettings {
+    QString engine = QStringLiteral("auto");     // "auto" or a registry name
+    QString equalizer = QStringLiteral("auto");  // "auto" or a registry equalizer name
+    int bins = 256;
+    EqualizeSettings equalize;
+    bool stretch_deep = true;  // deep images shown over a stretched display range
+    unsigned clipping = 0;     // channels of the clipping overlays (0: none)
+};
 
 struct ControllerOptions {
     // Registry names of the histogram engines that run on a GPU ("auto" chooses among them).
@@ -135,11 +145,10 @@ class Controller : public QObject {
     FrameSpec frameSpec(const std::shared_ptr<const hs::Image>& image, EngineStatus& status);
     // Reports what failed and emits the result.
     void finishFrame(FrameOutcome& outcome, EngineStatus status, double total_ms, bool preview);
-    // Playback: queues the frame in source_ on the frame stream (opened, or reopened when the
-    // settings changed) and shows the results that are ready; false when no stream can run,
-    // and the frame is processed alone.
+    // Playback: queues the frame in source_ on the frame stream and shows the results that are
+    // ready; false when no stream can run, and the frame is processed alone.
     bool submitToStream();
-    void showStreamResult(hs::FrameResult& result);
+    void showStreamed(StreamedFrame& frame);
     void drainStream();  // shows every frame still in flight
     void closeStream();
     // The common tail of a frame: throughput, bandwidth, sequence, frameReady().
@@ -148,13 +157,10 @@ class Controller : public QObject {
     void updateBusy();
     // Why `reference` cannot serve the current image, or empty.
     QString referenceProblem(const hs::Image& reference) const;
-    hs::HistogramEngine* resolveEngine(const hs::HistogramRequest& request, EngineStatus& status);
-    hs::HistogramEngine* fastestGpuEngineForAuto(const hs::HistogramRequest& request, QString& why);
-    hs::EqualizeEngine* resolveEqualizer(const hs::EqualizeRequest& request);
-    double readBandwidthGbs(const QString& engine, QString& device);
 
     std::unique_ptr<hs::EngineRegistry> registry_;
     ControllerOptions options_;
+    std::unique_ptr<EngineChoice> choice_;
 
     // The media: the photo or the current video frame, a large photo's reduced copy, the result.
     std::shared_ptr<hs::Image> source_;
@@ -167,13 +173,7 @@ class Controller : public QObject {
     std::shared_ptr<const hs::Image> reference_;
     std::uint64_t reference_generation_ = 0;  // counts the references loaded
 
-    // Settings.
-    QString engine_ = QStringLiteral("auto");
-    QString equalizer_ = QStringLiteral("auto");
-    int bins_ = 256;
-    EqualizeSettings equalize_;
-    bool stretch_deep_ = true;
-    unsigned clipping_ = 0;
+    FrameSettings settings_;
 
     // Pipeline state.
     bool process_posted_ = false;
@@ -181,24 +181,16 @@ class Controller : public QObject {
     bool full_original_dirty_ = true;  // a large photo's full-resolution original is not shown
     std::uint64_t sequence_ = 0;
     QString last_error_;
-    std::map<std::tuple<int, int, int, int, int>, QString> auto_choice_;  // shape -> engine
-    std::optional<double> gpu_bw_;
-    std::optional<double> host_bw_;
 
     // The background work of large photos: the settings generation its result must match.
     Background* background_;
     std::uint64_t generation_ = 0;
     bool exact_ = true;     // the result shown is not a preview
     QString pending_save_;  // saved once it is
-    QString opening_;  // the file being opened
-    QString busy_;     // what busyChanged() last said
+    QString opening_;       // the file being opened
+    QString busy_;          // what busyChanged() last said
 
-    // The frame stream of playback, the settings it was opened with, and the frames in flight
-    // (index and decoded image, oldest first).
-    std::unique_ptr<hs::FrameStream> stream_;
-    std::string stream_key_;
-    QString stream_engine_;  // its name
-    std::deque<std::pair<std::int64_t, std::shared_ptr<const hs::Image>>> in_flight_;
+    std::unique_ptr<StreamSession> stream_;  // playback's frame stream
 
     std::atomic<bool> cancel_{false};
     std::atomic<int> unshown_{0};
