@@ -8,7 +8,6 @@
 #include <bit>
 #include <chrono>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <map>
 #include <optional>
@@ -19,6 +18,7 @@
 #include "commands.hpp"
 #include "frames.hpp"
 #include "histoscope/core/error.hpp"
+#include "histoscope/media/atomic_file.hpp"
 #include "histoscope/media/media.hpp"
 #include "input.hpp"
 #include "json.hpp"
@@ -144,29 +144,21 @@ bool is_raw_output(const std::string& path) {
     return ext == ".raw";
 }
 
-// Appends the samples to `f`, rows packed, 16-bit little-endian: what --raw reads back.
-void append_raw(std::ofstream& f, const std::string& path, const ImageView& image) {
-    std::vector<char> row(image.row_bytes());
+// Appends the samples to `file`, rows packed, 16-bit little-endian: what --raw reads back.
+void append_raw(media::AtomicFile& file, const ImageView& image) {
+    std::string row(image.row_bytes(), '\0');
     for (int y = 0; y < image.height; ++y) {
         std::copy_n(reinterpret_cast<const char*>(image.row(y)), row.size(), row.begin());
         if (std::endian::native == std::endian::big && image.type == SampleType::U16)
             for (std::size_t i = 0; i + 1 < row.size(); i += 2) std::swap(row[i], row[i + 1]);
-        f.write(row.data(), static_cast<std::streamsize>(row.size()));
+        file.write(row);
     }
-    if (!f) throw InputError("cannot write '" + path + "' (disk full?)");
-}
-
-std::ofstream open_raw(const std::string& path) {
-    std::ofstream f(path, std::ios::binary | std::ios::trunc);
-    if (!f) throw InputError("cannot write '" + path + "'");
-    return f;
 }
 
 void write_raw(const std::string& path, const ImageView& image) {
-    std::ofstream f = open_raw(path);
-    append_raw(f, path, image);
-    f.flush();
-    if (!f) throw InputError("cannot write '" + path + "' (disk full?)");
+    media::AtomicFile file(path);
+    append_raw(file, image);
+    file.commit();
 }
 
 std::string report_json(const Report& rep, bool timing) {
@@ -307,10 +299,10 @@ int run_equalize_frames(const Context& ctx, const Args& args) {
     StreamEngine& streamer = choose_stream_engine(ctx.registry, config);
     const std::unique_ptr<FrameStream> stream = streamer.open(config);
 
-    std::ofstream raw;
+    std::unique_ptr<media::AtomicFile> raw;
     std::unique_ptr<media::VideoWriter> video;
     if (raw_out)
-        raw = open_raw(output);
+        raw = std::make_unique<media::AtomicFile>(output);
     else
         video = std::make_unique<media::VideoWriter>(output, f.width, f.height,
                                                      source.fps() > 0 ? source.fps() : 25.0);
@@ -321,7 +313,7 @@ int run_equalize_frames(const Context& ctx, const Args& args) {
         for (const auto& st : r.stages) stages[st.name].push_back(st.ms);
         const auto t = Clock::now();
         if (raw_out)
-            append_raw(raw, output, r.equalized.view());
+            append_raw(*raw, r.equalized.view());
         else
             video->write(r.equalized.view());
         write_ms += ms_since(t);
@@ -331,12 +323,10 @@ int run_equalize_frames(const Context& ctx, const Args& args) {
     };
     const PumpStats stats = pump(source, *stream, events, limit);
     for (const auto& n : source.notes()) std::cerr << "warning: " << n << "\n";
-    if (video) video->close();
-    if (raw_out) {
-        raw.flush();
-        if (!raw) throw InputError("cannot write '" + output + "' (disk full?)");
-    }
+    // Nothing decoded: the output is not written at all, and an existing file stays.
     if (stats.ok == 0) throw InputError("no frame of " + source.name() + " could be decoded");
+    if (video) video->close();
+    if (raw) raw->commit();
 
     const bool timing = args.flag("--timing");
     if (format == "json" || timing) {

@@ -3,14 +3,15 @@
 // written as the frames are processed. Frames that fail to decode are reported in place and the
 // rest processed.
 
-#include <fstream>
 #include <iostream>
+#include <memory>
 #include <sstream>
 
 #include "args.hpp"
 #include "commands.hpp"
 #include "frames.hpp"
 #include "histoscope/core/error.hpp"
+#include "histoscope/media/atomic_file.hpp"
 #include "json.hpp"
 #include "request_options.hpp"
 
@@ -18,26 +19,21 @@ namespace hs::cli {
 
 namespace {
 
-// Standard output, or the file of -o.
+// Standard output, or the file of -o, which replaces an existing file only once complete.
 class Output {
   public:
     explicit Output(const std::string& path) {
-        if (path.empty() || path == "-") return;
-        file_.open(path, std::ios::binary | std::ios::trunc);
-        if (!file_) throw InputError("cannot write '" + path + "'");
-        path_ = path;
+        if (!path.empty() && path != "-") file_ = std::make_unique<media::AtomicFile>(path);
     }
-    std::ostream& out() { return path_.empty() ? std::cout : file_; }
+    std::ostream& out() { return file_ ? file_->stream() : std::cout; }
     void close() {
-        out().flush();
-        if (!out())
-            throw InputError("cannot write " +
-                             (path_.empty() ? "to standard output" : "'" + path_ + "'"));
+        if (file_) return file_->commit();
+        std::cout.flush();
+        if (!std::cout) throw InputError("cannot write to standard output");
     }
 
   private:
-    std::ofstream file_;
-    std::string path_;
+    std::unique_ptr<media::AtomicFile> file_;
 };
 
 Json timing_json(const std::vector<StageTime>& stages) {

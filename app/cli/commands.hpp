@@ -27,7 +27,8 @@ int run_hist_frames(const Context& ctx, const Args& args);
 int run_equalize_frames(const Context& ctx, const Args& args);
 int run_bench_frames(const Context& ctx, const Args& args);
 
-// Writes `text` to `path` ("" or "-" = standard output). Throws InputError when it cannot.
+// Writes `text` to `path` ("" or "-" = standard output; a file is replaced atomically, see
+// media::AtomicFile). Throws InputError when it cannot.
 void write_output(const std::string& path, const std::string& text);
 
 // The median of `values` (the mean of the middle two for an even count; 0 when empty).

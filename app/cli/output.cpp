@@ -1,9 +1,9 @@
 #include <algorithm>
-#include <fstream>
 #include <iostream>
 
 #include "commands.hpp"
 #include "histoscope/core/error.hpp"
+#include "histoscope/media/atomic_file.hpp"
 
 namespace hs::cli {
 
@@ -13,10 +13,7 @@ void write_output(const std::string& path, const std::string& text) {
         if (!std::cout) throw InputError("cannot write to standard output");
         return;
     }
-    std::ofstream f(path, std::ios::binary);
-    f << text;
-    f.close();
-    if (!f) throw InputError("cannot write '" + path + "'");
+    media::write_file_atomically(path, text);
 }
 
 double median(std::vector<double> values) {

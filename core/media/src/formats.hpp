@@ -26,8 +26,6 @@ std::string quoted(const std::string& path);
 std::vector<std::uint8_t> read_file(const std::string& path);
 // At most `max_bytes` from the start of the file; same errors as read_file.
 std::vector<std::uint8_t> read_file_head(const std::string& path, std::size_t max_bytes);
-// Writes `bytes` to `path`, replacing it. Throws InputError "cannot write 'path': <reason>".
-void write_file(const std::string& path, Bytes bytes);
 
 enum class ImageFormat {
     Unknown,

@@ -13,6 +13,7 @@
 
 #include "formats.hpp"
 #include "histoscope/core/error.hpp"
+#include "histoscope/media/atomic_file.hpp"
 #include "histoscope/media/media.hpp"
 
 namespace hs::media {
@@ -195,7 +196,7 @@ void write_image(const std::string& path, const ImageView& image) {
     if (!ok || encoded.empty())
         throw InputError("cannot write " + name + ": the " + std::string(writer->name) +
                          " encoder failed");
-    detail::write_file(path, encoded);
+    write_file_atomically(path, {reinterpret_cast<const char*>(encoded.data()), encoded.size()});
 }
 
 }  // namespace hs::media

@@ -11,6 +11,7 @@
 
 #include "formats.hpp"
 #include "histoscope/core/error.hpp"
+#include "histoscope/media/atomic_file.hpp"
 #include "histoscope/media/media.hpp"
 
 namespace hs::media {
@@ -189,6 +190,7 @@ std::int64_t VideoReader::position() const {
 
 struct VideoWriter::Impl {
     std::string name;
+    std::unique_ptr<AtomicFile> file;  // the encoder writes its temporary file
     cv::VideoWriter writer;
     int width = 0, height = 0;
     cv::Mat bgr;
@@ -212,9 +214,11 @@ VideoWriter::VideoWriter(const std::string& path, int width, int height, double 
         throw InputError("cannot write video " + w.name +
                          ": the extension must be .mp4, .avi or .mkv");
     if (!(fps > 0.0) || !std::isfinite(fps)) fps = 25.0;
+    w.file = std::make_unique<AtomicFile>(path);
     bool ok = false;
     try {
-        ok = w.writer.open(path, backend(), fourcc, fps, cv::Size(width, height), true);
+        ok = w.writer.open(w.file->temporary_path(), backend(), fourcc, fps,
+                           cv::Size(width, height), true);
     } catch (const cv::Exception&) {
         ok = false;
     }
@@ -222,13 +226,9 @@ VideoWriter::VideoWriter(const std::string& path, int width, int height, double 
         throw InputError("cannot open " + w.name + " for writing video");
 }
 
-VideoWriter::~VideoWriter() {
-    try {
-        close();
-    } catch (...) {
-        // a destructor cannot report; close() explicitly to see failures
-    }
-}
+// Without close(), the AtomicFile discards the temporary file: a half-written video never
+// replaces anything.
+VideoWriter::~VideoWriter() = default;
 
 void VideoWriter::write(const ImageView& rgb) {
     Impl& w = *impl_;
@@ -246,7 +246,10 @@ void VideoWriter::write(const ImageView& rgb) {
 }
 
 void VideoWriter::close() {
-    if (impl_ && impl_->writer.isOpened()) impl_->writer.release();
+    Impl& w = *impl_;
+    if (!w.writer.isOpened()) return;
+    w.writer.release();
+    w.file->commit();
 }
 
 bool is_video_path(const std::string& path) {

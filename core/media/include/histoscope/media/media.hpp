@@ -110,7 +110,9 @@ class VideoReader {
 
 // Writes 8-bit RGB frames of one size to a video file (OpenCV's VideoWriter): .mp4 (MPEG-4
 // Part 2, "mp4v"), .avi (Motion JPEG), .mkv ("XVID"). Throws InputError when the file cannot be
-// opened for the format or a frame does not match.
+// opened for the format or a frame does not match. The frames go to a temporary file
+// (AtomicFile) that close() puts in place; a writer destroyed without close() leaves an
+// existing file untouched.
 class VideoWriter {
   public:
     VideoWriter(const std::string& path, int width, int height, double fps);
@@ -118,7 +120,7 @@ class VideoWriter {
     VideoWriter(const VideoWriter&) = delete;
     VideoWriter& operator=(const VideoWriter&) = delete;
     void write(const ImageView& rgb);
-    void close();  // also done by the destructor
+    void close();
 
   private:
     struct Impl;
