@@ -110,6 +110,7 @@ int run_bench(const Context& ctx) {
           "--runs",   "--warmup",        "--format",         "-o",       "--kernel", "--loop",
           "--frames", "--verify-frames", "--depth-in-flight"},
          {"--stream", "--no-equalize"}});
+    refuse_output_onto_input(args);
     // A video (unless --frame picks one of its frames) or --stream: the stream benchmark.
     if (args.flag("--stream") || (input_is_video(args) && !args.has("--frame")))
         return run_bench_frames(ctx, args);

@@ -209,6 +209,7 @@ int run_equalize(const Context& ctx) {
                                 "--clip", "--tiles", "--reference", "--reference-raw", "--kernel",
                                 "--repeat", "--format", "-o"},
                                {"--timing", "--per-frame"}});
+    refuse_output_onto_input(args);
     if (args.flag("--per-frame") || input_is_video(args)) return run_equalize_frames(ctx, args);
     if (args.has("--frames")) throw UsageError("--frames N applies to videos and --per-frame");
     const std::string format = report_format(args);

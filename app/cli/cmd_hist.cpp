@@ -62,6 +62,7 @@ int run_hist(const Context& ctx) {
     const Args args(ctx.args, {{"--raw", "--frame", "--frames", "--channels", "--bins", "--range",
                                 "--edges", "--saturate", "--kernel", "--format", "-o"},
                                {"--stats", "--per-frame"}});
+    refuse_output_onto_input(args);
     if (args.flag("--per-frame")) return run_hist_frames(ctx, args);
     if (args.has("--frames")) throw UsageError("--frames N applies to --per-frame");
     const std::string format = args.value("--format").value_or("text");

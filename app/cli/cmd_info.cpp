@@ -10,6 +10,7 @@ namespace hs::cli {
 
 int run_info(const Context& ctx) {
     const Args args(ctx.args, {{"--raw", "--format", "-o"}, {}});
+    refuse_output_onto_input(args);
     const std::string format = args.value("--format").value_or("text");
     if (format != "text" && format != "json")
         throw UsageError("--format for info must be text or json, not '" + format + "'");

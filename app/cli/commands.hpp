@@ -31,6 +31,10 @@ int run_bench_frames(const Context& ctx, const Args& args);
 // media::AtomicFile). Throws InputError when it cannot.
 void write_output(const std::string& path, const std::string& text);
 
+// Throws UsageError when -o names one of the command's inputs (its files, --reference, or the
+// file standard input comes from), also through links: writing it would destroy the input.
+void refuse_output_onto_input(const Args& args);
+
 // The median of `values` (the mean of the middle two for an even count; 0 when empty).
 double median(std::vector<double> values);
 

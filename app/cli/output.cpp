@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <iostream>
 
+#include "args.hpp"
 #include "commands.hpp"
 #include "histoscope/core/error.hpp"
 #include "histoscope/media/atomic_file.hpp"
@@ -14,6 +15,19 @@ void write_output(const std::string& path, const std::string& text) {
         return;
     }
     media::write_file_atomically(path, text);
+}
+
+void refuse_output_onto_input(const Args& args) {
+    const auto output = args.value("-o");
+    if (!output || output->empty() || *output == "-") return;
+    std::vector<std::string> inputs = args.positional();
+    if (inputs.empty() && args.has("--raw")) inputs.push_back("-");
+    if (const auto ref = args.value("--reference")) inputs.push_back(*ref);
+    for (const std::string& input : inputs)
+        if (media::same_file(input, *output))
+            throw UsageError("-o '" + *output + "' is the input " +
+                             (input == "-" ? std::string("(standard input)") : "'" + input + "'") +
+                             ": an output never replaces its input; choose another file");
 }
 
 double median(std::vector<double> values) {
