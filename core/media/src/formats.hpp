@@ -58,12 +58,35 @@ std::string webp_problem(Bytes file);
 
 struct TiffLayout {
     int pages = 0;
+    std::uint64_t width = 0, height = 0;  // of page 1 (0 when its directory lacks them)
     std::string problem;  // empty when every directory and strip/tile lies inside the file
 };
 TiffLayout tiff_layout(Bytes file);
 
+// PNM (P1..P6) and PAM (P7): empty when every sample the header declares is in the file and
+// none exceeds the header's maxval. Decoders clamp such samples to maxval (then scale them),
+// which would count a 300 in a file of maxval 10 as white.
+std::string pnm_problem(Bytes file);
+
 // Structural problem of `file` in `format` (empty when complete or not checked).
 std::string structure_problem(ImageFormat format, Bytes file);
+
+// What a header declares, read before anything is decoded so that a hostile header cannot make
+// a decoder allocate and fill gigabytes for a few bytes of file.
+struct ImageHeader {
+    std::uint64_t width = 0, height = 0;
+    // Set when the file's data cannot hold the image the header declares, however well it
+    // compresses: JPEG's Huffman coding spends at least one bit per 8x8 block of the first
+    // scan, deflate (PNG) at most expands 1032 times.
+    std::string impossible;
+};
+// std::nullopt when the header is not there to read (the file is cut inside it).
+std::optional<ImageHeader> image_header(ImageFormat format, Bytes file);
+
+// Throws InputError when `width` x `height` is more than `max_pixels`; `what` says whose size
+// it is ("the JPEG header", "the video's frames").
+void check_pixel_limit(const std::string& name, const std::string& what, std::uint64_t width,
+                       std::uint64_t height, std::uint64_t max_pixels);
 
 // Number of frames of the first video stream of an AVI file that carry data, counted from its
 // idx1 index. AVI writers store dropped (repeated) frames as empty chunks, which the stream

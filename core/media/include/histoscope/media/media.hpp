@@ -21,6 +21,18 @@ namespace hs::media {
 // True when built with OpenCV (photo and video decoding available).
 bool have_opencv();
 
+// What decoding a photo or video may cost and tolerate. Sizes come from a file's header, which
+// a hostile file can make anything: they are checked against max_pixels (and, where the
+// format allows, against what the file's data can hold) before anything is decoded.
+inline constexpr std::uint64_t kDefaultMaxPixels = std::uint64_t{1} << 30;  // 1 Gi pixels
+struct DecodeOptions {
+    std::uint64_t max_pixels = kDefaultMaxPixels;  // per image or video frame
+    // Decoder warnings (corrupt JPEG data, a PNG that ends early, a video frame decoded with
+    // errors) are errors unless this is set; then the partial image is returned, marked
+    // corrupt, with a note saying what was wrong.
+    bool allow_corrupt = false;
+};
+
 // --- raw frames: "WxHxC:u8" or "WxHxC:u16" with an optional declared depth "WxHxC:u16:12".
 // 16-bit samples are little-endian. Interleaved, rows tightly packed.
 using RawFormat = FrameFormat;                        // WIDTHxHEIGHTxCHANNELS:u8|u16[:DEPTH]
@@ -64,9 +76,11 @@ struct LoadedImage {
     Image image;
     std::string format;              // "JPEG", "PNG", "TIFF", "BMP", "WebP", ...
     std::vector<std::string> notes;  // e.g. "multi-page TIFF: using page 1 of 3"
+    bool corrupt = false;            // only with DecodeOptions::allow_corrupt (see notes)
 };
-// Reads a photo keeping its depth (8/16-bit) and alpha, channels in RGB(A) order.
-LoadedImage read_image(const std::string& path);
+// Reads a photo keeping its depth (8/16-bit) and alpha, channels in RGB(A) order. JPEG and PNG
+// are decoded by libjpeg and libpng directly, every other format by OpenCV; nothing is printed.
+LoadedImage read_image(const std::string& path, const DecodeOptions& options = {});
 // Writes 8/16-bit 1/3/4-channel images; the format follows the extension: .png and .tif/.tiff
 // store everything; .jpg/.jpeg, .bmp and .webp store 8-bit gray or RGB; .ppm (RGB), .pgm (gray)
 // and .pnm (either) store 8 or 16 bits. Another extension, or an image the format cannot hold
