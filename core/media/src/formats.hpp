@@ -1,6 +1,7 @@
 #pragma once
 // Internal helpers of hs_media that need no OpenCV: reading files, recognising formats by their
-// magic bytes, and walking the structure of JPEG, PNG, TIFF, BMP, WebP and AVI files.
+// magic bytes, walking the structure of JPEG, PNG, TIFF, BMP, WebP and PNM files and reading
+// the sizes their headers declare.
 //
 // The structural checks exist because decoders are lenient: libjpeg decodes a truncated JPEG
 // into a partly grey image and only prints a warning, so a cut file would silently give a wrong
@@ -88,13 +89,7 @@ std::optional<ImageHeader> image_header(ImageFormat format, Bytes file);
 void check_pixel_limit(const std::string& name, const std::string& what, std::uint64_t width,
                        std::uint64_t height, std::uint64_t max_pixels);
 
-// Number of frames of the first video stream of an AVI file that carry data, counted from its
-// idx1 index. AVI writers store dropped (repeated) frames as empty chunks, which the stream
-// header counts but decoders skip. std::nullopt when the file is not a plain AVI with an idx1
-// index (e.g. OpenDML files over 1 GiB), in which case the container's own count stands.
-std::optional<std::int64_t> avi_video_frames(const std::string& path);
-
-// True when this build opens `path` as a video and decodes its first frame (always false
+// True when this build opens `path` as a video and decodes a frame of it (always false
 // without OpenCV). Lives next to VideoReader.
 bool video_decodes(const std::string& path);
 

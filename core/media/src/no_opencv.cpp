@@ -21,7 +21,7 @@ namespace {
 
 }  // namespace
 
-LoadedImage read_image(const std::string& path) {
+LoadedImage read_image(const std::string& path, const DecodeOptions&) {
     // A missing or unreadable file is reported as such first.
     if (detail::read_file_head(path, 1).empty())
         throw InputError(detail::quoted(path) + " is empty");
@@ -34,7 +34,7 @@ void write_image(const std::string& path, const ImageView&) {
 
 struct VideoReader::Impl {};
 
-VideoReader::VideoReader(const std::string& path) {
+VideoReader::VideoReader(const std::string& path, const DecodeOptions&) {
     if (detail::read_file_head(path, 1).empty())
         throw InputError(detail::quoted(path) + " is empty");
     no_opencv(path);
@@ -61,6 +61,15 @@ VideoReader::FrameStatus VideoReader::read_frame(Image&) {
     no_video();
 }
 std::int64_t VideoReader::position() const {
+    no_video();
+}
+std::int64_t VideoReader::frames_in_file() const {
+    no_video();
+}
+bool VideoReader::corrupt() const {
+    no_video();
+}
+const std::string& VideoReader::failure() const {
     no_video();
 }
 struct VideoWriter::Impl {};
