@@ -89,8 +89,9 @@ std::optional<ImageHeader> image_header(ImageFormat format, Bytes file);
 void check_pixel_limit(const std::string& name, const std::string& what, std::uint64_t width,
                        std::uint64_t height, std::uint64_t max_pixels);
 
-// True when this build opens `path` as a video and decodes a frame of it (always false
-// without OpenCV). Lives next to VideoReader.
-bool video_decodes(const std::string& path);
+// Empty when this build opens `path` as a video and decodes a frame of it; why not for a file
+// FFmpeg recognises as a video container; std::nullopt for anything else (always, without
+// OpenCV). Lives next to VideoReader.
+std::optional<std::string> video_problem(const std::string& path);
 
 }  // namespace hs::media::detail

@@ -96,8 +96,8 @@ std::optional<Image> VideoReader::read() {
 void register_engines(EngineRegistry&) {}
 
 namespace detail {
-bool video_decodes(const std::string&) {
-    return false;
+std::optional<std::string> video_problem(const std::string&) {
+    return std::nullopt;
 }
 }  // namespace detail
 

@@ -650,23 +650,34 @@ bool is_video_path(const std::string& path) {
 
 namespace detail {
 
-// True when `path` opens as a video and a frame of it decodes.
-bool video_decodes(const std::string& path) {
+std::optional<std::string> video_problem(const std::string& path) {
     try {
         VideoReader video(path);
         Image frame;
         for (;;) {
             switch (video.read_frame(frame)) {
                 case VideoReader::FrameStatus::Ok:
-                    return true;
+                    return std::string();
                 case VideoReader::FrameStatus::End:
-                    return false;
+                    return detail::quoted(path) + " holds no frame that decodes";
                 case VideoReader::FrameStatus::Failed:
                     break;
             }
         }
-    } catch (const InputError&) {
-        return false;
+    } catch (const InputError& e) {
+        // A file FFmpeg recognises from its content (not just its extension) is a damaged
+        // video, whose reason matters more than "not a video".
+        const std::vector<std::uint8_t> head = read_file_head(path, 1 << 12);
+        std::vector<std::uint8_t> padded(head.size() + AVPROBE_PADDING_SIZE, 0);
+        std::copy(head.begin(), head.end(), padded.begin());
+        AVProbeData probe{};
+        probe.buf = padded.data();
+        probe.buf_size = static_cast<int>(head.size());
+        probe.filename = "";
+        int score = 0;
+        if (av_probe_input_format2(&probe, 1, &score) != nullptr && score > AVPROBE_SCORE_EXTENSION)
+            return std::string(e.what());
+        return std::nullopt;
     }
 }
 
