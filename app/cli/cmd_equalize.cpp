@@ -104,12 +104,15 @@ EqualizeEngine& engine_from_args(const Context& ctx, const Args& args) {
     return *engine;
 }
 
-// The --reference image (--reference-raw FMT: a raw frame).
+// The --reference image (--reference-raw FMT: the first frame of a raw file). A corrupt
+// reference is refused even with --allow-corrupt: matching a partial histogram is no match.
 Image read_reference(const Args& args) {
     const std::string ref = args.value("--reference").value_or("");
     if (const auto fmt = args.value("--reference-raw"))
-        return std::move(media::read_raw(ref, media::parse_raw_format(*fmt)).frames.front());
-    return std::move(media::read_image(ref).image);
+        return std::move(media::read_raw_frame(ref, media::parse_raw_format(*fmt), 0).image);
+    media::DecodeOptions options = decode_options(args);
+    options.allow_corrupt = false;
+    return std::move(media::read_image(ref, options).image);
 }
 
 struct Report {
@@ -117,6 +120,7 @@ struct Report {
     const EqualizeRequest* request = nullptr;
     std::vector<StageTime> stages;  // read, [read_reference], engine stages, write, total
     int repeat = 1;                 // engine runs; engine stages are their medians
+    bool corrupt = false;           // the input was decoded with errors (--allow-corrupt)
 };
 
 // The engine's stages and engine_total, each the median over `runs` (which all report the same
@@ -175,6 +179,7 @@ std::string report_json(const Report& rep, bool timing) {
     j.set("channels", r.image.channels);
     j.set("strength", r.strength);
     j.set("repeat", rep.repeat);
+    j.set("corrupt", rep.corrupt);
     if (r.mode == EqualizeMode::Clahe) {
         j.set("clip", r.clip);
         j.set("tiles", std::to_string(r.tiles_x) + "x" + std::to_string(r.tiles_y));
@@ -207,8 +212,8 @@ int run_equalize(const Context& ctx) {
     const auto start = Clock::now();
     const Args args(ctx.args, {{"--raw", "--frame", "--frames", "--mode", "--space", "--strength",
                                 "--clip", "--tiles", "--reference", "--reference-raw", "--kernel",
-                                "--repeat", "--format", "-o"},
-                               {"--timing", "--per-frame"}});
+                                "--repeat", "--format", "-o", "--max-pixels"},
+                               {"--timing", "--per-frame", "--allow-corrupt"}});
     refuse_output_onto_input(args);
     if (args.flag("--per-frame") || input_is_video(args)) return run_equalize_frames(ctx, args);
     if (args.has("--frames")) throw UsageError("--frames N applies to videos and --per-frame");
@@ -222,11 +227,12 @@ int run_equalize(const Context& ctx) {
     if (args.has("--reference-raw") && !args.has("--reference"))
         throw UsageError("--reference-raw FMT describes the --reference file: give both");
 
-    Report rep{{}, output, std::string(engine.name()), &request, {}, repeat};
+    Report rep{{}, output, std::string(engine.name()), &request, {}, repeat, false};
     auto t = Clock::now();
-    const Input in = load_input(args);
+    const Input in = load_input(args, decode_options(args));
     for (const auto& n : in.notes) std::cerr << "note: " << n << "\n";
     rep.input = in.name;
+    rep.corrupt = in.corrupt;
     request.image = in.image.view();
     rep.stages.push_back({"read", ms_since(t)});
 
@@ -310,7 +316,9 @@ int run_equalize_frames(const Context& ctx, const Args& args) {
     double write_ms = 0.0;
     std::map<std::string, std::vector<double>> stages;
     StreamEvents events;
-    events.result = [&](std::int64_t, FrameResult& r) {
+    events.result = [&](std::int64_t, const std::string& corrupt, FrameResult& r) {
+        if (!corrupt.empty())
+            std::cerr << "warning: " << corrupt << " (written: --allow-corrupt)\n";
         for (const auto& st : r.stages) stages[st.name].push_back(st.ms);
         const auto t = Clock::now();
         if (raw_out)
@@ -347,6 +355,7 @@ int run_equalize_frames(const Context& ctx, const Args& args) {
         j.set("frames", stats.frames);
         j.set("written", stats.ok);
         j.set("failed", stats.failed);
+        j.set("corrupt", stats.corrupt);
         Json t = Json::object();
         for (const auto& [name, v] : stages) t.set(name, median(v));
         t.set("decode", source.decode_ms());
