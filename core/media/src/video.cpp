@@ -33,10 +33,12 @@ extern "C" {
 #include <algorithm>
 #include <cmath>
 #include <cstdarg>
+#include <deque>
 #include <limits>
 #include <mutex>
 #include <optional>
 #include <set>
+#include <utility>
 
 #include "codecs.hpp"
 #include "formats.hpp"
@@ -146,7 +148,28 @@ struct VideoReader::Impl {
     std::int64_t shift = 0;
     std::int64_t next = 0;   // the number read_frame() delivers or reports next
     std::int64_t last = -1;  // the number of the last frame out of the decoder
-    bool pending = false;    // `frame` holds frame `pending_number`, not delivered yet
+    // A decoded frame with what is known about it (see decode()).
+    struct Decoded {
+        AVFrame* frame = nullptr;
+        std::int64_t number = 0, rank = -1;
+        bool corrupt = false;
+        std::string reason, gap_reason;
+        Decoded() = default;
+        Decoded(Decoded&& o) noexcept
+            : frame(std::exchange(o.frame, nullptr)),
+              number(o.number),
+              rank(o.rank),
+              corrupt(o.corrupt),
+              reason(std::move(o.reason)),
+              gap_reason(std::move(o.gap_reason)) {}
+        Decoded& operator=(Decoded&&) = delete;
+        Decoded(const Decoded&) = delete;
+        Decoded& operator=(const Decoded&) = delete;
+        ~Decoded() { av_frame_free(&frame); }
+    };
+    std::deque<Decoded> ready;  // out of the decoder, waiting for the frames before them
+    AVFrame* incoming = nullptr;
+    bool pending = false;  // `frame` holds frame `pending_number`, not delivered yet
     std::int64_t pending_number = 0;
     bool pending_corrupt = false;
     std::string pending_reason;  // why the pending frame is corrupt
@@ -168,13 +191,20 @@ struct VideoReader::Impl {
     bool held_valid = false;
     std::int64_t held_rank = -1;
     std::string held_report;
-    std::set<std::int64_t> damaged;
+    std::set<std::int64_t> damaged;  // file positions of damaged packets
     std::int64_t tainted_from = -1;
     std::string damage;  // the decoder's first report since the last clean key frame
     bool demuxed_all = false, flushed = false;
+    // Whether reading started at the first packet (no seek), the packets read since, and how
+    // the demuxer's last read ended (AVERROR_EOF at a clean end).
+    bool from_start = true;
+    std::int64_t packets_read = 0;
+    int end_of_reading = 0;
 
     ~Impl() {
         sws_freeContext(sws);
+        ready.clear();
+        av_frame_free(&incoming);
         av_frame_free(&frame);
         av_packet_free(&packet);
         av_packet_free(&held);
@@ -187,15 +217,18 @@ struct VideoReader::Impl {
     std::optional<std::int64_t> index_time_at(std::int64_t pos) const;
     // Rank in index_times of the packet at `pos` (-1 when the index does not know it).
     std::int64_t rank_at(std::int64_t pos) const;
-    // The next frame out of the decoder into `frame` with its number; false at the end.
+    // The next frame into `frame` with its number and state; false at the end.
     bool decode();
+    // The next frame out of the decoder; false at the end.
+    bool receive(Decoded& out);
     // Sends the next packet of the stream to the decoder; false when there is none.
     bool feed();
     bool read_packet(AVPacket* p, std::int64_t& rank, std::string& report);
     // Number of the decoded frame from its timestamp and the rank of its packet; -1 when it
     // cannot be known.
     std::int64_t number_of(std::int64_t timestamp, std::int64_t packet_rank, std::int64_t pos);
-    void note_damage(std::int64_t rank, const std::string& why);
+    // Packet at `pos` (rank `rank`, -1: unknown) damaged: it, and what depends on it.
+    void note_damage(std::int64_t rank, std::int64_t pos, const std::string& why);
     void restart(std::int64_t timestamp);
     void convert(Image& out);
 };
@@ -272,7 +305,9 @@ void VideoReader::Impl::open() {
     packet = av_packet_alloc();
     held = av_packet_alloc();
     frame = av_frame_alloc();
-    if (packet == nullptr || held == nullptr || frame == nullptr) throw std::bad_alloc();
+    incoming = av_frame_alloc();
+    if (packet == nullptr || held == nullptr || frame == nullptr || incoming == nullptr)
+        throw std::bad_alloc();
 }
 
 std::optional<std::int64_t> VideoReader::Impl::index_time_at(std::int64_t pos) const {
@@ -316,8 +351,15 @@ std::int64_t VideoReader::Impl::number_of(std::int64_t timestamp, std::int64_t p
     return number;
 }
 
-void VideoReader::Impl::note_damage(std::int64_t rank, const std::string& why) {
-    if (rank >= 0) damaged.insert(rank);
+void VideoReader::Impl::note_damage(std::int64_t rank, std::int64_t pos, const std::string& why) {
+    if (pos >= 0) damaged.insert(pos);
+    // Frames decoded after the damaged packet, still waiting, may refer to it.
+    if (rank >= 0)
+        for (Decoded& d : ready)
+            if (d.rank < 0 || d.rank > rank) {
+                if (!d.corrupt) d.reason = why;
+                d.corrupt = true;
+            }
     if (tainted_from < 0 || rank < tainted_from) tainted_from = std::max<std::int64_t>(rank, 0);
     if (damage.empty()) damage = why;
 }
@@ -325,12 +367,16 @@ void VideoReader::Impl::note_damage(std::int64_t rank, const std::string& why) {
 bool VideoReader::Impl::read_packet(AVPacket* p, std::int64_t& rank, std::string& report) {
     for (;;) {
         Capture log;
-        if (av_read_frame(format, p) < 0) return false;  // the end, or nothing readable after
+        end_of_reading = av_read_frame(format, p);
+        if (end_of_reading < 0) return false;  // the end, or nothing readable after
         if (p->stream_index != stream->index || p->size == 0) {
             av_packet_unref(p);
             continue;
         }
-        report = log.detail();  // e.g. a chunk the demuxer found cut or corrupt
+        ++packets_read;
+        report = log.detail();  // a chunk the demuxer could not read whole
+        if (report.empty() && (p->flags & AV_PKT_FLAG_CORRUPT) != 0)
+            report = " (the demuxer found the packet cut or corrupt)";
         rank = rank_at(p->pos);
         if (rank >= 0) {
             // The index knows this chunk: its timestamp wins over the demuxer's count.
@@ -356,18 +402,22 @@ bool VideoReader::Impl::feed() {
     const bool more = read_packet(packet, ahead_rank, ahead_report);
     if (more && held_rank >= 0 && ahead_rank > held_rank + 1) {
         gaps.push_back({held_rank + 1, ahead_rank, true});
-        note_damage(held_rank, "its data runs into a damaged or missing part of the file");
+        note_damage(held_rank, held->pos,
+                    "its data runs into a damaged or missing part of the file");
     }
-    if (!held_report.empty()) note_damage(held_rank, "the file is damaged there" + held_report);
+    if (!held_report.empty())
+        note_damage(held_rank, held->pos, "the file is damaged there" + held_report);
     Capture log;
+    const std::int64_t held_pos = held->pos;
     const int sent = avcodec_send_packet(decoder, held);
     av_packet_unref(held);
     last_sent = std::max(last_sent, held_rank);
     if (sent < 0) {
         if (held_rank >= 0) gaps.push_back({held_rank, held_rank + 1, false});
-        note_damage(held_rank, "the decoder refused its data: " + av_error(sent) + log.detail());
+        note_damage(held_rank, held_pos,
+                    "the decoder refused its data: " + av_error(sent) + log.detail());
     } else if (log.errors() > 0) {
-        note_damage(held_rank, "the decoder reported errors" + log.detail());
+        note_damage(held_rank, held_pos, "the decoder reported errors" + log.detail());
     }
     held_valid = more;
     if (more) {
@@ -380,42 +430,81 @@ bool VideoReader::Impl::feed() {
     return true;
 }
 
-bool VideoReader::Impl::decode() {
+bool VideoReader::Impl::receive(Decoded& out) {
     for (;;) {
         Capture log;  // decoders that decode in receive_frame report here
-        const int got = avcodec_receive_frame(decoder, frame);
+        const int got = avcodec_receive_frame(decoder, incoming);
         if (got == 0) {
-            const std::int64_t rank = rank_at(frame->pkt_pos);
-            if (log.errors() > 0) note_damage(rank, "the decoder reported errors" + log.detail());
-            if (frame->decode_error_flags != 0 || (frame->flags & AV_FRAME_FLAG_CORRUPT) != 0)
-                note_damage(rank, "the decoder flagged it as damaged");
-            const bool own_damage = rank >= 0 && damaged.count(rank) != 0;
-            gap_reason = damage.empty() ? "the decoder produced nothing for it" : damage;
+            const std::int64_t rank = rank_at(incoming->pkt_pos);
+            const std::int64_t pos = incoming->pkt_pos;
+            if (log.errors() > 0)
+                note_damage(rank, pos, "the decoder reported errors" + log.detail());
+            if (incoming->decode_error_flags != 0 || (incoming->flags & AV_FRAME_FLAG_CORRUPT) != 0)
+                note_damage(rank, pos, "the decoder flagged it as damaged");
+            const bool own_damage = pos >= 0 && damaged.count(pos) != 0;
+            out.gap_reason = damage.empty() ? "the decoder produced nothing for it" : damage;
             // Frames decoded after damaged data depend on it until a key frame; without the
             // frame's packet rank, every frame until then counts as dependent.
             const bool dependent = tainted_from >= 0 && (rank < 0 || rank >= tainted_from);
-            if (frame->key_frame != 0 && !own_damage && dependent) {
+            if (incoming->key_frame != 0 && !own_damage && dependent) {
                 tainted_from = -1;
                 damage.clear();
             }
-            pending_corrupt = own_damage || (tainted_from >= 0 && dependent);
-            pending_reason = damage;
-            pending_number = number_of(frame->best_effort_timestamp, rank, frame->pkt_pos);
-            if (pending_number < 0) continue;
-            last = pending_number;
+            out.corrupt = own_damage || (tainted_from >= 0 && dependent);
+            out.reason = damage;
+            out.rank = rank;
+            out.number = number_of(incoming->best_effort_timestamp, rank, pos);
+            if (out.number < 0) {
+                av_frame_unref(incoming);
+                continue;
+            }
+            last = out.number;
+            out.frame = av_frame_alloc();
+            if (out.frame == nullptr) throw std::bad_alloc();
+            av_frame_move_ref(out.frame, incoming);
             return true;
         }
         if (got == AVERROR_EOF) return false;
         if (got != AVERROR(EAGAIN)) {
-            note_damage(last_sent, "the decoder failed: " + av_error(got));
+            note_damage(last_sent, -1, "the decoder failed: " + av_error(got));
             continue;
         }
         if (!demuxed_all && feed()) continue;
+        if (!demuxed_all) {
+            // A file that ends before the container's last frame (or with a read error): the
+            // frames still in the decoder may lack the data they refer to (a B-frame's next
+            // reference) and, then, their numbers; what comes out now is not trusted.
+            const bool cut = end_of_reading != AVERROR_EOF ||
+                             (from_start && frames > 0 && packets_read < frames);
+            if (cut) note_damage(-1, -1, "the file ends before data it depends on");
+        }
         demuxed_all = true;
         if (flushed) return false;
         avcodec_send_packet(decoder, nullptr);
         flushed = true;
     }
+}
+
+bool VideoReader::Impl::decode() {
+    // A frame waits until the frames decoded before it, which it may refer to, are out of the
+    // decoder: a B-frame comes out before the P-frame it refers to, whose damage shows only
+    // when that one comes out (note_damage() then marks the waiting frames).
+    const auto depth = static_cast<std::size_t>(std::max(decoder->has_b_frames, 2)) + 1;
+    while (ready.size() <= depth) {
+        Decoded next_frame;
+        if (!receive(next_frame)) break;
+        ready.push_back(std::move(next_frame));
+    }
+    if (ready.empty()) return false;
+    Decoded& d = ready.front();
+    av_frame_unref(frame);
+    av_frame_move_ref(frame, d.frame);
+    pending_number = d.number;
+    pending_corrupt = d.corrupt;
+    pending_reason = d.reason;
+    gap_reason = d.gap_reason;
+    ready.pop_front();
+    return true;
 }
 
 void VideoReader::Impl::restart(std::int64_t timestamp) {
@@ -424,8 +513,9 @@ void VideoReader::Impl::restart(std::int64_t timestamp) {
         av_seek_frame(format, stream->index, timestamp, AVSEEK_FLAG_BACKWARD | AVSEEK_FLAG_ANY) < 0)
         throw InputError("cannot seek " + name + log.detail());
     avcodec_flush_buffers(decoder);
-    demuxed_all = flushed = pending = held_valid = false;
+    demuxed_all = flushed = pending = held_valid = from_start = false;
     av_packet_unref(held);
+    ready.clear();
     damaged.clear();
     gaps.clear();
     damage = "decoded after a seek before a key frame";
