@@ -199,11 +199,16 @@ RawFrame read_raw_frame(const std::string& path, const RawFormat& format, std::i
 RawFrames read_raw(const std::string& path, const RawFormat& format) {
     RawFrames out;
     out.format = format;
-    if (regular_file_size(path)) {
-        RawFrame first = read_raw_frame(path, format, 0);
-        out.frames.push_back(std::move(first.image));
-        for (std::int64_t i = 1; i < first.frames; ++i)
-            out.frames.push_back(std::move(read_raw_frame(path, format, i).image));
+    const std::string what = "raw input " + describe_source(path);
+    const std::size_t frame = format.frame_bytes();
+    if (const auto size = regular_file_size(path)) {
+        check_raw_size(what, *size, format);
+        RawStreamReader reader(path, format);
+        for (std::uint64_t i = 0; i < *size / frame; ++i) {
+            out.frames.push_back(new_frame(format));
+            if (reader.read_into(out.frames.back().data()) != frame)
+                throw InputError("cannot read " + what);
+        }
         return out;
     }
     // A pipe: memory grows with the data that arrives.
@@ -216,8 +221,7 @@ RawFrames read_raw(const std::string& path, const RawFormat& format) {
         got = reader.read_some(bytes.data() + at, std::size_t{1} << 20);
         bytes.resize(at + got);
     }
-    check_raw_size("raw input " + describe_source(path), bytes.size(), format);
-    const std::size_t frame = format.frame_bytes();
+    check_raw_size(what, bytes.size(), format);
     for (std::size_t at = 0; at < bytes.size(); at += frame) {
         out.frames.push_back(new_frame(format));
         std::memcpy(out.frames.back().data(), bytes.data() + at, frame);
