@@ -186,6 +186,47 @@ TEST(CliRobust, HostileHeadersAreRefusedBeforeDecoding) {
     expect_refused(run_cli("hist " + quote(dir / "big.png")), "big.png",
                    "bytes of compressed image data cannot hold");
 
+    // BMP and TIFF (decoded by OpenCV): refused in our words, also past OpenCV's own cap.
+    ASSERT_EQ(run_cli("equalize " + quote(sample("camera.png")) + " --strength 0 -o " +
+                      quote(dir / "c.bmp"))
+                  .exit_code,
+              0);
+    ASSERT_EQ(run_cli("equalize " + quote(sample("camera.png")) + " --strength 0 -o " +
+                      quote(dir / "c.tif"))
+                  .exit_code,
+              0);
+    std::string bmp = slurp(dir / "c.bmp");
+    for (std::size_t at : {std::size_t{18}, std::size_t{22}})  // little-endian width, height
+        for (int i = 0; i < 4; ++i) bmp[at + static_cast<std::size_t>(i)] = "\x40\x9c\0\0"[i];
+    put(dir / "huge.bmp", bmp);  // 40000x40000
+    std::string tif = slurp(dir / "c.tif");
+    ASSERT_EQ(tif.substr(0, 2), "II");
+    const auto le = [&](std::size_t at, int n) {
+        std::uint32_t v = 0;
+        for (int i = n - 1; i >= 0; --i)
+            v = v << 8 | static_cast<std::uint8_t>(tif[at + static_cast<std::size_t>(i)]);
+        return v;
+    };
+    const std::uint32_t ifd = le(4, 4);
+    for (std::uint32_t e = 0; e < le(ifd, 2); ++e) {
+        const std::size_t entry = ifd + 2 + 12 * e;
+        const std::uint32_t tag = le(entry, 2), type = le(entry + 2, 2);
+        if ((tag == 256 || tag == 257) && (type == 3 || type == 4)) {
+            tif[entry + 8] = '\x40';  // 40000 = 0x9C40
+            tif[entry + 9] = '\x9c';
+        }
+    }
+    put(dir / "huge.tif", tif);
+    // Past the limit, an uncompressed BMP must still hold every row.
+    expect_refused(run_cli("hist " + quote(dir / "huge.bmp")), "huge.bmp",
+                   "declares 40000x40000 pixels, more than the limit of 1073741824");
+    expect_refused(run_cli("hist " + quote(dir / "huge.bmp") + " --max-pixels 2G"), "huge.bmp 2G",
+                   "is truncated or corrupt (BMP pixel data needs 1600001078 bytes");
+    expect_refused(run_cli("hist " + quote(dir / "huge.tif")), "huge.tif",
+                   "declares 40000x40000 pixels, more than the limit of 1073741824");
+    expect_refused(run_cli("hist " + quote(dir / "huge.tif") + " --max-pixels 2G"), "huge.tif 2G",
+                   "pixels cannot be decoded (OpenCV's limit)");
+
     // --max-pixels lowers or raises the limit; its value is checked.
     const std::string fruits = quote(sample("fruits.jpg"));  // 512x480 = 245760 pixels
     expect_refused(run_cli("hist " + fruits + " --max-pixels 245759"), "limit",
