@@ -61,9 +61,7 @@ Input load_input(const Args& args, const media::DecodeOptions& options, bool cou
                          " (the video ended)");
     in.image = std::move(*image);
     in.corrupt = video.corrupt();
-    if (in.corrupt)
-        in.notes.push_back("frame " + std::to_string(frame) + " is corrupt (" + video.failure() +
-                           "): kept because of --allow-corrupt");
+    if (in.corrupt) in.notes.push_back(video.failure() + ": kept because of --allow-corrupt");
     return in;
 }
 

@@ -91,6 +91,11 @@ class Capture {
     int errors() const { return log_.errors; }
     // " (FIRST ERROR)" or "".
     std::string detail() const { return log_.first.empty() ? "" : " (" + log_.first + ")"; }
+    // "the decoder reported: FIRST ERROR".
+    std::string decoder_report() const {
+        return log_.first.empty() ? "the decoder reported an error"
+                                  : "the decoder reported: " + log_.first;
+    }
 
   private:
     LogCapture log_;
@@ -417,7 +422,7 @@ bool VideoReader::Impl::feed() {
         note_damage(held_rank, held_pos,
                     "the decoder refused its data: " + av_error(sent) + log.detail());
     } else if (log.errors() > 0) {
-        note_damage(held_rank, held_pos, "the decoder reported errors" + log.detail());
+        note_damage(held_rank, held_pos, log.decoder_report());
     }
     held_valid = more;
     if (more) {
@@ -437,8 +442,7 @@ bool VideoReader::Impl::receive(Decoded& out) {
         if (got == 0) {
             const std::int64_t rank = rank_at(incoming->pkt_pos);
             const std::int64_t pos = incoming->pkt_pos;
-            if (log.errors() > 0)
-                note_damage(rank, pos, "the decoder reported errors" + log.detail());
+            if (log.errors() > 0) note_damage(rank, pos, log.decoder_report());
             if (incoming->decode_error_flags != 0 || (incoming->flags & AV_FRAME_FLAG_CORRUPT) != 0)
                 note_damage(rank, pos, "the decoder flagged it as damaged");
             const bool own_damage = pos >= 0 && damaged.count(pos) != 0;
@@ -632,7 +636,7 @@ VideoReader::FrameStatus VideoReader::read_frame(Image& out) {
         }
         v.convert(out);
         v.corrupt = v.pending_corrupt;
-        if (v.corrupt) v.failure = v.pending_reason;
+        if (v.corrupt) v.failure = frame + " is corrupt (" + v.pending_reason + ")";
         return FrameStatus::Ok;
     }
 }
