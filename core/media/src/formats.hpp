@@ -85,7 +85,7 @@ struct ImageHeader {
 std::optional<ImageHeader> image_header(ImageFormat format, Bytes file);
 
 // Throws InputError when `width` x `height` is more than `max_pixels`; `what` says whose size
-// it is ("the JPEG header", "the video's frames").
+// it is ("its JPEG header", "its video stream").
 void check_pixel_limit(const std::string& name, const std::string& what, std::uint64_t width,
                        std::uint64_t height, std::uint64_t max_pixels);
 

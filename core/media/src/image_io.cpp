@@ -208,6 +208,7 @@ LoadedImage read_image(const std::string& path, const DecodeOptions& options) {
 }
 
 void write_image(const std::string& path, const ImageView& image) {
+    quiet_opencv();
     validate(image);
     const std::string name = detail::quoted(path);
     std::string ext = std::filesystem::path(path).extension().string();
