@@ -32,6 +32,18 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// A fresh folder for one test, removed with what the test left in it.
+struct Scratch {
+    explicit Scratch(const std::string& tag) : path(temp_dir(tag)) {}
+    ~Scratch() {
+        std::error_code ec;
+        fs::remove_all(path, ec);
+    }
+    Scratch(const Scratch&) = delete;
+    Scratch& operator=(const Scratch&) = delete;
+    const fs::path path;
+};
+
 std::string quote(const fs::path& p) {
     return "'" + p.string() + "'";
 }
@@ -134,7 +146,8 @@ std::string with_memory_limit(const std::string& command) {
 // --- 1. corrupt JPEGs
 
 TEST(CliRobust, CorruptJpegsAreRefusedOrMarkedWithAllowCorrupt) {
-    const auto dir = temp_dir("corrupt");
+    const Scratch scratch("corrupt");
+    const fs::path& dir = scratch.path;
     const std::string clean = slurp(sample("fruits.jpg"));
     const std::size_t mid = clean.size() / 2;
     std::string half = clean.substr(0, mid) + "\xFF\xD9";  // cut, with an end marker appended
@@ -169,7 +182,8 @@ TEST(CliRobust, CorruptJpegsAreRefusedOrMarkedWithAllowCorrupt) {
 // --- 2. hostile headers
 
 TEST(CliRobust, HostileHeadersAreRefusedBeforeDecoding) {
-    const auto dir = temp_dir("hostile");
+    const Scratch scratch("hostile");
+    const fs::path& dir = scratch.path;
     const std::string fish = slurp(sample("HappyFish.jpg"));  // 8 KB
     put(dir / "20k.jpg", jpeg_declaring(fish, 20000, 20000));
     put(dir / "32k.jpg", jpeg_declaring(fish, 32000, 32000));
@@ -273,7 +287,8 @@ std::vector<std::pair<std::int64_t, FrameRow>> per_frame(const std::string& args
 }  // namespace
 
 TEST(CliRobust, DamagedVideoKeepsItsFrameNumbers) {
-    const auto dir = temp_dir("damaged-avi");
+    const Scratch scratch("damaged-avi");
+    const fs::path& dir = scratch.path;
     const std::string damaged = (dir / "Megamind.avi").string();
     write_damaged_copy(sample("Megamind.avi"), damaged, 100000);  // 100 KB in the middle
     CommandResult r;
@@ -320,7 +335,8 @@ TEST(CliRobust, DamagedVideoKeepsItsFrameNumbers) {
 }
 
 TEST(CliRobust, CutVideosSayWhatTheFileHolds) {
-    const auto dir = temp_dir("cut-video");
+    const Scratch scratch("cut-video");
+    const fs::path& dir = scratch.path;
     for (const std::string name : {"tree.avi", "Megamind.avi"}) {
         const std::string bytes = slurp(sample(name));
         const fs::path cut = dir / name;
@@ -357,7 +373,8 @@ TEST(CliRobust, CutVideosSayWhatTheFileHolds) {
 
 // The AVI header-size underflow: "LIST" hdrl with a size of 2.
 TEST(CliRobust, AnAviHeaderSizeOfTwoIsNoCrash) {
-    const auto dir = temp_dir("avi-header");
+    const Scratch scratch("avi-header");
+    const fs::path& dir = scratch.path;
     std::string bytes = slurp(sample("Megamind.avi"));
     const auto list = bytes.find("LIST");
     ASSERT_NE(list, std::string::npos);
@@ -375,7 +392,8 @@ TEST(CliRobust, AnAviHeaderSizeOfTwoIsNoCrash) {
 // --- 4. an output never replaces its input
 
 TEST(CliRobust, AnOutputNeverReplacesItsInput) {
-    const auto dir = temp_dir("self");
+    const Scratch scratch("self");
+    const fs::path& dir = scratch.path;
     fs::copy_file(sample("camera.png"), dir / "b.png");
     fs::copy_file(sample("fruits.jpg"), dir / "a.jpg");
     fs::copy_file(sample("tree.avi"), dir / "t.avi");
@@ -410,7 +428,8 @@ TEST(CliRobust, AnOutputNeverReplacesItsInput) {
 // --- 5. files are never left half written
 
 TEST(CliRobust, FailuresLeaveTheOldFileAndNoTemporaryFile) {
-    const auto dir = temp_dir("write");
+    const Scratch scratch("write");
+    const fs::path& dir = scratch.path;
     put(dir / "out.csv", "old\n");
     // A clip whose only key frame is damaged: no frame of it decodes.
     std::string mp4 = slurp(sample("starry_pan_4k.mp4"));
@@ -432,7 +451,8 @@ TEST(CliRobust, FailuresLeaveTheOldFileAndNoTemporaryFile) {
 }
 
 TEST(CliRobust, KillingEqualizeMidwayLeavesThePreviousOutputIntact) {
-    const auto dir = temp_dir("kill");
+    const Scratch scratch("kill");
+    const fs::path& dir = scratch.path;
     const fs::path out = dir / "out.raw";
     const std::string previous(12345, 'p');
     put(out, previous);
@@ -477,7 +497,8 @@ TEST(CliRobust, KillingEqualizeMidwayLeavesThePreviousOutputIntact) {
 // --- 6. nothing but our lines on standard error
 
 TEST(CliRobust, LibraryMessagesNeverReachStandardError) {
-    const auto dir = temp_dir("chatter");
+    const Scratch scratch("chatter");
+    const fs::path& dir = scratch.path;
     const std::string mp4 = slurp(sample("starry_pan_4k.mp4"));
     put(dir / "cut.mp4", mp4.substr(0, mp4.size() / 2));  // no moov atom
     std::string crc = slurp(sample("camera.png"));
@@ -517,7 +538,8 @@ TEST(CliRobust, LibraryMessagesNeverReachStandardError) {
 // --- 7. raw input: exit codes and memory before data
 
 TEST(CliRobust, RawInputIsSizedBeforeAnythingIsAllocated) {
-    const auto dir = temp_dir("raw-size");
+    const Scratch scratch("raw-size");
+    const fs::path& dir = scratch.path;
     put(dir / "two.raw", std::string(2 * 320 * 240 * 3, '\x10'));
     put(dir / "small.raw", std::string(9000, '\x01'));
     put(dir / "short.raw", std::string(1000, '\x01'));
@@ -630,7 +652,8 @@ TEST_P(CliFuzz, MutatedPhotosAreRefusedOrExact) {
     const auto reference =
         parse_json(run_cli("hist " + quote(sample(photo)) + " --channels all --format json").out);
     const auto clean_counts = histograms(reference);
-    const auto dir = temp_dir("fuzz");
+    const Scratch scratch("fuzz");
+    const fs::path& dir = scratch.path;
     const fs::path path = dir / ("mutant" + fs::path(photo).extension().string());
     std::mt19937 rng(20261124u + static_cast<unsigned>(std::hash<std::string>{}(photo) % 1000));
     constexpr int kMutations = 30;
