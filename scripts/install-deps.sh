@@ -4,6 +4,9 @@
 set -euo pipefail
 
 packages=(cmake ninja-build g++ pkg-config libopencv-dev libgtest-dev)
+# Decoders driven directly by core/media (OpenCV uses the same libraries but prints their
+# warnings instead of reporting them).
+packages+=(libjpeg-dev libpng-dev libavformat-dev libavcodec-dev libavutil-dev libswscale-dev)
 # The desktop application (Qt 6 Widgets and Charts, the SVG icon plugin, the offscreen and xcb
 # platforms), its headless tests, and the screenshot taken under Xvfb (with fonts to draw).
 # Qt6Charts' CMake package needs Qt6OpenGL's, which qt6-base-dev only recommends.

@@ -74,6 +74,31 @@ std::int64_t parse_integer(const std::string& text, const std::string& what) {
     return i;
 }
 
+std::uint64_t parse_count(const std::string& text, const std::string& what) {
+    std::uint64_t scale = 1;
+    std::string digits = text;
+    if (!digits.empty()) {
+        switch (digits.back()) {
+            case 'K':
+                scale = 1ull << 10;
+                break;
+            case 'M':
+                scale = 1ull << 20;
+                break;
+            case 'G':
+                scale = 1ull << 30;
+                break;
+            default:
+                break;
+        }
+        if (scale != 1) digits.pop_back();
+    }
+    const std::int64_t n = parse_integer(digits, what);
+    if (n < 1 || static_cast<std::uint64_t>(n) > (std::uint64_t{1} << 50) / scale)
+        throw UsageError(what + " must be between 1 and 2^50, not '" + text + "'");
+    return static_cast<std::uint64_t>(n) * scale;
+}
+
 double parse_number(const std::string& text, const std::string& what) {
     double d = 0;
     const char* end = text.data() + text.size();

@@ -39,6 +39,8 @@ class Args {
 
 // Strict parsers shared by the options ("12", "0:256", "0,10.5,20").
 std::int64_t parse_integer(const std::string& text, const std::string& what);
+// A count of 1..2^50 with an optional binary suffix K, M or G ("16M" = 16 * 2^20).
+std::uint64_t parse_count(const std::string& text, const std::string& what);
 double parse_number(const std::string& text, const std::string& what);
 std::pair<std::int64_t, std::int64_t> parse_range(const std::string& text);
 std::vector<double> parse_number_list(const std::string& text, const std::string& what);

@@ -45,30 +45,6 @@ std::string fixed(double v, int digits) {
     return buf;
 }
 
-std::uint64_t parse_count(const std::string& text) {
-    std::uint64_t scale = 1;
-    std::string digits = text;
-    if (!digits.empty()) {
-        switch (digits.back()) {
-            case 'K':
-                scale = 1ull << 10;
-                break;
-            case 'M':
-                scale = 1ull << 20;
-                break;
-            case 'G':
-                scale = 1ull << 30;
-                break;
-            default:
-                break;
-        }
-        if (scale != 1) digits.pop_back();
-    }
-    const std::int64_t n = parse_integer(digits, "--pixels");
-    if (n < 1) throw UsageError("--pixels must be at least 1");
-    return static_cast<std::uint64_t>(n) * scale;
-}
-
 std::vector<BenchInput> bench_inputs(const Args& args) {
     std::vector<BenchInput> inputs;
     if (const auto kind = args.value("--synthetic")) {
@@ -76,7 +52,7 @@ std::vector<BenchInput> bench_inputs(const Args& args) {
             throw UsageError("--synthetic cannot be combined with files or --raw");
         SyntheticSpec s;
         s.kind = SyntheticSpec::parse_kind(*kind, s.sigma);
-        s.pixels = parse_count(args.value("--pixels").value_or("16M"));
+        s.pixels = parse_count(args.value("--pixels").value_or("16M"), "--pixels");
         const auto depth = args.integer("--depth", 8, 16).value_or(8);
         s.type = depth == 8 ? SampleType::U8 : SampleType::U16;
         s.bit_depth = static_cast<int>(depth);
@@ -87,14 +63,15 @@ std::vector<BenchInput> bench_inputs(const Args& args) {
     }
     if (args.has("--pixels") || args.has("--depth") || args.has("--channels"))
         throw UsageError("--pixels, --depth and --channels describe --synthetic input");
+    const media::DecodeOptions options = decode_options(args);
     if (args.has("--raw") || args.positional().size() <= 1) {
-        Input in = load_input(args);
+        Input in = load_input(args, options);
         inputs.push_back({in.name, std::move(in.image)});
         return inputs;
     }
     for (const auto& path : args.positional()) {
         Args one({path}, {{}, {}});
-        Input in = load_input(one);
+        Input in = load_input(one, options);
         inputs.push_back({in.name, std::move(in.image)});
     }
     return inputs;
@@ -103,13 +80,16 @@ std::vector<BenchInput> bench_inputs(const Args& args) {
 }  // namespace
 
 int run_bench(const Context& ctx) {
-    const Args args(
-        ctx.args,
-        {{"--raw",    "--frame",         "--synthetic",      "--pixels", "--depth",  "--channels",
-          "--select", "--kernels",       "--bins",           "--range",  "--edges",  "--saturate",
-          "--runs",   "--warmup",        "--format",         "-o",       "--kernel", "--loop",
-          "--frames", "--verify-frames", "--depth-in-flight"},
-         {"--stream", "--no-equalize"}});
+    const Args args(ctx.args, {{"--raw",       "--frame",         "--synthetic",
+                                "--pixels",    "--depth",         "--channels",
+                                "--select",    "--kernels",       "--bins",
+                                "--range",     "--edges",         "--saturate",
+                                "--runs",      "--warmup",        "--format",
+                                "-o",          "--kernel",        "--loop",
+                                "--frames",    "--verify-frames", "--depth-in-flight",
+                                "--max-pixels"},
+                               {"--stream", "--no-equalize", "--allow-corrupt"}});
+    refuse_output_onto_input(args);
     // A video (unless --frame picks one of its frames) or --stream: the stream benchmark.
     if (args.flag("--stream") || (input_is_video(args) && !args.has("--frame")))
         return run_bench_frames(ctx, args);

@@ -125,7 +125,8 @@ int run_bench_frames(const Context& ctx, const Args& args) {
     std::map<std::string, std::vector<double>> stages;
     std::vector<std::int64_t> failed_frames;
     StreamEvents events;
-    events.result = [&](std::int64_t frame, FrameResult& r) {
+    events.result = [&](std::int64_t frame, const std::string& corrupt, FrameResult& r) {
+        if (!corrupt.empty()) std::cerr << "warning: " << corrupt << " (kept: --allow-corrupt)\n";
         for (const auto& st : r.stages) stages[st.name].push_back(st.ms);
         if (frame + 1 == first_pass_end) after_first_pass = memory_now(*stream);
     };

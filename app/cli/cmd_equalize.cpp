@@ -8,7 +8,6 @@
 #include <bit>
 #include <chrono>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <map>
 #include <optional>
@@ -19,6 +18,7 @@
 #include "commands.hpp"
 #include "frames.hpp"
 #include "histoscope/core/error.hpp"
+#include "histoscope/media/atomic_file.hpp"
 #include "histoscope/media/media.hpp"
 #include "input.hpp"
 #include "json.hpp"
@@ -104,12 +104,15 @@ EqualizeEngine& engine_from_args(const Context& ctx, const Args& args) {
     return *engine;
 }
 
-// The --reference image (--reference-raw FMT: a raw frame).
+// The --reference image (--reference-raw FMT: the first frame of a raw file). A corrupt
+// reference is refused even with --allow-corrupt: matching a partial histogram is no match.
 Image read_reference(const Args& args) {
     const std::string ref = args.value("--reference").value_or("");
     if (const auto fmt = args.value("--reference-raw"))
-        return std::move(media::read_raw(ref, media::parse_raw_format(*fmt)).frames.front());
-    return std::move(media::read_image(ref).image);
+        return std::move(media::read_raw_frame(ref, media::parse_raw_format(*fmt), 0).image);
+    media::DecodeOptions options = decode_options(args);
+    options.allow_corrupt = false;
+    return std::move(media::read_image(ref, options).image);
 }
 
 struct Report {
@@ -117,6 +120,7 @@ struct Report {
     const EqualizeRequest* request = nullptr;
     std::vector<StageTime> stages;  // read, [read_reference], engine stages, write, total
     int repeat = 1;                 // engine runs; engine stages are their medians
+    bool corrupt = false;           // the input was decoded with errors (--allow-corrupt)
 };
 
 // The engine's stages and engine_total, each the median over `runs` (which all report the same
@@ -144,29 +148,21 @@ bool is_raw_output(const std::string& path) {
     return ext == ".raw";
 }
 
-// Appends the samples to `f`, rows packed, 16-bit little-endian: what --raw reads back.
-void append_raw(std::ofstream& f, const std::string& path, const ImageView& image) {
-    std::vector<char> row(image.row_bytes());
+// Appends the samples to `file`, rows packed, 16-bit little-endian: what --raw reads back.
+void append_raw(media::AtomicFile& file, const ImageView& image) {
+    std::string row(image.row_bytes(), '\0');
     for (int y = 0; y < image.height; ++y) {
         std::copy_n(reinterpret_cast<const char*>(image.row(y)), row.size(), row.begin());
         if (std::endian::native == std::endian::big && image.type == SampleType::U16)
             for (std::size_t i = 0; i + 1 < row.size(); i += 2) std::swap(row[i], row[i + 1]);
-        f.write(row.data(), static_cast<std::streamsize>(row.size()));
+        file.write(row);
     }
-    if (!f) throw InputError("cannot write '" + path + "' (disk full?)");
-}
-
-std::ofstream open_raw(const std::string& path) {
-    std::ofstream f(path, std::ios::binary | std::ios::trunc);
-    if (!f) throw InputError("cannot write '" + path + "'");
-    return f;
 }
 
 void write_raw(const std::string& path, const ImageView& image) {
-    std::ofstream f = open_raw(path);
-    append_raw(f, path, image);
-    f.flush();
-    if (!f) throw InputError("cannot write '" + path + "' (disk full?)");
+    media::AtomicFile file(path);
+    append_raw(file, image);
+    file.commit();
 }
 
 std::string report_json(const Report& rep, bool timing) {
@@ -183,6 +179,7 @@ std::string report_json(const Report& rep, bool timing) {
     j.set("channels", r.image.channels);
     j.set("strength", r.strength);
     j.set("repeat", rep.repeat);
+    j.set("corrupt", rep.corrupt);
     if (r.mode == EqualizeMode::Clahe) {
         j.set("clip", r.clip);
         j.set("tiles", std::to_string(r.tiles_x) + "x" + std::to_string(r.tiles_y));
@@ -215,8 +212,9 @@ int run_equalize(const Context& ctx) {
     const auto start = Clock::now();
     const Args args(ctx.args, {{"--raw", "--frame", "--frames", "--mode", "--space", "--strength",
                                 "--clip", "--tiles", "--reference", "--reference-raw", "--kernel",
-                                "--repeat", "--format", "-o"},
-                               {"--timing", "--per-frame"}});
+                                "--repeat", "--format", "-o", "--max-pixels"},
+                               {"--timing", "--per-frame", "--allow-corrupt"}});
+    refuse_output_onto_input(args);
     if (args.flag("--per-frame") || input_is_video(args)) return run_equalize_frames(ctx, args);
     if (args.has("--frames")) throw UsageError("--frames N applies to videos and --per-frame");
     const std::string format = report_format(args);
@@ -229,11 +227,12 @@ int run_equalize(const Context& ctx) {
     if (args.has("--reference-raw") && !args.has("--reference"))
         throw UsageError("--reference-raw FMT describes the --reference file: give both");
 
-    Report rep{{}, output, std::string(engine.name()), &request, {}, repeat};
+    Report rep{{}, output, std::string(engine.name()), &request, {}, repeat, false};
     auto t = Clock::now();
-    const Input in = load_input(args);
+    const Input in = load_input(args, decode_options(args));
     for (const auto& n : in.notes) std::cerr << "note: " << n << "\n";
     rep.input = in.name;
+    rep.corrupt = in.corrupt;
     request.image = in.image.view();
     rep.stages.push_back({"read", ms_since(t)});
 
@@ -307,21 +306,23 @@ int run_equalize_frames(const Context& ctx, const Args& args) {
     StreamEngine& streamer = choose_stream_engine(ctx.registry, config);
     const std::unique_ptr<FrameStream> stream = streamer.open(config);
 
-    std::ofstream raw;
+    std::unique_ptr<media::AtomicFile> raw;
     std::unique_ptr<media::VideoWriter> video;
     if (raw_out)
-        raw = open_raw(output);
+        raw = std::make_unique<media::AtomicFile>(output);
     else
         video = std::make_unique<media::VideoWriter>(output, f.width, f.height,
                                                      source.fps() > 0 ? source.fps() : 25.0);
     double write_ms = 0.0;
     std::map<std::string, std::vector<double>> stages;
     StreamEvents events;
-    events.result = [&](std::int64_t, FrameResult& r) {
+    events.result = [&](std::int64_t, const std::string& corrupt, FrameResult& r) {
+        if (!corrupt.empty())
+            std::cerr << "warning: " << corrupt << " (written: --allow-corrupt)\n";
         for (const auto& st : r.stages) stages[st.name].push_back(st.ms);
         const auto t = Clock::now();
         if (raw_out)
-            append_raw(raw, output, r.equalized.view());
+            append_raw(*raw, r.equalized.view());
         else
             video->write(r.equalized.view());
         write_ms += ms_since(t);
@@ -331,12 +332,10 @@ int run_equalize_frames(const Context& ctx, const Args& args) {
     };
     const PumpStats stats = pump(source, *stream, events, limit);
     for (const auto& n : source.notes()) std::cerr << "warning: " << n << "\n";
-    if (video) video->close();
-    if (raw_out) {
-        raw.flush();
-        if (!raw) throw InputError("cannot write '" + output + "' (disk full?)");
-    }
+    // Nothing decoded: the output is not written at all, and an existing file stays.
     if (stats.ok == 0) throw InputError("no frame of " + source.name() + " could be decoded");
+    if (video) video->close();
+    if (raw) raw->commit();
 
     const bool timing = args.flag("--timing");
     if (format == "json" || timing) {
@@ -356,6 +355,7 @@ int run_equalize_frames(const Context& ctx, const Args& args) {
         j.set("frames", stats.frames);
         j.set("written", stats.ok);
         j.set("failed", stats.failed);
+        j.set("corrupt", stats.corrupt);
         Json t = Json::object();
         for (const auto& [name, v] : stages) t.set(name, median(v));
         t.set("decode", source.decode_ms());

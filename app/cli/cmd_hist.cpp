@@ -59,9 +59,11 @@ std::string stats_line(const Stats& s) {
 }  // namespace
 
 int run_hist(const Context& ctx) {
-    const Args args(ctx.args, {{"--raw", "--frame", "--frames", "--channels", "--bins", "--range",
-                                "--edges", "--saturate", "--kernel", "--format", "-o"},
-                               {"--stats", "--per-frame"}});
+    const Args args(ctx.args,
+                    {{"--raw", "--frame", "--frames", "--channels", "--bins", "--range", "--edges",
+                      "--saturate", "--kernel", "--format", "-o", "--max-pixels"},
+                     {"--stats", "--per-frame", "--allow-corrupt"}});
+    refuse_output_onto_input(args);
     if (args.flag("--per-frame")) return run_hist_frames(ctx, args);
     if (args.has("--frames")) throw UsageError("--frames N applies to --per-frame");
     const std::string format = args.value("--format").value_or("text");
@@ -70,7 +72,7 @@ int run_hist(const Context& ctx) {
     const std::string kernel = args.value("--kernel").value_or("cpu");
     HistogramEngine& engine = available_kernel(ctx.registry, kernel);
 
-    const Input in = load_input(args);
+    const Input in = load_input(args, decode_options(args));
     for (const auto& n : in.notes) std::cerr << "note: " << n << "\n";
     const ImageView image = in.image.view();
     const HistogramRequest request = request_from_args(args, image, "--channels");
@@ -94,6 +96,7 @@ int run_hist(const Context& ctx) {
         j.set("depth", image.bit_depth);
         j.set("sample_type", to_string(image.type));
         j.set("image_channels", image.channels);
+        j.set("corrupt", in.corrupt);
         j.set("spec", spec_json(spec));
         j.set("kernel", kernel);
         Json t = Json::object();

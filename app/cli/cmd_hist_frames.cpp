@@ -3,14 +3,15 @@
 // written as the frames are processed. Frames that fail to decode are reported in place and the
 // rest processed.
 
-#include <fstream>
 #include <iostream>
+#include <memory>
 #include <sstream>
 
 #include "args.hpp"
 #include "commands.hpp"
 #include "frames.hpp"
 #include "histoscope/core/error.hpp"
+#include "histoscope/media/atomic_file.hpp"
 #include "json.hpp"
 #include "request_options.hpp"
 
@@ -18,26 +19,21 @@ namespace hs::cli {
 
 namespace {
 
-// Standard output, or the file of -o.
+// Standard output, or the file of -o, which replaces an existing file only once complete.
 class Output {
   public:
     explicit Output(const std::string& path) {
-        if (path.empty() || path == "-") return;
-        file_.open(path, std::ios::binary | std::ios::trunc);
-        if (!file_) throw InputError("cannot write '" + path + "'");
-        path_ = path;
+        if (!path.empty() && path != "-") file_ = std::make_unique<media::AtomicFile>(path);
     }
-    std::ostream& out() { return path_.empty() ? std::cout : file_; }
+    std::ostream& out() { return file_ ? file_->stream() : std::cout; }
     void close() {
-        out().flush();
-        if (!out())
-            throw InputError("cannot write " +
-                             (path_.empty() ? "to standard output" : "'" + path_ + "'"));
+        if (file_) return file_->commit();
+        std::cout.flush();
+        if (!std::cout) throw InputError("cannot write to standard output");
     }
 
   private:
-    std::ofstream file_;
-    std::string path_;
+    std::unique_ptr<media::AtomicFile> file_;
 };
 
 Json timing_json(const std::vector<StageTime>& stages) {
@@ -100,12 +96,14 @@ int run_hist_frames(const Context& ctx, const Args& args) {
         first = false;
     };
     StreamEvents events;
-    events.result = [&](std::int64_t frame, FrameResult& r) {
+    events.result = [&](std::int64_t frame, const std::string& corrupt, FrameResult& r) {
+        if (!corrupt.empty()) std::cerr << "warning: " << corrupt << " (kept: --allow-corrupt)\n";
         begin_row();
         if (format == "json") {
             Json j = Json::object();
             j.set("frame", frame);
-            j.set("status", "ok");
+            j.set("status", corrupt.empty() ? "ok" : "corrupt");
+            if (!corrupt.empty()) j.set("reason", corrupt);
             j.set("kernel", r.histogram_engine);
             Json chans = Json::array();
             for (const ChannelHistogram& h : r.channels) chans.push(channel_json(h));
@@ -114,7 +112,7 @@ int run_hist_frames(const Context& ctx, const Args& args) {
             os << j.dump(-1);
             return;
         }
-        os << frame << sep << "ok";
+        os << frame << sep << (corrupt.empty() ? "ok" : "corrupt");
         for (const ChannelHistogram& h : r.channels)
             for (std::uint64_t n : h.counts) os << sep << n;
         os << "\n";
@@ -134,13 +132,16 @@ int run_hist_frames(const Context& ctx, const Args& args) {
     };
     const PumpStats stats = pump(source, *stream, events, limit);
     for (const auto& n : source.notes()) std::cerr << "warning: " << n << "\n";
-    if (stats.frames == 0) throw InputError(source.name() + " holds no frame");
+    // As equalize: a stream of which nothing could be histogrammed is a bad input (the -o file
+    // is then not written; rows already on standard output stay there).
+    if (stats.ok == 0) throw InputError("no frame of " + source.name() + " could be decoded");
 
     if (format == "json") {
         Json summary = Json::object();
         summary.set("frames", stats.frames);
         summary.set("ok", stats.ok);
         summary.set("failed", stats.failed);
+        summary.set("corrupt", stats.corrupt);
         summary.set("histogram_engine", stream->histogram_engine());
         summary.set("wall_ms", stats.wall_ms);
         summary.set("decode_ms", source.decode_ms());
@@ -149,7 +150,8 @@ int run_hist_frames(const Context& ctx, const Args& args) {
         os << (first ? "]" : "\n  ]") << ",\n  \"summary\": " << summary.dump(-1)
            << ",\n  \"notes\": " << notes.dump(-1) << "\n}\n";
     } else if (format == "text") {
-        os << "# " << stats.ok << " frames histogrammed, " << stats.failed << " failed\n";
+        os << "# " << stats.ok << " frames histogrammed (" << stats.corrupt << " corrupt), "
+           << stats.failed << " failed\n";
     }
     output.close();
     return 0;

@@ -27,8 +27,13 @@ int run_hist_frames(const Context& ctx, const Args& args);
 int run_equalize_frames(const Context& ctx, const Args& args);
 int run_bench_frames(const Context& ctx, const Args& args);
 
-// Writes `text` to `path` ("" or "-" = standard output). Throws InputError when it cannot.
+// Writes `text` to `path` ("" or "-" = standard output; a file is replaced atomically, see
+// media::AtomicFile). Throws InputError when it cannot.
 void write_output(const std::string& path, const std::string& text);
+
+// Throws UsageError when -o names one of the command's inputs (its files, --reference, or the
+// file standard input comes from), also through links: writing it would destroy the input.
+void refuse_output_onto_input(const Args& args);
 
 // The median of `values` (the mean of the middle two for an even count; 0 when empty).
 double median(std::vector<double> values);

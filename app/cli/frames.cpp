@@ -12,6 +12,7 @@
 
 #include "histoscope/core/error.hpp"
 #include "histoscope/media/media.hpp"
+#include "input.hpp"
 
 namespace hs::cli {
 
@@ -32,7 +33,8 @@ bool input_is_video(const Args& args) {
 
 // --- FrameSource
 
-FrameSource::FrameSource(const Args& args, int passes) : passes_(passes) {
+FrameSource::FrameSource(const Args& args, int passes)
+    : passes_(passes), options_(decode_options(args)) {
     if (passes < 1) throw UsageError("the input must be read at least once");
     const auto& pos = args.positional();
     if (pos.size() > 1) throw UsageError("expected one input, got " + std::to_string(pos.size()));
@@ -43,13 +45,20 @@ FrameSource::FrameSource(const Args& args, int passes) : passes_(passes) {
         codec_ = media::to_string(f);
         raw_format_ = *raw;
         format_ = f;
+        const std::size_t frame = f.frame_bytes();
         if (name_ == "-") {
             if (passes > 1) throw UsageError("standard input cannot be read more than once");
         } else {
+            // Before the stream engine allocates its buffers for frames of this size: an input
+            // that cannot hold one is refused first.
             std::error_code ec;
             const auto size = std::filesystem::file_size(name_, ec);
-            const std::size_t frame = f.frame_bytes();
-            if (!ec && size == 0) throw InputError("raw input '" + name_ + "' is empty");
+            if (!ec && size < frame)
+                throw InputError("raw input '" + name_ + "' " +
+                                 (size == 0 ? std::string("is empty")
+                                            : "has " + std::to_string(size) +
+                                                  " bytes, shorter than one " + codec_ +
+                                                  " frame (" + std::to_string(frame) + " bytes)"));
             if (!ec && frame > 0) reported_ = static_cast<std::int64_t>((size + frame - 1) / frame);
         }
     } else {
@@ -61,6 +70,30 @@ FrameSource::FrameSource(const Args& args, int passes) : passes_(passes) {
         kind_ = "video";
     }
     if (!start_pass()) throw InputError("'" + name_ + "' holds no frame");
+    if (kind_ == "raw" && name_ == "-") read_first_frame();
+}
+
+void FrameSource::read_first_frame() {
+    // Standard input's size is unknown: its first frame is read before the stream engine
+    // allocates buffers for frames of the declared size, into memory that grows as the data
+    // arrives, so that a huge declared frame on an empty or short input costs nothing.
+    const std::size_t frame = format_.frame_bytes();
+    constexpr std::size_t kChunk = std::size_t{1} << 20;
+    while (first_.size() < frame) {
+        const std::size_t at = first_.size();
+        const std::size_t want = std::min(kChunk, frame - at);
+        first_.resize(at + want);
+        const std::size_t got = raw_->read_some(first_.data() + at, want);
+        first_.resize(at + got);
+        if (got < want) break;
+    }
+    if (first_.size() < frame)
+        throw InputError("raw input on standard input " +
+                         (first_.empty() ? std::string("is empty")
+                                         : "ends after " + std::to_string(first_.size()) +
+                                               " bytes, inside its first " + codec_ + " frame (" +
+                                               std::to_string(frame) + " bytes)"));
+    have_first_ = true;
 }
 
 FrameSource::~FrameSource() = default;
@@ -79,7 +112,7 @@ bool FrameSource::start_pass() {
         return true;
     }
     video_.reset();  // a fresh decoder per pass: seeking a damaged file is not reliable
-    video_ = std::make_unique<media::VideoReader>(name_);
+    video_ = std::make_unique<media::VideoReader>(name_, options_);
     if (pass_ == 1) {
         codec_ = video_->codec();
         fps_ = video_->fps();
@@ -102,6 +135,7 @@ void FrameSource::finish_pass() {
 }
 
 FrameSource::Status FrameSource::read_into(std::byte* dst, std::string& why) {
+    why.clear();
     for (;;) {
         if (finished_) return Status::End;
         if (ended_in_pass_) {
@@ -115,7 +149,16 @@ FrameSource::Status FrameSource::read_into(std::byte* dst, std::string& why) {
         Status status = Status::End;
         if (kind_ == "raw") {
             const std::size_t want = format_.frame_bytes();
-            const std::size_t got = raw_->read_into(dst);
+            std::size_t got = 0;
+            if (have_first_) {
+                std::memcpy(dst, first_.data(), want);
+                media::raw_to_host_order(dst, want, format_);
+                got = want;
+                have_first_ = false;
+                std::vector<std::byte>().swap(first_);
+            } else {
+                got = raw_->read_into(dst);
+            }
             if (got == want) {
                 status = Status::Ok;
             } else if (got > 0) {
@@ -133,10 +176,11 @@ FrameSource::Status FrameSource::read_into(std::byte* dst, std::string& why) {
                                          ", not " + format_.describe());
                     std::memcpy(dst, frame_.data(), format_.frame_bytes());
                     status = Status::Ok;
+                    if (video_->corrupt()) why = video_->failure();
                     break;
                 case media::VideoReader::FrameStatus::Failed:
                     status = Status::Failed;
-                    why = "frame " + std::to_string(position_) + " could not be decoded";
+                    why = video_->failure();
                     break;
                 case media::VideoReader::FrameStatus::End:
                     break;
@@ -216,7 +260,7 @@ PumpStats pump(FrameSource& source, FrameStream& stream, const StreamEvents& eve
     struct Pending {
         std::int64_t frame;
         bool failed;
-        std::string why;
+        std::string why;  // why it failed, or why it is corrupt
     };
     std::deque<Pending> pending;  // in frame order: submitted frames and failures
     PumpStats stats;
@@ -236,8 +280,10 @@ PumpStats pump(FrameSource& source, FrameStream& stream, const StreamEvents& eve
         flush_failures();
         if (pending.empty()) throw std::logic_error("frame stream: a result nobody waits for");
         const std::int64_t frame = pending.front().frame;
+        const std::string why = std::move(pending.front().why);
+        if (events.result) events.result(frame, why, r);
         pending.pop_front();
-        if (events.result) events.result(frame, r);
+        if (!why.empty()) ++stats.corrupt;
         ++stats.ok;
         flush_failures();
         progress.update(source.position(), source.failed());
@@ -255,7 +301,7 @@ PumpStats pump(FrameSource& source, FrameStream& stream, const StreamEvents& eve
             if (stream.in_flight() == 0) flush_failures();
             continue;
         }
-        pending.push_back({frame, false, {}});
+        pending.push_back({frame, false, why});
         stream.submit();
         while (auto r = stream.poll()) deliver(*r);
     }

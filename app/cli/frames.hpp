@@ -12,12 +12,8 @@
 
 #include "args.hpp"
 #include "histoscope/core/stream.hpp"
+#include "histoscope/media/media.hpp"
 #include "json.hpp"
-
-namespace hs::media {
-class VideoReader;
-class RawStreamReader;
-}  // namespace hs::media
 
 namespace hs::cli {
 
@@ -44,7 +40,8 @@ class FrameSource {
     enum class Status { Ok, Failed, End };
     // The next frame into `dst` (format().frame_bytes() bytes, packed). Failed: the frame could
     // not be decoded, or a raw stream ends inside it; `why` says which and why, and the next
-    // call goes on after it.
+    // call goes on after it. Ok with a non-empty `why`: a frame decoded with errors, kept
+    // because of --allow-corrupt.
     Status read_into(std::byte* dst, std::string& why);
     // Index (over all passes) of the frame the next read_into() reads.
     std::int64_t position() const { return position_; }
@@ -57,6 +54,7 @@ class FrameSource {
   private:
     bool start_pass();  // false when no pass is left
     void finish_pass();
+    void read_first_frame();
 
     std::string name_, kind_, codec_;
     FrameFormat format_;
@@ -72,6 +70,9 @@ class FrameSource {
     Image frame_;  // the decoded video frame, reused from frame to frame
     std::unique_ptr<media::RawStreamReader> raw_;
     std::string raw_format_;
+    media::DecodeOptions options_;
+    std::vector<std::byte> first_;  // standard input's first frame, read ahead
+    bool have_first_ = false;
 };
 
 // {"input", "kind", "format", "width", "height", "depth", "sample_type", "image_channels",
@@ -95,15 +96,17 @@ class Progress {
 
 // What one streaming run saw, in frame order.
 struct StreamEvents {
-    // A processed frame: its index in the input (over all passes) and the stream's result.
-    std::function<void(std::int64_t frame, FrameResult&)> result;
+    // A processed frame: its index in the input (over all passes), why it is corrupt (empty:
+    // it is not; only with --allow-corrupt) and the stream's result.
+    std::function<void(std::int64_t frame, const std::string& corrupt, FrameResult&)> result;
     // A frame that failed to decode (or a truncated raw frame).
     std::function<void(std::int64_t frame, const std::string& why)> failed;
 };
 
 struct PumpStats {
     std::int64_t frames = 0, ok = 0, failed = 0;
-    double wall_ms = 0.0;  // from the first read to the last result
+    std::int64_t corrupt = 0;  // of the ok ones: decoded with errors (--allow-corrupt)
+    double wall_ms = 0.0;      // from the first read to the last result
 };
 
 // Reads every frame of `source` (at most `limit` when > 0) into `stream` and reports results and

@@ -1,11 +1,18 @@
 #include "input.hpp"
 
 #include "histoscope/core/error.hpp"
-#include "histoscope/media/media.hpp"
 
 namespace hs::cli {
 
-Input load_input(const Args& args) {
+media::DecodeOptions decode_options(const Args& args) {
+    media::DecodeOptions options;
+    if (const auto limit = args.value("--max-pixels"))
+        options.max_pixels = parse_count(*limit, "--max-pixels");
+    options.allow_corrupt = args.flag("--allow-corrupt");
+    return options;
+}
+
+Input load_input(const Args& args, const media::DecodeOptions& options, bool count_frames_in_file) {
     const auto& pos = args.positional();
     if (pos.size() > 1) throw UsageError("expected one input, got " + std::to_string(pos.size()));
     const std::int64_t frame = args.integer("--frame", 0, std::int64_t{1} << 40).value_or(0);
@@ -15,14 +22,11 @@ Input load_input(const Args& args) {
     if (const auto raw = args.value("--raw")) {
         const media::RawFormat format = media::parse_raw_format(*raw);
         in.name = pos.empty() ? "-" : pos.front();
-        media::RawFrames frames = media::read_raw(in.name, format);
+        media::RawFrame read = media::read_raw_frame(in.name, format, frame);
         in.kind = "raw";
         in.format = media::to_string(format);
-        in.frames = static_cast<std::int64_t>(frames.frames.size());
-        if (frame >= in.frames)
-            throw UsageError("--frame " + std::to_string(frame) + " is past the last frame (" +
-                             std::to_string(in.frames) + " frames)");
-        in.image = std::move(frames.frames[static_cast<std::size_t>(frame)]);
+        in.frames = read.frames;
+        in.image = std::move(read.image);
         return in;
     }
     if (pos.empty())
@@ -30,24 +34,34 @@ Input load_input(const Args& args) {
     in.name = pos.front();
     if (media::probe(in.name) == media::MediaKind::Image) {
         if (frame != 0) throw UsageError("--frame applies to video and raw input, not to photos");
-        media::LoadedImage loaded = media::read_image(in.name);
+        media::LoadedImage loaded = media::read_image(in.name, options);
         in.kind = "image";
         in.format = loaded.format;
         in.image = std::move(loaded.image);
         in.notes = std::move(loaded.notes);
+        in.corrupt = loaded.corrupt;
         return in;
     }
-    media::VideoReader video(in.name);
+    media::VideoReader video(in.name, options);
     in.kind = "video";
     in.format = video.codec();
     in.frames = video.frame_count();
     in.fps = video.fps();
+    if (count_frames_in_file) {
+        in.frames_in_file = video.frames_in_file();
+        if (in.frames_in_file != in.frames)
+            in.notes.push_back("the container reports " + std::to_string(in.frames) +
+                               " frames but the file holds " + std::to_string(in.frames_in_file) +
+                               " (it is cut short or damaged)");
+    }
     if (frame != 0) video.seek(frame);
-    auto image = video.read();
+    auto image = video.read();  // throws for a frame that is missing or corrupt
     if (!image)
         throw InputError("'" + in.name + "' has no frame " + std::to_string(frame) +
                          " (the video ended)");
     in.image = std::move(*image);
+    in.corrupt = video.corrupt();
+    if (in.corrupt) in.notes.push_back(video.failure() + ": kept because of --allow-corrupt");
     return in;
 }
 

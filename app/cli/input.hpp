@@ -7,6 +7,7 @@
 
 #include "args.hpp"
 #include "histoscope/core/image.hpp"
+#include "histoscope/media/media.hpp"
 
 namespace hs::cli {
 
@@ -18,10 +19,17 @@ struct Input {
     std::int64_t frame = 0;
     std::int64_t frames = 1;
     double fps = 0.0;
+    std::int64_t frames_in_file = -1;  // video, when asked for: the frames the file holds
+    bool corrupt = false;              // decoded with errors (only with --allow-corrupt)
     std::vector<std::string> notes;
 };
 
-// Options it reads: the positional path, --raw FMT, --frame N.
-Input load_input(const Args& args);
+// --max-pixels N[K|M|G] and --allow-corrupt, for every command that decodes files.
+media::DecodeOptions decode_options(const Args& args);
+
+// Options it reads: the positional path, --raw FMT, --frame N. `count_frames_in_file` also
+// counts the frames a video's file holds and notes when they differ from what it reports.
+Input load_input(const Args& args, const media::DecodeOptions& options,
+                 bool count_frames_in_file = false);
 
 }  // namespace hs::cli

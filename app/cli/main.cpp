@@ -39,13 +39,20 @@ commands:
         [--reference-raw FMT]] [--kernel cpu|gpu] [--repeat N] [--timing] [--format text|json]
   kernels [--format text|json]
         the histogram engines and whether they can run here
+  info, hist, equalize and bench also take, for photos and video:
+        --max-pixels N[K|M|G]  refuse files whose header declares more pixels per image or
+                               frame (default 1G = 2^30), checked before decoding
+        --allow-corrupt        use what a damaged file still gives (marked corrupt, with a
+                               note) instead of refusing it
   bench FILE... | --raw FMT [FILE|-] | --synthetic uniform|degenerate|gauss:SIGMA|ramp
         [--pixels N[K|M|G]] [--depth 8|16] [--channels 1|3|4]   (synthetic input)
         [--kernels all|a,b,c] [--select CHANNELS] [--bins N] [--range LO:HI] [--edges ...]
         [--saturate N] [--runs N (>= 20)] [--warmup N] [--format table|csv|json] [-o FILE]
         median time per kernel, Gpix/s, GB/s, % of read bandwidth, end to end, verified
 
-exit codes: 0 ok, 2 usage, 3 input, 4 device, 5 a benchmark result failed verification
+exit codes: 0 ok, 2 usage (also: -o names an input), 3 input (unreadable, corrupt, truncated,
+unsupported, too large, out of host memory), 4 device, 5 a benchmark result failed
+verification
 )";
 
 int exit_code(hs::ErrorKind kind) {

@@ -1,9 +1,10 @@
 #include <algorithm>
-#include <fstream>
 #include <iostream>
 
+#include "args.hpp"
 #include "commands.hpp"
 #include "histoscope/core/error.hpp"
+#include "histoscope/media/atomic_file.hpp"
 
 namespace hs::cli {
 
@@ -13,10 +14,20 @@ void write_output(const std::string& path, const std::string& text) {
         if (!std::cout) throw InputError("cannot write to standard output");
         return;
     }
-    std::ofstream f(path, std::ios::binary);
-    f << text;
-    f.close();
-    if (!f) throw InputError("cannot write '" + path + "'");
+    media::write_file_atomically(path, text);
+}
+
+void refuse_output_onto_input(const Args& args) {
+    const auto output = args.value("-o");
+    if (!output || output->empty() || *output == "-") return;
+    std::vector<std::string> inputs = args.positional();
+    if (inputs.empty() && args.has("--raw")) inputs.push_back("-");
+    if (const auto ref = args.value("--reference")) inputs.push_back(*ref);
+    for (const std::string& input : inputs)
+        if (media::same_file(input, *output))
+            throw UsageError("-o '" + *output + "' is the input " +
+                             (input == "-" ? std::string("(standard input)") : "'" + input + "'") +
+                             ": an output never replaces its input; choose another file");
 }
 
 double median(std::vector<double> values) {

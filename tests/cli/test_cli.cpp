@@ -99,10 +99,13 @@ TEST(CliErrors, BadInputExitsThreeWithOneLine) {
     const auto dir = temp_dir("bad");
     { std::ofstream(dir / "short.raw", std::ios::binary) << "12345"; }
     { std::ofstream(dir / "empty.raw", std::ios::binary); }
+    { std::ofstream(dir / "one.raw", std::ios::binary) << std::string(48, 'x'); }
     for (const std::string& args :
          {"hist --raw 4x4x3:u8 '" + (dir / "short.raw").string() + "'",
           "hist --raw 4x4x3:u8 '" + (dir / "empty.raw").string() + "'",
-          "hist --raw 4x4x3:u8 '" + (dir / "missing.raw").string() + "'"}) {
+          "hist --raw 4x4x3:u8 '" + (dir / "missing.raw").string() + "'",
+          // A frame past the end is missing from the input, as for a video.
+          "hist --raw 4x4x3:u8 '" + (dir / "one.raw").string() + "' --frame 1"}) {
         const auto r = run_cli(args);
         EXPECT_EQ(r.exit_code, 3) << args << "\n" << r.err;
         EXPECT_TRUE(one_error_line(r.err)) << r.err;
@@ -126,7 +129,6 @@ TEST(CliErrors, UsageErrorsExitTwoWithOneLine) {
                                          "hist " + raw + " --channels a",
                                          "hist " + raw + " --saturate 0",
                                          "hist " + raw + " --bogus",
-                                         "hist " + raw + " --frame 1",
                                          "hist --raw 4x4x2:u8 -",
                                          "hist --raw 4x4:u8 -",
                                          "hist",

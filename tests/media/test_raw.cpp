@@ -140,7 +140,7 @@ TEST(RawRead, SizeThatIsNotAWholeNumberOfFramesIsAnInputError) {
     const std::string m = message_of<InputError>(
         [&] { (void)media::read_raw(path, media::parse_raw_format("640x480x3:u8")); });
     EXPECT_EQ(m, "raw input '" + path +
-                     "' has 1000 bytes, not a multiple of the 921600-byte frame 640x480x3:u8");
+                     "' has 1000 bytes, shorter than one 640x480x3:u8 frame (921600 bytes)");
 
     // One and a half frames.
     write_bytes(path, std::vector<std::uint8_t>(18, 1));

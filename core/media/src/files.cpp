@@ -1,4 +1,4 @@
-// Reading and writing whole files with errors that name the file and the operating system's
+// Reading whole files with errors that name the file and the operating system's
 // reason.
 
 #include <algorithm>
@@ -70,17 +70,6 @@ std::vector<std::uint8_t> read_file(const std::string& path) {
 
 std::vector<std::uint8_t> read_file_head(const std::string& path, std::size_t max_bytes) {
     return read_up_to(path, max_bytes);
-}
-
-void write_file(const std::string& path, Bytes bytes) {
-    errno = 0;
-    File f(std::fopen(path.c_str(), "wb"));
-    if (!f) cannot("write", path, errno != 0 ? errno : EACCES);
-    errno = 0;
-    if (std::fwrite(bytes.data(), 1, bytes.size(), f.get()) != bytes.size())
-        cannot("write", path, errno != 0 ? errno : EIO);
-    errno = 0;
-    if (std::fclose(f.release()) != 0) cannot("write", path, errno != 0 ? errno : EIO);
 }
 
 }  // namespace hs::media::detail

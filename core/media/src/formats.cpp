@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <set>
+
+#include "histoscope/core/error.hpp"
 
 namespace hs::media::detail {
 
@@ -366,6 +369,9 @@ TiffLayout tiff_layout(Bytes f) {
                     return out;
                 }
             }
+            if (out.pages == 1 && (tag == 256 || tag == 257) && count == 1 &&
+                (size == 2 || size == 4))
+                (tag == 256 ? out.width : out.height) = r.get(values, static_cast<int>(size));
             const bool is_offsets = tag == 273 || tag == 324;
             const bool is_counts = tag == 279 || tag == 325;
             if ((!is_offsets && !is_counts) || (size != 2 && size != 4 && size != 8)) continue;
@@ -386,6 +392,161 @@ TiffLayout tiff_layout(Bytes f) {
     return out;
 }
 
+namespace {
+
+// The header of a PNM (P1..P6) or PAM (P7) file: whitespace-separated decimal fields, '#'
+// comments to the end of a line; raw rasters start after exactly one whitespace byte.
+struct PnmHeader {
+    char kind = 0;  // '1'..'7'
+    std::uint64_t width = 0, height = 0, depth = 1, maxval = 1;
+    std::size_t data = 0;  // offset of the raster
+    std::string problem;
+};
+
+class PnmTokens {
+  public:
+    PnmTokens(Bytes b, std::size_t at) : b_(b), p_(at) {}
+    // Skips whitespace and comments; false at the end of the file.
+    bool skip() {
+        while (p_ < b_.size()) {
+            if (b_[p_] == '#') {
+                while (p_ < b_.size() && b_[p_] != '\n' && b_[p_] != '\r') ++p_;
+            } else if (is_pnm_space(b_[p_]) || b_[p_] == '\v' || b_[p_] == '\f') {
+                ++p_;
+            } else {
+                return true;
+            }
+        }
+        return false;
+    }
+    // The next decimal number (at most 10 digits), or std::nullopt.
+    std::optional<std::uint64_t> number() {
+        if (!skip() || b_[p_] < '0' || b_[p_] > '9') return std::nullopt;
+        std::uint64_t v = 0;
+        int digits = 0;
+        while (p_ < b_.size() && b_[p_] >= '0' && b_[p_] <= '9') {
+            if (++digits > 10) return std::nullopt;
+            v = v * 10 + (b_[p_++] - '0');
+        }
+        return v;
+    }
+    std::string word() {
+        std::string w;
+        if (!skip()) return w;
+        while (p_ < b_.size() && !is_pnm_space(b_[p_])) w += static_cast<char>(b_[p_++]);
+        return w;
+    }
+    std::size_t position() const { return p_; }
+    void set_position(std::size_t p) { p_ = p; }
+    bool at_end() const { return p_ >= b_.size(); }
+
+  private:
+    Bytes b_;
+    std::size_t p_;
+};
+
+PnmHeader pnm_header(Bytes f) {
+    PnmHeader h;
+    h.kind = static_cast<char>(f[1]);
+    PnmTokens t(f, 2);
+    const auto fail = [&](const std::string& why) {
+        h.problem = "PNM header " + why;
+        return h;
+    };
+    if (h.kind == '7') {
+        // PAM: "WIDTH n", "HEIGHT n", "DEPTH n", "MAXVAL n", "TUPLTYPE ...", then "ENDHDR".
+        for (;;) {
+            const std::string key = t.word();
+            if (key.empty()) return fail("ends before ENDHDR");
+            if (key == "ENDHDR") break;
+            if (key == "TUPLTYPE") {
+                static_cast<void>(t.word());
+                continue;
+            }
+            const auto v = t.number();
+            if (!v) return fail("has no number after " + key);
+            if (key == "WIDTH")
+                h.width = *v;
+            else if (key == "HEIGHT")
+                h.height = *v;
+            else if (key == "DEPTH")
+                h.depth = *v;
+            else if (key == "MAXVAL")
+                h.maxval = *v;
+        }
+    } else {
+        const auto w = t.number(), hh = t.number();
+        if (!w || !hh) return fail("lacks its width or height");
+        h.width = *w;
+        h.height = *hh;
+        h.depth = h.kind == '3' || h.kind == '6' ? 3 : 1;
+        if (h.kind != '1' && h.kind != '4') {
+            const auto m = t.number();
+            if (!m) return fail("lacks its maxval");
+            h.maxval = *m;
+        }
+    }
+    if (h.width == 0 || h.height == 0) return fail("declares an empty image");
+    if (h.maxval == 0 || h.maxval > 65535) return fail("has a maxval outside 1..65535");
+    if (h.depth == 0 || h.depth > 4) return fail("declares a depth outside 1..4");
+    h.data = t.position() + 1;  // one whitespace byte ends the header
+    return h;
+}
+
+}  // namespace
+
+std::string pnm_problem(Bytes f) {
+    const PnmHeader h = pnm_header(f);
+    if (!h.problem.empty()) return h.problem;
+    const std::uint64_t samples = h.width * h.height * h.depth;
+    const auto too_big = [&](std::uint64_t v, std::uint64_t index) {
+        const std::uint64_t pixel = index / h.depth;
+        return "PNM sample " + std::to_string(v) + " at pixel (" + std::to_string(pixel % h.width) +
+               ", " + std::to_string(pixel / h.width) + ") exceeds the header's maxval " +
+               std::to_string(h.maxval);
+    };
+    const std::string truncated =
+        "PNM raster ends before its " + std::to_string(samples) + " samples";
+    if (h.kind == '4') {  // packed bits, rows padded to bytes
+        const std::uint64_t needed = (h.width + 7) / 8 * h.height;
+        return h.data + needed > f.size() ? truncated : std::string();
+    }
+    if (h.kind == '1') {  // '0' and '1' characters, whitespace optional
+        std::uint64_t seen = 0;
+        for (std::size_t p = h.data - 1; p < f.size() && seen < samples; ++p) {
+            if (f[p] == '#') {
+                while (p < f.size() && f[p] != '\n') ++p;
+            } else if (f[p] == '0' || f[p] == '1') {
+                ++seen;
+            } else if (!is_pnm_space(f[p])) {
+                return "PNM bitmap holds a character other than 0 and 1 at offset " +
+                       std::to_string(p);
+            }
+        }
+        return seen < samples ? truncated : std::string();
+    }
+    if (h.kind == '2' || h.kind == '3') {  // decimal samples
+        PnmTokens t(f, h.data - 1);
+        for (std::uint64_t i = 0; i < samples; ++i) {
+            const auto v = t.number();
+            if (!v)
+                return t.at_end() ? truncated : "PNM raster holds something other than a number";
+            if (*v > h.maxval) return too_big(*v, i);
+        }
+        return {};
+    }
+    const std::uint64_t bytes = h.maxval > 255 ? 2 : 1;
+    if (samples > (f.size() - std::min<std::uint64_t>(h.data, f.size())) / bytes) return truncated;
+    if (h.maxval == 255 || h.maxval == 65535) return {};
+    for (std::uint64_t i = 0; i < samples; ++i) {
+        const std::size_t at = static_cast<std::size_t>(h.data + i * bytes);
+        const std::uint64_t v =
+            bytes == 1 ? f[at] : (static_cast<std::uint64_t>(f[at]) << 8 | f[at + 1]);
+        if (v > h.maxval) return too_big(v, i);
+    }
+    return {};
+}
+
 std::string structure_problem(ImageFormat format, Bytes file) {
     switch (format) {
         case ImageFormat::Jpeg:
@@ -398,80 +559,172 @@ std::string structure_problem(ImageFormat format, Bytes file) {
             return bmp_problem(file);
         case ImageFormat::WebP:
             return webp_problem(file);
+        case ImageFormat::Pnm:
+        case ImageFormat::Pam:
+            return pnm_problem(file);
         default:
             return {};
     }
 }
 
-std::optional<std::int64_t> avi_video_frames(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return std::nullopt;
-    in.seekg(0, std::ios::end);
-    const auto file_size = static_cast<std::uint64_t>(in.tellg());
-    in.seekg(0);
-    auto read_at = [&](std::uint64_t at, std::size_t bytes) {
-        std::vector<std::uint8_t> buf(bytes);
-        in.clear();
-        in.seekg(static_cast<std::streamoff>(at));
-        in.read(reinterpret_cast<char*>(buf.data()), static_cast<std::streamsize>(bytes));
-        buf.resize(static_cast<std::size_t>(std::max<std::streamsize>(in.gcount(), 0)));
-        return buf;
-    };
-    const auto header = read_at(0, 12);
-    if (header.size() < 12 || !starts_with(header, "RIFF") || !starts_with(header, "AVI ", 8))
-        return std::nullopt;
-    const std::uint64_t riff_end = std::min<std::uint64_t>(8 + le32(header, 4), file_size);
-    // A second RIFF ('AVIX', OpenDML) holds frames that idx1 does not list.
-    if (riff_end + 12 <= file_size) {
-        const auto next = read_at(riff_end + (riff_end & 1), 12);
-        if (starts_with(next, "RIFF") && starts_with(next, "AVIX", 8)) return std::nullopt;
-    }
+namespace {
 
-    int video_stream = -1;
-    std::uint64_t pos = 12;
-    while (pos + 8 <= riff_end) {
-        const auto chunk = read_at(pos, 12);
-        if (chunk.size() < 8) return std::nullopt;
-        const std::uint64_t size = le32(chunk, 4);
-        if (starts_with(chunk, "LIST") && chunk.size() == 12 && starts_with(chunk, "hdrl", 8)) {
-            if (size > (1u << 24)) return std::nullopt;
-            const auto hdrl = read_at(pos + 12, static_cast<std::size_t>(size - 4));
-            // Walk hdrl: each 'strl' list is one stream, in stream-number order.
-            int stream = 0;
-            for (std::size_t p = 0; p + 12 <= hdrl.size();) {
-                const std::uint64_t sub = le32(hdrl, p + 4);
-                if (starts_with(hdrl, "LIST", p) && starts_with(hdrl, "strl", p + 8)) {
-                    const std::size_t strh = p + 12;
-                    if (video_stream < 0 && strh + 12 <= hdrl.size() &&
-                        starts_with(hdrl, "strh", strh) && starts_with(hdrl, "vids", strh + 8))
-                        video_stream = stream;
-                    ++stream;
-                }
-                p += static_cast<std::size_t>(8 + sub + (sub & 1));
-            }
-        } else if (starts_with(chunk, "idx1")) {
-            if (video_stream < 0 || video_stream > 99) return std::nullopt;
-            const char id[2] = {static_cast<char>('0' + video_stream / 10),
-                                static_cast<char>('0' + video_stream % 10)};
-            std::int64_t frames = 0;
-            constexpr std::uint64_t kBlock = 16 * 4096;
-            for (std::uint64_t done = 0; done + 16 <= size;) {
-                const auto block = read_at(pos + 8 + done,
-                                           static_cast<std::size_t>(std::min(kBlock, size - done)));
-                if (block.size() < 16) return std::nullopt;
-                for (std::size_t e = 0; e + 16 <= block.size(); e += 16) {
-                    const bool video =
-                        block[e] == id[0] && block[e + 1] == id[1] &&
-                        (starts_with(block, "dc", e + 2) || starts_with(block, "db", e + 2));
-                    if (video && le32(block, e + 12) > 0) ++frames;
-                }
-                done += block.size() / 16 * 16;
-            }
-            return frames > 0 ? std::optional<std::int64_t>(frames) : std::nullopt;
+bool is_jpeg_sof(std::uint8_t m) {
+    return m >= 0xC0 && m <= 0xCF && m != 0xC4 && m != 0xC8 && m != 0xCC;
+}
+
+std::optional<ImageHeader> jpeg_header(Bytes f) {
+    std::size_t p = 2;
+    while (p + 4 <= f.size()) {
+        if (f[p] != 0xFF) {
+            ++p;  // stray bytes between segments, as libjpeg skips them
+            continue;
         }
-        pos += 8 + size + (size & 1);
+        const std::uint8_t m = f[p + 1];
+        if (m == 0xFF || m == 0x01 || (m >= 0xD0 && m <= 0xD8)) {
+            p += m == 0xFF ? 1 : 2;
+            continue;
+        }
+        if (m == 0xD9 || m == 0xDA) return std::nullopt;  // no frame header before the scan
+        const std::size_t length = static_cast<std::size_t>(f[p + 2] << 8 | f[p + 3]);
+        if (!is_jpeg_sof(m)) {
+            p += 2 + std::max<std::size_t>(length, 2);
+            continue;
+        }
+        // SOF: P, Y, X, Nf, then Nf times (C, H<<4|V, Tq).
+        if (length < 8 || p + 2 + length > f.size()) return std::nullopt;
+        ImageHeader h;
+        h.height = static_cast<std::uint64_t>(f[p + 5] << 8 | f[p + 6]);
+        h.width = static_cast<std::uint64_t>(f[p + 7] << 8 | f[p + 8]);
+        const std::size_t components = f[p + 9];
+        if (components == 0 || length < 8 + 3 * components) return h;  // libjpeg refuses it
+        std::uint64_t hmax = 1, vmax = 1;
+        for (std::size_t c = 0; c < components; ++c) {
+            hmax = std::max<std::uint64_t>(hmax, f[p + 11 + 3 * c] >> 4);
+            vmax = std::max<std::uint64_t>(vmax, f[p + 11 + 3 * c] & 15);
+        }
+        std::uint64_t fewest_blocks = ~std::uint64_t{0};
+        for (std::size_t c = 0; c < components; ++c) {
+            const std::uint64_t hf = std::max<std::uint64_t>(1, f[p + 11 + 3 * c] >> 4);
+            const std::uint64_t vf = std::max<std::uint64_t>(1, f[p + 11 + 3 * c] & 15);
+            const std::uint64_t w = (h.width * hf + hmax - 1) / hmax;
+            const std::uint64_t ht = (h.height * vf + vmax - 1) / vmax;
+            fewest_blocks = std::min(fewest_blocks, ((w + 7) / 8) * ((ht + 7) / 8));
+        }
+        // Arithmetic coding (SOF9..SOF15) can spend less than a bit on a block: no bound.
+        const bool arithmetic = m >= 0xC9;
+        if (!arithmetic && fewest_blocks / 8 > f.size())
+            h.impossible =
+                "its header declares " + std::to_string(h.width) + "x" + std::to_string(h.height) +
+                " pixels, which " + std::to_string(f.size()) +
+                " bytes of JPEG data cannot hold: Huffman coding spends at least one bit per 8x8 "
+                "block";
+        return h;
     }
     return std::nullopt;
+}
+
+std::optional<ImageHeader> png_header(Bytes f) {
+    if (f.size() < 33 || !starts_with(f, "IHDR", 12)) return std::nullopt;
+    ImageHeader h;
+    h.width = be32(f, 16);
+    h.height = be32(f, 20);
+    const std::uint64_t bits = f[24];
+    const std::uint64_t channels = f[25] == 2 ? 3 : f[25] == 4 ? 2 : f[25] == 6 ? 4 : 1;
+    std::uint64_t idat = 0;
+    for (std::uint64_t p = 8; p + 12 <= f.size();) {
+        const std::uint64_t length = be32(f, static_cast<std::size_t>(p));
+        if (starts_with(f, "IDAT", static_cast<std::size_t>(p + 4))) idat += length;
+        if (starts_with(f, "IEND", static_cast<std::size_t>(p + 4)) || length > f.size()) break;
+        p += 12 + length;
+    }
+    // Deflate expands at most 1032 times (a 258-byte match in two bits).
+    const std::uint64_t row_bytes = (h.width * channels * bits + 7) / 8;
+    const std::uint64_t limit = (idat + 1) * 1032;
+    if (row_bytes > 0 && h.height > limit / row_bytes)
+        h.impossible = "its header declares " + std::to_string(h.width) + "x" +
+                       std::to_string(h.height) + " pixels, which " + std::to_string(idat) +
+                       " bytes of compressed image data cannot hold";
+    return h;
+}
+
+std::optional<ImageHeader> sized(std::uint64_t width, std::uint64_t height) {
+    if (width == 0 || height == 0) return std::nullopt;
+    ImageHeader h;
+    h.width = width;
+    h.height = height;
+    return h;
+}
+
+std::optional<ImageHeader> webp_header(Bytes f) {
+    if (f.size() < 30) return std::nullopt;
+    if (starts_with(f, "VP8 ", 12) && starts_with(f, {0x9D, 0x01, 0x2A}, 23))
+        return sized(le16(f, 26) & 0x3FFF, le16(f, 28) & 0x3FFF);
+    if (starts_with(f, "VP8L", 12) && f[20] == 0x2F) {
+        const std::uint32_t bits = le32(f, 21);
+        return sized((bits & 0x3FFF) + 1, ((bits >> 14) & 0x3FFF) + 1);
+    }
+    if (starts_with(f, "VP8X", 12))
+        return sized((le32(f, 24) & 0xFFFFFF) + 1, (le32(f, 27) & 0xFFFFFF) + 1);
+    return std::nullopt;
+}
+
+std::optional<ImageHeader> jpeg2000_header(Bytes f) {
+    if (starts_with(f, {0xFF, 0x4F, 0xFF, 0x51})) {  // a bare codestream: SIZ first
+        if (f.size() < 24) return std::nullopt;
+        const std::uint64_t x = be32(f, 8), y = be32(f, 12), x0 = be32(f, 16), y0 = be32(f, 20);
+        return x > x0 && y > y0 ? sized(x - x0, y - y0) : std::nullopt;
+    }
+    // JP2: the image header box "ihdr" (height, then width) inside "jp2h".
+    const std::size_t end = std::min<std::size_t>(f.size(), 1 << 16);
+    for (std::size_t p = 0; p + 12 <= end; ++p)
+        if (starts_with(f, "ihdr", p)) return sized(be32(f, p + 8), be32(f, p + 4));
+    return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<ImageHeader> image_header(ImageFormat format, Bytes f) {
+    switch (format) {
+        case ImageFormat::Jpeg:
+            return jpeg_header(f);
+        case ImageFormat::Png:
+            return png_header(f);
+        case ImageFormat::Tiff: {
+            const TiffLayout layout = tiff_layout(f);
+            return sized(layout.width, layout.height);
+        }
+        case ImageFormat::Bmp: {
+            if (f.size() < 26) return std::nullopt;
+            if (le32(f, 14) == 12) return sized(le16(f, 18), le16(f, 20));
+            if (f.size() < 30) return std::nullopt;
+            const auto w = static_cast<std::int32_t>(le32(f, 18));
+            const auto h = static_cast<std::int32_t>(le32(f, 22));
+            return sized(static_cast<std::uint64_t>(std::abs(static_cast<std::int64_t>(w))),
+                         static_cast<std::uint64_t>(std::abs(static_cast<std::int64_t>(h))));
+        }
+        case ImageFormat::WebP:
+            return webp_header(f);
+        case ImageFormat::Pnm:
+        case ImageFormat::Pam: {
+            const PnmHeader h = pnm_header(f);
+            return h.problem.empty() ? sized(h.width, h.height) : std::nullopt;
+        }
+        case ImageFormat::Jpeg2000:
+            return jpeg2000_header(f);
+        case ImageFormat::SunRaster:
+            return f.size() >= 12 ? sized(be32(f, 4), be32(f, 8)) : std::nullopt;
+        default:
+            return std::nullopt;
+    }
+}
+
+void check_pixel_limit(const std::string& name, const std::string& what, std::uint64_t width,
+                       std::uint64_t height, std::uint64_t max_pixels) {
+    if (width == 0 || height <= max_pixels / width) return;
+    throw InputError(name + ": " + what + " declares " + std::to_string(width) + "x" +
+                     std::to_string(height) + " pixels, more than the limit of " +
+                     std::to_string(max_pixels) + " pixels per image");
 }
 
 }  // namespace hs::media::detail

@@ -1,6 +1,7 @@
 #pragma once
 // Internal helpers of hs_media that need no OpenCV: reading files, recognising formats by their
-// magic bytes, and walking the structure of JPEG, PNG, TIFF, BMP, WebP and AVI files.
+// magic bytes, walking the structure of JPEG, PNG, TIFF, BMP, WebP and PNM files and reading
+// the sizes their headers declare.
 //
 // The structural checks exist because decoders are lenient: libjpeg decodes a truncated JPEG
 // into a partly grey image and only prints a warning, so a cut file would silently give a wrong
@@ -26,8 +27,6 @@ std::string quoted(const std::string& path);
 std::vector<std::uint8_t> read_file(const std::string& path);
 // At most `max_bytes` from the start of the file; same errors as read_file.
 std::vector<std::uint8_t> read_file_head(const std::string& path, std::size_t max_bytes);
-// Writes `bytes` to `path`, replacing it. Throws InputError "cannot write 'path': <reason>".
-void write_file(const std::string& path, Bytes bytes);
 
 enum class ImageFormat {
     Unknown,
@@ -60,21 +59,39 @@ std::string webp_problem(Bytes file);
 
 struct TiffLayout {
     int pages = 0;
+    std::uint64_t width = 0, height = 0;  // of page 1 (0 when its directory lacks them)
     std::string problem;  // empty when every directory and strip/tile lies inside the file
 };
 TiffLayout tiff_layout(Bytes file);
 
+// PNM (P1..P6) and PAM (P7): empty when every sample the header declares is in the file and
+// none exceeds the header's maxval. Decoders clamp such samples to maxval (then scale them),
+// which would count a 300 in a file of maxval 10 as white.
+std::string pnm_problem(Bytes file);
+
 // Structural problem of `file` in `format` (empty when complete or not checked).
 std::string structure_problem(ImageFormat format, Bytes file);
 
-// Number of frames of the first video stream of an AVI file that carry data, counted from its
-// idx1 index. AVI writers store dropped (repeated) frames as empty chunks, which the stream
-// header counts but decoders skip. std::nullopt when the file is not a plain AVI with an idx1
-// index (e.g. OpenDML files over 1 GiB), in which case the container's own count stands.
-std::optional<std::int64_t> avi_video_frames(const std::string& path);
+// What a header declares, read before anything is decoded so that a hostile header cannot make
+// a decoder allocate and fill gigabytes for a few bytes of file.
+struct ImageHeader {
+    std::uint64_t width = 0, height = 0;
+    // Set when the file's data cannot hold the image the header declares, however well it
+    // compresses: JPEG's Huffman coding spends at least one bit per 8x8 block of the first
+    // scan, deflate (PNG) at most expands 1032 times.
+    std::string impossible;
+};
+// std::nullopt when the header is not there to read (the file is cut inside it).
+std::optional<ImageHeader> image_header(ImageFormat format, Bytes file);
 
-// True when this build opens `path` as a video and decodes its first frame (always false
-// without OpenCV). Lives next to VideoReader.
-bool video_decodes(const std::string& path);
+// Throws InputError when `width` x `height` is more than `max_pixels`; `what` says whose size
+// it is ("its JPEG header", "its video stream").
+void check_pixel_limit(const std::string& name, const std::string& what, std::uint64_t width,
+                       std::uint64_t height, std::uint64_t max_pixels);
+
+// Empty when this build opens `path` as a video and decodes a frame of it; why not for a file
+// FFmpeg recognises as a video container; std::nullopt for anything else (always, without
+// OpenCV). Lives next to VideoReader.
+std::optional<std::string> video_problem(const std::string& path);
 
 }  // namespace hs::media::detail

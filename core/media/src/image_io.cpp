@@ -1,23 +1,41 @@
-// Photos through OpenCV's codecs. The file is read here, recognised by its magic bytes and
-// checked for truncation before cv::imdecode sees it (see formats.hpp), so that a cut or
-// unsupported file gives one clear InputError instead of a partial image or a decoder's
-// warning.
+// Photos: the file is read here, recognised by its magic bytes, its declared size checked
+// against the limit and its structure checked for truncation (see formats.hpp) before any
+// decoder sees it, so that a cut, hostile or unsupported file gives one clear InputError
+// instead of a partial image, a decoder's warning or gigabytes of invented pixels. JPEG and PNG
+// then go to libjpeg and libpng (codecs.hpp), the other formats to cv::imdecode.
 
 #include <opencv2/core.hpp>
+#include <opencv2/core/utils/logger.hpp>
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
+#include <mutex>
 
-#include "formats.hpp"
+#include "codecs.hpp"
 #include "histoscope/core/error.hpp"
+#include "histoscope/media/atomic_file.hpp"
 #include "histoscope/media/media.hpp"
 
 namespace hs::media {
 
+namespace detail {
+
+void quiet_opencv() {
+    static std::once_flag once;
+    std::call_once(once,
+                   [] { cv::utils::logging::setLogLevel(cv::utils::logging::LOG_LEVEL_SILENT); });
+}
+
+}  // namespace detail
+
 namespace {
+
+using detail::quiet_opencv;
+
+constexpr std::uint64_t kOpenCvMaxPixels = std::uint64_t{1} << 30;
 
 std::string depth_name(int depth) {
     switch (depth) {
@@ -112,7 +130,8 @@ const std::vector<Writer>& writers() {
 
 }  // namespace
 
-LoadedImage read_image(const std::string& path) {
+LoadedImage read_image(const std::string& path, const DecodeOptions& options) {
+    quiet_opencv();
     const std::vector<std::uint8_t> bytes = detail::read_file(path);
     const std::string name = detail::quoted(path);
     if (bytes.empty()) throw InputError(name + " is empty");
@@ -122,9 +141,14 @@ LoadedImage read_image(const std::string& path) {
     if (format == detail::ImageFormat::Gif)
         throw InputError(
             name + ": GIF images are not supported by this build (OpenCV has no GIF decoder)");
-
     LoadedImage out;
     out.format = std::string(detail::format_name(format));
+    if (format == detail::ImageFormat::Pfm || format == detail::ImageFormat::Hdr ||
+        format == detail::ImageFormat::OpenExr)
+        throw InputError(name + ": " + out.format +
+                         " images hold floating-point samples: only 8-bit and 16-bit unsigned "
+                         "samples can be read");
+
     std::string problem;
     if (format == detail::ImageFormat::Tiff) {
         const detail::TiffLayout layout = detail::tiff_layout(bytes);
@@ -134,8 +158,42 @@ LoadedImage read_image(const std::string& path) {
     } else {
         problem = detail::structure_problem(format, bytes);
     }
-    if (!problem.empty()) throw InputError(name + " is truncated or corrupt (" + problem + ")");
+    // The size before anything is decoded: a header that declares too much costs nothing.
+    const auto header = detail::image_header(format, bytes);
+    if (!header)
+        throw InputError(
+            name + " is truncated or corrupt (" +
+            (problem.empty() ? "its " + out.format + " header is incomplete" : problem) + ")");
+    detail::check_pixel_limit(name, "its " + out.format + " header", header->width, header->height,
+                              options.max_pixels);
+    if (!header->impossible.empty())
+        throw InputError(name + " is corrupt (" + header->impossible + ")");
+    // libjpeg and libpng can return what precedes the damage; OpenCV's other decoders cannot.
+    const bool partial_possible =
+        format == detail::ImageFormat::Jpeg || format == detail::ImageFormat::Png;
+    if (!problem.empty() && !(options.allow_corrupt && partial_possible))
+        throw InputError(name + " is truncated or corrupt (" + problem + ")");
 
+    if (partial_possible) {
+        detail::DecodedImage decoded = format == detail::ImageFormat::Jpeg
+                                           ? detail::decode_jpeg(bytes, name, options)
+                                           : detail::decode_png(bytes, name, options);
+        out.image = std::move(decoded.image);
+        out.notes.insert(out.notes.end(), decoded.notes.begin(), decoded.notes.end());
+        out.corrupt = decoded.corrupt;
+        if (!problem.empty() && !out.corrupt) {
+            out.corrupt = true;
+            out.notes.push_back(problem + ": the image is partial");
+        }
+        return out;
+    }
+
+    // OpenCV refuses images over OPENCV_IO_MAX_IMAGE_PIXELS (2^30 unless set in the
+    // environment) with an assertion; say so in our words when a raised limit meets it.
+    if (header->width * header->height > kOpenCvMaxPixels)
+        throw InputError(name + ": " + out.format + " images of more than " +
+                         std::to_string(kOpenCvMaxPixels) +
+                         " pixels cannot be decoded (OpenCV's limit)");
     cv::Mat decoded;
     try {
         decoded = cv::imdecode(bytes, cv::IMREAD_UNCHANGED);
@@ -150,6 +208,7 @@ LoadedImage read_image(const std::string& path) {
 }
 
 void write_image(const std::string& path, const ImageView& image) {
+    quiet_opencv();
     validate(image);
     const std::string name = detail::quoted(path);
     std::string ext = std::filesystem::path(path).extension().string();
@@ -195,7 +254,7 @@ void write_image(const std::string& path, const ImageView& image) {
     if (!ok || encoded.empty())
         throw InputError("cannot write " + name + ": the " + std::string(writer->name) +
                          " encoder failed");
-    detail::write_file(path, encoded);
+    write_file_atomically(path, {reinterpret_cast<const char*>(encoded.data()), encoded.size()});
 }
 
 }  // namespace hs::media

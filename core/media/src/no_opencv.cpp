@@ -21,7 +21,7 @@ namespace {
 
 }  // namespace
 
-LoadedImage read_image(const std::string& path) {
+LoadedImage read_image(const std::string& path, const DecodeOptions&) {
     // A missing or unreadable file is reported as such first.
     if (detail::read_file_head(path, 1).empty())
         throw InputError(detail::quoted(path) + " is empty");
@@ -34,7 +34,7 @@ void write_image(const std::string& path, const ImageView&) {
 
 struct VideoReader::Impl {};
 
-VideoReader::VideoReader(const std::string& path) {
+VideoReader::VideoReader(const std::string& path, const DecodeOptions&) {
     if (detail::read_file_head(path, 1).empty())
         throw InputError(detail::quoted(path) + " is empty");
     no_opencv(path);
@@ -63,6 +63,15 @@ VideoReader::FrameStatus VideoReader::read_frame(Image&) {
 std::int64_t VideoReader::position() const {
     no_video();
 }
+std::int64_t VideoReader::frames_in_file() const {
+    no_video();
+}
+bool VideoReader::corrupt() const {
+    no_video();
+}
+const std::string& VideoReader::failure() const {
+    no_video();
+}
 struct VideoWriter::Impl {};
 VideoWriter::VideoWriter(const std::string& path, int, int, double) {
     no_opencv(path);
@@ -87,8 +96,8 @@ std::optional<Image> VideoReader::read() {
 void register_engines(EngineRegistry&) {}
 
 namespace detail {
-bool video_decodes(const std::string&) {
-    return false;
+std::optional<std::string> video_problem(const std::string&) {
+    return std::nullopt;
 }
 }  // namespace detail
 

@@ -1,5 +1,5 @@
 // probe(): photo or video, decided from the file's first bytes and, failing that, by whether a
-// video decoder reads a frame from it.
+// video decoder reads a frame from it (a damaged video is reported with its reason).
 
 #include "formats.hpp"
 #include "histoscope/core/error.hpp"
@@ -24,7 +24,9 @@ MediaKind probe(const std::string& path) {
     if (detail::sniff_image(head) != detail::ImageFormat::Unknown) return MediaKind::Image;
     if (!have_opencv())
         throw InputError(name + ": this build has no OpenCV: only --raw input is available");
-    if (detail::video_decodes(path)) return MediaKind::Video;
+    const std::optional<std::string> video = detail::video_problem(path);
+    if (video && video->empty()) return MediaKind::Video;
+    if (video) throw InputError(*video);
     throw InputError(name + " is not an image or video this build can read");
 }
 

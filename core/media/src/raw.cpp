@@ -5,6 +5,9 @@
 #include <charconv>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <optional>
 
 #include "formats.hpp"
 #include "histoscope/core/error.hpp"
@@ -53,20 +56,54 @@ std::string describe_source(const std::string& path) {
     return path == "-" ? "on standard input" : detail::quoted(path);
 }
 
-std::vector<std::uint8_t> read_stdin() {
-    std::vector<std::uint8_t> out;
-    std::uint8_t buffer[1 << 16];
-    for (;;) {
-        const std::size_t got = std::fread(buffer, 1, sizeof buffer, stdin);
-        out.insert(out.end(), buffer, buffer + got);
-        if (got < sizeof buffer) {
-            if (std::ferror(stdin)) throw InputError("cannot read standard input");
-            return out;
-        }
-    }
+// The size of a regular file (nullopt for standard input, pipes and devices).
+std::optional<std::uint64_t> regular_file_size(const std::string& path) {
+    if (path == "-") return std::nullopt;
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(path, ec)) return std::nullopt;
+    const auto size = std::filesystem::file_size(path, ec);
+    if (ec) return std::nullopt;
+    return static_cast<std::uint64_t>(size);
+}
+
+// Throws InputError unless `size` bytes are a positive whole number of frames.
+void check_raw_size(const std::string& what, std::uint64_t size, const RawFormat& format) {
+    const std::uint64_t frame = format.frame_bytes();
+    if (size == 0)
+        throw InputError(what + " is empty (one " + to_string(format) + " frame is " +
+                         std::to_string(frame) + " bytes)");
+    if (size < frame)
+        throw InputError(what + " has " + std::to_string(size) + " bytes, shorter than one " +
+                         to_string(format) + " frame (" + std::to_string(frame) + " bytes)");
+    if (size % frame != 0)
+        throw InputError(what + " has " + std::to_string(size) + " bytes, not a multiple of the " +
+                         std::to_string(frame) + "-byte frame " + to_string(format));
+}
+
+// Throws the precise InputError (missing, a directory, unreadable) for a path that is not
+// standard input and cannot be read.
+void readable(const std::string& path) {
+    if (path != "-") static_cast<void>(detail::read_file_head(path, 0));
+}
+
+Image new_frame(const RawFormat& f) {
+    return Image(f.width, f.height, f.channels, f.type, f.bit_depth);
 }
 
 }  // namespace
+
+void raw_to_host_order(std::byte* data, std::size_t bytes, const RawFormat& format) {
+    if constexpr (std::endian::native == std::endian::big) {
+        if (format.type == SampleType::U16) {
+            auto* p = reinterpret_cast<std::uint8_t*>(data);
+            for (std::size_t k = 0; k + 1 < bytes; k += 2) std::swap(p[k], p[k + 1]);
+        }
+    } else {
+        static_cast<void>(data);
+        static_cast<void>(bytes);
+        static_cast<void>(format);
+    }
+}
 
 RawFormat parse_raw_format(const std::string& text) {
     const auto parts = split(text, ':');
@@ -103,34 +140,92 @@ std::string to_string(const RawFormat& f) {
     return s;
 }
 
-RawFrames read_raw(const std::string& path, const RawFormat& format) {
+RawFrame read_raw_frame(const std::string& path, const RawFormat& format, std::int64_t index) {
     const std::size_t frame = format.frame_bytes();
     if (frame == 0)
         throw UsageError("raw format " + to_string(format) + " describes an empty frame");
-    const std::vector<std::uint8_t> bytes = path == "-" ? read_stdin() : detail::read_file(path);
     const std::string what = "raw input " + describe_source(path);
-    if (bytes.empty())
-        throw InputError(what + " is empty (one " + to_string(format) + " frame is " +
-                         std::to_string(frame) + " bytes)");
-    if (bytes.size() % frame != 0)
-        throw InputError(what + " has " + std::to_string(bytes.size()) +
-                         " bytes, not a multiple of the " + std::to_string(frame) + "-byte frame " +
-                         to_string(format));
+    const auto no_such_frame = [&](std::int64_t frames) {
+        return InputError(what + " has no frame " + std::to_string(index) + ": it holds " +
+                          std::to_string(frames) + " frame" + (frames == 1 ? "" : "s") + " (0.." +
+                          std::to_string(frames - 1) + ")");
+    };
+    RawFrame out;
+    if (const auto size = regular_file_size(path)) {
+        // The size is known: checked before anything is allocated, then only the frame read.
+        check_raw_size(what, *size, format);
+        out.frames = static_cast<std::int64_t>(*size / frame);
+        if (index < 0 || index >= out.frames) throw no_such_frame(out.frames);
+        std::ifstream in(path, std::ios::binary);
+        in.seekg(static_cast<std::streamoff>(static_cast<std::uint64_t>(index) * frame));
+        out.image = new_frame(format);
+        in.read(reinterpret_cast<char*>(out.image.data()), static_cast<std::streamsize>(frame));
+        if (!in) throw InputError("cannot read " + what);
+        raw_to_host_order(out.image.data(), frame, format);
+        return out;
+    }
+    // A pipe: the data is counted as it arrives, and memory follows it (a frame declared huge
+    // on an empty or short input costs nothing); only frame `index` is kept.
+    readable(path);
+    RawStreamReader reader(path, format);
+    std::vector<std::byte> kept;
+    std::vector<std::byte> chunk(std::min<std::size_t>(frame, std::size_t{1} << 20));
+    std::uint64_t total = 0;
+    for (;;) {
+        const std::size_t got = reader.read_some(chunk.data(), chunk.size());
+        if (got == 0) break;
+        total += got;
+        // The part of the chunk in each frame it touches (at most two: it is at most a frame).
+        for (std::size_t i = 0; i < got;) {
+            const std::uint64_t at = total - got + i;
+            const std::uint64_t f = at / frame;
+            const std::size_t run =
+                static_cast<std::size_t>(std::min<std::uint64_t>(got - i, (f + 1) * frame - at));
+            if (static_cast<std::int64_t>(f) == index)
+                kept.insert(kept.end(), chunk.begin() + static_cast<std::ptrdiff_t>(i),
+                            chunk.begin() + static_cast<std::ptrdiff_t>(i + run));
+            i += run;
+        }
+    }
+    check_raw_size(what, total, format);
+    out.frames = static_cast<std::int64_t>(total / frame);
+    if (index < 0 || index >= out.frames) throw no_such_frame(out.frames);
+    out.image = new_frame(format);
+    std::memcpy(out.image.data(), kept.data(), frame);
+    raw_to_host_order(out.image.data(), frame, format);
+    return out;
+}
 
+RawFrames read_raw(const std::string& path, const RawFormat& format) {
     RawFrames out;
     out.format = format;
-    const std::size_t count = bytes.size() / frame;
-    out.frames.reserve(count);
-    for (std::size_t i = 0; i < count; ++i) {
-        Image img(format.width, format.height, format.channels, format.type, format.bit_depth);
-        std::memcpy(img.data(), bytes.data() + i * frame, frame);
-        if constexpr (std::endian::native == std::endian::big) {
-            if (format.type == SampleType::U16) {
-                auto* p = reinterpret_cast<std::uint8_t*>(img.data());
-                for (std::size_t k = 0; k + 1 < frame; k += 2) std::swap(p[k], p[k + 1]);
-            }
+    const std::string what = "raw input " + describe_source(path);
+    const std::size_t frame = format.frame_bytes();
+    if (const auto size = regular_file_size(path)) {
+        check_raw_size(what, *size, format);
+        RawStreamReader reader(path, format);
+        for (std::uint64_t i = 0; i < *size / frame; ++i) {
+            out.frames.push_back(new_frame(format));
+            if (reader.read_into(out.frames.back().data()) != frame)
+                throw InputError("cannot read " + what);
         }
-        out.frames.push_back(std::move(img));
+        return out;
+    }
+    // A pipe: memory grows with the data that arrives.
+    readable(path);
+    RawStreamReader reader(path, format);
+    std::vector<std::byte> bytes;
+    for (std::size_t got = 1; got > 0;) {
+        const std::size_t at = bytes.size();
+        bytes.resize(at + (std::size_t{1} << 20));
+        got = reader.read_some(bytes.data() + at, std::size_t{1} << 20);
+        bytes.resize(at + got);
+    }
+    check_raw_size(what, bytes.size(), format);
+    for (std::size_t at = 0; at < bytes.size(); at += frame) {
+        out.frames.push_back(new_frame(format));
+        std::memcpy(out.frames.back().data(), bytes.data() + at, frame);
+        raw_to_host_order(out.frames.back().data(), frame, format);
     }
     return out;
 }
@@ -156,21 +251,20 @@ RawStreamReader::~RawStreamReader() {
     if (owned_ && file_ != nullptr) static_cast<void>(std::fclose(file_));
 }
 
-std::size_t RawStreamReader::read_into(std::byte* dst) {
-    const std::size_t frame = format_.frame_bytes();
+std::size_t RawStreamReader::read_some(std::byte* dst, std::size_t bytes) {
     std::size_t got = 0;
-    while (got < frame) {
-        const std::size_t n = std::fread(dst + got, 1, frame - got, file_);
+    while (got < bytes) {
+        const std::size_t n = std::fread(dst + got, 1, bytes - got, file_);
         if (n == 0) break;
         got += n;
     }
-    if (got < frame && std::ferror(file_)) throw InputError("cannot read raw input " + name_);
-    if constexpr (std::endian::native == std::endian::big) {
-        if (format_.type == SampleType::U16) {
-            auto* p = reinterpret_cast<std::uint8_t*>(dst);
-            for (std::size_t k = 0; k + 1 < got; k += 2) std::swap(p[k], p[k + 1]);
-        }
-    }
+    if (got < bytes && std::ferror(file_)) throw InputError("cannot read raw input " + name_);
+    return got;
+}
+
+std::size_t RawStreamReader::read_into(std::byte* dst) {
+    const std::size_t got = read_some(dst, format_.frame_bytes());
+    raw_to_host_order(dst, got - got % 2, format_);
     return got;
 }
 

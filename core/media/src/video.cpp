@@ -1,38 +1,114 @@
-// Video through cv::VideoCapture, preferring the FFmpeg backend: it reads files directly,
-// whereas CAP_ANY would also try GStreamer and the image-sequence reader, which print warnings
-// for every file they cannot open.
+// Video read through FFmpeg's libraries directly (demuxer, decoder, swscale), written through
+// OpenCV's VideoWriter.
+//
+// Reading does not go through cv::VideoCapture because it numbers frames by counting the ones
+// it managed to decode, skips frames that fail without saying so, hides the decoder's error
+// reports (while FFmpeg prints them to standard error) and returns concealed garbage as good
+// frames. Here:
+//  - a frame's number comes from the container: its timestamp's rank among the timestamps of
+//    the stream's index (for AVI, the frames whose chunks carry data), and a packet whose file
+//    position is in the index gets the index's timestamp, because the AVI demuxer, reading on
+//    after damage, numbers the chunks it finds by counting them;
+//  - a number the decoder skipped is a failed frame, reported in its place;
+//  - an error the decoder reports while decoding a packet makes the frame(s) depending on it
+//    corrupt until the next key frame: failed, or delivered marked corrupt with allow_corrupt;
+//  - FFmpeg's log goes to a callback that keeps the first error as detail for our messages
+//    and prints nothing.
+// Decoding runs on the calling thread (no frame threads) so that the decoder's reports can be
+// tied to the packet being decoded. The pixels are converted to RGB as OpenCV converts them
+// (swscale, bicubic, to BGR24), so frames equal cv::VideoCapture's.
+
+extern "C" {
+#include <libavcodec/avcodec.h>
+#include <libavformat/avformat.h>
+#include <libavutil/log.h>
+#include <libswscale/swscale.h>
+}
 
 #include <opencv2/core.hpp>
 #include <opencv2/imgproc.hpp>
 #include <opencv2/videoio.hpp>
 #include <opencv2/videoio/registry.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdarg>
+#include <deque>
+#include <limits>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <utility>
 
+#include "codecs.hpp"
 #include "formats.hpp"
 #include "histoscope/core/error.hpp"
+#include "histoscope/media/atomic_file.hpp"
 #include "histoscope/media/media.hpp"
 
 namespace hs::media {
 
 namespace {
 
-int backend() {
-    static const int api =
-        cv::videoio_registry::hasBackend(cv::CAP_FFMPEG) ? cv::CAP_FFMPEG : cv::CAP_ANY;
-    return api;
+// --- FFmpeg's log
+
+// Where the messages of the libav* calls made by this thread go (none: dropped).
+struct LogCapture {
+    int errors = 0;
+    std::string first;  // the first error, as one line
+};
+thread_local LogCapture* t_capture = nullptr;
+
+void on_ffmpeg_log(void* avcl, int level, const char* format, va_list args) {
+    if (level > AV_LOG_ERROR || t_capture == nullptr) return;
+    ++t_capture->errors;
+    if (!t_capture->first.empty()) return;
+    char line[512];
+    int print_prefix = 0;
+    va_list copy;
+    va_copy(copy, args);
+    av_log_format_line2(avcl, level, format, copy, line, sizeof line, &print_prefix);
+    va_end(copy);
+    std::string text = line;
+    while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+    t_capture->first = text;
 }
 
-bool open_capture(cv::VideoCapture& cap, const std::string& path) {
-    try {
-        return cap.open(path, backend()) && cap.isOpened();
-    } catch (const cv::Exception&) {
-        return false;
+// Installs the callback once for the process: FFmpeg's default prints to standard error (also
+// for OpenCV's video writer, which uses the same libraries).
+void quiet_ffmpeg() {
+    static std::once_flag once;
+    std::call_once(once, [] { av_log_set_callback(on_ffmpeg_log); });
+}
+
+// Captures what the libav* calls of its scope report.
+class Capture {
+  public:
+    Capture() : previous_(t_capture) { t_capture = &log_; }
+    ~Capture() { t_capture = previous_; }
+    Capture(const Capture&) = delete;
+    Capture& operator=(const Capture&) = delete;
+    int errors() const { return log_.errors; }
+    // " (FIRST ERROR)" or "".
+    std::string detail() const { return log_.first.empty() ? "" : " (" + log_.first + ")"; }
+    // "the decoder reported: FIRST ERROR".
+    std::string decoder_report() const {
+        return log_.first.empty() ? "the decoder reported an error"
+                                  : "the decoder reported: " + log_.first;
     }
+
+  private:
+    LogCapture log_;
+    LogCapture* previous_;
+};
+
+std::string av_error(int code) {
+    char text[AV_ERROR_MAX_STRING_SIZE] = {};
+    av_strerror(code, text, sizeof text);
+    return text;
 }
 
-std::string fourcc_string(double value) {
-    const auto code = static_cast<std::uint32_t>(static_cast<std::int64_t>(value));
+std::string fourcc_string(std::uint32_t code) {
     std::string s;
     for (int i = 0; i < 4; ++i) {
         const auto c = static_cast<char>((code >> (8 * i)) & 0xFFu);
@@ -43,41 +119,442 @@ std::string fourcc_string(double value) {
     return s;
 }
 
+int writer_backend() {
+    static const int api =
+        cv::videoio_registry::hasBackend(cv::CAP_FFMPEG) ? cv::CAP_FFMPEG : cv::CAP_ANY;
+    return api;
+}
+
 }  // namespace
 
 struct VideoReader::Impl {
-    std::string path;
-    std::string name;  // quoted path
-    cv::VideoCapture cap;
+    std::string path, name;
+    DecodeOptions options;
+    AVFormatContext* format = nullptr;
+    AVCodecContext* decoder = nullptr;
+    AVStream* stream = nullptr;
+    SwsContext* sws = nullptr;
+    AVPacket* packet = nullptr;
+    AVFrame* frame = nullptr;
+
     int width = 0, height = 0;
-    std::int64_t frames = 0;  // frames the stream holds (0 when unknown)
+    std::int64_t frames = 0;               // as the container reports them (0 when unknown)
+    std::int64_t frames_within_file = -1;  // index entries whose data the file holds (-1: no index)
     double fps = 0.0;
     std::string codec;
-    std::int64_t next = 0;  // index of the frame read() returns next
-    int failures_in_a_row = 0;
-    cv::Mat decoded;  // OpenCV's BGR(A) frame, its buffer reused from frame to frame
+    // The stream's index: the timestamps of its entries with data, ascending, and the same
+    // entries by file position.
+    std::vector<std::int64_t> index_times;
+    std::vector<std::pair<std::int64_t, std::int64_t>> index_positions;  // (pos, timestamp)
 
-    // The next frame into `out` (reallocated only when its shape differs); false at the end.
-    // Throws InputError for a frame that fails to decode before the reported end.
-    bool decode_into(Image& out);
+    // Frame numbers: the rank in index_times of the frame's timestamp plus `shift`, learnt from
+    // the first frame decoded from the start.
+    bool calibrated = false;
+    std::int64_t shift = 0;
+    std::int64_t next = 0;   // the number read_frame() delivers or reports next
+    std::int64_t last = -1;  // the number of the last frame out of the decoder
+    // A decoded frame with what is known about it (see decode()).
+    struct Decoded {
+        AVFrame* frame = nullptr;
+        std::int64_t number = 0, rank = -1;
+        bool corrupt = false;
+        std::string reason, gap_reason;
+        Decoded() = default;
+        Decoded(Decoded&& o) noexcept
+            : frame(std::exchange(o.frame, nullptr)),
+              number(o.number),
+              rank(o.rank),
+              corrupt(o.corrupt),
+              reason(std::move(o.reason)),
+              gap_reason(std::move(o.gap_reason)) {}
+        Decoded& operator=(Decoded&&) = delete;
+        Decoded(const Decoded&) = delete;
+        Decoded& operator=(const Decoded&) = delete;
+        ~Decoded() { av_frame_free(&frame); }
+    };
+    std::deque<Decoded> ready;  // out of the decoder, waiting for the frames before them
+    AVFrame* incoming = nullptr;
+    bool pending = false;  // `frame` holds frame `pending_number`, not delivered yet
+    std::int64_t pending_number = 0;
+    bool pending_corrupt = false;
+    std::string pending_reason;  // why the pending frame is corrupt
+    std::string gap_reason;      // why the frames before the pending one never came
+    bool corrupt = false;        // the frame read_frame() delivered last
+    std::string failure;         // why the frame reported Failed last failed
+
+    // Index ranks (decode order) of packets: the last one sent, the ranges that never reached
+    // the decoder (skipped by the demuxer or refused by the decoder), the damaged ones, and
+    // the first damaged rank whose dependants are still coming (-1: none since a clean key
+    // frame).
+    std::int64_t last_sent = -1;
+    struct Gap {
+        std::int64_t first, end;  // ranks [first, end)
+        bool missing;             // never found in the file (else refused by the decoder)
+    };
+    std::vector<Gap> gaps;
+    AVPacket* held = nullptr;  // read, not sent yet (see feed())
+    bool held_valid = false;
+    std::int64_t held_rank = -1;
+    std::string held_report;
+    std::set<std::int64_t> damaged;  // file positions of damaged packets
+    std::int64_t tainted_from = -1;
+    std::string damage;  // the decoder's first report since the last clean key frame
+    bool demuxed_all = false, flushed = false;
+    // Whether reading started at the first packet (no seek), the packets read since, and how
+    // the demuxer's last read ended (AVERROR_EOF at a clean end).
+    bool from_start = true;
+    std::int64_t packets_read = 0;
+    int end_of_reading = 0;
+
+    ~Impl() {
+        sws_freeContext(sws);
+        ready.clear();
+        av_frame_free(&incoming);
+        av_frame_free(&frame);
+        av_packet_free(&packet);
+        av_packet_free(&held);
+        avcodec_free_context(&decoder);
+        avformat_close_input(&format);
+    }
+
+    void open();
+    // The timestamp the index gives the packet at `pos`, if any.
+    std::optional<std::int64_t> index_time_at(std::int64_t pos) const;
+    // Rank in index_times of the packet at `pos` (-1 when the index does not know it).
+    std::int64_t rank_at(std::int64_t pos) const;
+    // The next frame into `frame` with its number and state; false at the end.
+    bool decode();
+    // The next frame out of the decoder; false at the end.
+    bool receive(Decoded& out);
+    // Sends the next packet of the stream to the decoder; false when there is none.
+    bool feed();
+    bool read_packet(AVPacket* p, std::int64_t& rank, std::string& report);
+    // Number of the decoded frame from its timestamp and the rank of its packet; -1 when it
+    // cannot be known.
+    std::int64_t number_of(std::int64_t timestamp, std::int64_t packet_rank, std::int64_t pos);
+    // Packet at `pos` (rank `rank`, -1: unknown) damaged: it, and what depends on it.
+    void note_damage(std::int64_t rank, std::int64_t pos, const std::string& why);
+    void restart(std::int64_t timestamp);
+    void convert(Image& out);
 };
 
-VideoReader::VideoReader(const std::string& path) : impl_(std::make_unique<Impl>()) {
+void VideoReader::Impl::open() {
+    quiet_ffmpeg();
+    Capture log;
+    int r = avformat_open_input(&format, path.c_str(), nullptr, nullptr);
+    if (r < 0) {
+        format = nullptr;
+        throw InputError("cannot open " + name + " as a video" + log.detail());
+    }
+    r = avformat_find_stream_info(format, nullptr);
+    if (r < 0) throw InputError("cannot open " + name + " as a video" + log.detail());
+    const AVCodec* codec_found = nullptr;
+    const int index = av_find_best_stream(format, AVMEDIA_TYPE_VIDEO, -1, -1, &codec_found, 0);
+    if (index < 0)
+        throw InputError(index == AVERROR_DECODER_NOT_FOUND
+                             ? name + ": this build has no decoder for its video"
+                             : "cannot open " + name + " as a video (no video stream)");
+    stream = format->streams[index];
+    const AVCodecParameters* par = stream->codecpar;
+    width = par->width;
+    height = par->height;
+    codec = fourcc_string(par->codec_tag);
+    if (codec.empty()) codec = avcodec_get_name(par->codec_id);
+    const AVRational rate =
+        stream->avg_frame_rate.num > 0 ? stream->avg_frame_rate : stream->r_frame_rate;
+    fps = rate.num > 0 && rate.den > 0 ? av_q2d(rate) : 0.0;
+    if (width <= 0 || height <= 0)
+        throw InputError("cannot open " + name + " as a video (no frame size)" + log.detail());
+    detail::check_pixel_limit(name, "its video stream", static_cast<std::uint64_t>(width),
+                              static_cast<std::uint64_t>(height), options.max_pixels);
+
+    // The index, when it covers the stream: a demuxer without one (an AVI cut before its idx1)
+    // starts one with the first key frame it meets, which numbers nothing.
+    const std::int64_t file_size = avio_size(format->pb);
+    std::int64_t within_file = 0;
+    const int entries = avformat_index_get_entries_count(stream);
+    for (int i = 0; i < entries; ++i) {
+        const AVIndexEntry* e = avformat_index_get_entry(stream, i);
+        if (e->size <= 0 || (e->flags & AVINDEX_DISCARD_FRAME) != 0) continue;
+        index_times.push_back(e->timestamp);
+        index_positions.emplace_back(e->pos, e->timestamp);
+        if (file_size < 0 || e->pos + e->size <= file_size) ++within_file;
+    }
+    std::sort(index_times.begin(), index_times.end());
+    std::sort(index_positions.begin(), index_positions.end());
+    const bool covers = index_times.size() > 1 &&
+                        (stream->duration <= 0 ||
+                         (index_times.back() - index_times.front()) * 10 >= stream->duration * 9);
+    if (!covers) {
+        index_times.clear();
+        index_positions.clear();
+    }
+    // The index counts the frames that carry data (AVI headers also count empty "dropped
+    // frame" chunks, which decode to nothing); without one, the header's count stands.
+    frames = covers                  ? static_cast<std::int64_t>(index_times.size())
+             : stream->nb_frames > 0 ? stream->nb_frames
+                                     : 0;
+    if (covers) frames_within_file = within_file;
+
+    decoder = avcodec_alloc_context3(codec_found);
+    if (decoder == nullptr) throw std::bad_alloc();
+    if (avcodec_parameters_to_context(decoder, par) < 0)
+        throw InputError("cannot open " + name + " as a video" + log.detail());
+    decoder->thread_count = 1;  // reports tied to the packet being decoded (see the top)
+    decoder->pkt_timebase = stream->time_base;
+    // Decoders that can check their data do. (AV_EF_EXPLODE is not set: it makes some decoders
+    // drop the intact frames still in their reorder buffer along with the damaged one.)
+    decoder->err_recognition = AV_EF_CRCCHECK | AV_EF_BITSTREAM | AV_EF_BUFFER;
+    if (avcodec_open2(decoder, codec_found, nullptr) < 0)
+        throw InputError("cannot decode the video of " + name + log.detail());
+    packet = av_packet_alloc();
+    held = av_packet_alloc();
+    frame = av_frame_alloc();
+    incoming = av_frame_alloc();
+    if (packet == nullptr || held == nullptr || frame == nullptr || incoming == nullptr)
+        throw std::bad_alloc();
+}
+
+std::optional<std::int64_t> VideoReader::Impl::index_time_at(std::int64_t pos) const {
+    if (pos < 0) return std::nullopt;
+    // The entry at or just before `pos`: AVI indexes the chunk header, 8 bytes before the data.
+    auto it = std::upper_bound(index_positions.begin(), index_positions.end(),
+                               std::make_pair(pos, std::numeric_limits<std::int64_t>::max()));
+    if (it == index_positions.begin()) return std::nullopt;
+    --it;
+    if (pos - it->first > 8) return std::nullopt;
+    return it->second;
+}
+
+std::int64_t VideoReader::Impl::rank_at(std::int64_t pos) const {
+    const auto time = index_time_at(pos);
+    if (!time) return -1;
+    return static_cast<std::int64_t>(
+        std::lower_bound(index_times.begin(), index_times.end(), *time) - index_times.begin());
+}
+
+std::int64_t VideoReader::Impl::number_of(std::int64_t timestamp, std::int64_t packet_rank,
+                                          std::int64_t pos) {
+    if (timestamp == AV_NOPTS_VALUE || index_times.empty()) return last + 1;
+    if (!calibrated) {
+        // The first frame decoded from the start belongs to the first packet it came from;
+        // the difference between that packet's index time and the frame's timestamp is the
+        // decoder's shift (presentation delay of B-frames, packed B-frames), the same for all.
+        const auto packet_time = index_time_at(pos);
+        shift = packet_time ? *packet_time - timestamp : 0;
+        calibrated = true;
+    }
+    const auto number = static_cast<std::int64_t>(
+        std::upper_bound(index_times.begin(), index_times.end(), timestamp + shift) -
+        index_times.begin() - 1);
+    // A decoder that shifts timestamps (packed B-frames) hands the frame decoded last before a
+    // gap the timestamp of the first packet after it: its number is unknown (it lies somewhere
+    // before or inside the gap), so it is not delivered and its number is reported failed.
+    if (packet_rank >= 0)
+        for (const Gap& gap : gaps)
+            if (packet_rank < gap.first && number >= gap.first) return -1;
+    return number;
+}
+
+void VideoReader::Impl::note_damage(std::int64_t rank, std::int64_t pos, const std::string& why) {
+    if (pos >= 0) damaged.insert(pos);
+    // Frames decoded after the damaged packet, still waiting, may refer to it.
+    if (rank >= 0)
+        for (Decoded& d : ready)
+            if (d.rank < 0 || d.rank > rank) {
+                if (!d.corrupt) d.reason = why;
+                d.corrupt = true;
+            }
+    if (tainted_from < 0 || rank < tainted_from) tainted_from = std::max<std::int64_t>(rank, 0);
+    if (damage.empty()) damage = why;
+}
+
+bool VideoReader::Impl::read_packet(AVPacket* p, std::int64_t& rank, std::string& report) {
+    for (;;) {
+        Capture log;
+        end_of_reading = av_read_frame(format, p);
+        if (end_of_reading < 0) return false;  // the end, or nothing readable after
+        if (p->stream_index != stream->index || p->size == 0) {
+            av_packet_unref(p);
+            continue;
+        }
+        ++packets_read;
+        report = log.detail();  // a chunk the demuxer could not read whole
+        if (report.empty() && (p->flags & AV_PKT_FLAG_CORRUPT) != 0)
+            report = " (the demuxer found the packet cut or corrupt)";
+        rank = rank_at(p->pos);
+        if (rank >= 0) {
+            // The index knows this chunk: its timestamp wins over the demuxer's count.
+            const std::int64_t time = index_times[static_cast<std::size_t>(rank)];
+            const std::int64_t correction = p->dts != AV_NOPTS_VALUE ? time - p->dts : 0;
+            if (p->dts != AV_NOPTS_VALUE) p->dts += correction;
+            if (p->pts != AV_NOPTS_VALUE) p->pts += correction;
+            if (p->dts == AV_NOPTS_VALUE && p->pts == AV_NOPTS_VALUE) p->dts = time;
+        }
+        return true;
+    }
+}
+
+bool VideoReader::Impl::feed() {
+    if (!held_valid) {
+        if (!read_packet(held, held_rank, held_report)) return false;
+        held_valid = true;
+    }
+    // One packet ahead: when packets are missing after the held one, the damage that swallowed
+    // them may have begun inside its data, which no decoder notices (Cinepak decodes garbage).
+    std::int64_t ahead_rank = -1;
+    std::string ahead_report;
+    const bool more = read_packet(packet, ahead_rank, ahead_report);
+    if (more && held_rank >= 0 && ahead_rank > held_rank + 1) {
+        gaps.push_back({held_rank + 1, ahead_rank, true});
+        note_damage(held_rank, held->pos,
+                    "its data runs into a damaged or missing part of the file");
+    }
+    if (!held_report.empty())
+        note_damage(held_rank, held->pos, "the file is damaged there" + held_report);
+    Capture log;
+    const std::int64_t held_pos = held->pos;
+    const int sent = avcodec_send_packet(decoder, held);
+    av_packet_unref(held);
+    last_sent = std::max(last_sent, held_rank);
+    if (sent < 0) {
+        if (held_rank >= 0) gaps.push_back({held_rank, held_rank + 1, false});
+        note_damage(held_rank, held_pos,
+                    "the decoder refused its data: " + av_error(sent) + log.detail());
+    } else if (log.errors() > 0) {
+        note_damage(held_rank, held_pos, log.decoder_report());
+    }
+    held_valid = more;
+    if (more) {
+        av_packet_move_ref(held, packet);
+        held_rank = ahead_rank;
+        held_report = ahead_report;
+    }
+    // Gaps far behind the decoder no longer matter.
+    while (gaps.size() > 64) gaps.erase(gaps.begin());
+    return true;
+}
+
+bool VideoReader::Impl::receive(Decoded& out) {
+    for (;;) {
+        Capture log;  // decoders that decode in receive_frame report here
+        const int got = avcodec_receive_frame(decoder, incoming);
+        if (got == 0) {
+            const std::int64_t rank = rank_at(incoming->pkt_pos);
+            const std::int64_t pos = incoming->pkt_pos;
+            if (log.errors() > 0) note_damage(rank, pos, log.decoder_report());
+            if (incoming->decode_error_flags != 0 || (incoming->flags & AV_FRAME_FLAG_CORRUPT) != 0)
+                note_damage(rank, pos, "the decoder flagged it as damaged");
+            const bool own_damage = pos >= 0 && damaged.count(pos) != 0;
+            out.gap_reason = damage.empty() ? "the decoder produced nothing for it" : damage;
+            // Frames decoded after damaged data depend on it until a key frame; without the
+            // frame's packet rank, every frame until then counts as dependent.
+            const bool dependent = tainted_from >= 0 && (rank < 0 || rank >= tainted_from);
+            if (incoming->key_frame != 0 && !own_damage && dependent) {
+                tainted_from = -1;
+                damage.clear();
+            }
+            out.corrupt = own_damage || (tainted_from >= 0 && dependent);
+            out.reason = damage;
+            out.rank = rank;
+            out.number = number_of(incoming->best_effort_timestamp, rank, pos);
+            if (out.number < 0) {
+                av_frame_unref(incoming);
+                continue;
+            }
+            last = out.number;
+            out.frame = av_frame_alloc();
+            if (out.frame == nullptr) throw std::bad_alloc();
+            av_frame_move_ref(out.frame, incoming);
+            return true;
+        }
+        if (got == AVERROR_EOF) return false;
+        if (got != AVERROR(EAGAIN)) {
+            note_damage(last_sent, -1, "the decoder failed: " + av_error(got));
+            continue;
+        }
+        if (!demuxed_all && feed()) continue;
+        if (!demuxed_all) {
+            // A file that ends before the container's last frame (or with a read error): the
+            // frames still in the decoder may lack the data they refer to (a B-frame's next
+            // reference) and, then, their numbers; what comes out now is not trusted.
+            const bool cut = end_of_reading != AVERROR_EOF ||
+                             (from_start && frames > 0 && packets_read < frames);
+            if (cut) note_damage(-1, -1, "the file ends before data it depends on");
+        }
+        demuxed_all = true;
+        if (flushed) return false;
+        avcodec_send_packet(decoder, nullptr);
+        flushed = true;
+    }
+}
+
+bool VideoReader::Impl::decode() {
+    // A frame waits until the frames decoded before it, which it may refer to, are out of the
+    // decoder: a B-frame comes out before the P-frame it refers to, whose damage shows only
+    // when that one comes out (note_damage() then marks the waiting frames).
+    const auto depth = static_cast<std::size_t>(std::max(decoder->has_b_frames, 2)) + 1;
+    while (ready.size() <= depth) {
+        Decoded next_frame;
+        if (!receive(next_frame)) break;
+        ready.push_back(std::move(next_frame));
+    }
+    if (ready.empty()) return false;
+    Decoded& d = ready.front();
+    av_frame_unref(frame);
+    av_frame_move_ref(frame, d.frame);
+    pending_number = d.number;
+    pending_corrupt = d.corrupt;
+    pending_reason = d.reason;
+    gap_reason = d.gap_reason;
+    ready.pop_front();
+    return true;
+}
+
+void VideoReader::Impl::restart(std::int64_t timestamp) {
+    Capture log;  // seeking reports nothing we use
+    if (av_seek_frame(format, stream->index, timestamp, AVSEEK_FLAG_BACKWARD) < 0 &&
+        av_seek_frame(format, stream->index, timestamp, AVSEEK_FLAG_BACKWARD | AVSEEK_FLAG_ANY) < 0)
+        throw InputError("cannot seek " + name + log.detail());
+    avcodec_flush_buffers(decoder);
+    demuxed_all = flushed = pending = held_valid = from_start = false;
+    av_packet_unref(held);
+    ready.clear();
+    damaged.clear();
+    gaps.clear();
+    damage = "decoded after a seek before a key frame";
+    tainted_from = 0;  // until the first key frame: frames before it lack their references
+    last = -1;
+    last_sent = -1;
+}
+
+void VideoReader::Impl::convert(Image& out) {
+    const int w = frame->width, h = frame->height;
+    if (out.empty() || out.width() != w || out.height() != h || out.channels() != 3 ||
+        out.type() != SampleType::U8 || out.stride() != static_cast<std::size_t>(w) * 3)
+        out = Image(w, h, 3, SampleType::U8, 8);
+    sws = sws_getCachedContext(sws, w, h, static_cast<AVPixelFormat>(frame->format), w, h,
+                               AV_PIX_FMT_BGR24, SWS_BICUBIC, nullptr, nullptr, nullptr);
+    if (sws == nullptr) throw InputError("cannot convert the frames of " + name + " to RGB");
+    std::uint8_t* dst[4] = {reinterpret_cast<std::uint8_t*>(out.data()), nullptr, nullptr, nullptr};
+    const int stride[4] = {static_cast<int>(out.stride()), 0, 0, 0};
+    sws_scale(sws, frame->data, frame->linesize, 0, h, dst, stride);
+    // BGR to RGB in place.
+    for (int y = 0; y < h; ++y) {
+        std::byte* p = out.row(y);
+        for (int x = 0; x < w; ++x, p += 3) std::swap(p[0], p[2]);
+    }
+}
+
+VideoReader::VideoReader(const std::string& path, const DecodeOptions& options)
+    : impl_(std::make_unique<Impl>()) {
     Impl& v = *impl_;
     v.path = path;
     v.name = detail::quoted(path);
+    v.options = options;
     // Missing, unreadable and empty files get the precise reason rather than "cannot open".
     if (detail::read_file_head(path, 1).empty()) throw InputError(v.name + " is empty");
-    if (!open_capture(v.cap, path)) throw InputError("cannot open " + v.name + " as a video");
-    v.width = static_cast<int>(v.cap.get(cv::CAP_PROP_FRAME_WIDTH));
-    v.height = static_cast<int>(v.cap.get(cv::CAP_PROP_FRAME_HEIGHT));
-    v.fps = v.cap.get(cv::CAP_PROP_FPS);
-    v.codec = fourcc_string(v.cap.get(cv::CAP_PROP_FOURCC));
-    const double reported = v.cap.get(cv::CAP_PROP_FRAME_COUNT);
-    v.frames = std::isfinite(reported) && reported > 0 ? std::llround(reported) : 0;
-    // AVI stream headers count dropped frames (empty chunks) that no decoder returns; the
-    // index says how many frames carry data.
-    if (const auto avi = detail::avi_video_frames(path)) v.frames = *avi;
+    v.open();
 }
 
 VideoReader::~VideoReader() = default;
@@ -98,88 +575,69 @@ std::string VideoReader::codec() const {
     return impl_->codec;
 }
 
-void VideoReader::seek(std::int64_t frame) {
+void VideoReader::seek(std::int64_t target) {
     Impl& v = *impl_;
-    if (frame < 0 || (v.frames > 0 && frame >= v.frames))
-        throw InputError("cannot seek " + v.name + " to frame " + std::to_string(frame) +
+    if (target < 0 || (v.frames > 0 && target >= v.frames))
+        throw InputError("cannot seek " + v.name + " to frame " + std::to_string(target) +
                          ": it has " + std::to_string(v.frames) + " frames (0.." +
                          std::to_string(v.frames - 1) + ")");
-    bool ok = false;
-    try {
-        ok = v.cap.set(cv::CAP_PROP_POS_FRAMES, static_cast<double>(frame));
-    } catch (const cv::Exception&) {
-        ok = false;
+    // Frame numbers need the shift learnt from the first frame decoded from the start.
+    if (!v.calibrated && !v.pending) v.pending = v.decode();
+    const bool ahead = target >= v.next && (!v.pending || v.pending_number <= target);
+    if (!(ahead && target - v.next < 16)) {
+        // Back to the key frame at or before the target (the start without an index), then
+        // decode forward: read_frame() drops the frames before it.
+        const auto rank = std::clamp<std::int64_t>(
+            target, 0, static_cast<std::int64_t>(v.index_times.size()) - 1);
+        v.restart(v.index_times.empty()
+                      ? (v.stream->start_time != AV_NOPTS_VALUE ? v.stream->start_time : 0)
+                      : v.index_times[static_cast<std::size_t>(rank)]);
     }
-    if (!ok) throw InputError("cannot seek " + v.name + " to frame " + std::to_string(frame));
-    v.next = frame;
+    v.next = target;
 }
 
 std::optional<Image> VideoReader::read() {
     Image img;
-    if (!impl_->decode_into(img)) return std::nullopt;
-    return img;
-}
-
-bool VideoReader::Impl::decode_into(Image& out) {
-    bool ok = false;
-    try {
-        ok = cap.read(decoded) && !decoded.empty();
-    } catch (const cv::Exception&) {
-        ok = false;
-    }
-    if (!ok) {
-        if (frames > 0 && next < frames)
-            throw InputError("frame " + std::to_string(next) + " of " + name +
-                             " could not be decoded (the video reports " + std::to_string(frames) +
-                             " frames)");
-        return false;
-    }
-    if (decoded.depth() != CV_8U)
-        throw InputError("frame " + std::to_string(next) + " of " + name +
-                         " is not 8-bit (OpenCV depth " + std::to_string(decoded.depth()) + ")");
-    if (out.empty() || out.width() != decoded.cols || out.height() != decoded.rows ||
-        out.channels() != 3 || out.type() != SampleType::U8 ||
-        out.stride() != static_cast<std::size_t>(decoded.cols) * 3)
-        out = Image(decoded.cols, decoded.rows, 3, SampleType::U8, 8);
-    cv::Mat dst(decoded.rows, decoded.cols, CV_8UC3, out.data(), out.stride());
-    switch (decoded.channels()) {
-        case 1:
-            cv::cvtColor(decoded, dst, cv::COLOR_GRAY2RGB);
+    switch (read_frame(img)) {
+        case FrameStatus::Ok:
+            return img;
+        case FrameStatus::End:
+            return std::nullopt;
+        case FrameStatus::Failed:
             break;
-        case 3:
-            cv::cvtColor(decoded, dst, cv::COLOR_BGR2RGB);
-            break;
-        case 4:
-            cv::cvtColor(decoded, dst, cv::COLOR_BGRA2RGB);
-            break;
-        default:
-            throw InputError("frame " + std::to_string(next) + " of " + name + " has " +
-                             std::to_string(decoded.channels()) + " channels");
     }
-    if (dst.data != reinterpret_cast<uchar*>(out.data()))
-        throw std::logic_error("OpenCV reallocated a preallocated frame");
-    ++next;
-    return true;
+    throw InputError(impl_->failure);
 }
 
 VideoReader::FrameStatus VideoReader::read_frame(Image& out) {
     Impl& v = *impl_;
-    constexpr int kMaxFailuresInARow = 16;
-    if (v.failures_in_a_row >= kMaxFailuresInARow) return FrameStatus::End;
-    try {
-        // `out` is reused when the frame has its shape: no allocation per frame.
-        if (!v.decode_into(out)) return FrameStatus::End;
-        v.failures_in_a_row = 0;
+    for (;;) {
+        if (!v.pending && !(v.pending = v.decode())) return FrameStatus::End;
+        if (v.pending_number < v.next) {  // before a seek's target, or repeated
+            v.pending = false;
+            continue;
+        }
+        const std::int64_t number = v.next++;
+        const std::string frame = "frame " + std::to_string(number) + " of " + v.name;
+        if (v.pending_number > number) {
+            const bool missing = std::any_of(v.gaps.begin(), v.gaps.end(), [&](const auto& g) {
+                return g.missing && number >= g.first && number < g.end;
+            });
+            v.failure =
+                frame + " could not be decoded (" +
+                (missing ? "its data is missing from the file: damaged or cut" : v.gap_reason) +
+                ")";
+            return FrameStatus::Failed;
+        }
+        v.pending = false;
+        if (v.pending_corrupt && !v.options.allow_corrupt) {
+            v.failure = frame + " is corrupt (" + v.pending_reason + ")";
+            return FrameStatus::Failed;
+        }
+        v.convert(out);
+        v.corrupt = v.pending_corrupt;
+        if (v.corrupt) v.failure = frame + " is corrupt (" + v.pending_reason + ")";
         return FrameStatus::Ok;
-    } catch (const InputError&) {
-        // Decoding throws only for frames before the reported end: skip this one.
-        ++v.next;
-        ++v.failures_in_a_row;
-        return FrameStatus::Failed;
-    } catch (const cv::Exception&) {
-        ++v.next;
-        ++v.failures_in_a_row;
-        return FrameStatus::Failed;
     }
 }
 
@@ -187,8 +645,35 @@ std::int64_t VideoReader::position() const {
     return impl_->next;
 }
 
+bool VideoReader::corrupt() const {
+    return impl_->corrupt;
+}
+
+const std::string& VideoReader::failure() const {
+    return impl_->failure;
+}
+
+std::int64_t VideoReader::frames_in_file() const {
+    const Impl& v = *impl_;
+    if (v.frames_within_file >= 0) return v.frames_within_file;
+    // No index: count the stream's packets with data, demuxing a second copy of the file.
+    Capture log;
+    AVFormatContext* f = nullptr;
+    if (avformat_open_input(&f, v.path.c_str(), nullptr, nullptr) < 0) return 0;
+    std::int64_t n = 0;
+    AVPacket* p = av_packet_alloc();
+    while (p != nullptr && av_read_frame(f, p) >= 0) {
+        if (p->stream_index == v.stream->index && p->size > 0) ++n;
+        av_packet_unref(p);
+    }
+    av_packet_free(&p);
+    avformat_close_input(&f);
+    return n;
+}
+
 struct VideoWriter::Impl {
     std::string name;
+    std::unique_ptr<AtomicFile> file;  // the encoder writes its temporary file
     cv::VideoWriter writer;
     int width = 0, height = 0;
     cv::Mat bgr;
@@ -212,9 +697,13 @@ VideoWriter::VideoWriter(const std::string& path, int width, int height, double 
         throw InputError("cannot write video " + w.name +
                          ": the extension must be .mp4, .avi or .mkv");
     if (!(fps > 0.0) || !std::isfinite(fps)) fps = 25.0;
+    quiet_ffmpeg();
+    detail::quiet_opencv();
+    w.file = std::make_unique<AtomicFile>(path);
     bool ok = false;
     try {
-        ok = w.writer.open(path, backend(), fourcc, fps, cv::Size(width, height), true);
+        ok = w.writer.open(w.file->temporary_path(), writer_backend(), fourcc, fps,
+                           cv::Size(width, height), true);
     } catch (const cv::Exception&) {
         ok = false;
     }
@@ -222,13 +711,9 @@ VideoWriter::VideoWriter(const std::string& path, int width, int height, double 
         throw InputError("cannot open " + w.name + " for writing video");
 }
 
-VideoWriter::~VideoWriter() {
-    try {
-        close();
-    } catch (...) {
-        // a destructor cannot report; close() explicitly to see failures
-    }
-}
+// Without close(), the AtomicFile discards the temporary file: a half-written video never
+// replaces anything.
+VideoWriter::~VideoWriter() = default;
 
 void VideoWriter::write(const ImageView& rgb) {
     Impl& w = *impl_;
@@ -246,7 +731,10 @@ void VideoWriter::write(const ImageView& rgb) {
 }
 
 void VideoWriter::close() {
-    if (impl_ && impl_->writer.isOpened()) impl_->writer.release();
+    Impl& w = *impl_;
+    if (!w.writer.isOpened()) return;
+    w.writer.release();
+    w.file->commit();
 }
 
 bool is_video_path(const std::string& path) {
@@ -256,15 +744,34 @@ bool is_video_path(const std::string& path) {
 
 namespace detail {
 
-// True when OpenCV opens `path` as a video and decodes its first frame.
-bool video_decodes(const std::string& path) {
-    cv::VideoCapture cap;
-    if (!open_capture(cap, path)) return false;
-    cv::Mat frame;
+std::optional<std::string> video_problem(const std::string& path) {
     try {
-        return cap.read(frame) && !frame.empty();
-    } catch (const cv::Exception&) {
-        return false;
+        VideoReader video(path);
+        Image frame;
+        for (;;) {
+            switch (video.read_frame(frame)) {
+                case VideoReader::FrameStatus::Ok:
+                    return std::string();
+                case VideoReader::FrameStatus::End:
+                    return detail::quoted(path) + " holds no frame that decodes";
+                case VideoReader::FrameStatus::Failed:
+                    break;
+            }
+        }
+    } catch (const InputError& e) {
+        // A file FFmpeg recognises from its content (not just its extension) is a damaged
+        // video, whose reason matters more than "not a video".
+        const std::vector<std::uint8_t> head = read_file_head(path, 1 << 12);
+        std::vector<std::uint8_t> padded(head.size() + AVPROBE_PADDING_SIZE, 0);
+        std::copy(head.begin(), head.end(), padded.begin());
+        AVProbeData probe{};
+        probe.buf = padded.data();
+        probe.buf_size = static_cast<int>(head.size());
+        probe.filename = "";
+        int score = 0;
+        if (av_probe_input_format2(&probe, 1, &score) != nullptr && score > AVPROBE_SCORE_EXTENSION)
+            return std::string(e.what());
+        return std::nullopt;
     }
 }
 

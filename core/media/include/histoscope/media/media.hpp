@@ -21,19 +21,44 @@ namespace hs::media {
 // True when built with OpenCV (photo and video decoding available).
 bool have_opencv();
 
+// What decoding a photo or video may cost and tolerate. Sizes come from a file's header, which
+// a hostile file can make anything: they are checked against max_pixels (and, where the
+// format allows, against what the file's data can hold) before anything is decoded.
+inline constexpr std::uint64_t kDefaultMaxPixels = std::uint64_t{1} << 30;  // 1 Gi pixels
+struct DecodeOptions {
+    std::uint64_t max_pixels = kDefaultMaxPixels;  // per image or video frame
+    // Decoder warnings (corrupt JPEG data, a PNG that ends early, a video frame decoded with
+    // errors) are errors unless this is set; then the partial image is returned, marked
+    // corrupt, with a note saying what was wrong.
+    bool allow_corrupt = false;
+};
+
 // --- raw frames: "WxHxC:u8" or "WxHxC:u16" with an optional declared depth "WxHxC:u16:12".
 // 16-bit samples are little-endian. Interleaved, rows tightly packed.
 using RawFormat = FrameFormat;                        // WIDTHxHEIGHTxCHANNELS:u8|u16[:DEPTH]
 RawFormat parse_raw_format(const std::string& text);  // throws UsageError
 std::string to_string(const RawFormat& format);
 
-// Reads the whole file ("-" = standard input). Its size must be a positive multiple of the
-// frame size; the result holds every frame.
+// Frame `index` of a raw file or of standard input ("-"), and how many frames the input holds.
+// The input's size must be a positive whole number of frames: checked before anything is
+// allocated for a file (of which only that frame is read), and as the data arrives on a pipe
+// (memory follows the data: a frame declared huge costs nothing on a short input). Throws
+// InputError for an empty or short input, a size that is not a whole number of frames, or an
+// index past the last frame.
+struct RawFrame {
+    Image image;
+    std::int64_t frames = 0;
+};
+RawFrame read_raw_frame(const std::string& path, const RawFormat& format, std::int64_t index);
+// Every frame of the input (read_raw_frame's checks).
 struct RawFrames {
     RawFormat format;
     std::vector<Image> frames;
 };
 RawFrames read_raw(const std::string& path, const RawFormat& format);
+
+// Puts the 16-bit samples of `bytes` raw bytes (little-endian in the file) in host order.
+void raw_to_host_order(std::byte* data, std::size_t bytes, const RawFormat& format);
 
 // Raw frames read one at a time (streams of any length: a file or standard input, "-").
 class RawStreamReader {
@@ -49,6 +74,9 @@ class RawStreamReader {
     // fewer when the stream ends inside a frame (a truncated frame; the end follows). Throws
     // InputError when reading fails.
     std::size_t read_into(std::byte* dst);
+    // Up to `bytes` bytes as they come (fewer only at the end), in file order (16-bit samples
+    // little-endian: see raw_to_host_order).
+    std::size_t read_some(std::byte* dst, std::size_t bytes);
     // Starts over at the first frame; false for standard input and other unseekable streams.
     bool rewind();
 
@@ -64,9 +92,11 @@ struct LoadedImage {
     Image image;
     std::string format;              // "JPEG", "PNG", "TIFF", "BMP", "WebP", ...
     std::vector<std::string> notes;  // e.g. "multi-page TIFF: using page 1 of 3"
+    bool corrupt = false;            // only with DecodeOptions::allow_corrupt (see notes)
 };
-// Reads a photo keeping its depth (8/16-bit) and alpha, channels in RGB(A) order.
-LoadedImage read_image(const std::string& path);
+// Reads a photo keeping its depth (8/16-bit) and alpha, channels in RGB(A) order. JPEG and PNG
+// are decoded by libjpeg and libpng directly, every other format by OpenCV; nothing is printed.
+LoadedImage read_image(const std::string& path, const DecodeOptions& options = {});
 // Writes 8/16-bit 1/3/4-channel images; the format follows the extension: .png and .tif/.tiff
 // store everything; .jpg/.jpeg, .bmp and .webp store 8-bit gray or RGB; .ppm (RGB), .pgm (gray)
 // and .pnm (either) store 8 or 16 bits. Another extension, or an image the format cannot hold
@@ -74,34 +104,47 @@ LoadedImage read_image(const std::string& path);
 void write_image(const std::string& path, const ImageView& image);
 
 // --- video
+// Frames decoded by FFmpeg's libraries, numbered from the container (the timestamps and the
+// index of the stream), not by counting what decoded: a frame that is missing or fails to
+// decode is reported in its place and the numbers after it stay right. Nothing is printed.
 class VideoReader {
   public:
-    explicit VideoReader(const std::string& path);  // throws InputError
+    explicit VideoReader(const std::string& path,
+                         const DecodeOptions& options = {});  // throws InputError
     ~VideoReader();
     VideoReader(const VideoReader&) = delete;
     VideoReader& operator=(const VideoReader&) = delete;
 
     int width() const;
     int height() const;
-    // As the container reports it (may be an estimate where it stores none); for AVI, the
-    // frames its index lists with data, since empty "dropped frame" entries decode to nothing.
+    // As the container reports it: the entries of its index that carry data (AVI headers also
+    // count empty "dropped frame" chunks, which decode to nothing), else the header's count,
+    // else 0.
     std::int64_t frame_count() const;
+    // The frames whose data is in the file: index entries inside it, or, without an index,
+    // the packets a pass over the file finds. Differs from frame_count() for a truncated file.
+    std::int64_t frames_in_file() const;
     double fps() const;
     std::string codec() const;      // FourCC, e.g. "FMP4", "avc1"
     void seek(std::int64_t frame);  // throws InputError when out of range
-    // Next frame in RGB order (8-bit), or std::nullopt at the end; throws InputError for a
-    // frame that fails to decode before the reported end.
+    // Next frame in RGB order (8-bit), or std::nullopt at the end; throws InputError (with
+    // failure()) for a frame that is missing or fails to decode.
     std::optional<Image> read();
 
-    // For streams that go on past bad frames: the next frame into `out` (Ok), a frame that
-    // failed to decode before the reported end (Failed: it is skipped and the next call tries
-    // the next one), or the end (End). After 16 failures in a row the rest of the stream is
-    // taken as missing and End follows. Never throws for a decode failure. `out` keeps its
-    // storage when it already has the frame's shape (no allocation per frame).
+    // For streams that go on past bad frames: the next frame into `out` (Ok), a frame that is
+    // missing or failed to decode (Failed: failure() says why, and the next call goes on with
+    // the next frame), or the end (End). A frame decoded with errors, or depending on a damaged
+    // one, is Failed too, unless DecodeOptions::allow_corrupt: then it is Ok and corrupt() says
+    // so. Never throws for bad data. `out` keeps its storage when it already has the frame's
+    // shape (no allocation per frame).
     enum class FrameStatus { Ok, Failed, End };
     FrameStatus read_frame(Image& out);
     // Index of the frame the next read returns.
     std::int64_t position() const;
+    // Whether the frame delivered last was decoded with errors (only with allow_corrupt).
+    bool corrupt() const;
+    // Why the last Failed frame failed, or why the last corrupt frame is corrupt.
+    const std::string& failure() const;
 
   private:
     struct Impl;
@@ -110,7 +153,9 @@ class VideoReader {
 
 // Writes 8-bit RGB frames of one size to a video file (OpenCV's VideoWriter): .mp4 (MPEG-4
 // Part 2, "mp4v"), .avi (Motion JPEG), .mkv ("XVID"). Throws InputError when the file cannot be
-// opened for the format or a frame does not match.
+// opened for the format or a frame does not match. The frames go to a temporary file
+// (AtomicFile) that close() puts in place; a writer destroyed without close() leaves an
+// existing file untouched.
 class VideoWriter {
   public:
     VideoWriter(const std::string& path, int width, int height, double fps);
@@ -118,7 +163,7 @@ class VideoWriter {
     VideoWriter(const VideoWriter&) = delete;
     VideoWriter& operator=(const VideoWriter&) = delete;
     void write(const ImageView& rgb);
-    void close();  // also done by the destructor
+    void close();
 
   private:
     struct Impl;
