@@ -738,6 +738,28 @@ class TestUi : public QObject {
         QCOMPARE(to_qimage(back.image.view()), window_->imageView()->equalized());
     }
 
+    void savingOntoTheOpenedFileIsRefused() {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString copy = dir.filePath(QStringLiteral("mine.png"));
+        QVERIFY(QImage(sample("fruits.jpg")).save(copy));
+        QFile original(copy);
+        QVERIFY(original.open(QIODevice::ReadOnly));
+        const QByteArray bytes = original.readAll();
+        original.close();
+        openAndWait(copy);
+        QSignalSpy failed(controller(), &Controller::errorOccurred);
+        QSignalSpy saved(controller(), &Controller::imageSaved);
+        emit window_->saveRequested(copy);
+        QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, kTimeoutMs);
+        QVERIFY2(failed.first().first().toString().contains(QStringLiteral("opened file")),
+                 qPrintable(failed.first().first().toString()));
+        QCOMPARE(saved.count(), 0);
+        QVERIFY(original.open(QIODevice::ReadOnly));
+        QCOMPARE(original.readAll(), bytes);
+        openAndWait(sample("fruits.jpg"));
+    }
+
     void corruptFileShowsAnErrorAndKeepsTheImage() {
         QTemporaryDir dir;
         QVERIFY(dir.isValid());

@@ -14,9 +14,11 @@
 #include "frame_work.hpp"
 #include "histoscope/core/error.hpp"
 #include "histoscope/core/histogram.hpp"
+#include "histoscope/media/atomic_file.hpp"
 #include "histoscope/media/media.hpp"
 #include "histoscope/ui/photo_reader.hpp"
 #include "histoscope/ui/qimage_convert.hpp"
+#include "media_open.hpp"
 #include "playback.hpp"
 #include "stream_session.hpp"
 
@@ -85,38 +87,23 @@ void Controller::openFile(const QString& path) {
     background_->cancel();  // the last photo's full resolution is not needed any more
     opening_ = QFileInfo(path).fileName();
     updateBusy();
-    const std::string file = path.toStdString();
-    MediaInfo info;
-    info.path = path;
-    auto image = std::make_shared<hs::Image>();
+    OpenedMedia opened;
     try {
-        if (hs::media::probe(file) == hs::media::MediaKind::Video) {
-            auto reader = std::make_unique<hs::media::VideoReader>(file);
-            std::optional<hs::Image> first = reader->read();
-            if (!first) throw hs::InputError(file + ": the video has no decodable frame");
-            info.video = true;
-            info.format = QString::fromStdString(reader->codec());
-            info.frames = reader->frame_count();
-            info.fps = reader->fps();
-            *image = std::move(*first);
-            pause();  // shows the frames in flight of the clip playing
-            closeStream();
-            playback_->open(std::move(reader));
-        } else {
-            hs::media::LoadedImage loaded = read_photo(path);
-            info.format = QString::fromStdString(loaded.format);
-            for (const auto& note : loaded.notes) info.notes << QString::fromStdString(note);
-            *image = std::move(loaded.image);
-            pause();
-            closeStream();
-            playback_->close();
-        }
+        opened = open_media(path);
     } catch (const std::exception& e) {
         opening_.clear();
         updateBusy();
         emit loadFailed(path, describe(e));
         return;  // the previous media stays loaded
     }
+    pause();  // shows the frames in flight of the clip playing
+    closeStream();
+    if (opened.video)
+        playback_->open(std::move(opened.video));
+    else
+        playback_->close();
+    const MediaInfo info = opened.info;
+    auto image = std::make_shared<hs::Image>(std::move(opened.first));
     source_ = std::move(image);
     path_ = path;
     // A large photo's reduced copy for previews, made once.
@@ -130,10 +117,6 @@ void Controller::openFile(const QString& path) {
     }
     equalized_.reset();
     full_original_dirty_ = true;
-    info.width = source_->width();
-    info.height = source_->height();
-    info.channels = source_->channels();
-    info.bit_depth = source_->bit_depth();
     last_error_.clear();
     emit mediaLoaded(info);
     emit playbackChanged(playback_->state());
@@ -182,6 +165,11 @@ void Controller::saveImage(const QString& path) {
         settings_.equalize.mode != EqualizeSettings::Mode::Off && equalized_ ? equalized_ : source_;
     if (!image || image->empty()) {
         emit errorOccurred(tr("No image to save"));
+        return;
+    }
+    if (hs::media::same_file(path.toStdString(), path_.toStdString())) {
+        emit errorOccurred(
+            tr("%1 is the opened file: save the result under another name").arg(path));
         return;
     }
     try {

@@ -14,20 +14,6 @@ double HistogramData::bin_lower(int bin) const {
                                             static_cast<double>(bin) / static_cast<double>(bins);
 }
 
-QString mode_label(EqualizeSettings::Mode mode) {
-    switch (mode) {
-        case EqualizeSettings::Mode::Off:
-            return QStringLiteral("off");
-        case EqualizeSettings::Mode::Global:
-            return QStringLiteral("global");
-        case EqualizeSettings::Mode::Clahe:
-            return QStringLiteral("clahe");
-        case EqualizeSettings::Mode::Match:
-            return QStringLiteral("match");
-    }
-    return {};
-}
-
 void register_metatypes() {
     qRegisterMetaType<MediaInfo>();
     qRegisterMetaType<EngineInfo>();

@@ -177,8 +177,6 @@ struct EngineStatus {
     QString detail;     // the whole story (the engines' own reasons), for its tooltip
 };
 
-QString mode_label(EqualizeSettings::Mode mode);  // "off", "global", "clahe", "match"
-
 }  // namespace hs::ui
 
 Q_DECLARE_METATYPE(hs::ui::MediaInfo)

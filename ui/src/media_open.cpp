@@ -1,0 +1,39 @@
+#include "media_open.hpp"
+
+#include <optional>
+#include <utility>
+
+#include "histoscope/core/error.hpp"
+#include "histoscope/ui/photo_reader.hpp"
+
+namespace hs::ui {
+
+OpenedMedia open_media(const QString& path) {
+    const std::string file = path.toStdString();
+    OpenedMedia opened;
+    opened.info.path = path;
+    if (hs::media::probe(file) == hs::media::MediaKind::Video) {
+        opened.video = std::make_unique<hs::media::VideoReader>(file);
+        // Playback starts at frame 0, so a clip whose first frame is damaged is refused with the
+        // decoder's reason rather than shown from a later frame under the wrong number.
+        std::optional<hs::Image> first = opened.video->read();
+        if (!first) throw hs::InputError("'" + file + "': the video has no frame");
+        opened.first = std::move(*first);
+        opened.info.video = true;
+        opened.info.format = QString::fromStdString(opened.video->codec());
+        opened.info.frames = opened.video->frame_count();
+        opened.info.fps = opened.video->fps();
+    } else {
+        hs::media::LoadedImage loaded = read_photo(path);
+        opened.info.format = QString::fromStdString(loaded.format);
+        for (const auto& note : loaded.notes) opened.info.notes << QString::fromStdString(note);
+        opened.first = std::move(loaded.image);
+    }
+    opened.info.width = opened.first.width();
+    opened.info.height = opened.first.height();
+    opened.info.channels = opened.first.channels();
+    opened.info.bit_depth = opened.first.bit_depth();
+    return opened;
+}
+
+}  // namespace hs::ui
