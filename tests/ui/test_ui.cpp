@@ -1048,7 +1048,10 @@ class TestUi : public QObject {
     // "auto" is the registry's auto engine (hs::cuda's in a CUDA build; a stand-in here that
     // delegates to a GPU engine): the GUI asks it as the CLI does and shows its counts.
     void autoIsTheRegistrysAutoAndAFailingEngineFallsBack() {
-        auto registry = make_registry();
+        // The CPU engines only: a CUDA build registers its own "auto", which the fake replaces.
+        auto registry = std::make_unique<hs::EngineRegistry>();
+        hs::register_core_engines(*registry);
+        hs::media::register_engines(*registry);
         registry->add(std::make_unique<FakeGpuEngine>("fast-gpu", 0, false));
         registry->add(std::make_unique<FakeGpuEngine>("broken-gpu", 0, true));
         registry->add(std::make_unique<FakeGpuEngine>("auto", 0, false));
