@@ -38,6 +38,11 @@ out="$(cd "$out" && pwd)"
 jobs="${HS_JOBS:-16}"
 
 build_cli() {  # configures and builds the gpu-host preset (only what is missing)
+    if [ ! -d /usr/include/CLI ] && [ ! -d "$root/.deps/include/CLI" ]; then
+        echo "error: CLI11 and nlohmann JSON are missing: run scripts/vendor-header-deps.sh" \
+            "on the development machine and carry .deps" >&2
+        return 1
+    fi
     cmake --preset gpu-host >/dev/null && cmake --build --preset gpu-host -j "$jobs"
 }
 

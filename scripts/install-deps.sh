@@ -4,6 +4,8 @@
 set -euo pipefail
 
 packages=(cmake ninja-build g++ pkg-config libopencv-dev libgtest-dev)
+# The CLI's argument parsing and JSON (header-only).
+packages+=(libcli11-dev nlohmann-json3-dev)
 # Decoders driven directly by core/media (OpenCV uses the same libraries but prints their
 # warnings instead of reporting them).
 packages+=(libjpeg-dev libpng-dev libavformat-dev libavcodec-dev libavutil-dev libswscale-dev)

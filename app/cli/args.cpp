@@ -3,43 +3,30 @@
 #include <charconv>
 #include <cmath>
 
+#include <CLI/App.hpp>
+
 #include "histoscope/core/error.hpp"
 
 namespace hs::cli {
 
-Args::Args(const std::vector<std::string>& argv, const OptionSpec& spec) {
-    bool options_done = false;
-    for (std::size_t i = 0; i < argv.size(); ++i) {
-        const std::string& a = argv[i];
-        if (options_done || a == "-" || a.empty() || a[0] != '-') {
-            positional_.push_back(a);
-            continue;
-        }
-        if (a == "--") {
-            options_done = true;
-            continue;
-        }
-        std::string name = a;
-        std::optional<std::string> inline_value;
-        if (const auto eq = a.find('='); eq != std::string::npos && a.rfind("--", 0) == 0) {
-            name = a.substr(0, eq);
-            inline_value = a.substr(eq + 1);
-        }
-        if (spec.flags.count(name)) {
-            if (inline_value) throw UsageError("option " + name + " takes no value");
+Args::Args(const CLI::App& command) {
+    for (const CLI::Option* option : command.get_options()) {
+        if (option->count() == 0) continue;
+        const std::string name = option->get_name(false, true);
+        if (option->get_positional()) {
+            positional_ = option->results();
+        } else if (option->get_expected_min() == 0) {
             flags_.insert(name);
-        } else if (spec.with_value.count(name)) {
-            if (values_.count(name)) throw UsageError("option " + name + " is given twice");
-            if (inline_value) {
-                values_[name] = *inline_value;
-            } else {
-                if (i + 1 >= argv.size()) throw UsageError("option " + name + " needs a value");
-                values_[name] = argv[++i];
-            }
         } else {
-            throw UsageError("unknown option '" + name + "'");
+            values_[name] = option->results().front();
         }
     }
+}
+
+Args Args::with_positional(std::vector<std::string> positional) const {
+    Args out = *this;
+    out.positional_ = std::move(positional);
+    return out;
 }
 
 std::optional<std::string> Args::value(const std::string& name) const {
@@ -48,15 +35,10 @@ std::optional<std::string> Args::value(const std::string& name) const {
     return it->second;
 }
 
-std::optional<std::int64_t> Args::integer(const std::string& name, std::int64_t min,
-                                          std::int64_t max) const {
+std::optional<std::int64_t> Args::integer(const std::string& name) const {
     const auto v = value(name);
     if (!v) return std::nullopt;
-    const std::int64_t i = parse_integer(*v, name);
-    if (i < min || i > max)
-        throw UsageError(name + " must be between " + std::to_string(min) + " and " +
-                         std::to_string(max) + ", not " + *v);
-    return i;
+    return parse_integer(*v, name);
 }
 
 std::optional<double> Args::number(const std::string& name) const {

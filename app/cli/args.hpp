@@ -1,7 +1,8 @@
 #pragma once
-// Command-line options of one subcommand: "--name value", "--name=value", boolean flags and
-// positional arguments. Unknown options, missing values and repeated options are usage
-// errors (hs::UsageError, exit code 2).
+// The parsed options of one command, as the command's code reads them: values by option name
+// ("--bins", "-o"), flags and positional arguments. The options themselves (names, help,
+// ranges, choices, exclusions) are declared once with CLI11 in command_line.cpp, which checks
+// them before a command runs; the parsers below read what needs more than those checks.
 
 #include <cstdint>
 #include <map>
@@ -10,28 +11,30 @@
 #include <string>
 #include <vector>
 
-namespace hs::cli {
+namespace CLI {
+class App;
+}
 
-struct OptionSpec {
-    std::set<std::string> with_value;  // e.g. "--bins", "-o"
-    std::set<std::string> flags;       // e.g. "--stats"
-};
+namespace hs::cli {
 
 class Args {
   public:
-    Args(const std::vector<std::string>& argv, const OptionSpec& spec);
+    // What `command` parsed.
+    explicit Args(const CLI::App& command);
+    // The same options with other positional arguments (bench reads each of its files alone).
+    Args with_positional(std::vector<std::string> positional) const;
 
     std::optional<std::string> value(const std::string& name) const;
     bool flag(const std::string& name) const { return flags_.count(name) != 0; }
     bool has(const std::string& name) const { return value(name) || flag(name); }
     const std::vector<std::string>& positional() const { return positional_; }
 
-    // Typed values; out-of-range or malformed text is a UsageError naming the option.
-    std::optional<std::int64_t> integer(const std::string& name, std::int64_t min,
-                                        std::int64_t max) const;
+    // Typed values; the declared range was checked when parsing.
+    std::optional<std::int64_t> integer(const std::string& name) const;
     std::optional<double> number(const std::string& name) const;
 
   private:
+    Args() = default;
     std::map<std::string, std::string> values_;
     std::set<std::string> flags_;
     std::vector<std::string> positional_;

@@ -53,16 +53,14 @@ std::vector<BenchInput> bench_inputs(const Args& args) {
         SyntheticSpec s;
         s.kind = SyntheticSpec::parse_kind(*kind, s.sigma);
         s.pixels = parse_count(args.value("--pixels").value_or("16M"), "--pixels");
-        const auto depth = args.integer("--depth", 8, 16).value_or(8);
+        const auto depth = args.integer("--depth").value_or(8);
         s.type = depth == 8 ? SampleType::U8 : SampleType::U16;
         s.bit_depth = static_cast<int>(depth);
-        s.channels = static_cast<int>(args.integer("--channels", 1, 4).value_or(1));
+        s.channels = static_cast<int>(args.integer("--channels").value_or(1));
         if (s.channels == 2) throw UsageError("--channels must be 1, 3 or 4");
         inputs.push_back({s.describe(), make_synthetic(s)});
         return inputs;
     }
-    if (args.has("--pixels") || args.has("--depth") || args.has("--channels"))
-        throw UsageError("--pixels, --depth and --channels describe --synthetic input");
     const media::DecodeOptions options = decode_options(args);
     if (args.has("--raw") || args.positional().size() <= 1) {
         Input in = load_input(args, options);
@@ -70,8 +68,7 @@ std::vector<BenchInput> bench_inputs(const Args& args) {
         return inputs;
     }
     for (const auto& path : args.positional()) {
-        Args one({path}, {{}, {}});
-        Input in = load_input(one, options);
+        Input in = load_input(args.with_positional({path}), options);
         inputs.push_back({in.name, std::move(in.image)});
     }
     return inputs;
@@ -80,15 +77,7 @@ std::vector<BenchInput> bench_inputs(const Args& args) {
 }  // namespace
 
 int run_bench(const Context& ctx) {
-    const Args args(ctx.args, {{"--raw",       "--frame",         "--synthetic",
-                                "--pixels",    "--depth",         "--channels",
-                                "--select",    "--kernels",       "--bins",
-                                "--range",     "--edges",         "--saturate",
-                                "--runs",      "--warmup",        "--format",
-                                "-o",          "--kernel",        "--loop",
-                                "--frames",    "--verify-frames", "--depth-in-flight",
-                                "--max-pixels"},
-                               {"--stream", "--no-equalize", "--allow-corrupt"}});
+    const Args& args = ctx.args;
     refuse_output_onto_input(args);
     // A video (unless --frame picks one of its frames) or --stream: the stream benchmark.
     if (args.flag("--stream") || (input_is_video(args) && !args.has("--frame")))
@@ -100,11 +89,9 @@ int run_bench(const Context& ctx) {
                              " applies to the stream benchmark (a video, or "
                              "--stream)");
     const std::string format = args.value("--format").value_or("table");
-    if (format != "table" && format != "csv" && format != "json")
-        throw UsageError("--format for bench must be table, csv or json, not '" + format + "'");
     BenchOptions options;
-    options.timed_runs = static_cast<int>(args.integer("--runs", 20, 100000).value_or(20));
-    options.warmup_runs = static_cast<int>(args.integer("--warmup", 0, 100000).value_or(3));
+    options.timed_runs = static_cast<int>(args.integer("--runs").value_or(20));
+    options.warmup_runs = static_cast<int>(args.integer("--warmup").value_or(3));
 
     std::vector<HistogramEngine*> engines;
     const std::string list = args.value("--kernels").value_or("all");
@@ -188,40 +175,40 @@ int run_bench(const Context& ctx) {
     std::string out;
     if (format == "json") {
         Json j = Json::object();
-        j.set("device", device);
-        j.set("read_bandwidth_gbs", read_bw);
-        j.set("timed_runs", options.timed_runs);
-        j.set("warmup_runs", options.warmup_runs);
-        j.set("rotate_bytes", static_cast<std::uint64_t>(options.rotate_bytes));
+        j["device"] = device;
+        j["read_bandwidth_gbs"] = read_bw;
+        j["timed_runs"] = options.timed_runs;
+        j["warmup_runs"] = options.warmup_runs;
+        j["rotate_bytes"] = static_cast<std::uint64_t>(options.rotate_bytes);
         Json results = Json::array();
         for (const Row& r : rows) {
             Json o = Json::object();
-            o.set("input", r.input);
-            o.set("width", r.width);
-            o.set("height", r.height);
-            o.set("image_channels", r.image_channels);
-            o.set("depth", r.depth);
-            o.set("bytes", r.bytes);
-            o.set("channels", r.channels);
-            o.set("spec", r.spec);
-            o.set("kernel", r.kernel);
-            o.set("status", r.status);
-            if (!r.reason.empty()) o.set("reason", r.reason);
+            o["input"] = r.input;
+            o["width"] = r.width;
+            o["height"] = r.height;
+            o["image_channels"] = r.image_channels;
+            o["depth"] = r.depth;
+            o["bytes"] = r.bytes;
+            o["channels"] = r.channels;
+            o["spec"] = r.spec;
+            o["kernel"] = r.kernel;
+            o["status"] = r.status;
+            if (!r.reason.empty()) o["reason"] = r.reason;
             if (r.status == "ok") {
-                o.set("median_ms", r.median_ms);
-                o.set("min_ms", r.min_ms);
-                o.set("runs", r.runs);
-                o.set("input_copies", r.input_copies);
-                o.set("gpix_s", r.gpix_s);
-                o.set("gb_s", r.gb_s);
-                o.set("pct_read_bw", r.pct_read_bw);
-                o.set("end_to_end_median_ms", r.e2e_median_ms);
-                o.set("verified", r.verified);
+                o["median_ms"] = r.median_ms;
+                o["min_ms"] = r.min_ms;
+                o["runs"] = r.runs;
+                o["input_copies"] = r.input_copies;
+                o["gpix_s"] = r.gpix_s;
+                o["gb_s"] = r.gb_s;
+                o["pct_read_bw"] = r.pct_read_bw;
+                o["end_to_end_median_ms"] = r.e2e_median_ms;
+                o["verified"] = r.verified;
             }
-            results.push(std::move(o));
+            results.push_back(std::move(o));
         }
-        j.set("results", std::move(results));
-        out = j.dump();
+        j["results"] = std::move(results);
+        out = to_text(j);
     } else {
         std::ostringstream os;
         const bool csv = format == "csv";
@@ -241,11 +228,12 @@ int run_bench(const Context& ctx) {
         std::string last_input;
         for (const Row& r : rows) {
             if (csv) {
-                os << '"' << r.input << "\"," << r.kernel << ",\"" << r.channels << "\",\""
-                   << r.spec << "\"," << r.status << "," << fixed(r.median_ms, 4) << ","
-                   << fixed(r.min_ms, 4) << "," << fixed(r.gpix_s, 3) << "," << fixed(r.gb_s, 2)
-                   << "," << fixed(r.pct_read_bw, 1) << "," << fixed(r.e2e_median_ms, 4) << ","
-                   << (r.verified ? "true" : "false") << ",\"" << r.reason << "\"\n";
+                os << csv_field(r.input) << "," << csv_field(r.kernel) << ","
+                   << csv_field(r.channels) << "," << csv_field(r.spec) << "," << r.status << ","
+                   << fixed(r.median_ms, 4) << "," << fixed(r.min_ms, 4) << ","
+                   << fixed(r.gpix_s, 3) << "," << fixed(r.gb_s, 2) << ","
+                   << fixed(r.pct_read_bw, 1) << "," << fixed(r.e2e_median_ms, 4) << ","
+                   << (r.verified ? "true" : "false") << "," << csv_field(r.reason) << "\n";
                 continue;
             }
             if (r.input != last_input) {

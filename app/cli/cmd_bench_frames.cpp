@@ -91,10 +91,9 @@ int run_bench_frames(const Context& ctx, const Args& args) {
     for (const char* o : {"--synthetic", "--pixels", "--depth", "--channels", "--kernels", "--runs",
                           "--warmup", "--frame"})
         if (args.has(o)) throw UsageError(std::string(o) + " does not apply to a stream benchmark");
-    const auto passes = static_cast<int>(args.integer("--loop", 1, 1000000).value_or(1));
-    const std::int64_t limit = args.integer("--frames", 1, std::int64_t{1} << 40).value_or(0);
-    const std::int64_t verify_limit =
-        args.integer("--verify-frames", 1, std::int64_t{1} << 40).value_or(limit);
+    const auto passes = static_cast<int>(args.integer("--loop").value_or(1));
+    const std::int64_t limit = args.integer("--frames").value_or(0);
+    const std::int64_t verify_limit = args.integer("--verify-frames").value_or(limit);
     const std::string kernel = args.value("--kernel").value_or("auto");
     if (kernel != "auto" && ctx.registry.find(kernel) == nullptr)
         throw UsageError("unknown kernel '" + kernel + "' (see 'histoscope-cli kernels')");
@@ -107,7 +106,7 @@ int run_bench_frames(const Context& ctx, const Args& args) {
         config.equalize = eq;
         config.equalizer = "auto";
     }
-    config.depth = static_cast<int>(args.integer("--depth-in-flight", 2, 16).value_or(3));
+    config.depth = static_cast<int>(args.integer("--depth-in-flight").value_or(3));
     config.validate();
     std::string declined;
     StreamEngine& streamer = choose_stream_engine(ctx.registry, config, &declined);
@@ -157,51 +156,49 @@ int run_bench_frames(const Context& ctx, const Args& args) {
         stats.wall_ms > 0 ? static_cast<double>(stats.ok) / (stats.wall_ms / 1e3) : 0.0;
 
     Json j = source_json(source);
-    j.set("device", device);
-    j.set("passes", passes);
-    j.set("stream_engine", std::string(streamer.name()));
-    j.set("histogram_engine", stream->histogram_engine());
-    j.set("channels", channel_list(config.channels));
-    j.set("spec", config.spec.describe());
-    j.set("equalizer", stream->equalizer());
-    j.set("equalize", config.equalize ? Json("global, luma, strength 1") : Json());
-    j.set("frames", stats.frames);
-    j.set("ok", stats.ok);
-    j.set("failed", stats.failed);
+    j["device"] = device;
+    j["passes"] = passes;
+    j["stream_engine"] = std::string(streamer.name());
+    j["histogram_engine"] = stream->histogram_engine();
+    j["channels"] = channel_list(config.channels);
+    j["spec"] = config.spec.describe();
+    j["equalizer"] = stream->equalizer();
+    j["equalize"] = config.equalize ? Json("global, luma, strength 1") : Json();
+    j["frames"] = stats.frames;
+    j["ok"] = stats.ok;
+    j["failed"] = stats.failed;
     Json ff = Json::array();
-    for (std::int64_t i : failed_frames) ff.push(i);
-    j.set("failed_frames", std::move(ff));
-    j.set("decode_fps", decode_fps);
-    j.set("end_to_end_fps", e2e_fps);
-    j.set("wall_ms", stats.wall_ms);
+    for (std::int64_t i : failed_frames) ff.push_back(i);
+    j["failed_frames"] = std::move(ff);
+    j["decode_fps"] = decode_fps;
+    j["end_to_end_fps"] = e2e_fps;
+    j["wall_ms"] = stats.wall_ms;
     Json st = Json::object();
     for (const char* name :
          {"upload", "histogram", "lut", "apply", "download", "equalize", "gpu_total"})
-        if (const auto it = stages.find(name); it != stages.end()) st.set(name, median(it->second));
-    j.set("stage_median_ms", std::move(st));
-    j.set("upload_alone_ms", upload.empty() ? Json() : Json(upload_ms));
-    j.set("steady_state_ms_per_frame", steady);
-    j.set("steady_state_over_upload", upload.empty() ? Json() : Json(steady / upload_ms));
+        if (const auto it = stages.find(name); it != stages.end()) st[name] = median(it->second);
+    j["stage_median_ms"] = std::move(st);
+    j["upload_alone_ms"] = upload.empty() ? Json() : Json(upload_ms);
+    j["steady_state_ms_per_frame"] = steady;
+    j["steady_state_over_upload"] = upload.empty() ? Json() : Json(steady / upload_ms);
     const auto mem = [](const Memory& m) {
         Json o = Json::object();
-        o.set("host_rss_bytes", m.host);
-        o.set("device_used_bytes", m.device ? Json(static_cast<std::uint64_t>(*m.device)) : Json());
+        o["host_rss_bytes"] = m.host;
+        o["device_used_bytes"] = m.device ? Json(static_cast<std::uint64_t>(*m.device)) : Json();
         return o;
     };
     Json memory = Json::object();
-    memory.set("start", mem(at_start));
-    memory.set("after_first_pass", after_first_pass ? mem(*after_first_pass) : Json());
-    memory.set("end", mem(at_end));
-    j.set("memory", std::move(memory));
-    j.set("verified_frames", compared);
-    j.set("verified", verified);
-    Json notes = Json::array();
-    for (const auto& n : source.notes()) notes.push(n);
-    j.set("notes", std::move(notes));
+    memory["start"] = mem(at_start);
+    memory["after_first_pass"] = after_first_pass ? mem(*after_first_pass) : Json();
+    memory["end"] = mem(at_end);
+    j["memory"] = std::move(memory);
+    j["verified_frames"] = compared;
+    j["verified"] = verified;
+    j["notes"] = source.notes();
 
     std::string out;
     if (format == "json") {
-        out = j.dump();
+        out = to_text(j);
     } else {
         std::ostringstream os;
         char line[256];
@@ -215,8 +212,8 @@ int run_bench_frames(const Context& ctx, const Args& args) {
                       static_cast<long long>(stats.ok), static_cast<long long>(stats.failed),
                       decode_fps, e2e_fps);
         os << line << "per-frame stage medians (ms):";
-        for (const auto& [name, value] : j.at("stage_median_ms").as_object())
-            os << " " << name << " " << value.as_double();
+        for (const auto& [name, value] : j.at("stage_median_ms").items())
+            os << " " << name << " " << value.get<double>();
         std::snprintf(line, sizeof line, "\nsteady state %.4f ms/frame", steady);
         os << line;
         if (!upload.empty()) {
@@ -229,7 +226,7 @@ int run_bench_frames(const Context& ctx, const Args& args) {
             const Json& m = j.at("memory").at(when);
             if (m.is_null() || m.at(what).is_null()) return std::string("n/a");
             std::snprintf(line, sizeof line, "%.1f",
-                          static_cast<double>(m.at(what).as_uint()) / 1048576.0);
+                          static_cast<double>(m.at(what).get<std::uint64_t>()) / 1048576.0);
             return std::string(line);
         };
         for (const char* what : {"host_rss_bytes", "device_used_bytes"})

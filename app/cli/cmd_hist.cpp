@@ -30,19 +30,19 @@ std::string number(double v) {
 
 Json stats_json(const Stats& s) {
     Json j = Json::object();
-    j.set("count", s.count);
-    j.set("mean", s.mean);
-    j.set("std", s.stddev);
-    j.set("min", static_cast<std::uint64_t>(s.min));
-    j.set("max", static_cast<std::uint64_t>(s.max));
-    j.set("median", static_cast<std::uint64_t>(s.median));
+    j["count"] = s.count;
+    j["mean"] = s.mean;
+    j["std"] = s.stddev;
+    j["min"] = static_cast<std::uint64_t>(s.min);
+    j["max"] = static_cast<std::uint64_t>(s.max);
+    j["median"] = static_cast<std::uint64_t>(s.median);
     Json p = Json::object();
-    for (const auto& [q, v] : s.percentiles) p.set("p" + number(q), static_cast<std::uint64_t>(v));
-    j.set("percentiles", std::move(p));
-    j.set("clipped_low", s.clipped_low);
-    j.set("clipped_high", s.clipped_high);
-    j.set("below_range", s.below_range);
-    j.set("above_range", s.above_range);
+    for (const auto& [q, v] : s.percentiles) p["p" + number(q)] = static_cast<std::uint64_t>(v);
+    j["percentiles"] = std::move(p);
+    j["clipped_low"] = s.clipped_low;
+    j["clipped_high"] = s.clipped_high;
+    j["below_range"] = s.below_range;
+    j["above_range"] = s.above_range;
     return j;
 }
 
@@ -59,16 +59,11 @@ std::string stats_line(const Stats& s) {
 }  // namespace
 
 int run_hist(const Context& ctx) {
-    const Args args(ctx.args,
-                    {{"--raw", "--frame", "--frames", "--channels", "--bins", "--range", "--edges",
-                      "--saturate", "--kernel", "--format", "-o", "--max-pixels"},
-                     {"--stats", "--per-frame", "--allow-corrupt"}});
+    const Args& args = ctx.args;
     refuse_output_onto_input(args);
     if (args.flag("--per-frame")) return run_hist_frames(ctx, args);
     if (args.has("--frames")) throw UsageError("--frames N applies to --per-frame");
     const std::string format = args.value("--format").value_or("text");
-    if (format != "text" && format != "csv" && format != "json")
-        throw UsageError("--format must be text, csv or json, not '" + format + "'");
     const std::string kernel = args.value("--kernel").value_or("cpu");
     HistogramEngine& engine = available_kernel(ctx.registry, kernel);
 
@@ -86,34 +81,25 @@ int run_hist(const Context& ctx) {
     const auto bins = static_cast<std::size_t>(spec.bins);
     std::string out;
     if (format == "json") {
-        Json j = Json::object();
-        j.set("input", in.name);
-        j.set("kind", in.kind);
-        j.set("format", in.format);
-        if (in.kind != "image") j.set("frame", in.frame);
-        j.set("width", image.width);
-        j.set("height", image.height);
-        j.set("depth", image.bit_depth);
-        j.set("sample_type", to_string(image.type));
-        j.set("image_channels", image.channels);
-        j.set("corrupt", in.corrupt);
-        j.set("spec", spec_json(spec));
-        j.set("kernel", kernel);
+        Json j = input_json(in.name, in.kind, in.format, image);
+        if (in.kind != "image") j["frame"] = in.frame;
+        j["image_channels"] = image.channels;
+        j["corrupt"] = in.corrupt;
+        j["spec"] = spec_json(spec);
+        j["kernel"] = kernel;
         Json t = Json::object();
-        t.set("total", result.total_ms);
-        for (const auto& st : result.stages) t.set(st.name, st.ms);
-        j.set("timing_ms", std::move(t));
+        t["total"] = result.total_ms;
+        for (const auto& st : result.stages) t[st.name] = st.ms;
+        j["timing_ms"] = std::move(t);
         Json chans = Json::array();
         for (std::size_t k = 0; k < result.channels.size(); ++k) {
             Json c = channel_json(result.channels[k]);
-            if (!stats.empty()) c.set("stats", stats_json(stats[k]));
-            chans.push(std::move(c));
+            if (!stats.empty()) c["stats"] = stats_json(stats[k]);
+            chans.push_back(std::move(c));
         }
-        j.set("channels", std::move(chans));
-        Json notes = Json::array();
-        for (const auto& n : in.notes) notes.push(n);
-        j.set("notes", std::move(notes));
-        out = j.dump();
+        j["channels"] = std::move(chans);
+        j["notes"] = in.notes;
+        out = to_text(j);
     } else {
         std::ostringstream os;
         const char sep = format == "csv" ? ',' : '\t';

@@ -38,7 +38,7 @@ class Output {
 
 Json timing_json(const std::vector<StageTime>& stages) {
     Json t = Json::object();
-    for (const auto& s : stages) t.set(s.name, s.ms);
+    for (const auto& s : stages) t[s.name] = s.ms;
     return t;
 }
 
@@ -46,12 +46,10 @@ Json timing_json(const std::vector<StageTime>& stages) {
 
 int run_hist_frames(const Context& ctx, const Args& args) {
     const std::string format = args.value("--format").value_or("text");
-    if (format != "text" && format != "csv" && format != "json")
-        throw UsageError("--format must be text, csv or json, not '" + format + "'");
     if (args.flag("--stats")) throw UsageError("--stats applies to one image, not to --per-frame");
     if (args.has("--frame"))
         throw UsageError("--frame N picks one frame; --per-frame histograms every frame");
-    const std::int64_t limit = args.integer("--frames", 1, std::int64_t{1} << 40).value_or(0);
+    const std::int64_t limit = args.integer("--frames").value_or(0);
     const std::string kernel = args.value("--kernel").value_or("cpu");
     if (kernel != "auto") static_cast<void>(available_kernel(ctx.registry, kernel));
 
@@ -69,10 +67,10 @@ int run_hist_frames(const Context& ctx, const Args& args) {
     const char sep = format == "csv" ? ',' : '\t';
     if (format == "json") {
         Json head = source_json(source);
-        head.set("spec", spec_json(spec));
-        head.set("kernel", kernel);
-        head.set("stream_engine", std::string(streamer.name()));
-        std::string text = head.dump();
+        head["spec"] = spec_json(spec);
+        head["kernel"] = kernel;
+        head["stream_engine"] = std::string(streamer.name());
+        std::string text = to_text(head);
         // Without the closing brace: "frames", "summary" and "notes" follow.
         text.erase(text.rfind('}'));
         while (!text.empty() && text.back() == '\n') text.pop_back();
@@ -101,15 +99,15 @@ int run_hist_frames(const Context& ctx, const Args& args) {
         begin_row();
         if (format == "json") {
             Json j = Json::object();
-            j.set("frame", frame);
-            j.set("status", corrupt.empty() ? "ok" : "corrupt");
-            if (!corrupt.empty()) j.set("reason", corrupt);
-            j.set("kernel", r.histogram_engine);
+            j["frame"] = frame;
+            j["status"] = corrupt.empty() ? "ok" : "corrupt";
+            if (!corrupt.empty()) j["reason"] = corrupt;
+            j["kernel"] = r.histogram_engine;
             Json chans = Json::array();
-            for (const ChannelHistogram& h : r.channels) chans.push(channel_json(h));
-            j.set("channels", std::move(chans));
-            j.set("timing_ms", timing_json(r.stages));
-            os << j.dump(-1);
+            for (const ChannelHistogram& h : r.channels) chans.push_back(channel_json(h));
+            j["channels"] = std::move(chans);
+            j["timing_ms"] = timing_json(r.stages);
+            os << to_text(j, -1);
             return;
         }
         os << frame << sep << (corrupt.empty() ? "ok" : "corrupt");
@@ -122,10 +120,10 @@ int run_hist_frames(const Context& ctx, const Args& args) {
         begin_row();
         if (format == "json") {
             Json j = Json::object();
-            j.set("frame", frame);
-            j.set("status", "failed");
-            j.set("reason", why);
-            os << j.dump(-1);
+            j["frame"] = frame;
+            j["status"] = "failed";
+            j["reason"] = why;
+            os << to_text(j, -1);
             return;
         }
         os << frame << sep << "failed\n";
@@ -138,17 +136,16 @@ int run_hist_frames(const Context& ctx, const Args& args) {
 
     if (format == "json") {
         Json summary = Json::object();
-        summary.set("frames", stats.frames);
-        summary.set("ok", stats.ok);
-        summary.set("failed", stats.failed);
-        summary.set("corrupt", stats.corrupt);
-        summary.set("histogram_engine", stream->histogram_engine());
-        summary.set("wall_ms", stats.wall_ms);
-        summary.set("decode_ms", source.decode_ms());
-        Json notes = Json::array();
-        for (const auto& n : source.notes()) notes.push(n);
-        os << (first ? "]" : "\n  ]") << ",\n  \"summary\": " << summary.dump(-1)
-           << ",\n  \"notes\": " << notes.dump(-1) << "\n}\n";
+        summary["frames"] = stats.frames;
+        summary["ok"] = stats.ok;
+        summary["failed"] = stats.failed;
+        summary["corrupt"] = stats.corrupt;
+        summary["histogram_engine"] = stream->histogram_engine();
+        summary["wall_ms"] = stats.wall_ms;
+        summary["decode_ms"] = source.decode_ms();
+        const Json notes = source.notes();
+        os << (first ? "]" : "\n  ]") << ",\n  \"summary\": " << to_text(summary, -1)
+           << ",\n  \"notes\": " << to_text(notes, -1) << "\n}\n";
     } else if (format == "text") {
         os << "# " << stats.ok << " frames histogrammed (" << stats.corrupt << " corrupt), "
            << stats.failed << " failed\n";

@@ -9,35 +9,24 @@
 namespace hs::cli {
 
 int run_info(const Context& ctx) {
-    const Args args(ctx.args, {{"--raw", "--format", "-o", "--max-pixels"}, {"--allow-corrupt"}});
+    const Args& args = ctx.args;
     refuse_output_onto_input(args);
     const std::string format = args.value("--format").value_or("text");
-    if (format != "text" && format != "json")
-        throw UsageError("--format for info must be text or json, not '" + format + "'");
     const Input in = load_input(args, decode_options(args), true);
     const ImageView v = in.image.view();
 
     std::string out;
     if (format == "json") {
-        Json j = Json::object();
-        j.set("input", in.name);
-        j.set("kind", in.kind);
-        j.set("format", in.format);
-        j.set("width", v.width);
-        j.set("height", v.height);
-        j.set("depth", v.bit_depth);
-        j.set("sample_type", to_string(v.type));
-        j.set("channels", v.channels);
-        j.set("frames", in.frames);
+        Json j = input_json(in.name, in.kind, in.format, v);
+        j["channels"] = v.channels;
+        j["frames"] = in.frames;
         if (in.kind == "video") {
-            j.set("frames_in_file", in.frames_in_file);
-            j.set("fps", in.fps);
+            j["frames_in_file"] = in.frames_in_file;
+            j["fps"] = in.fps;
         }
-        j.set("corrupt", in.corrupt);
-        Json notes = Json::array();
-        for (const auto& n : in.notes) notes.push(n);
-        j.set("notes", std::move(notes));
-        out = j.dump();
+        j["corrupt"] = in.corrupt;
+        j["notes"] = in.notes;
+        out = to_text(j);
     } else {
         std::ostringstream os;
         os << in.name << ": " << in.kind << " (" << in.format << ")\n"

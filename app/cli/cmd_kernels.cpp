@@ -11,10 +11,8 @@
 namespace hs::cli {
 
 int run_kernels(const Context& ctx) {
-    const Args args(ctx.args, {{"--format", "-o"}, {}});
+    const Args& args = ctx.args;
     const std::string format = args.value("--format").value_or("text");
-    if (format != "text" && format != "json")
-        throw UsageError("--format for kernels must be text or json, not '" + format + "'");
     if (!args.positional().empty())
         throw UsageError("kernels takes no argument, got '" + args.positional().front() + "'");
 
@@ -25,15 +23,15 @@ int run_kernels(const Context& ctx) {
     device_error = query.error;
     for (const auto& d : query.devices) {
         Json j = Json::object();
-        j.set("index", d.index);
-        j.set("name", d.name);
-        j.set("compute_capability", std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor));
-        j.set("sm_count", d.sm_count);
-        j.set("global_memory_bytes", static_cast<std::uint64_t>(d.global_memory));
-        j.set("l2_bytes", static_cast<std::uint64_t>(d.l2_cache));
-        j.set("shared_per_block_optin_bytes", static_cast<std::uint64_t>(d.shared_per_block_optin));
-        j.set("peak_bandwidth_gbs", d.peak_bandwidth_gbs());
-        devices.push(std::move(j));
+        j["index"] = d.index;
+        j["name"] = d.name;
+        j["compute_capability"] = std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor);
+        j["sm_count"] = d.sm_count;
+        j["global_memory_bytes"] = static_cast<std::uint64_t>(d.global_memory);
+        j["l2_bytes"] = static_cast<std::uint64_t>(d.l2_cache);
+        j["shared_per_block_optin_bytes"] = static_cast<std::uint64_t>(d.shared_per_block_optin);
+        j["peak_bandwidth_gbs"] = d.peak_bandwidth_gbs();
+        devices.push_back(std::move(j));
     }
 #endif
 
@@ -44,20 +42,20 @@ int run_kernels(const Context& ctx) {
             for (const auto& e : engines) {
                 const Availability a = e->availability();
                 Json k = Json::object();
-                k.set("name", e->name());
-                k.set("available", a.available);
-                if (!a.available) k.set("reason", a.reason);
-                k.set("description", e->description());
-                all.push(std::move(k));
+                k["name"] = e->name();
+                k["available"] = a.available;
+                if (!a.available) k["reason"] = a.reason;
+                k["description"] = e->description();
+                all.push_back(std::move(k));
             }
             return all;
         };
         Json j = Json::object();
-        j.set("kernels", list(ctx.registry.engines()));
-        j.set("equalizers", list(ctx.registry.equalizers()));
-        if (devices.size() == 0) j.set("device_error", device_error);
-        j.set("devices", devices);
-        out = j.dump();
+        j["kernels"] = list(ctx.registry.engines());
+        j["equalizers"] = list(ctx.registry.equalizers());
+        if (devices.size() == 0) j["device_error"] = device_error;
+        j["devices"] = devices;
+        out = to_text(j);
     } else {
         std::ostringstream os;
         const auto list = [&os](const auto& engines) {
@@ -73,10 +71,10 @@ int run_kernels(const Context& ctx) {
         os << "# equalizers (equalize --kernel NAME):\n";
         list(ctx.registry.equalizers());
         if (devices.size() == 0) os << "# GPU: none (" << device_error << ")\n";
-        for (const auto& d : devices.as_array())
-            os << "# GPU " << d.at("index").as_int() << ": " << d.at("name").as_string() << ", sm_"
-               << d.at("compute_capability").as_string() << ", " << d.at("sm_count").as_int()
-               << " SMs\n";
+        for (const auto& d : devices)
+            os << "# GPU " << d.at("index").get<int>() << ": " << d.at("name").get<std::string>()
+               << ", sm_" << d.at("compute_capability").get<std::string>() << ", "
+               << d.at("sm_count").get<int>() << " SMs\n";
         out = os.str();
     }
     write_output(args.value("-o").value_or(""), out);

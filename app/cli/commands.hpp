@@ -9,9 +9,11 @@
 
 namespace hs::cli {
 
+class Args;
+
 struct Context {
     EngineRegistry& registry;
-    std::vector<std::string> args;  // after the subcommand name
+    const Args& args;  // the command's parsed options
 };
 
 int run_info(const Context& ctx);
@@ -20,9 +22,9 @@ int run_kernels(const Context& ctx);
 int run_bench(const Context& ctx);
 int run_equalize(const Context& ctx);
 
-class Args;
 // The streaming forms: hist --per-frame (cmd_hist_frames.cpp), equalize of a video or raw
-// stream (cmd_equalize_frames.cpp), bench of a video or raw stream (cmd_bench_frames.cpp).
+// stream (run_equalize_frames, in cmd_equalize.cpp), bench of a video or raw stream
+// (cmd_bench_frames.cpp).
 int run_hist_frames(const Context& ctx, const Args& args);
 int run_equalize_frames(const Context& ctx, const Args& args);
 int run_bench_frames(const Context& ctx, const Args& args);
@@ -34,6 +36,10 @@ void write_output(const std::string& path, const std::string& text);
 // Throws UsageError when -o names one of the command's inputs (its files, --reference, or the
 // file standard input comes from), also through links: writing it would destroy the input.
 void refuse_output_onto_input(const Args& args);
+
+// One CSV field as RFC 4180 writes it: quoted (inner quotes doubled) when it holds a comma, a
+// quote or a line break.
+std::string csv_field(const std::string& text);
 
 // The median of `values` (the mean of the middle two for an even count; 0 when empty).
 double median(std::vector<double> values);

@@ -203,17 +203,10 @@ FrameSource::Status FrameSource::read_into(std::byte* dst, std::string& why) {
 
 Json source_json(const FrameSource& source) {
     const FrameFormat& f = source.format();
-    Json j = Json::object();
-    j.set("input", source.name());
-    j.set("kind", source.kind());
-    j.set("format", source.codec());
-    j.set("width", f.width);
-    j.set("height", f.height);
-    j.set("depth", f.bit_depth);
-    j.set("sample_type", to_string(f.type));
-    j.set("image_channels", f.channels);
-    if (source.fps() > 0) j.set("fps", source.fps());
-    j.set("frames_reported", source.reported_frames());
+    Json j = input_json(source.name(), source.kind(), source.codec(), f.shape());
+    j["image_channels"] = f.channels;
+    if (source.fps() > 0) j["fps"] = source.fps();
+    j["frames_reported"] = source.reported_frames();
     return j;
 }
 

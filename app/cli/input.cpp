@@ -15,7 +15,7 @@ media::DecodeOptions decode_options(const Args& args) {
 Input load_input(const Args& args, const media::DecodeOptions& options, bool count_frames_in_file) {
     const auto& pos = args.positional();
     if (pos.size() > 1) throw UsageError("expected one input, got " + std::to_string(pos.size()));
-    const std::int64_t frame = args.integer("--frame", 0, std::int64_t{1} << 40).value_or(0);
+    const std::int64_t frame = args.integer("--frame").value_or(0);
 
     Input in;
     in.frame = frame;
@@ -63,6 +63,19 @@ Input load_input(const Args& args, const media::DecodeOptions& options, bool cou
     in.corrupt = video.corrupt();
     if (in.corrupt) in.notes.push_back(video.failure() + ": kept because of --allow-corrupt");
     return in;
+}
+
+Json input_json(const std::string& name, const std::string& kind, const std::string& format,
+                const ImageView& shape) {
+    Json j = Json::object();
+    j["input"] = name;
+    j["kind"] = kind;
+    j["format"] = format;
+    j["width"] = shape.width;
+    j["height"] = shape.height;
+    j["depth"] = shape.bit_depth;
+    j["sample_type"] = to_string(shape.type);
+    return j;
 }
 
 }  // namespace hs::cli

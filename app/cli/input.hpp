@@ -8,6 +8,7 @@
 #include "args.hpp"
 #include "histoscope/core/image.hpp"
 #include "histoscope/media/media.hpp"
+#include "json.hpp"
 
 namespace hs::cli {
 
@@ -31,5 +32,10 @@ media::DecodeOptions decode_options(const Args& args);
 // counts the frames a video's file holds and notes when they differ from what it reports.
 Input load_input(const Args& args, const media::DecodeOptions& options,
                  bool count_frames_in_file = false);
+
+// What every command's JSON says first about its input: {"input", "kind", "format", "width",
+// "height", "depth", "sample_type"}.
+Json input_json(const std::string& name, const std::string& kind, const std::string& format,
+                const ImageView& shape);
 
 }  // namespace hs::cli

@@ -28,12 +28,10 @@ HistogramRequest request_from_args(const Args& args, const ImageView& image,
 
     HistogramSpec& spec = request.spec;
     if (const auto edges = args.value("--edges")) {
-        if (args.has("--bins") || args.has("--range"))
-            throw UsageError("--edges cannot be combined with --bins or --range");
         spec = HistogramSpec::with_edges(parse_number_list(*edges, "--edges"));
     } else {
         const std::int64_t top = joint ? std::int64_t{1} << 24 : std::int64_t{1} << image.bit_depth;
-        const auto bins = args.integer("--bins", 1, kMaxBins).value_or(joint ? kMaxBins : 256);
+        const auto bins = args.integer("--bins").value_or(joint ? kMaxBins : 256);
         spec = HistogramSpec::even(static_cast<int>(bins), 0, top);
         if (const auto range = args.value("--range")) {
             const auto [lo, hi] = parse_range(*range);
@@ -41,7 +39,7 @@ HistogramRequest request_from_args(const Args& args, const ImageView& image,
             spec.upper = hi;
         }
     }
-    if (const auto cap = args.integer("--saturate", 1, INT64_MAX))
+    if (const auto cap = args.integer("--saturate"))
         spec.saturate = static_cast<std::uint64_t>(*cap);
     spec.validate();
     return request;
@@ -61,15 +59,15 @@ StreamConfig histogram_stream_config(const Args& args, const FrameFormat& format
 
 Json spec_json(const HistogramSpec& spec) {
     Json s = Json::object();
-    s.set("bins", spec.bins);
+    s["bins"] = spec.bins;
     if (spec.has_edges()) {
         Json e = Json::array();
-        for (double v : spec.edges) e.push(v);
-        s.set("edges", std::move(e));
+        for (double v : spec.edges) e.push_back(v);
+        s["edges"] = std::move(e);
     } else {
-        s.set("range", Json(Json::Array{Json(spec.lower), Json(spec.upper)}));
+        s["range"] = Json::array({spec.lower, spec.upper});
     }
-    s.set("saturate", spec.saturate ? Json(*spec.saturate) : Json());
+    s["saturate"] = spec.saturate ? Json(*spec.saturate) : Json();
     return s;
 }
 
@@ -81,11 +79,11 @@ std::string channel_list(const std::vector<Channel>& channels) {
 
 Json channel_json(const ChannelHistogram& histogram) {
     Json c = Json::object();
-    c.set("name", channel_name(histogram.channel));
-    c.set("total", histogram.total());
+    c["name"] = channel_name(histogram.channel);
+    c["total"] = histogram.total();
     Json counts = Json::array();
-    for (std::uint64_t n : histogram.counts) counts.push(n);
-    c.set("counts", std::move(counts));
+    for (std::uint64_t n : histogram.counts) counts.push_back(n);
+    c["counts"] = std::move(counts);
     return c;
 }
 

@@ -34,14 +34,10 @@ _histoscope_cli() {
             return ;;
     esac
     if [[ "$cur" == -* ]]; then
+        # The command's own --help lists its options (generated from what the parser accepts).
         local opts
-        case "${words[1]}" in
-            info) opts="--raw --format -o" ;;
-            hist) opts="--raw --channels --bins --range --edges --saturate --kernel --frame --per-frame --stats --format -o" ;;
-            equalize) opts="--raw -o --mode --space --strength --clip --tiles --reference --reference-raw --kernel --repeat --timing --format --per-frame" ;;
-            kernels) opts="--format" ;;
-            bench) opts="--raw --frame --frames --synthetic --pixels --depth --channels --kernel --kernels --select --bins --range --edges --saturate --runs --warmup --stream --no-equalize --loop --depth-in-flight --verify-frames --format -o" ;;
-        esac
+        opts="$(histoscope-cli "${words[1]}" --help 2>/dev/null |
+            grep -oE '^ +-[^ ]+' | tr ',' '\n' | tr -d ' ')"
         COMPREPLY=($(compgen -W "$opts" -- "$cur"))
         return
     fi

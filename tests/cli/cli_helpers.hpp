@@ -22,7 +22,7 @@ inline hs::cli::Json parse_json(const std::string& text) {
 // The "counts" of one channel of hist's JSON.
 inline std::vector<std::uint64_t> counts_of(const hs::cli::Json& channel) {
     std::vector<std::uint64_t> out;
-    for (const auto& c : channel.at("counts").as_array()) out.push_back(c.as_uint());
+    for (const auto& c : channel.at("counts")) out.push_back(c.get<std::uint64_t>());
     return out;
 }
 

@@ -31,19 +31,19 @@ TEST(CliRaw, JsonCountsEqualReference) {
     const auto r = run_cli("hist --raw 97x31x3:u8 '" + path.string() + "' --format json --stats");
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const auto j = parse_json(r.out);
-    EXPECT_EQ(j.at("width").as_int(), 97);
-    EXPECT_EQ(j.at("height").as_int(), 31);
-    EXPECT_EQ(j.at("depth").as_int(), 8);
-    EXPECT_EQ(j.at("kernel").as_string(), "cpu");
-    EXPECT_EQ(j.at("spec").at("bins").as_int(), 256);
+    EXPECT_EQ(j.at("width").get<std::int64_t>(), 97);
+    EXPECT_EQ(j.at("height").get<std::int64_t>(), 31);
+    EXPECT_EQ(j.at("depth").get<std::int64_t>(), 8);
+    EXPECT_EQ(j.at("kernel").get<std::string>(), "cpu");
+    EXPECT_EQ(j.at("spec").at("bins").get<std::int64_t>(), 256);
     EXPECT_TRUE(j.at("timing_ms").at("total").is_number());
     const auto ref =
         reference_histogram(img.view(), all_channels(3), HistogramSpec::even(256, 0, 256));
     ASSERT_EQ(j.at("channels").size(), 3u);
     for (std::size_t k = 0; k < 3; ++k) {
-        EXPECT_EQ(j.at("channels")[k].at("name").as_string(), channel_name(ref[k].channel));
+        EXPECT_EQ(j.at("channels")[k].at("name").get<std::string>(), channel_name(ref[k].channel));
         EXPECT_EQ(counts_of(j.at("channels")[k]), ref[k].counts);
-        EXPECT_EQ(j.at("channels")[k].at("stats").at("count").as_uint(), 97u * 31u);
+        EXPECT_EQ(j.at("channels")[k].at("stats").at("count").get<std::uint64_t>(), 97u * 31u);
     }
 }
 
@@ -60,9 +60,9 @@ TEST(CliRaw, StdinSixteenBitEdgesSaturationAndCsv) {
         path.string() + "'");
     ASSERT_EQ(j.exit_code, 0) << j.err;
     const auto doc = parse_json(j.out);
-    EXPECT_EQ(doc.at("input").as_string(), "-");
-    EXPECT_EQ(doc.at("depth").as_int(), 12);
-    EXPECT_EQ(doc.at("spec").at("saturate").as_uint(), 1000u);
+    EXPECT_EQ(doc.at("input").get<std::string>(), "-");
+    EXPECT_EQ(doc.at("depth").get<std::int64_t>(), 12);
+    EXPECT_EQ(doc.at("spec").at("saturate").get<std::uint64_t>(), 1000u);
     EXPECT_EQ(counts_of(doc.at("channels")[0]), ref[0].counts);
 
     const auto csv =
@@ -87,12 +87,12 @@ TEST(CliRaw, OutputFileAndFrameOfAStream) {
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_EQ(r.out, "");
     const auto j = parse_json(slurp(out));
-    EXPECT_EQ(j.at("frame").as_int(), 1);
-    EXPECT_EQ(j.at("channels")[0].at("counts")[200].as_uint(), 64u);
+    EXPECT_EQ(j.at("frame").get<std::int64_t>(), 1);
+    EXPECT_EQ(j.at("channels")[0].at("counts")[200].get<std::uint64_t>(), 64u);
     const auto info =
         run_cli("info --raw 8x8x1:u8 '" + (dir / "two.raw").string() + "' --format json");
     ASSERT_EQ(info.exit_code, 0) << info.err;
-    EXPECT_EQ(parse_json(info.out).at("frames").as_int(), 2);
+    EXPECT_EQ(parse_json(info.out).at("frames").get<std::int64_t>(), 2);
 }
 
 TEST(CliErrors, BadInputExitsThreeWithOneLine) {
@@ -145,13 +145,13 @@ TEST(CliKernels, ListsTheRegistry) {
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const auto j = parse_json(r.out);
     bool cpu = false;
-    for (const auto& k : j.at("kernels").as_array())
-        if (k.at("name").as_string() == "cpu") cpu = k.at("available").as_bool();
+    for (const auto& k : j.at("kernels"))
+        if (k.at("name").get<std::string>() == "cpu") cpu = k.at("available").get<bool>();
     EXPECT_TRUE(cpu);
     // The equalizers too: the cpu reference is always there.
     bool cpu_equalizer = false;
-    for (const auto& k : j.at("equalizers").as_array())
-        if (k.at("name").as_string() == "cpu") cpu_equalizer = k.at("available").as_bool();
+    for (const auto& k : j.at("equalizers"))
+        if (k.at("name").get<std::string>() == "cpu") cpu_equalizer = k.at("available").get<bool>();
     EXPECT_TRUE(cpu_equalizer);
     const auto text = run_cli("kernels");
     EXPECT_EQ(text.exit_code, 0);
@@ -169,15 +169,16 @@ TEST(CliBench, SyntheticInputsAreVerifiedForEveryAvailableKernel) {
         ASSERT_EQ(r.exit_code, 0) << kind << ": " << r.err;
         const auto j = parse_json(r.out);
         int ok = 0;
-        for (const auto& row : j.at("results").as_array()) {
-            EXPECT_EQ(row.at("width").as_int(), 4096);
-            EXPECT_EQ(row.at("height").as_int(), 25);  // 100000 pixels rounded up to whole rows
-            if (row.at("status").as_string() != "ok") continue;
+        for (const auto& row : j.at("results")) {
+            EXPECT_EQ(row.at("width").get<std::int64_t>(), 4096);
+            EXPECT_EQ(row.at("height").get<std::int64_t>(),
+                      25);  // 100000 pixels rounded up to whole rows
+            if (row.at("status").get<std::string>() != "ok") continue;
             ++ok;
-            EXPECT_TRUE(row.at("verified").as_bool()) << row.at("kernel").as_string();
-            EXPECT_EQ(row.at("runs").as_int(), 20);
-            EXPECT_GT(row.at("median_ms").as_double(), 0.0);
-            EXPECT_EQ(row.at("bytes").as_uint(), 4096u * 25u * 3u * 2u);
+            EXPECT_TRUE(row.at("verified").get<bool>()) << row.at("kernel").get<std::string>();
+            EXPECT_EQ(row.at("runs").get<std::int64_t>(), 20);
+            EXPECT_GT(row.at("median_ms").get<double>(), 0.0);
+            EXPECT_EQ(row.at("bytes").get<std::uint64_t>(), 4096u * 25u * 3u * 2u);
         }
         EXPECT_GE(ok, 1) << "the cpu engine always runs";
     }
@@ -196,4 +197,17 @@ TEST(CliBench, BadOptionsAreUsageErrors) {
         EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.err;
         EXPECT_TRUE(one_error_line(r.err)) << args << "\n" << r.err;
     }
+}
+
+TEST(CliBench, CsvQuotesFieldsAsRfc4180) {
+    // A file name with a quote and a comma must stay one field.
+    const Image img = uniform(8, 8, 1, SampleType::U8, 8);
+    const auto path = write_raw(img, "we\"ird, name.raw");
+    const auto r = run_cli("bench --raw 8x8x1:u8 '" + path.string() +
+                           "' --kernels cpu --runs 20 --warmup 0 --format csv");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const std::string row = r.out.substr(r.out.find('\n') + 1);
+    std::string quoted = path.string();
+    quoted.replace(quoted.find('"'), 1, "\"\"");
+    EXPECT_EQ(row.rfind("\"" + quoted + "\",cpu,", 0), 0u) << row;
 }

@@ -146,19 +146,19 @@ TEST(CliEqualize, TimingJsonNamesEveryStage) {
                            " --mode clahe --space rgb --timing --format json --kernel cpu");
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const auto j = parse_json(r.out);
-    EXPECT_EQ(j.at("input").as_string(), sample("baboon.jpg"));
-    EXPECT_EQ(j.at("output").as_string(), out.string());
-    EXPECT_EQ(j.at("mode").as_string(), "clahe");
-    EXPECT_EQ(j.at("space").as_string(), "rgb");
-    EXPECT_EQ(j.at("kernel").as_string(), "cpu");
-    EXPECT_EQ(j.at("width").as_int(), 512);
-    EXPECT_EQ(j.at("height").as_int(), 512);
-    EXPECT_EQ(j.at("depth").as_int(), 8);
-    EXPECT_EQ(j.at("channels").as_int(), 3);
+    EXPECT_EQ(j.at("input").get<std::string>(), sample("baboon.jpg"));
+    EXPECT_EQ(j.at("output").get<std::string>(), out.string());
+    EXPECT_EQ(j.at("mode").get<std::string>(), "clahe");
+    EXPECT_EQ(j.at("space").get<std::string>(), "rgb");
+    EXPECT_EQ(j.at("kernel").get<std::string>(), "cpu");
+    EXPECT_EQ(j.at("width").get<std::int64_t>(), 512);
+    EXPECT_EQ(j.at("height").get<std::int64_t>(), 512);
+    EXPECT_EQ(j.at("depth").get<std::int64_t>(), 8);
+    EXPECT_EQ(j.at("channels").get<std::int64_t>(), 3);
     const auto& t = j.at("timing_ms");
     for (const char* stage :
          {"read", "to_planes", "equalize", "to_image", "engine_total", "write", "total"})
-        EXPECT_GE(t.at(stage).as_double(), 0.0) << stage;
+        EXPECT_GE(t.at(stage).get<double>(), 0.0) << stage;
     EXPECT_TRUE(std::filesystem::exists(out));
 }
 

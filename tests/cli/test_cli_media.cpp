@@ -45,12 +45,12 @@ TEST_P(CliPhoto, JsonCountsEqualOpenCVForEveryChannel) {
     const auto r = run_cli("hist '" + path + "' --format json --bins " + std::to_string(bins));
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const auto j = parse_json(r.out);
-    EXPECT_EQ(j.at("width").as_int(), bgr.cols);
-    EXPECT_EQ(j.at("height").as_int(), bgr.rows);
-    EXPECT_EQ(j.at("depth").as_int(), deep ? 16 : 8);
+    EXPECT_EQ(j.at("width").get<std::int64_t>(), bgr.cols);
+    EXPECT_EQ(j.at("height").get<std::int64_t>(), bgr.rows);
+    EXPECT_EQ(j.at("depth").get<std::int64_t>(), deep ? 16 : 8);
     std::vector<cv::Mat> planes;
     cv::split(bgr, planes);
-    const auto& channels = j.at("channels").as_array();
+    const auto& channels = j.at("channels");
     ASSERT_EQ(channels.size(), planes.size());
     // JSON lists r, g, b(, a); OpenCV's planes are b, g, r(, a).
     const std::vector<int> order =
@@ -58,7 +58,7 @@ TEST_P(CliPhoto, JsonCountsEqualOpenCVForEveryChannel) {
     for (std::size_t k = 0; k < channels.size(); ++k)
         EXPECT_EQ(counts_of(channels[k]), calc_hist(planes[static_cast<std::size_t>(order[k])],
                                                     bins, deep ? 65536.0f : 256.0f))
-            << GetParam() << " channel " << channels[k].at("name").as_string();
+            << GetParam() << " channel " << channels[k].at("name").get<std::string>();
 }
 
 INSTANTIATE_TEST_SUITE_P(Samples, CliPhoto,
@@ -107,18 +107,18 @@ TEST(CliMedia, InfoOnPhotoAndVideo) {
     const auto photo = run_cli("info '" + sample("moon_4k_16bit.png") + "' --format json");
     ASSERT_EQ(photo.exit_code, 0) << photo.err;
     const auto p = parse_json(photo.out);
-    EXPECT_EQ(p.at("width").as_int(), 3840);
-    EXPECT_EQ(p.at("height").as_int(), 2160);
-    EXPECT_EQ(p.at("depth").as_int(), 16);
-    EXPECT_EQ(p.at("channels").as_int(), 1);
+    EXPECT_EQ(p.at("width").get<std::int64_t>(), 3840);
+    EXPECT_EQ(p.at("height").get<std::int64_t>(), 2160);
+    EXPECT_EQ(p.at("depth").get<std::int64_t>(), 16);
+    EXPECT_EQ(p.at("channels").get<std::int64_t>(), 1);
 
     const auto video = run_cli("info '" + sample("tree.avi") + "' --format json");
     ASSERT_EQ(video.exit_code, 0) << video.err;
     const auto v = parse_json(video.out);
-    EXPECT_EQ(v.at("kind").as_string(), "video");
-    EXPECT_EQ(v.at("frames").as_int(), 68);
-    EXPECT_NEAR(v.at("fps").as_double(), 15.0, 0.01);
-    EXPECT_EQ(v.at("width").as_int(), 320);
+    EXPECT_EQ(v.at("kind").get<std::string>(), "video");
+    EXPECT_EQ(v.at("frames").get<std::int64_t>(), 68);
+    EXPECT_NEAR(v.at("fps").get<double>(), 15.0, 0.01);
+    EXPECT_EQ(v.at("width").get<std::int64_t>(), 320);
 }
 
 TEST(CliMedia, VideoFrameHistogramEqualsOpenCV) {

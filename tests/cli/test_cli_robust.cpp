@@ -80,7 +80,7 @@ void expect_refused(const CommandResult& r, const std::string& what, const std::
 // Every channel's counts of hist's JSON.
 std::vector<std::vector<std::uint64_t>> histograms(const hs::cli::Json& doc) {
     std::vector<std::vector<std::uint64_t>> out;
-    for (const auto& c : doc.at("channels").as_array()) out.push_back(counts_of(c));
+    for (const auto& c : doc.at("channels")) out.push_back(counts_of(c));
     return out;
 }
 
@@ -170,13 +170,14 @@ TEST(CliRobust, CorruptJpegsAreRefusedOrMarkedWithAllowCorrupt) {
         EXPECT_TRUE(only_our_lines(kept.err)) << kept.err;
         EXPECT_NE(kept.err.find("note: corrupt JPEG data ("), std::string::npos) << kept.err;
         const auto doc = parse_json(kept.out);
-        EXPECT_TRUE(doc.at("corrupt").as_bool()) << name;
-        EXPECT_FALSE(doc.at("notes").as_array().empty()) << name;
-        EXPECT_EQ(doc.at("width").as_int(), clean_json.at("width").as_int());
-        EXPECT_EQ(doc.at("height").as_int(), clean_json.at("height").as_int());
+        EXPECT_TRUE(doc.at("corrupt").get<bool>()) << name;
+        EXPECT_FALSE(doc.at("notes").empty()) << name;
+        EXPECT_EQ(doc.at("width").get<std::int64_t>(), clean_json.at("width").get<std::int64_t>());
+        EXPECT_EQ(doc.at("height").get<std::int64_t>(),
+                  clean_json.at("height").get<std::int64_t>());
         EXPECT_NE(histograms(doc), histograms(clean_json)) << name;
     }
-    EXPECT_FALSE(clean_json.at("corrupt").as_bool());
+    EXPECT_FALSE(clean_json.at("corrupt").get<bool>());
 }
 
 // --- 2. hostile headers
@@ -276,10 +277,10 @@ std::vector<std::pair<std::int64_t, FrameRow>> per_frame(const std::string& args
     std::vector<std::pair<std::int64_t, FrameRow>> rows;
     if (r.exit_code != 0) return rows;
     const auto doc = parse_json(r.out);
-    for (const auto& f : doc.at("frames").as_array()) {
-        FrameRow row{f.at("status").as_string(), {}};
+    for (const auto& f : doc.at("frames")) {
+        FrameRow row{f.at("status").get<std::string>(), {}};
         if (row.status != "failed") row.counts = histograms(f);
-        rows.emplace_back(f.at("frame").as_int(), std::move(row));
+        rows.emplace_back(f.at("frame").get<std::int64_t>(), std::move(row));
     }
     return rows;
 }
@@ -344,14 +345,14 @@ TEST(CliRobust, CutVideosSayWhatTheFileHolds) {
         const auto info = run_cli("info " + quote(cut) + " --format json");
         ASSERT_EQ(info.exit_code, 0) << info.err;
         const auto doc = parse_json(info.out);
-        const std::int64_t reported = doc.at("frames").as_int();
-        const std::int64_t held = doc.at("frames_in_file").as_int();
+        const std::int64_t reported = doc.at("frames").get<std::int64_t>();
+        const std::int64_t held = doc.at("frames_in_file").get<std::int64_t>();
         EXPECT_GT(held, 0) << name;
         EXPECT_LT(held, reported) << name;
-        ASSERT_EQ(doc.at("notes").as_array().size(), 1u) << name;
-        EXPECT_NE(doc.at("notes")[0].as_string().find("reports " + std::to_string(reported) +
-                                                      " frames but the file holds " +
-                                                      std::to_string(held)),
+        ASSERT_EQ(doc.at("notes").size(), 1u) << name;
+        EXPECT_NE(doc.at("notes")[0].get<std::string>().find("reports " + std::to_string(reported) +
+                                                             " frames but the file holds " +
+                                                             std::to_string(held)),
                   std::string::npos);
 
         CommandResult r;
@@ -673,7 +674,7 @@ TEST_P(CliFuzz, MutatedPhotosAreRefusedOrExact) {
             continue;
         }
         const auto doc = parse_json(r.out);
-        if (doc.at("corrupt").as_bool()) {
+        if (doc.at("corrupt").get<bool>()) {
             ++marked;
         } else if (histograms(doc) == clean_counts) {
             ++exact;
@@ -681,9 +682,14 @@ TEST_P(CliFuzz, MutatedPhotosAreRefusedOrExact) {
             const bool detectable =
                 png || m == Mutation::Truncate || m == Mutation::TruncateWithEnd;
             EXPECT_FALSE(detectable) << what << ": a different histogram without a corrupt note";
-            EXPECT_EQ(doc.at("width").as_int(), reference.at("width").as_int()) << what;
-            EXPECT_EQ(doc.at("height").as_int(), reference.at("height").as_int()) << what;
-            EXPECT_EQ(doc.at("image_channels").as_int(), reference.at("image_channels").as_int())
+            EXPECT_EQ(doc.at("width").get<std::int64_t>(),
+                      reference.at("width").get<std::int64_t>())
+                << what;
+            EXPECT_EQ(doc.at("height").get<std::int64_t>(),
+                      reference.at("height").get<std::int64_t>())
+                << what;
+            EXPECT_EQ(doc.at("image_channels").get<std::int64_t>(),
+                      reference.at("image_channels").get<std::int64_t>())
                 << what;
             ++undetectable;
         }

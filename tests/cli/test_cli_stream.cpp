@@ -39,16 +39,16 @@ std::vector<Image> decoded_frames(const std::string& path) {
 void expect_frames_match(const hs::cli::Json& doc, const std::vector<Image>& frames) {
     const std::vector<Channel> channels{Channel::R, Channel::G, Channel::B};
     std::size_t next = 0;
-    for (const auto& f : doc.at("frames").as_array()) {
-        if (f.at("status").as_string() != "ok") continue;
+    for (const auto& f : doc.at("frames")) {
+        if (f.at("status").get<std::string>() != "ok") continue;
         ASSERT_LT(next, frames.size());
         const auto reference = hs::reference_histogram(frames[next].view(), channels,
                                                        hs::HistogramSpec::even(256, 0, 256));
-        const auto& got = f.at("channels").as_array();
+        const auto& got = f.at("channels");
         ASSERT_EQ(got.size(), 3u);
         for (std::size_t c = 0; c < 3; ++c)
             ASSERT_EQ(counts_of(got[c]), reference[c].counts)
-                << "frame " << f.at("frame").as_int() << " channel " << c;
+                << "frame " << f.at("frame").get<std::int64_t>() << " channel " << c;
         ++next;
     }
     EXPECT_EQ(next, frames.size());
@@ -70,14 +70,16 @@ TEST_P(CliClip, PerFrameHistogramsEqualTheReferenceOfEveryFrame) {
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const auto doc = parse_json(r.out);
     const std::vector<Image> frames = decoded_frames(path);
-    EXPECT_EQ(doc.at("kind").as_string(), "video");
-    EXPECT_EQ(doc.at("frames_reported").as_int(), static_cast<std::int64_t>(frames.size()));
-    EXPECT_EQ(doc.at("summary").at("ok").as_int(), static_cast<std::int64_t>(frames.size()));
-    EXPECT_EQ(doc.at("summary").at("failed").as_int(), 0);
+    EXPECT_EQ(doc.at("kind").get<std::string>(), "video");
+    EXPECT_EQ(doc.at("frames_reported").get<std::int64_t>(),
+              static_cast<std::int64_t>(frames.size()));
+    EXPECT_EQ(doc.at("summary").at("ok").get<std::int64_t>(),
+              static_cast<std::int64_t>(frames.size()));
+    EXPECT_EQ(doc.at("summary").at("failed").get<std::int64_t>(), 0);
     expect_frames_match(doc, frames);
     // Frame numbers run from 0 without gaps.
     std::int64_t expected = 0;
-    for (const auto& f : doc.at("frames").as_array()) EXPECT_EQ(f.at("frame").as_int(), expected++);
+    for (const auto& f : doc.at("frames")) EXPECT_EQ(f.at("frame").get<std::int64_t>(), expected++);
 }
 
 INSTANTIATE_TEST_SUITE_P(Clips, CliClip,
@@ -110,15 +112,17 @@ TEST(CliStream, ADamagedClipIsProcessedWithItsBadFramesReported) {
         EXPECT_NE(r.err.find("warning: "), std::string::npos) << r.err;
         const auto doc = parse_json(r.out);
         const auto& summary = doc.at("summary");
-        const std::int64_t reported = doc.at("frames_reported").as_int();
-        EXPECT_GE(summary.at("failed").as_int(), 1) << name;
-        EXPECT_EQ(summary.at("ok").as_int() + summary.at("failed").as_int(), reported) << name;
+        const std::int64_t reported = doc.at("frames_reported").get<std::int64_t>();
+        EXPECT_GE(summary.at("failed").get<std::int64_t>(), 1) << name;
+        EXPECT_EQ(summary.at("ok").get<std::int64_t>() + summary.at("failed").get<std::int64_t>(),
+                  reported)
+            << name;
         // Every failed frame has its row, with the reason.
         std::int64_t failed_rows = 0;
-        for (const auto& f : doc.at("frames").as_array())
-            if (f.at("status").as_string() == "failed") {
+        for (const auto& f : doc.at("frames"))
+            if (f.at("status").get<std::string>() == "failed") {
                 ++failed_rows;
-                EXPECT_FALSE(f.at("reason").as_string().empty());
+                EXPECT_FALSE(f.at("reason").get<std::string>().empty());
             }
         EXPECT_GE(failed_rows, 1) << name;
         // The frames that decoded are exact.
@@ -137,8 +141,8 @@ TEST(CliStream, EqualizeAVideoToAVideoAndToExactRawFrames) {
     auto r = run_cli("equalize '" + in + "' -o '" + avi + "' --format json");
     ASSERT_EQ(r.exit_code, 0) << r.err;
     auto report = parse_json(r.out);
-    EXPECT_EQ(report.at("written").as_int(), 68);
-    EXPECT_EQ(report.at("failed").as_int(), 0);
+    EXPECT_EQ(report.at("written").get<std::int64_t>(), 68);
+    EXPECT_EQ(report.at("failed").get<std::int64_t>(), 0);
     {
         hs::media::VideoReader back(avi);
         EXPECT_EQ(back.frame_count(), 68);
@@ -153,7 +157,7 @@ TEST(CliStream, EqualizeAVideoToAVideoAndToExactRawFrames) {
                     " --strength 0.8 --format json");
         ASSERT_EQ(r.exit_code, 0) << r.err;
         report = parse_json(r.out);
-        EXPECT_EQ(report.at("mode").as_string(), mode);
+        EXPECT_EQ(report.at("mode").get<std::string>(), mode);
         const std::string bytes = slurp(raw);
         const std::size_t frame_bytes = 320u * 240u * 3u;
         ASSERT_EQ(bytes.size(), frame_bytes * frames.size());
@@ -175,18 +179,18 @@ TEST(CliStream, BenchOfAVideoReportsEveryStageAndVerifies) {
     const auto r = run_cli("bench '" + sample("tree.avi") + "' --loop 2 --format json");
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const auto j = parse_json(r.out);
-    EXPECT_EQ(j.at("frames").as_int(), 136);
-    EXPECT_EQ(j.at("ok").as_int(), 136);
-    EXPECT_EQ(j.at("passes").as_int(), 2);
-    EXPECT_TRUE(j.at("verified").as_bool());
-    EXPECT_EQ(j.at("verified_frames").as_int(), 68);
-    EXPECT_GT(j.at("decode_fps").as_double(), 0.0);
-    EXPECT_GT(j.at("end_to_end_fps").as_double(), 0.0);
-    EXPECT_GT(j.at("steady_state_ms_per_frame").as_double(), 0.0);
+    EXPECT_EQ(j.at("frames").get<std::int64_t>(), 136);
+    EXPECT_EQ(j.at("ok").get<std::int64_t>(), 136);
+    EXPECT_EQ(j.at("passes").get<std::int64_t>(), 2);
+    EXPECT_TRUE(j.at("verified").get<bool>());
+    EXPECT_EQ(j.at("verified_frames").get<std::int64_t>(), 68);
+    EXPECT_GT(j.at("decode_fps").get<double>(), 0.0);
+    EXPECT_GT(j.at("end_to_end_fps").get<double>(), 0.0);
+    EXPECT_GT(j.at("steady_state_ms_per_frame").get<double>(), 0.0);
     const auto& stages = j.at("stage_median_ms");
     EXPECT_TRUE(stages.contains("histogram"));
-    EXPECT_TRUE(j.at("memory").at("start").at("host_rss_bytes").as_uint() > 0);
-    EXPECT_TRUE(j.at("memory").at("end").at("host_rss_bytes").as_uint() > 0);
+    EXPECT_TRUE(j.at("memory").at("start").at("host_rss_bytes").get<std::uint64_t>() > 0);
+    EXPECT_TRUE(j.at("memory").at("end").at("host_rss_bytes").get<std::uint64_t>() > 0);
     EXPECT_FALSE(j.at("memory").at("after_first_pass").is_null());
 }
 
@@ -200,19 +204,19 @@ TEST(CliStream, RawStreamsWithATruncatedLastFrame) {
         run_cli("hist --raw 8x6x3:u8 '" + path.string() + "' --per-frame --format json --bins 8");
     ASSERT_EQ(r.exit_code, 0) << r.err;
     auto j = parse_json(r.out);
-    EXPECT_EQ(j.at("summary").at("ok").as_int(), 3);
-    EXPECT_EQ(j.at("summary").at("failed").as_int(), 1);
+    EXPECT_EQ(j.at("summary").at("ok").get<std::int64_t>(), 3);
+    EXPECT_EQ(j.at("summary").at("failed").get<std::int64_t>(), 1);
     EXPECT_NE(r.err.find("frame 3 is truncated"), std::string::npos) << r.err;
-    const auto& frames = j.at("frames").as_array();
+    const auto& frames = j.at("frames");
     ASSERT_EQ(frames.size(), 4u);
-    EXPECT_EQ(frames[3].at("status").as_string(), "failed");
+    EXPECT_EQ(frames[3].at("status").get<std::string>(), "failed");
 
     r = run_cli("bench --raw 8x6x3:u8 '" + path.string() + "' --stream --format json");
     ASSERT_EQ(r.exit_code, 0) << r.err;
     j = parse_json(r.out);
-    EXPECT_EQ(j.at("ok").as_int(), 3);
-    EXPECT_EQ(j.at("failed").as_int(), 1);
-    EXPECT_TRUE(j.at("verified").as_bool());
+    EXPECT_EQ(j.at("ok").get<std::int64_t>(), 3);
+    EXPECT_EQ(j.at("failed").get<std::int64_t>(), 1);
+    EXPECT_TRUE(j.at("verified").get<bool>());
 
     const auto out = dir / "eq.raw";
     r = run_cli("equalize --raw 8x6x3:u8 '" + path.string() + "' --per-frame -o '" + out.string() +
