@@ -17,9 +17,6 @@
 #include "histoscope/core/error.hpp"
 #include "json.hpp"
 #include "request_options.hpp"
-#ifdef HS_HAVE_CUDA
-#include "histoscope/cuda/register.hpp"
-#endif
 
 namespace hs::cli {
 
@@ -113,10 +110,8 @@ int run_bench_frames(const Context& ctx, const Args& args) {
     if (!declined.empty()) std::cerr << "note: " << declined << "\n";
     const std::unique_ptr<FrameStream> stream = streamer.open(config);
 
-    std::string device = "none";
-#ifdef HS_HAVE_CUDA
-    if (const auto q = cuda::query_devices(); !q.devices.empty()) device = q.devices.front().name;
-#endif
+    std::string device = ctx.engines.query_gpu().device;
+    if (device.empty()) device = "none";
 
     const Memory at_start = memory_now(*stream);
     std::optional<Memory> after_first_pass;

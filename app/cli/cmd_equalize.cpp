@@ -18,6 +18,7 @@
 #include "commands.hpp"
 #include "frames.hpp"
 #include "histoscope/core/error.hpp"
+#include "histoscope/core/timing.hpp"
 #include "histoscope/media/atomic_file.hpp"
 #include "histoscope/media/media.hpp"
 #include "input.hpp"
@@ -28,10 +29,6 @@ namespace hs::cli {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-double ms_since(Clock::time_point start) {
-    return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-}
 
 // "8x8" or "8" (square grid).
 std::pair<int, int> parse_tiles(const std::string& text) {

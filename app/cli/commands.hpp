@@ -5,7 +5,9 @@
 #include <string>
 #include <vector>
 
+#include "app_engines.hpp"
 #include "histoscope/core/engine.hpp"
+#include "histoscope/core/timing.hpp"
 
 namespace hs::cli {
 
@@ -13,7 +15,8 @@ class Args;
 
 struct Context {
     EngineRegistry& registry;
-    const Args& args;  // the command's parsed options
+    const Args& args;             // the command's parsed options
+    const app::Engines& engines;  // the registry's origin: which engines run on the GPU
 };
 
 int run_info(const Context& ctx);
@@ -36,12 +39,5 @@ void write_output(const std::string& path, const std::string& text);
 // Throws UsageError when -o names one of the command's inputs (its files, --reference, or the
 // file standard input comes from), also through links: writing it would destroy the input.
 void refuse_output_onto_input(const Args& args);
-
-// One CSV field as RFC 4180 writes it: quoted (inner quotes doubled) when it holds a comma, a
-// quote or a line break.
-std::string csv_field(const std::string& text);
-
-// The median of `values` (the mean of the middle two for an even count; 0 when empty).
-double median(std::vector<double> values);
 
 }  // namespace hs::cli

@@ -1,18 +1,9 @@
 #pragma once
-// The CLI's JSON: nlohmann's ordered JSON (keys stay in the order they are written; integers
-// stay 64-bit integers, so counts round-trip exactly), printed by to_text.
+// The CLI writes its JSON with the report library's types and printer.
 
-#include <nlohmann/json.hpp>
-#include <string>
+#include "histoscope/report/json.hpp"
 
 namespace hs::cli {
-
-using Json = nlohmann::ordered_json;
-
-// Pretty-printed with `indent` spaces, ending in a newline; arrays of scalars stay on one line
-// so 65536 counts remain readable. A negative indent prints everything on one line, without
-// the newline. Strings are written as valid UTF-8: invalid bytes (a file name in Latin-1, say)
-// become U+FFFD, and a note on standard error says so.
-std::string to_text(const Json& value, int indent = 2);
-
+using report::Json;
+using report::to_text;
 }  // namespace hs::cli

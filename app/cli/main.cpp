@@ -7,13 +7,10 @@
 #include <string>
 #include <vector>
 
+#include "app_engines.hpp"
 #include "command_line.hpp"
 #include "commands.hpp"
 #include "histoscope/core/error.hpp"
-#include "histoscope/media/media.hpp"
-#ifdef HS_HAVE_CUDA
-#include "histoscope/cuda/register.hpp"
-#endif
 
 namespace {
 
@@ -42,13 +39,8 @@ int main(int argc, char** argv) {
         const hs::cli::CommandLine::Parsed parsed =
             command_line.parse(std::vector<std::string>(argv + 1, argv + argc));
         if (parsed.command.empty()) return 0;  // --help or --version answered
-        hs::EngineRegistry registry;
-        hs::register_core_engines(registry);
-        hs::media::register_engines(registry);
-#ifdef HS_HAVE_CUDA
-        hs::cuda::register_engines(registry);
-#endif
-        const hs::cli::Context ctx{registry, *parsed.args};
+        const hs::app::Engines engines = hs::app::make_engines();
+        const hs::cli::Context ctx{*engines.registry, *parsed.args, engines};
         const std::string& command = parsed.command;
         if (command == "info") return hs::cli::run_info(ctx);
         if (command == "hist") return hs::cli::run_hist(ctx);

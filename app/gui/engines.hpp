@@ -1,7 +1,7 @@
 #pragma once
 // The application's engines: the registry and the controller options that histoscope starts
-// with, shared with the UI tests so they exercise exactly what the application runs. The only
-// place of the desktop application that reaches hs::cuda (when built with CUDA).
+// with, shared with the UI tests so they exercise exactly what the application runs (the
+// engines themselves are app_engines.hpp's, the same as the CLI's).
 
 #include <memory>
 

@@ -4,6 +4,7 @@
 
 #include "histoscope/core/error.hpp"
 #include "histoscope/core/stream.hpp"
+#include "histoscope/core/timing.hpp"
 
 namespace hs {
 
@@ -60,8 +61,7 @@ HistogramResult HistogramEngine::compute(const HistogramRequest& request) {
     const auto start = std::chrono::steady_clock::now();
     HistogramResult result = run(request);
     apply_saturation(request.spec, result.channels);
-    result.total_ms =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    result.total_ms = ms_since(start);
     return result;
 }
 
@@ -82,9 +82,7 @@ BenchTiming HistogramEngine::run_benchmark(const HistogramRequest& request,
     for (int i = 0; i < options.timed_runs; ++i) {
         const auto start = std::chrono::steady_clock::now();
         HistogramResult r = run(request);
-        const double ms =
-            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-                .count();
+        const double ms = ms_since(start);
         timing.histogram_ms.push_back(ms);
         timing.end_to_end_ms.push_back(ms);
         if (i + 1 == options.timed_runs) timing.last = std::move(r.channels);
@@ -118,8 +116,7 @@ EqualizeResult EqualizeEngine::equalize(const EqualizeRequest& request) {
     if (std::string why = refusal(request); !why.empty()) throw UnsupportedError(why);
     const auto start = std::chrono::steady_clock::now();
     EqualizeResult result = run(request);
-    result.total_ms =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    result.total_ms = ms_since(start);
     return result;
 }
 
@@ -155,11 +152,6 @@ StreamEngine* EngineRegistry::find_stream_engine(std::string_view name) const {
 }
 
 namespace {
-
-double ms_since(std::chrono::steady_clock::time_point start) {
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-        .count();
-}
 
 // The equalize_reference() pipeline, each stage timed on the host clock.
 class CpuEqualizeEngine final : public EqualizeEngine {
@@ -206,9 +198,7 @@ class CpuReferenceEngine final : public HistogramEngine {
         const auto start = std::chrono::steady_clock::now();
         HistogramResult result;
         result.channels = reference_histogram(r.image, r.channels, r.spec);
-        result.stages.push_back({"histogram", std::chrono::duration<double, std::milli>(
-                                                  std::chrono::steady_clock::now() - start)
-                                                  .count()});
+        result.stages.push_back({"histogram", ms_since(start)});
         return result;
     }
 };

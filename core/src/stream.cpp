@@ -6,17 +6,9 @@
 #include <stdexcept>
 
 #include "histoscope/core/error.hpp"
+#include "histoscope/core/timing.hpp"
 
 namespace hs {
-
-namespace {
-
-double ms_since(std::chrono::steady_clock::time_point start) {
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-        .count();
-}
-
-}  // namespace
 
 // --- StreamConfig
 

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <sstream>
 
 #include "cli_helpers.hpp"
 #include "histoscope/core/histogram.hpp"
@@ -206,8 +207,15 @@ TEST(CliBench, CsvQuotesFieldsAsRfc4180) {
     const auto r = run_cli("bench --raw 8x8x1:u8 '" + path.string() +
                            "' --kernels cpu --runs 20 --warmup 0 --format csv");
     ASSERT_EQ(r.exit_code, 0) << r.err;
-    const std::string row = r.out.substr(r.out.find('\n') + 1);
+    // "# " context lines, the header, then the row.
+    std::istringstream lines(r.out);
+    std::string line;
+    while (std::getline(lines, line) && line.rfind("# ", 0) == 0) {
+    }
+    EXPECT_EQ(line.rfind("input,width,height,", 0), 0u) << line;
+    ASSERT_TRUE(std::getline(lines, line));
     std::string quoted = path.string();
     quoted.replace(quoted.find('"'), 1, "\"\"");
-    EXPECT_EQ(row.rfind("\"" + quoted + "\",cpu,", 0), 0u) << row;
+    EXPECT_EQ(line.rfind("\"" + quoted + "\",8,8,1,8,64,gray,", 0), 0u) << line;
+    EXPECT_NE(line.find(",cpu,ok,"), std::string::npos) << line;
 }

@@ -975,51 +975,57 @@ class TestUi : public QObject {
                  QStringLiteral("Verified"));
         for (int r = 0; r < dialog->rows().size(); ++r) {
             const BenchRow& row = dialog->rows()[r];
-            names << row.engine;
-            QCOMPARE(dialog->table()->item(r, 0)->text(), row.engine);
-            if (row.status == QLatin1String("unsupported") ||
-                row.status == QLatin1String("unavailable")) {
-                QVERIFY2(!row.reason.isEmpty() && !row.engine.startsWith(QLatin1String("cpu")),
-                         qPrintable(row.engine));
-                QCOMPARE(dialog->table()->item(r, verified_column + 1)->text(), row.reason);
+            const QString engine = QString::fromStdString(row.kernel);
+            const QString reason = QString::fromStdString(row.reason);
+            names << engine;
+            QCOMPARE(dialog->table()->item(r, 0)->text(), engine);
+            if (row.status == "unsupported" || row.status == "unavailable") {
+                QVERIFY2(!reason.isEmpty() && !engine.startsWith(QLatin1String("cpu")),
+                         qPrintable(engine));
+                QCOMPARE(dialog->table()->item(r, verified_column + 1)->text(), reason);
                 continue;
             }
-            QCOMPARE(row.status, QStringLiteral("ok"));
-            QVERIFY2(row.verified, qPrintable(row.engine));
+            QCOMPARE(row.status, std::string("ok"));
+            QVERIFY2(row.verified, qPrintable(engine));
             QCOMPARE(row.runs, 20);
             QVERIFY(row.median_ms > 0.0);
-            QVERIFY(row.gpix_per_s > 0.0);
+            QVERIFY(row.gpix_s > 0.0);
             QCOMPARE(dialog->table()->item(r, verified_column)->text(), QStringLiteral("exact"));
+            // Every row describes the input (core's rows, as histoscope-cli bench writes them).
+            QCOMPARE(row.input, std::string("fruits.jpg"));
+            QCOMPARE(row.width, 512);
+            QCOMPARE(row.height, 480);
+            QCOMPARE(row.depth, 8);
+            QCOMPARE(row.bins, 256);
             ++timed;
         }
         QVERIFY(names.contains(QStringLiteral("cpu")));
         QVERIFY(names.contains(QStringLiteral("opencv")));
         QVERIFY(timed >= 2);
         QCOMPARE(dialog->chartBars(), timed);
-        // The exports carry what makes the run reproducible.
+        // The exports carry what makes the run reproducible, in the CLI's bench schema.
         const BenchContext& c = dialog->context();
-        QCOMPARE(c.input, QStringLiteral("fruits.jpg"));
-        QCOMPARE(c.width, 512);
-        QCOMPARE(c.height, 480);
-        QCOMPARE(c.depth, 8);
-        QCOMPARE(c.bins, 256);
         QCOMPARE(c.timed_runs, 20);
-        QVERIFY(!c.cpu.isEmpty() && !c.device.isEmpty() && !c.date.isEmpty());
+        QCOMPARE(c.warmup_runs, 3);
+        QVERIFY(!c.cpu.empty() && !c.device.empty() && !c.date.empty());
+        QVERIFY(c.host_read_bandwidth_gbs > 0.0);
         const QJsonObject json =
             QJsonDocument::fromJson(benchmark_json(dialog->rows(), c).toUtf8()).object();
-        for (const char* key :
-             {"device", "cpu", "bins", "timed_runs", "warmup_runs", "date", "version"})
+        for (const char* key : {"device", "read_bandwidth_gbs", "cpu", "host_read_bandwidth_gbs",
+                                "timed_runs", "warmup_runs", "rotate_bytes", "date", "version"})
             QVERIFY2(json.contains(QLatin1String(key)), key);
         const QJsonArray results = json.value(QStringLiteral("results")).toArray();
         QCOMPARE(results.size(), engines);
         QCOMPARE(results.first().toObject().value(QStringLiteral("width")).toInt(), 512);
+        QCOMPARE(results.first().toObject().value(QStringLiteral("bins")).toInt(), 256);
         QCOMPARE(benchmark_json(dialog->rows(), c).count(QStringLiteral("\"verified\": true")),
                  static_cast<qsizetype>(timed));
         const QStringList csv =
             benchmark_csv(dialog->rows(), c).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
-        QCOMPARE(csv.filter(QRegularExpression(QStringLiteral("^#"))).size(), 5);
-        QCOMPARE(csv.size(), 5 + 1 + engines);
-        QVERIFY(csv.join(QLatin1Char('\n')).contains(QStringLiteral("512x480")));
+        QCOMPARE(csv.filter(QRegularExpression(QStringLiteral("^#"))).size(), 3);
+        QCOMPARE(csv.size(), 3 + 1 + engines);
+        QVERIFY(csv[3].startsWith(QStringLiteral("input,width,height,")));
+        QVERIFY(csv[4].startsWith(QStringLiteral("fruits.jpg,512,480,3,8,")));
         dialog->close();
     }
 

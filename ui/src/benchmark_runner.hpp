@@ -1,14 +1,15 @@
 #pragma once
-// The kernel comparison on the controller's thread: every engine of the registry on one
-// request, its runs timed a few at a time so that a cancel is heard within about a second and
-// progress moves with every run; each row verified against the CPU reference.
+// The kernel comparison on the controller's thread: core's benchmark (hs::bench_engine, the
+// same as `histoscope-cli bench`) for every engine of the registry on one request, with its runs
+// in chunks so that a cancel is heard within about a second and progress moves with the runs.
 
+#include <QString>
 #include <atomic>
 #include <functional>
-#include <vector>
 
+#include "histoscope/core/bench.hpp"
 #include "histoscope/core/engine.hpp"
-#include "histoscope/core/histogram.hpp"
+#include "histoscope/ui/controller.hpp"
 #include "histoscope/ui/types.hpp"
 
 namespace hs::ui {
@@ -22,24 +23,12 @@ struct BenchHooks {
     std::function<void(const BenchRow& row)> row;
 };
 
-// What makes a comparison of `request` reproducible: the image, the spec, the runs, the GPU
-// (or "none"), the CPU and its read bandwidth, the date and the application's version.
-BenchContext bench_context(const hs::HistogramRequest& request, const QString& input, int runs,
-                           const QString& gpu_device, double host_read_bandwidth_gbs);
-
-// One engine's row: `runs` timed runs after 2 warm-up runs (unavailable and unsupported
-// engines get a row saying why); `progress` gets the runs of this engine done. False when
-// cancelled (no row then).
-bool benchmark_engine(hs::HistogramEngine& engine, const hs::HistogramRequest& request,
-                      const std::vector<hs::ChannelHistogram>& reference, int runs,
-                      const BenchHooks& hooks, BenchRow& row,
-                      const std::function<void(int runs_done)>& progress);
-
-// Every engine of `registry` on `request` (`input` names the image), verified against the CPU
-// reference, each row with its share of the read bandwidth of the device it runs on (`choice`).
-// False when cancelled. Throws what the CPU reference throws for the request.
+// Every engine of `registry` on `request` (`input` names the image) under core's rules for the
+// GPU of `options`, verified against the CPU reference, each row with its share of the read
+// bandwidth of the device it runs on (`choice`). False when cancelled. Throws what the CPU
+// reference throws for the request.
 bool compare_engines(hs::EngineRegistry& registry, const hs::HistogramRequest& request,
-                     const QString& input, int runs, const QString& gpu_device,
+                     const QString& input, int runs, const ControllerOptions& options,
                      EngineChoice& choice, const BenchHooks& hooks);
 
 }  // namespace hs::ui

@@ -181,16 +181,17 @@ void CompareDialog::onRow(const BenchRow& row) {
     rows_.push_back(row);
     const int r = table_->rowCount();
     table_->insertRow(r);
-    table_->setItem(r, Kernel, new QTableWidgetItem(row.engine));
-    auto* status = new QTableWidgetItem(row.status);
-    if (!row.reason.isEmpty()) status->setToolTip(row.reason);
+    table_->setItem(r, Kernel, new QTableWidgetItem(QString::fromStdString(row.kernel)));
+    const QString reason = QString::fromStdString(row.reason);
+    auto* status = new QTableWidgetItem(QString::fromStdString(row.status));
+    if (!reason.isEmpty()) status->setToolTip(reason);
     table_->setItem(r, Status, status);
-    const bool ok = row.status == QLatin1String("ok");
+    const bool ok = row.status == "ok";
     table_->setItem(r, Median, ok ? number_item(row.median_ms, 3) : new QTableWidgetItem);
     table_->setItem(r, Min, ok ? number_item(row.min_ms, 3) : new QTableWidgetItem);
     table_->setItem(r, EndToEnd,
                     ok ? number_item(row.end_to_end_median_ms, 3) : new QTableWidgetItem);
-    table_->setItem(r, Gpix, ok ? number_item(row.gpix_per_s, 3) : new QTableWidgetItem);
+    table_->setItem(r, Gpix, ok ? number_item(row.gpix_s, 3) : new QTableWidgetItem);
     table_->setItem(
         r, PctBandwidth,
         ok && row.pct_read_bw > 0.0 ? number_item(row.pct_read_bw, 1) : new QTableWidgetItem);
@@ -198,8 +199,8 @@ void CompareDialog::onRow(const BenchRow& row) {
         new QTableWidgetItem(ok ? (row.verified ? tr("exact") : tr("MISMATCH")) : QString());
     if (ok) verified->setForeground(row.verified ? QColor(90, 200, 110) : QColor(240, 80, 80));
     table_->setItem(r, Verified, verified);
-    auto* note = new QTableWidgetItem(row.reason);
-    note->setToolTip(row.reason);
+    auto* note = new QTableWidgetItem(reason);
+    note->setToolTip(reason);
     table_->setItem(r, Note, note);
     rebuildChart();
 }
@@ -210,18 +211,18 @@ void CompareDialog::onFinished(bool cancelled) {
     if (!cancelled) progress_->setValue(progress_->maximum());
     const auto verified =
         std::count_if(rows_.begin(), rows_.end(), [](const BenchRow& r) { return r.verified; });
-    const auto timed = std::count_if(rows_.begin(), rows_.end(), [](const BenchRow& r) {
-        return r.status == QLatin1String("ok");
-    });
+    const auto timed = std::count_if(rows_.begin(), rows_.end(),
+                                     [](const BenchRow& r) { return r.status == "ok"; });
+    const BenchRow input = rows_.isEmpty() ? BenchRow() : rows_.front();
     status_->setText((cancelled ? tr("Cancelled: ") : QString()) +
                      tr("%1 engines timed, %2 verified exact against the CPU reference; %3 x %4, "
                         "%5-bit, %6 bins, %7 runs")
                          .arg(timed)
                          .arg(verified)
-                         .arg(context_.width)
-                         .arg(context_.height)
-                         .arg(context_.depth)
-                         .arg(context_.bins)
+                         .arg(input.width)
+                         .arg(input.height)
+                         .arg(input.depth)
+                         .arg(input.bins)
                          .arg(context_.timed_runs));
     emit finished(cancelled);
 }
@@ -236,10 +237,10 @@ void CompareDialog::rebuildChart() {
     QStringList categories;
     double max = 0.0;
     for (const BenchRow& r : rows_) {
-        if (r.status != QLatin1String("ok")) continue;
-        *set << r.gpix_per_s;
-        categories << r.engine;
-        max = std::max(max, r.gpix_per_s);
+        if (r.status != "ok") continue;
+        *set << r.gpix_s;
+        categories << QString::fromStdString(r.kernel);
+        max = std::max(max, r.gpix_s);
     }
     auto* series = new QBarSeries;
     series->append(set);

@@ -527,7 +527,7 @@ void Controller::runBenchmark(int runs) {
     try {
         const bool finished = compare_engines(
             *registry_, histogram_request(source_->view(), settings_.bins),
-            QFileInfo(path_).fileName(), std::max(runs, 1), options_.gpu_device, *choice_, hooks);
+            QFileInfo(path_).fileName(), std::max(runs, 1), options_, *choice_, hooks);
         emit benchmarkFinished(!finished);
     } catch (const std::exception& e) {
         emit errorOccurred(describe(e));

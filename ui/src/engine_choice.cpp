@@ -4,7 +4,7 @@
 #include <exception>
 #include <thread>
 
-#include "host_bandwidth.hpp"
+#include "histoscope/core/bench.hpp"
 
 namespace hs::ui {
 
@@ -81,7 +81,7 @@ double EngineChoice::readBandwidthGbs(const QString& engine, QString& device) {
 }
 
 double EngineChoice::remeasureHostBandwidth() {
-    host_bw_ = measure_host_read_bandwidth_gbs();
+    host_bw_ = hs::measure_host_read_bandwidth_gbs();
     if (host_measured_) host_measured_(*host_bw_);
     return *host_bw_;
 }

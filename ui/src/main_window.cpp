@@ -31,6 +31,7 @@
 #include <QVBoxLayout>
 #include <limits>
 
+#include "histoscope/core/bench.hpp"
 #include "histoscope/ui/compare_dialog.hpp"
 #include "histoscope/ui/controller.hpp"
 #include "histoscope/ui/controls_panel.hpp"
@@ -42,7 +43,6 @@
 #include "histoscope/ui/stats_model.hpp"
 #include "histoscope/ui/timing_model.hpp"
 #include "histoscope/ui/timing_panel.hpp"
-#include "host_bandwidth.hpp"
 
 namespace hs::ui {
 
@@ -393,7 +393,7 @@ void MainWindow::connectController() {
     // Kept with the machine it was measured on.
     connect(controller_, &Controller::hostBandwidthMeasured, this, [this](double gbs) {
         QSettings s;
-        s.setValue(QStringLiteral("machine/cpu"), cpu_description());
+        s.setValue(QStringLiteral("machine/cpu"), QString::fromStdString(hs::cpu_description()));
         s.setValue(QStringLiteral("machine/readBandwidthGbs"), gbs);
         statusBar()->showMessage(
             tr("The CPU's read bandwidth: %1 GB/s (best of 7 passes)").arg(gbs, 0, 'f', 1), 8000);
@@ -460,7 +460,8 @@ void MainWindow::connectController() {
 
 void MainWindow::restoreSettings() {
     QSettings s;
-    if (s.value(QStringLiteral("machine/cpu")).toString() == cpu_description())
+    if (s.value(QStringLiteral("machine/cpu")).toString() ==
+        QString::fromStdString(hs::cpu_description()))
         emit hostBandwidthRequested(s.value(QStringLiteral("machine/readBandwidthGbs")).toDouble());
     restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray());
     restoreState(s.value(QStringLiteral("window/state")).toByteArray());

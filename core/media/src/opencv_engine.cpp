@@ -54,6 +54,7 @@
 #include <sstream>
 
 #include "histoscope/core/engine.hpp"
+#include "histoscope/core/timing.hpp"
 #include "histoscope/media/media.hpp"
 
 namespace hs::media {
@@ -73,11 +74,6 @@ std::string number(double x) {
     os.precision(17);
     os << x;
     return os.str();
-}
-
-double ms_since(std::chrono::steady_clock::time_point start) {
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-        .count();
 }
 
 // How cv::calcHist is called for a spec: uniform with [lower, upper), or non-uniform with

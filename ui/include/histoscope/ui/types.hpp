@@ -11,6 +11,7 @@
 #include <memory>
 #include <vector>
 
+#include "histoscope/core/bench.hpp"
 #include "histoscope/core/image.hpp"
 #include "histoscope/core/stats.hpp"
 
@@ -133,41 +134,10 @@ struct PlaybackState {
     std::int64_t dropped = 0;  // frames skipped to keep up with the clock since the last seek
 };
 
-// What makes a kernel comparison reproducible, exported with its rows (the CLI's bench names).
-struct BenchContext {
-    QString input;  // the file's name
-    int width = 0;
-    int height = 0;
-    int image_channels = 0;
-    int depth = 8;
-    std::uint64_t bytes = 0;
-    QString channels;  // "r,g,b,luma"
-    QString spec;      // the histogram spec as core describes it
-    int bins = 0;
-    int timed_runs = 0;
-    int warmup_runs = 0;
-    std::uint64_t rotate_bytes = 0;
-    QString device;  // the GPU the GPU engines run on (name, driver), or "none"
-    QString cpu;     // model and threads
-    double host_read_bandwidth_gbs = 0.0;
-    QString date;     // ISO 8601, UTC
-    QString version;  // the application's
-};
-
-// One row of the kernel comparison.
-struct BenchRow {
-    QString engine;
-    QString status;  // "ok", "unavailable", "unsupported", "error"
-    QString reason;
-    double median_ms = 0.0;
-    double min_ms = 0.0;
-    double end_to_end_median_ms = 0.0;
-    double gpix_per_s = 0.0;
-    double gb_per_s = 0.0;
-    double pct_read_bw = 0.0;  // 0 when the read bandwidth is unknown
-    int runs = 0;
-    bool verified = false;
-};
+// The kernel comparison's context and rows: core's benchmark types (histoscope/core/bench.hpp),
+// the same that `histoscope-cli bench` reports.
+using BenchContext = hs::BenchContext;
+using BenchRow = hs::BenchRow;
 
 // Why the engine the user picked is (or is not) the one that runs.
 struct EngineStatus {

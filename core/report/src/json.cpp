@@ -1,8 +1,8 @@
-#include "json.hpp"
+#include "histoscope/report/json.hpp"
 
 #include <iostream>
 
-namespace hs::cli {
+namespace hs::report {
 
 namespace {
 
@@ -80,4 +80,4 @@ std::string to_text(const Json& value, int indent) {
     return out;
 }
 
-}  // namespace hs::cli
+}  // namespace hs::report

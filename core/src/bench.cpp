@@ -1,0 +1,188 @@
+#include "histoscope/core/bench.hpp"
+
+#include <algorithm>
+#include <ctime>
+#include <fstream>
+#include <new>
+#include <numeric>
+#include <thread>
+
+#include "histoscope/core/error.hpp"
+#include "histoscope/core/version.hpp"
+
+namespace hs {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr int kWarmupRuns = 3;
+constexpr double kChunkMs = 250.0;  // about how long one benchmark() call may take
+
+std::string iso_date_utc() {
+    const std::time_t now = std::time(nullptr);
+    std::tm utc{};
+    gmtime_r(&now, &utc);
+    char text[32];
+    std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
+    return text;
+}
+
+unsigned threads() {
+    return std::max(1u, std::thread::hardware_concurrency());
+}
+
+}  // namespace
+
+double ms_since(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+double median(std::vector<double> values) {
+    if (values.empty()) return 0.0;
+    std::sort(values.begin(), values.end());
+    const std::size_t n = values.size();
+    return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2.0;
+}
+
+BenchOptions bench_options(int timed_runs, std::size_t device_l2_bytes) {
+    BenchOptions options;
+    options.warmup_runs = kWarmupRuns;
+    options.timed_runs = timed_runs;
+    options.rotate_bytes = 4 * device_l2_bytes;
+    return options;
+}
+
+BenchContext bench_context(const BenchOptions& options, const std::string& device,
+                           double device_read_bandwidth_gbs, double host_read_bandwidth_gbs) {
+    BenchContext c;
+    c.device = device.empty() ? "none" : device;
+    c.device_read_bandwidth_gbs = device_read_bandwidth_gbs;
+    c.cpu = cpu_description();
+    c.host_read_bandwidth_gbs = host_read_bandwidth_gbs;
+    c.timed_runs = options.timed_runs;
+    c.warmup_runs = options.warmup_runs;
+    c.rotate_bytes = options.rotate_bytes;
+    c.date = iso_date_utc();
+    c.version = kVersion;
+    return c;
+}
+
+bool bench_engine(HistogramEngine& engine, const HistogramRequest& request,
+                  const std::vector<ChannelHistogram>& reference, const BenchOptions& options,
+                  double read_bandwidth_gbs, BenchRow& row, const BenchControl& control) {
+    const ImageView& image = request.image;
+    row = BenchRow();
+    row.width = image.width;
+    row.height = image.height;
+    row.image_channels = image.channels;
+    row.depth = image.bit_depth;
+    row.bytes = image.row_bytes() * static_cast<std::uint64_t>(image.height);
+    for (Channel c : request.channels)
+        row.channels += (row.channels.empty() ? "" : ",") + std::string(channel_name(c));
+    row.spec = request.spec.describe();
+    row.bins = request.spec.bins;
+    row.kernel = std::string(engine.name());
+    if (const Availability a = engine.availability(); !a.available) {
+        row.status = "unavailable";
+        row.reason = a.reason;
+        return true;
+    }
+    if (std::string why = engine.unsupported_reason(request); !why.empty()) {
+        row.status = "unsupported";
+        row.reason = std::move(why);
+        return true;
+    }
+    std::vector<ChannelHistogram> expected = reference;
+    apply_saturation(request.spec, expected);
+    const int runs = std::max(options.timed_runs, 1);
+    std::vector<double> histogram_ms, end_to_end_ms;
+    bool verified = true;
+    try {
+        // Without a caller listening, all runs go in one call; an interactive caller gets them
+        // in chunks, the first of one run to learn how long a run takes.
+        const bool interactive = control.cancel != nullptr || control.progress != nullptr;
+        BenchOptions chunk = options;
+        chunk.timed_runs = interactive ? 1 : runs;
+        while (static_cast<int>(histogram_ms.size()) < runs) {
+            if (control.cancel != nullptr && control.cancel->load()) return false;
+            chunk.timed_runs =
+                std::min(chunk.timed_runs, runs - static_cast<int>(histogram_ms.size()));
+            const auto start = Clock::now();
+            const BenchTiming t = engine.benchmark(request, chunk);
+            const double per_run = ms_since(start) / (chunk.warmup_runs + chunk.timed_runs);
+            histogram_ms.insert(histogram_ms.end(), t.histogram_ms.begin(), t.histogram_ms.end());
+            end_to_end_ms.insert(end_to_end_ms.end(), t.end_to_end_ms.begin(),
+                                 t.end_to_end_ms.end());
+            row.input_copies = t.input_copies;
+            verified = verified && t.last == expected;
+            chunk.timed_runs = std::max(1, static_cast<int>(kChunkMs / std::max(per_run, 1e-3)));
+            chunk.warmup_runs = std::min(options.warmup_runs, 1);
+            if (control.progress) control.progress(static_cast<int>(histogram_ms.size()));
+        }
+    } catch (const Error& e) {
+        row.status = "error";
+        row.reason = e.what();
+        return true;
+    } catch (const std::bad_alloc&) {
+        row.status = "error";
+        row.reason = "out of host memory";
+        return true;
+    }
+    row.runs = static_cast<int>(histogram_ms.size());
+    row.median_ms = median(histogram_ms);
+    row.min_ms = *std::min_element(histogram_ms.begin(), histogram_ms.end());
+    row.end_to_end_median_ms = median(end_to_end_ms);
+    if (row.median_ms > 0) {
+        row.gpix_s = static_cast<double>(image.pixel_count()) / (row.median_ms * 1e6);
+        row.gb_s = static_cast<double>(row.bytes) / (row.median_ms * 1e6);
+    }
+    if (read_bandwidth_gbs > 0) row.pct_read_bw = 100.0 * row.gb_s / read_bandwidth_gbs;
+    row.verified = verified;
+    if (!verified) row.reason = "counts differ from the CPU reference";
+    return true;
+}
+
+double measure_host_read_bandwidth_gbs(int passes) {
+    const std::size_t words = (std::size_t{128} << 20) / sizeof(std::uint64_t);
+    std::vector<std::uint64_t> buffer(words);
+    std::iota(buffer.begin(), buffer.end(), std::uint64_t{1});
+    const unsigned n = threads();
+    std::vector<std::uint64_t> sums(n);
+    double best = 0.0;
+    for (int pass = 0; pass < std::max(passes, 1); ++pass) {
+        const auto start = Clock::now();
+        std::vector<std::thread> pool;
+        for (unsigned t = 0; t < n; ++t)
+            pool.emplace_back([&, t] {
+                const std::size_t begin = words * t / n, end = words * (t + 1) / n;
+                std::uint64_t s = 0;
+                for (std::size_t i = begin; i < end; ++i) s += buffer[i];
+                sums[t] = s;
+            });
+        for (auto& th : pool) th.join();
+        const double ms = ms_since(start);
+        if (ms > 0)
+            best = std::max(best, static_cast<double>(words * sizeof(std::uint64_t)) / ms / 1e6);
+    }
+    // The sums are used so the reads cannot be optimized away.
+    volatile std::uint64_t sink = std::accumulate(sums.begin(), sums.end(), std::uint64_t{0});
+    (void)sink;
+    return best;
+}
+
+std::string cpu_description() {
+    std::string model = "unknown CPU";
+    std::ifstream info("/proc/cpuinfo");
+    for (std::string line; std::getline(info, line);) {
+        if (line.rfind("model name", 0) != 0) continue;
+        const auto colon = line.find(':');
+        if (colon == std::string::npos) continue;
+        const auto first = line.find_first_not_of(" \t", colon + 1);
+        if (first != std::string::npos) model = line.substr(first);
+        break;
+    }
+    return model + ", " + std::to_string(threads()) + " threads";
+}
+
+}  // namespace hs
