@@ -24,7 +24,7 @@
 
 namespace {
 
-constexpr const char* kDefaultSample = "fruits.jpg";
+constexpr const char* kDefaultSample = HS_DEFAULT_SAMPLE;
 
 // The bundled samples: next to an installed binary, else the source tree it was built from.
 QString find_samples_dir() {
