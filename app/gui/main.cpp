@@ -3,15 +3,18 @@
 //
 //   histoscope [FILE]                       opens FILE (default: the last file opened, else a
 //                                           bundled sample)
-//   histoscope --screenshot OUT.png [FILE]  loads, waits for the first processed frame, saves
-//                                           the window as a PNG and exits
+//   histoscope --screenshot OUT.png [--screenshot-compare CMP.png] [--screenshot-timeout S] [FILE]
+//                                           loads, waits for the first processed frame, saves
+//                                           the window as a PNG (then, with
+//                                           --screenshot-compare, runs Compare Kernels with every
+//                                           engine and saves that dialog) and exits: 0, or 3
+//                                           after an `error:` line (scripted_run.hpp)
 
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDir>
 #include <QFileInfo>
 #include <QSettings>
-#include <QTimer>
 #include <cstdio>
 #include <memory>
 
@@ -21,6 +24,7 @@
 #include "histoscope/ui/main_window.hpp"
 #include "histoscope/ui/theme.hpp"
 #include "histoscope/ui/worker.hpp"
+#include "scripted_run.hpp"
 
 namespace {
 
@@ -56,6 +60,17 @@ int main(int argc, char** argv) {
         QStringLiteral("Load FILE, wait for its histogram, save the window to OUT and exit."),
         QStringLiteral("OUT"));
     parser.addOption(screenshot);
+    const QCommandLineOption screenshot_compare(
+        QStringLiteral("screenshot-compare"),
+        QStringLiteral("With --screenshot: then run Compare Kernels with every engine and save "
+                       "that dialog to OUT."),
+        QStringLiteral("OUT"));
+    parser.addOption(screenshot_compare);
+    const QCommandLineOption screenshot_timeout(
+        QStringLiteral("screenshot-timeout"),
+        QStringLiteral("With --screenshot: fail after SECONDS (default 300)."),
+        QStringLiteral("SECONDS"), QStringLiteral("300"));
+    parser.addOption(screenshot_timeout);
     parser.addPositionalArgument(QStringLiteral("file"), QStringLiteral("Image to open"),
                                  QStringLiteral("[FILE]"));
     parser.process(app);
@@ -77,32 +92,24 @@ int main(int argc, char** argv) {
                                                                std::move(engines.options)));
     hs::ui::MainWindow window(worker.controller(), samples_dir);
 
+    if (parser.isSet(screenshot_compare) && !parser.isSet(screenshot)) {
+        std::fputs("error: --screenshot-compare needs --screenshot\n", stderr);
+        return 2;
+    }
     if (parser.isSet(screenshot)) {
-        const QString out = parser.value(screenshot);
+        bool ok = false;
+        const int timeout_s = parser.value(screenshot_timeout).toInt(&ok);
+        if (!ok || timeout_s < 1 || timeout_s > 86400) {
+            std::fputs("error: --screenshot-timeout takes whole seconds from 1 to 86400\n", stderr);
+            return 2;
+        }
         if (file.isEmpty()) {
             std::fputs("error: --screenshot needs a FILE (no bundled sample found)\n", stderr);
             return 2;
         }
-        window.resize(1600, 1000);
-        auto grab = [&window, out] {
-            // Let the layout and the repaint triggered by the new data settle first.
-            QTimer::singleShot(500, &window, [&window, out] {
-                const bool ok = window.grab().save(out, "PNG");
-                if (ok)
-                    std::printf("wrote %s (%s)\n", qPrintable(out),
-                                qPrintable(window.currentPath()));
-                else
-                    std::fprintf(stderr, "error: cannot write %s\n", qPrintable(out));
-                QApplication::exit(ok ? 0 : 3);
-            });
-        };
-        QObject::connect(worker.controller(), &hs::ui::Controller::frameReady, &window, grab,
-                         Qt::SingleShotConnection);
-        QObject::connect(worker.controller(), &hs::ui::Controller::loadFailed, &window,
-                         [](const QString&, const QString& message) {
-                             std::fprintf(stderr, "error: %s\n", qPrintable(message));
-                             QApplication::exit(3);
-                         });
+        hs::gui::arm_scripted_run(
+            {parser.value(screenshot), parser.value(screenshot_compare), timeout_s}, window,
+            *worker.controller());
     }
     window.show();
     if (!file.isEmpty()) window.openFile(file);
