@@ -36,6 +36,11 @@ EXCLUDED='^(linux-vdso|ld-linux|libc|libm|libdl|libpthread|librt|libresolv|libst
 EXCLUDED+='|libcuda|libnvidia-.*|libz|libzstd|liblzma|liblz4|libsystemd|libcap|libgcrypt'
 EXCLUDED+='|libgpg-error|libmd|libpcre2-8|libexpat)\.so'
 
+# OUT_DIR is replaced: only an earlier bundle or an empty folder.
+if [ -e "$out" ] && [ ! -f "$out/env.sh" ] && [ -n "$(ls -A "$out")" ]; then
+    echo "bundle-ui-runtime: $out exists and is not a bundle: not replacing it" >&2
+    exit 1
+fi
 rm -rf "$out" "$out.tar.xz"
 mkdir -p "$out/lib" "$out/plugins" "$out/fonts" "$out/build"
 
