@@ -20,6 +20,7 @@
 
 #include "engines.hpp"
 #include "histoscope/core/version.hpp"
+#include "histoscope/media/atomic_file.hpp"
 #include "histoscope/ui/controller.hpp"
 #include "histoscope/ui/main_window.hpp"
 #include "histoscope/ui/theme.hpp"
@@ -106,6 +107,17 @@ int main(int argc, char** argv) {
         if (file.isEmpty()) {
             std::fputs("error: --screenshot needs a FILE (no bundled sample found)\n", stderr);
             return 2;
+        }
+        if (QFileInfo(parser.value(screenshot)) == QFileInfo(parser.value(screenshot_compare))) {
+            std::fputs("error: --screenshot and --screenshot-compare name the same file\n", stderr);
+            return 2;
+        }
+        for (const QString& out : {parser.value(screenshot), parser.value(screenshot_compare)}) {
+            if (!out.isEmpty() && hs::media::same_file(out.toStdString(), file.toStdString())) {
+                std::fprintf(stderr, "error: %s is the input: a screenshot never replaces it\n",
+                             qPrintable(out));
+                return 2;
+            }
         }
         hs::gui::arm_scripted_run(
             {parser.value(screenshot), parser.value(screenshot_compare), timeout_s}, window,
