@@ -108,7 +108,9 @@ int main(int argc, char** argv) {
             std::fputs("error: --screenshot needs a FILE (no bundled sample found)\n", stderr);
             return 2;
         }
-        if (QFileInfo(parser.value(screenshot)) == QFileInfo(parser.value(screenshot_compare))) {
+        // (QFileInfo's own == is undefined for files that do not exist yet.)
+        if (QFileInfo(parser.value(screenshot)).absoluteFilePath() ==
+            QFileInfo(parser.value(screenshot_compare)).absoluteFilePath()) {
             std::fputs("error: --screenshot and --screenshot-compare name the same file\n", stderr);
             return 2;
         }
