@@ -19,6 +19,13 @@
 #   scripts/gpu.sh compare        every GPU engine against cpu through histoscope-cli hist
 #   scripts/gpu.sh equalize [RUNS]
 #                                 the GPU equalizer against the cpu engine and Python OpenCV
+#   scripts/gpu.sh gui [INPUT...] the desktop application with the GPU engines, headless: the
+#                                 gui-host build and its Qt runtime arrive as .ui-runtime.tar.xz
+#                                 (scripts/bundle-ui-runtime.sh build-gui-host, made on the
+#                                 development machine: there is no Qt here); runs ctest -L ui and
+#                                 the scripted run (histoscope --screenshot, Compare Kernels with
+#                                 every engine) on INPUT (default: the bundled fruits.gif), PNGs
+#                                 of the window and of Compare Kernels to the output folder
 #
 # Logs and JSON go to ${OUT:-out}/ (at most 8 files: the runner returns no more). Environment:
 # HS_JOBS (build jobs, default 16), HS_TEST_JOBS (GPU tests at once, default 8),
@@ -128,6 +135,69 @@ cmd_compare() {
 
 cmd_equalize() {
     python3 "$tools" equalize-bench "$cli" "$out/equalize.json" "${1:-21}" "${HS_EQ_KERNEL:-gpu}"
+}
+
+# --- gui ---------------------------------------------------------------------------------------
+# LOG: Compare Kernels ran every engine of the build, GPU ones included (here an unavailable
+# engine means an unusable GPU; one that does not support the input's shape only says so).
+# shellcheck disable=SC2317  # called through stage()
+all_engines_ran() {
+    if grep -qE '^compare: [^:]+: (unavailable|error):' "$1"; then
+        echo "engines that did not run:"
+        grep -E '^compare: [^:]+: (unavailable|error):' "$1" | sed 's/^/  /'
+        return 1
+    fi
+    grep -qE '^compare: [^:]+: ok, exact' "$1"
+}
+
+cmd_gui() {
+    local runtime="$root/.ui-runtime" src bld
+    for f in gui-environment.txt gui-ctest.log gui-screenshot.log gui-window.png gui-compare.png \
+        gui-summary.txt; do rm -f "${out:?}/$f"; done
+    if [ ! -f "$runtime/env.sh" ]; then
+        [ -f "$runtime.tar.xz" ] || {
+            echo "gpu.sh gui: no .ui-runtime.tar.xz: make it with scripts/bundle-ui-runtime.sh" \
+                "build-gui-host on the development machine and carry it" >&2
+            return 1
+        }
+        tar -C "$root" -xJf "$runtime.tar.xz"
+    fi
+    # The build's tests and programs name the folders it was made in (sources, samples, the
+    # programs): here those paths lead to this tree and to the bundled build.
+    { read -r src && read -r bld; } <"$runtime/build/ORIGIN"
+    if [ ! -e "$src" ]; then
+        mkdir -p "$(dirname "$src")"
+        ln -s "$root" "$src"
+    fi
+    if [ ! -e "$bld" ]; then
+        mkdir -p "$(dirname "$bld")"
+        ln -s "$runtime/build" "$bld"
+    fi
+    # shellcheck source=/dev/null
+    source "$runtime/env.sh"
+    XDG_CONFIG_HOME="$(mktemp -d)"  # first-start settings
+    export XDG_CONFIG_HOME
+    {
+        echo "date: $(date -u +%FT%TZ)"
+        echo "host: $(hostname)"
+        echo "build: $bld (from $src)"
+        nvidia-smi -L || true
+    } >"$out/gui-environment.txt" 2>&1
+    local input=("$@")
+    [ ${#input[@]} -gt 0 ] || input=("$root/resources/samples/fruits.gif")
+    stage "ctest -L ui (gui-host build, bundled Qt, offscreen)" gui-ctest.log \
+        ctest --test-dir "$bld" -L ui --output-on-failure
+    stage "histoscope --screenshot --screenshot-compare ${input[*]}" gui-screenshot.log \
+        "$bld/app/histoscope" --screenshot "$out/gui-window.png" \
+        --screenshot-compare "$out/gui-compare.png" --screenshot-timeout 300 "${input[@]}"
+    stage "Compare Kernels ran and verified every engine" gui-screenshot.log \
+        all_engines_ran "$out/gui-screenshot.log"
+    echo
+    echo "================ gpu.sh gui summary ================"
+    grep -E "tests passed|tests failed|Disabled" "$out/gui-ctest.log" | sed "s/^/gui-ctest.log: /" || true
+    grep -E "^compare: |^wrote " "$out/gui-screenshot.log" | sed "s/^/gui-screenshot.log: /" || true
+    printf '%s\n' "${summary[@]}" | tee "$out/gui-summary.txt"
+    return "$failed"
 }
 
 # --- check -------------------------------------------------------------------------------------
@@ -263,6 +333,7 @@ job="${1:-}"
 [ $# -gt 0 ] && shift
 case "$job" in
     check) cmd_check ;;
+    gui) cmd_gui "$@" ;;
     bench | stream | compare | equalize | auto | learn-auto)
         build_cli >>"$out/build.log" 2>&1
         "cmd_${job//-/_}" "$@"

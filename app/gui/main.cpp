@@ -3,28 +3,33 @@
 //
 //   histoscope [FILE]                       opens FILE (default: the last file opened, else a
 //                                           bundled sample)
-//   histoscope --screenshot OUT.png [FILE]  loads, waits for the first processed frame, saves
-//                                           the window as a PNG and exits
+//   histoscope --screenshot OUT.png [--screenshot-compare CMP.png] [--screenshot-timeout S] [FILE]
+//                                           loads, waits for the first processed frame, saves
+//                                           the window as a PNG (then, with
+//                                           --screenshot-compare, runs Compare Kernels with every
+//                                           engine and saves that dialog) and exits: 0, or 3
+//                                           after an `error:` line (scripted_run.hpp)
 
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDir>
 #include <QFileInfo>
 #include <QSettings>
-#include <QTimer>
 #include <cstdio>
 #include <memory>
 
 #include "engines.hpp"
 #include "histoscope/core/version.hpp"
+#include "histoscope/media/atomic_file.hpp"
 #include "histoscope/ui/controller.hpp"
 #include "histoscope/ui/main_window.hpp"
 #include "histoscope/ui/theme.hpp"
 #include "histoscope/ui/worker.hpp"
+#include "scripted_run.hpp"
 
 namespace {
 
-constexpr const char* kDefaultSample = "fruits.jpg";
+constexpr const char* kDefaultSample = HS_DEFAULT_SAMPLE;
 
 // The bundled samples: next to an installed binary, else the source tree it was built from.
 QString find_samples_dir() {
@@ -56,6 +61,17 @@ int main(int argc, char** argv) {
         QStringLiteral("Load FILE, wait for its histogram, save the window to OUT and exit."),
         QStringLiteral("OUT"));
     parser.addOption(screenshot);
+    const QCommandLineOption screenshot_compare(
+        QStringLiteral("screenshot-compare"),
+        QStringLiteral("With --screenshot: then run Compare Kernels with every engine and save "
+                       "that dialog to OUT."),
+        QStringLiteral("OUT"));
+    parser.addOption(screenshot_compare);
+    const QCommandLineOption screenshot_timeout(
+        QStringLiteral("screenshot-timeout"),
+        QStringLiteral("With --screenshot: fail after SECONDS (default 300)."),
+        QStringLiteral("SECONDS"), QStringLiteral("300"));
+    parser.addOption(screenshot_timeout);
     parser.addPositionalArgument(QStringLiteral("file"), QStringLiteral("Image to open"),
                                  QStringLiteral("[FILE]"));
     parser.process(app);
@@ -77,32 +93,37 @@ int main(int argc, char** argv) {
                                                                std::move(engines.options)));
     hs::ui::MainWindow window(worker.controller(), samples_dir);
 
+    if (parser.isSet(screenshot_compare) && !parser.isSet(screenshot)) {
+        std::fputs("error: --screenshot-compare needs --screenshot\n", stderr);
+        return 2;
+    }
     if (parser.isSet(screenshot)) {
-        const QString out = parser.value(screenshot);
+        bool ok = false;
+        const int timeout_s = parser.value(screenshot_timeout).toInt(&ok);
+        if (!ok || timeout_s < 1 || timeout_s > 86400) {
+            std::fputs("error: --screenshot-timeout takes whole seconds from 1 to 86400\n", stderr);
+            return 2;
+        }
         if (file.isEmpty()) {
             std::fputs("error: --screenshot needs a FILE (no bundled sample found)\n", stderr);
             return 2;
         }
-        window.resize(1600, 1000);
-        auto grab = [&window, out] {
-            // Let the layout and the repaint triggered by the new data settle first.
-            QTimer::singleShot(500, &window, [&window, out] {
-                const bool ok = window.grab().save(out, "PNG");
-                if (ok)
-                    std::printf("wrote %s (%s)\n", qPrintable(out),
-                                qPrintable(window.currentPath()));
-                else
-                    std::fprintf(stderr, "error: cannot write %s\n", qPrintable(out));
-                QApplication::exit(ok ? 0 : 3);
-            });
-        };
-        QObject::connect(worker.controller(), &hs::ui::Controller::frameReady, &window, grab,
-                         Qt::SingleShotConnection);
-        QObject::connect(worker.controller(), &hs::ui::Controller::loadFailed, &window,
-                         [](const QString&, const QString& message) {
-                             std::fprintf(stderr, "error: %s\n", qPrintable(message));
-                             QApplication::exit(3);
-                         });
+        // (QFileInfo's own == is undefined for files that do not exist yet.)
+        if (QFileInfo(parser.value(screenshot)).absoluteFilePath() ==
+            QFileInfo(parser.value(screenshot_compare)).absoluteFilePath()) {
+            std::fputs("error: --screenshot and --screenshot-compare name the same file\n", stderr);
+            return 2;
+        }
+        for (const QString& out : {parser.value(screenshot), parser.value(screenshot_compare)}) {
+            if (!out.isEmpty() && hs::media::same_file(out.toStdString(), file.toStdString())) {
+                std::fprintf(stderr, "error: %s is the input: a screenshot never replaces it\n",
+                             qPrintable(out));
+                return 2;
+            }
+        }
+        hs::gui::arm_scripted_run(
+            {parser.value(screenshot), parser.value(screenshot_compare), timeout_s}, window,
+            *worker.controller());
     }
     window.show();
     if (!file.isEmpty()) window.openFile(file);

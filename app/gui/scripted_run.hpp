@@ -1,0 +1,35 @@
+#pragma once
+// The scripted run of the desktop application (histoscope --screenshot): screenshots of the
+// real window, and of Compare Kernels after a run with every engine, taken without a person,
+// e.g. under QT_QPA_PLATFORM=offscreen on the GPU host (scripts/gpu.sh gui). It only listens to
+// the controller, so it works whatever opened the input.
+
+#include <QString>
+
+namespace hs::ui {
+class Controller;
+class MainWindow;
+}  // namespace hs::ui
+
+namespace hs::gui {
+
+struct ScriptedRun {
+    QString window_png;   // the main window, once the first histogram is drawn
+    QString compare_png;  // Compare Kernels after its run; empty: no run
+    int timeout_s = 300;  // for the whole run
+};
+
+// Sizes of the windows the scripted run saves, in pixels (what its test checks).
+constexpr int kScriptedWindowWidth = 1600;
+constexpr int kScriptedWindowHeight = 1000;
+constexpr int kScriptedCompareWidth = 1200;
+constexpr int kScriptedCompareHeight = 800;
+
+// Sizes `window` and arms the run: the application exits 0 once every PNG asked for is written,
+// or prints one `error:` line and exits 3 if the input fails to load, an engine of Compare
+// Kernels fails or is not verified, a PNG cannot be written, or the run takes longer than
+// timeout_s. Call before the input is opened.
+void arm_scripted_run(const ScriptedRun& run, hs::ui::MainWindow& window,
+                      hs::ui::Controller& controller);
+
+}  // namespace hs::gui
