@@ -85,20 +85,21 @@ struct Run {
         int timed = 0;
         QString failures;
         for (const hs::ui::BenchRow& row : dialog.rows()) {
-            if (row.status == QLatin1String("ok")) {
+            const QString engine = QString::fromStdString(row.kernel);
+            const QString reason = QString::fromStdString(row.reason);
+            if (row.status == "ok") {
                 std::printf("compare: %s: ok, %s, median %.3f ms, %.2f Gpix/s\n",
-                            qPrintable(row.engine), row.verified ? "exact" : "NOT VERIFIED",
-                            row.median_ms, row.gpix_per_s);
+                            row.kernel.c_str(), row.verified ? "exact" : "NOT VERIFIED",
+                            row.median_ms, row.gpix_s);
                 if (row.verified)
                     ++timed;
                 else
-                    failures +=
-                        QStringLiteral(" %1 (differs from the CPU reference)").arg(row.engine);
+                    failures += QStringLiteral(" %1 (differs from the CPU reference)").arg(engine);
             } else {
-                std::printf("compare: %s: %s: %s\n", qPrintable(row.engine), qPrintable(row.status),
-                            qPrintable(row.reason));
-                if (row.status == QLatin1String("error"))
-                    failures += QStringLiteral(" %1 (%2)").arg(row.engine, row.reason);
+                std::printf("compare: %s: %s: %s\n", row.kernel.c_str(), row.status.c_str(),
+                            row.reason.c_str());
+                if (row.status == "error")
+                    failures += QStringLiteral(" %1 (%2)").arg(engine, reason);
             }
         }
         std::fflush(stdout);
