@@ -43,6 +43,7 @@
 #include "histoscope/ui/compare_dialog.hpp"
 #include "histoscope/ui/controller.hpp"
 #include "histoscope/ui/controls_panel.hpp"
+#include "histoscope/ui/equalize_panel.hpp"
 #include "histoscope/ui/export.hpp"
 #include "histoscope/ui/histogram_columns.hpp"
 #include "histoscope/ui/histogram_model.hpp"
