@@ -5,16 +5,17 @@
 #include <QString>
 #include <memory>
 
+#include "frame_source.hpp"
 #include "histoscope/core/image.hpp"
-#include "histoscope/media/media.hpp"
 #include "histoscope/ui/types.hpp"
 
 namespace hs::ui {
 
 struct OpenedMedia {
     MediaInfo info;
-    hs::Image first;                                // the photo, or the video's first frame
-    std::unique_ptr<hs::media::VideoReader> video;  // null for a photo
+    hs::Image first;  // the photo, or the first frame
+    // The frames after the first, for playback; null for a photo.
+    std::unique_ptr<FrameSource> frames;
 };
 
 // Throws hs::InputError (unreadable, corrupt, too large) and std::bad_alloc.

@@ -23,7 +23,6 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <optional>
 #include <string>
 
 #include "histoscope/core/engine.hpp"
@@ -141,8 +140,6 @@ class Controller : public QObject {
     void scheduleProcess();
     void process();
     void showFrame(hs::Image& frame);  // a video frame from playback
-    // The computation of `image` with the current settings and engines.
-    FrameSpec frameSpec(const std::shared_ptr<const hs::Image>& image, EngineStatus& status);
     // Reports what failed and emits the result.
     void finishFrame(FrameOutcome& outcome, EngineStatus status, double total_ms, bool preview);
     // Playback: queues the frame in source_ on the frame stream and shows the results that are
@@ -155,8 +152,6 @@ class Controller : public QObject {
     void emitFrame(FrameResult& out, double total_ms);
     void reportError(const QString& message);
     void updateBusy();
-    // Why `reference` cannot serve the current image, or empty.
-    QString referenceProblem(const hs::Image& reference) const;
 
     std::unique_ptr<hs::EngineRegistry> registry_;
     ControllerOptions options_;
@@ -169,7 +164,6 @@ class Controller : public QObject {
     std::shared_ptr<const hs::Image> equalized_;
     QString path_;
     Playback* playback_;
-    std::optional<std::int64_t> pending_seek_;
     std::shared_ptr<const hs::Image> reference_;
     std::uint64_t reference_generation_ = 0;  // counts the references loaded
 
