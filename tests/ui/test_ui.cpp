@@ -837,6 +837,12 @@ class TestUi : public QObject {
         const FrameTiming& played = window_->timingModel()->entries().front();
         QCOMPARE(played.stream,
                  gpu_engines_.isEmpty() ? QStringLiteral("cpu") : QStringLiteral("gpu"));
+        // The equalizer the stream ran, by its registry name (none with equalization off).
+        if (window_->equalizePanel()->settings().mode == EqualizeSettings::Mode::Off)
+            QCOMPARE(played.equalizer, QString());
+        else
+            QVERIFY2(make_registry()->find_equalizer(played.equalizer.toStdString()) != nullptr,
+                     qPrintable(played.equalizer));
         QVERIFY(window_->timingPanel()->summary().contains(QStringLiteral("frame stream")));
         {
             hs::media::VideoReader at(path.toStdString());

@@ -64,7 +64,8 @@ class StreamSession {
 
     bool isOpen() const { return stream_ != nullptr; }
     const QString& engineName() const { return engine_name_; }  // the stream engine
-    std::string_view equalizer() const { return stream_ ? stream_->equalizer() : ""; }
+    // The stream's equalizer (hs::FrameStream::equalizer() returns a new string each time).
+    std::string equalizer() const { return stream_ ? stream_->equalizer() : std::string(); }
 
   private:
     void showReady(StreamedFrame frame, const Show& show);
