@@ -62,12 +62,20 @@ void Controller::updateBusy() {
 // --- media
 
 void Controller::openFile(const QString& path) {
+    open(path, {});
+}
+
+void Controller::openRaw(const QString& path, const QString& format) {
+    open(path, format);
+}
+
+void Controller::open(const QString& path, const QString& raw_format) {
     background_->cancel();  // the last photo's full resolution is not needed any more
     opening_ = QFileInfo(path).fileName();
     updateBusy();
     OpenedMedia opened;
     try {
-        opened = open_media(path);
+        opened = open_media(path, raw_format);
     } catch (const std::exception& e) {
         opening_.clear();
         updateBusy();

@@ -1,6 +1,7 @@
 #pragma once
-// What playback reads frames from, whichever it is (a video: FFmpeg through
-// hs::media::VideoReader). Playback knows only this interface.
+// What playback reads frames from, whichever it is: a video (FFmpeg through
+// hs::media::VideoReader) or a raw stream (hs::media::RawStreamReader over a file of whole
+// frames). Playback knows only this interface.
 
 #include <cstdint>
 #include <memory>
@@ -32,4 +33,9 @@ class FrameSource {
 
 // A video's frames; the reader may already have delivered some.
 std::unique_ptr<FrameSource> video_source(std::unique_ptr<hs::media::VideoReader> reader);
+// The `frames` whole frames of a raw file (its size already checked), from frame `position`.
+// Throws hs::InputError when the file cannot be opened.
+std::unique_ptr<FrameSource> raw_source(const std::string& path, const hs::media::RawFormat& format,
+                                        std::int64_t frames, std::int64_t position);
+
 }  // namespace hs::ui

@@ -40,6 +40,7 @@
 #include "histoscope/ui/histogram_view.hpp"
 #include "histoscope/ui/image_view.hpp"
 #include "histoscope/ui/pixel_readout.hpp"
+#include "histoscope/ui/raw_dialog.hpp"
 #include "histoscope/ui/stats_model.hpp"
 #include "histoscope/ui/timing_model.hpp"
 #include "histoscope/ui/timing_panel.hpp"
@@ -222,6 +223,8 @@ void MainWindow::buildMenus() {
     QAction* open = file->addAction(style()->standardIcon(QStyle::SP_DialogOpenButton),
                                     tr("&Open..."), this, &MainWindow::chooseAndOpen);
     open->setShortcut(QKeySequence::Open);
+    file->addAction(tr("Open Ra&w..."), this, &MainWindow::chooseAndOpenRaw)
+        ->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
     recent_menu_ = file->addMenu(tr("Open &Recent"));
     rebuildRecentMenu();
     const QDir samples(samples_dir_);
@@ -376,6 +379,7 @@ void MainWindow::buildMenus() {
 
 void MainWindow::connectController() {
     connect(this, &MainWindow::openRequested, controller_, &Controller::openFile);
+    connect(this, &MainWindow::rawOpenRequested, controller_, &Controller::openRaw);
     connect(this, &MainWindow::engineRequested, controller_, &Controller::setEngine);
     connect(this, &MainWindow::equalizerRequested, controller_, &Controller::setEqualizer);
     connect(this, &MainWindow::binsRequested, controller_, &Controller::setBins);
@@ -465,9 +469,34 @@ CompareDialog* MainWindow::compareDialog() const {
     return compare_.data();
 }
 
+RawDialog* MainWindow::rawDialog() const {
+    return raw_dialog_.data();
+}
+
 void MainWindow::openFile(const QString& path) {
+    // Raw frames have no header to tell their format: the one used last for the file, else
+    // the user's for a file named as raw.
+    if (const QString format = remembered_raw_format(path); !format.isEmpty())
+        return openRawFile(path, format);
+    const QString suffix = QFileInfo(path).suffix().toLower();
+    if (suffix == QLatin1String("raw") || suffix == QLatin1String("bin")) return askRawFormat(path);
     statusBar()->showMessage(tr("Opening %1...").arg(QFileInfo(path).fileName()));
     emit openRequested(path);
+}
+
+void MainWindow::openRawFile(const QString& path, const QString& format) {
+    statusBar()->showMessage(tr("Opening %1 as %2...").arg(QFileInfo(path).fileName(), format));
+    emit rawOpenRequested(path, format);
+}
+
+void MainWindow::askRawFormat(const QString& path) {
+    if (raw_dialog_) raw_dialog_->close();
+    auto* dialog = new RawDialog(path, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &QDialog::accepted, this,
+            [this, dialog] { openRawFile(dialog->path(), dialog->format()); });
+    raw_dialog_ = dialog;
+    dialog->open();
 }
 
 void MainWindow::setReferenceFile(const QString& path) {
@@ -480,6 +509,15 @@ void MainWindow::chooseAndOpen() {
     const QString path =
         QFileDialog::getOpenFileName(this, tr("Open Photo or Video"), dir, kMediaFilter);
     if (!path.isEmpty()) openFile(path);
+}
+
+void MainWindow::chooseAndOpenRaw() {
+    const QString dir =
+        current_path_.isEmpty() ? samples_dir_ : QFileInfo(current_path_).absolutePath();
+    const QString path =
+        QFileDialog::getOpenFileName(this, tr("Open Raw Frames"), dir,
+                                     tr("Raw frames (*.raw *.bin *.rgb *.gray);;All files (*)"));
+    if (!path.isEmpty()) askRawFormat(path);
 }
 
 void MainWindow::chooseReference() {
@@ -607,6 +645,7 @@ void MainWindow::onMediaLoaded(const MediaInfo& info) {
     timing_model_->clear();
     if (compare_) compare_->close();
     addRecent(info.path);
+    if (!info.raw_format.isEmpty()) remember_raw_format(info.path, info.raw_format);
 }
 
 void MainWindow::onLoadFailed(const QString& path, const QString& message) {

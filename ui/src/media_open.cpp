@@ -11,6 +11,21 @@ namespace hs::ui {
 
 namespace {
 
+void open_raw(OpenedMedia& opened, const std::string& file, const QString& raw_format) {
+    const hs::media::RawFormat format = hs::media::parse_raw_format(raw_format.toStdString());
+    // The size is checked (a whole number of frames) before anything is allocated.
+    hs::media::RawFrame first = hs::media::read_raw_frame(file, format, 0);
+    opened.first = std::move(first.image);
+    opened.info.format = QStringLiteral("Raw");
+    opened.info.raw_format = QString::fromStdString(hs::media::to_string(format));
+    opened.info.frames = first.frames;
+    if (first.frames > 1) {
+        opened.frames = raw_source(file, format, first.frames, 1);
+        opened.info.video = true;
+        opened.info.fps = opened.frames->fps();
+    }
+}
+
 void open_video(OpenedMedia& opened, const std::string& file) {
     auto video = std::make_unique<hs::media::VideoReader>(file);
     // Playback starts at frame 0, so a clip whose first frame is damaged is refused with the
@@ -27,11 +42,13 @@ void open_video(OpenedMedia& opened, const std::string& file) {
 
 }  // namespace
 
-OpenedMedia open_media(const QString& path) {
+OpenedMedia open_media(const QString& path, const QString& raw_format) {
     const std::string file = path.toStdString();
     OpenedMedia opened;
     opened.info.path = path;
-    if (hs::media::probe(file) == hs::media::MediaKind::Video) {
+    if (!raw_format.isEmpty()) {
+        open_raw(opened, file, raw_format);
+    } else if (hs::media::probe(file) == hs::media::MediaKind::Video) {
         open_video(opened, file);
     } else {
         hs::media::LoadedImage loaded = read_photo(path);

@@ -85,6 +85,9 @@ class Controller : public QObject {
   public slots:
     void listEngines();
     void openFile(const QString& path);
+    // Raw frames of `format` ("WxHxC:u8|u16[:DEPTH]", the CLI's --raw): one frame shows like a
+    // photo, several play like a video.
+    void openRaw(const QString& path, const QString& format);
     void setEngine(const QString& name);     // "auto" or a registry name
     void setEqualizer(const QString& name);  // "auto" or a registry equalizer name
     void setBins(int bins);
@@ -137,6 +140,7 @@ class Controller : public QObject {
     void benchmarkFinished(bool cancelled);
 
   private:
+    void open(const QString& path, const QString& raw_format);
     void scheduleProcess();
     void process();
     void showFrame(hs::Image& frame);  // a video frame from playback
