@@ -108,8 +108,10 @@ RawDialog::RawDialog(const QString& path, QWidget* parent)
     connect(channels_, &QComboBox::currentIndexChanged, this, &RawDialog::update);
     connect(type_, &QComboBox::currentIndexChanged, this, &RawDialog::typeChanged);
 
+    // This file's format, else the one used last (dumps tend to come from the same pipeline).
     QString offered = remembered_raw_format(path);
-    if (offered.isEmpty() && !remembered().isEmpty()) offered = remembered().front()[1];
+    if (const QList<QStringList> all = remembered(); offered.isEmpty() && !all.isEmpty())
+        offered = all.front()[1];
     if (offered.isEmpty() || !setFormat(offered)) update();
 }
 
