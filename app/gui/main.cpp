@@ -3,6 +3,9 @@
 //
 //   histoscope [FILE]                       opens FILE (default: the last file opened, else a
 //                                           bundled sample)
+//   histoscope --raw WxHxC:u8|u16[:DEPTH] FILE
+//                                           opens FILE as raw frames of that format (the CLI's
+//                                           --raw): one frame like a photo, more like a video
 //   histoscope --screenshot OUT.png [--screenshot-compare CMP.png] [--screenshot-timeout S] [FILE]
 //                                           loads, waits for the first processed frame, saves
 //                                           the window as a PNG (then, with
@@ -19,8 +22,10 @@
 #include <memory>
 
 #include "engines.hpp"
+#include "histoscope/core/error.hpp"
 #include "histoscope/core/version.hpp"
 #include "histoscope/media/atomic_file.hpp"
+#include "histoscope/media/media.hpp"
 #include "histoscope/ui/controller.hpp"
 #include "histoscope/ui/main_window.hpp"
 #include "histoscope/ui/theme.hpp"
@@ -72,12 +77,33 @@ int main(int argc, char** argv) {
         QStringLiteral("With --screenshot: fail after SECONDS (default 300)."),
         QStringLiteral("SECONDS"), QStringLiteral("300"));
     parser.addOption(screenshot_timeout);
+    const QCommandLineOption raw(
+        QStringLiteral("raw"),
+        QStringLiteral("Open FILE as raw frames of FORMAT (WxHxC:u8, WxHxC:u16 or "
+                       "WxHxC:u16:DEPTH, as histoscope-cli --raw), e.g. 1920x1080x1:u16:12."),
+        QStringLiteral("FORMAT"));
+    parser.addOption(raw);
     parser.addPositionalArgument(QStringLiteral("file"), QStringLiteral("Image to open"),
                                  QStringLiteral("[FILE]"));
     parser.process(app);
 
     const QString samples_dir = find_samples_dir();
     QString file = parser.positionalArguments().value(0);
+    QString raw_format;
+    if (parser.isSet(raw)) {
+        raw_format = parser.value(raw);
+        try {
+            // Checked here, as the CLI checks it, so that a typo is an error and exit code 2.
+            static_cast<void>(hs::media::parse_raw_format(raw_format.toStdString()));
+        } catch (const hs::UsageError& e) {
+            std::fprintf(stderr, "error: %s\n", e.what());
+            return 2;
+        }
+        if (file.isEmpty()) {
+            std::fputs("error: --raw FORMAT needs the FILE of raw frames\n", stderr);
+            return 2;
+        }
+    }
     if (file.isEmpty() && !parser.isSet(screenshot)) {
         const QString last =
             QSettings().value(QStringLiteral("recentFiles")).toStringList().value(0);
@@ -126,6 +152,9 @@ int main(int argc, char** argv) {
             *worker.controller());
     }
     window.show();
-    if (!file.isEmpty()) window.openFile(file);
+    if (!raw_format.isEmpty())
+        window.openRawFile(file, raw_format);
+    else if (!file.isEmpty())
+        window.openFile(file);
     return QApplication::exec();
 }

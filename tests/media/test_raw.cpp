@@ -150,6 +150,19 @@ TEST(RawRead, SizeThatIsNotAWholeNumberOfFramesIsAnInputError) {
     EXPECT_TRUE(contains(half, "12-byte frame 3x2x1:u16")) << half;
 }
 
+TEST(RawRead, FrameCountOfASizeIsTheCheckEveryReaderMakes) {
+    const auto format = media::parse_raw_format("2x2x1:u16:12");  // 8-byte frames
+    EXPECT_EQ(media::raw_frame_count(8, format, "the file"), 1);
+    EXPECT_EQ(media::raw_frame_count(24, format, "the file"), 3);
+    EXPECT_EQ(message_of<InputError>([&] { media::raw_frame_count(25, format, "the file"); }),
+              "the file has 25 bytes, not a multiple of the 8-byte frame 2x2x1:u16:12");
+    EXPECT_EQ(message_of<InputError>([&] { media::raw_frame_count(7, format, "the file"); }),
+              "the file has 7 bytes, shorter than one 2x2x1:u16:12 frame (8 bytes)");
+    EXPECT_EQ(message_of<InputError>([&] { media::raw_frame_count(0, format, "the file"); }),
+              "the file is empty (one 2x2x1:u16:12 frame is 8 bytes)");
+    EXPECT_THROW(media::raw_frame_count(8, media::RawFormat{0, 0, 1}, "x"), UsageError);
+}
+
 TEST(RawRead, EmptyAndMissingFilesAreInputErrors) {
     ScratchDir dir;
     const std::string empty = dir.file("empty.bin");
@@ -208,6 +221,24 @@ TEST(RawStream, ReadsFramesOneAtATimeAndReportsATruncatedLastFrame) {
     }
 }
 
+TEST(RawStream, SeeksToAFrame) {
+    ScratchDir dir;
+    const std::string path = dir.file("three.bin");
+    write_bytes(path, {0, 1, 2, 3, 10, 11, 12, 13, 20, 21, 22, 23});
+    media::RawStreamReader reader(path, media::parse_raw_format("2x2x1:u8"));
+    std::vector<std::byte> frame(4);
+    ASSERT_TRUE(reader.seek(2));
+    ASSERT_EQ(reader.read_into(frame.data()), 4u);
+    EXPECT_EQ(frame[0], std::byte{20});
+    EXPECT_EQ(reader.read_into(frame.data()), 0u);  // the end
+    ASSERT_TRUE(reader.seek(1));                    // after the end too
+    ASSERT_EQ(reader.read_into(frame.data()), 4u);
+    EXPECT_EQ(frame[3], std::byte{13});
+    ASSERT_TRUE(reader.seek(3));  // past the last frame: the end
+    EXPECT_EQ(reader.read_into(frame.data()), 0u);
+    EXPECT_FALSE(reader.seek(-1));
+}
+
 TEST(RawStream, MissingFilesAndEmptyFramesAreRefused) {
     ScratchDir dir;
     const std::string missing = dir.file("missing.bin");
@@ -227,6 +258,7 @@ TEST(RawStream, StandardInputCannotRewind) {
     EXPECT_EQ(reader.read_into(frame.data()), 4u);
     EXPECT_EQ(reader.read_into(frame.data()), 0u);
     EXPECT_FALSE(reader.rewind());
+    EXPECT_FALSE(reader.seek(0));
     ASSERT_NE(std::freopen("/dev/null", "rb", stdin), nullptr);
 }
 

@@ -33,6 +33,7 @@
 #include "histoscope/ui/compare_dialog.hpp"
 #include "histoscope/ui/controller.hpp"
 #include "histoscope/ui/controls_panel.hpp"
+#include "histoscope/ui/equalize_panel.hpp"
 #include "histoscope/ui/histogram_model.hpp"
 #include "histoscope/ui/histogram_view.hpp"
 #include "histoscope/ui/image_view.hpp"

@@ -5,6 +5,7 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QCoreApplication>
+#include <QDialogButtonBox>
 #include <QDoubleSpinBox>
 #include <QFile>
 #include <QFileDialog>
@@ -14,6 +15,7 @@
 #include <QMessageBox>
 #include <QMimeData>
 #include <QProgressBar>
+#include <QPushButton>
 #include <QRegularExpression>
 #include <QScreen>
 #include <QSettings>
@@ -43,6 +45,7 @@
 #include "histoscope/ui/compare_dialog.hpp"
 #include "histoscope/ui/controller.hpp"
 #include "histoscope/ui/controls_panel.hpp"
+#include "histoscope/ui/equalize_panel.hpp"
 #include "histoscope/ui/export.hpp"
 #include "histoscope/ui/histogram_columns.hpp"
 #include "histoscope/ui/histogram_model.hpp"
@@ -52,6 +55,7 @@
 #include "histoscope/ui/photo_reader.hpp"
 #include "histoscope/ui/pixel_readout.hpp"
 #include "histoscope/ui/qimage_convert.hpp"
+#include "histoscope/ui/raw_dialog.hpp"
 #include "histoscope/ui/stats_model.hpp"
 #include "histoscope/ui/theme.hpp"
 #include "histoscope/ui/timing_model.hpp"
@@ -106,11 +110,10 @@ std::vector<hs::ChannelHistogram> reference_of(const QString& path, int bins) {
     return reference_of(loaded.image.view(), bins);
 }
 
-// The CPU reference's equalization of a photo.
-hs::Image equalized_reference(const QString& path, const EqualizeSettings& s) {
-    const hs::media::LoadedImage loaded = hs::media::read_image(path.toStdString());
+// The CPU reference's equalization of an image.
+hs::Image equalized_reference(const hs::ImageView& image, const EqualizeSettings& s) {
     hs::EqualizeRequest r;
-    r.image = loaded.image.view();
+    r.image = image;
     r.mode = s.mode == EqualizeSettings::Mode::Clahe ? hs::EqualizeMode::Clahe
                                                      : hs::EqualizeMode::Global;
     r.space = s.luma ? hs::EqualizeSpace::Luma : hs::EqualizeSpace::Rgb;
@@ -119,6 +122,43 @@ hs::Image equalized_reference(const QString& path, const EqualizeSettings& s) {
     r.tiles_x = s.tiles_x;
     r.tiles_y = s.tiles_y;
     return hs::equalize_reference(r);
+}
+
+hs::Image equalized_reference(const QString& path, const EqualizeSettings& s) {
+    return equalized_reference(hs::media::read_image(path.toStdString()).image.view(), s);
+}
+
+// Writes `frames` to a file of raw frames in `dir` as --raw reads them (rows packed, 16-bit
+// samples little-endian) and returns its path.
+QString write_raw(const QTemporaryDir& dir, const char* name,
+                  const std::vector<const hs::Image*>& frames) {
+    QByteArray bytes;
+    for (const hs::Image* frame : frames) {
+        const hs::ImageView v = frame->view();
+        for (int y = 0; y < v.height; ++y)
+            for (int x = 0; x < v.width; ++x)
+                for (int c = 0; c < v.channels; ++c) {
+                    const std::uint32_t sample = v.sample(x, y, c);
+                    bytes.append(static_cast<char>(sample & 0xffu));
+                    if (v.type == hs::SampleType::U16) bytes.append(static_cast<char>(sample >> 8));
+                }
+    }
+    const QString path = dir.filePath(QLatin1String(name));
+    QFile file(path);
+    if (!file.open(QIODevice::WriteOnly) || file.write(bytes) != bytes.size()) return {};
+    return path;
+}
+
+// `image` with every sample shifted by `by` (wrapping), a frame that differs from it.
+hs::Image shifted(const hs::Image& image, int by) {
+    hs::Image out = image;
+    const hs::ImageView v = out.view();
+    for (int y = 0; y < v.height; ++y)
+        for (int x = 0; x < v.width; ++x)
+            for (int c = 0; c < v.channels; ++c)
+                out.set_sample(x, y, c,
+                               (v.sample(x, y, c) + static_cast<std::uint32_t>(by)) % 256u);
+    return out;
 }
 
 bool model_matches(const HistogramModel& model, const std::vector<hs::ChannelHistogram>& ref) {
@@ -836,6 +876,12 @@ class TestUi : public QObject {
         const FrameTiming& played = window_->timingModel()->entries().front();
         QCOMPARE(played.stream,
                  gpu_engines_.isEmpty() ? QStringLiteral("cpu") : QStringLiteral("gpu"));
+        // The equalizer the stream ran, by its registry name (none with equalization off).
+        if (window_->equalizePanel()->settings().mode == EqualizeSettings::Mode::Off)
+            QCOMPARE(played.equalizer, QString());
+        else
+            QVERIFY2(make_registry()->find_equalizer(played.equalizer.toStdString()) != nullptr,
+                     qPrintable(played.equalizer));
         QVERIFY(window_->timingPanel()->summary().contains(QStringLiteral("frame stream")));
         {
             hs::media::VideoReader at(path.toStdString());
@@ -933,6 +979,275 @@ class TestUi : public QObject {
         window_->frameSlider()->setSliderDown(false);
         settle();
         QCOMPARE(window_->timingModel()->entries().front().frame, 20);
+        openAndWait(sample("fruits.jpg"));
+    }
+
+    // --- raw frames (File > Open Raw..., histoscope --raw)
+
+    void rawFrameOpensLikeAPhotoWithExactCountsEqualizationCompareAndExport() {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const hs::Image fruits = hs::media::read_image(sample("fruits.jpg").toStdString()).image;
+        const QString path = write_raw(dir, "fruits.raw", {&fruits});
+        QVERIFY(!path.isEmpty());
+        window_->openRawFile(path, QStringLiteral("512x480x3:u8"));
+        QTRY_VERIFY2_WITH_TIMEOUT(window_->currentPath() == path, qPrintable(window_->lastError()),
+                                  kTimeoutMs);
+        settle();
+        EqualizeSettings s;
+        s.mode = EqualizeSettings::Mode::Global;
+        s.luma = true;
+        s.strength = 0.8;
+        setEqualize(s);
+        // One frame: a photo, with the counts of the CPU reference of the same pixels.
+        QVERIFY(!window_->media().video);
+        QCOMPARE(window_->media().raw_format, QStringLiteral("512x480x3:u8"));
+        QCOMPARE(window_->media().frames, 1);
+        QVERIFY(!window_->playback().video);
+        QVERIFY(model_matches(*window_->histogramModel(), reference_of(fruits.view(), 256)));
+        QCOMPARE(window_->imageView()->original(), to_qimage(fruits.view()));
+        const hs::Image expected = equalized_reference(fruits.view(), s);
+        QVERIFY(model_matches(*window_->equalizedModel(), reference_of(expected.view(), 256)));
+        QCOMPARE(window_->imageView()->equalized(), to_qimage(expected.view()));
+        // Export: the histogram and the equalized image.
+        const QStringList csv = histogram_csv(window_->histogramModel()->histogram(),
+                                              window_->equalizedModel()->histogram())
+                                    .split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+        QCOMPARE(csv.size(), 257);
+        const QString saved = dir.filePath(QStringLiteral("fruits-equalized.png"));
+        QSignalSpy done(controller(), &Controller::imageSaved);
+        emit window_->saveRequested(saved);
+        QTRY_COMPARE_WITH_TIMEOUT(done.count(), 1, kTimeoutMs);
+        QCOMPARE(to_qimage(hs::media::read_image(saved.toStdString()).image.view()),
+                 to_qimage(expected.view()));
+        // Compare Kernels times every engine on the raw frame, each verified.
+        QSignalSpy started(controller(), &Controller::benchmarkStarted);
+        QSignalSpy rows(controller(), &Controller::benchmarkRow);
+        QSignalSpy finished(controller(), &Controller::benchmarkFinished);
+        controller()->clearCancel();
+        QMetaObject::invokeMethod(controller(), "runBenchmark", Q_ARG(int, 2));
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 120000);
+        QCOMPARE(finished.first().first().toBool(), false);
+        QCOMPARE(started.first().first().value<BenchContext>().timed_runs, 2);
+        int timed = 0;
+        for (const QList<QVariant>& args : rows) {
+            const auto row = args.first().value<BenchRow>();
+            QCOMPARE(row.input, std::string("fruits.raw"));
+            QCOMPARE(row.width, 512);
+            if (row.status != "ok") continue;
+            QVERIFY2(row.verified, row.kernel.c_str());
+            ++timed;
+        }
+        QVERIFY(timed >= 2);
+    }
+
+    void rawStreamPlaysLikeAVideoToItsLastFrame() {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const hs::Image fruits = hs::media::read_image(sample("fruits.jpg").toStdString()).image;
+        std::vector<hs::Image> frames;
+        for (int k = 0; k < 8; ++k) frames.push_back(shifted(fruits, 29 * k));
+        std::vector<const hs::Image*> all;
+        for (const hs::Image& f : frames) all.push_back(&f);
+        const QString path = write_raw(dir, "stream.raw", all);
+        window_->openRawFile(path, QStringLiteral("512x480x3:u8"));
+        QTRY_VERIFY_WITH_TIMEOUT(window_->currentPath() == path, kTimeoutMs);
+        settle();
+        QVERIFY(window_->media().video);
+        QCOMPARE(window_->media().frames, 8);
+        QCOMPARE(window_->media().fps, 25.0);
+        QCOMPARE(window_->playback().frames, 8);
+        QCOMPARE(window_->playback().frame, 0);
+        QVERIFY(model_matches(*window_->histogramModel(), reference_of(frames[0].view(), 256)));
+        // Step and scrub: the frame shown is the one asked for, exactly.
+        emit window_->stepRequested(1);
+        QTRY_COMPARE_WITH_TIMEOUT(window_->playback().frame, 1, kTimeoutMs);
+        settle();
+        QVERIFY(model_matches(*window_->histogramModel(), reference_of(frames[1].view(), 256)));
+        window_->frameSlider()->setSliderDown(true);
+        window_->frameSlider()->setValue(3);
+        QTRY_COMPARE_WITH_TIMEOUT(window_->playback().frame, 3, kTimeoutMs);
+        window_->frameSlider()->setSliderDown(false);
+        settle();
+        QVERIFY(model_matches(*window_->histogramModel(), reference_of(frames[3].view(), 256)));
+        // Home, then play to the end: it stops on the last frame, which is shown exactly.
+        emit window_->seekRequested(0);
+        QTRY_COMPARE_WITH_TIMEOUT(window_->playback().frame, 0, kTimeoutMs);
+        QCOMPARE(window_->playback().dropped, 0);
+        QSignalSpy errors(controller(), &Controller::errorOccurred);
+        emit window_->playToggleRequested();
+        QTRY_VERIFY_WITH_TIMEOUT(window_->playback().playing, kTimeoutMs);
+        QTRY_VERIFY_WITH_TIMEOUT(!window_->playback().playing, kTimeoutMs);
+        settle();
+        QCOMPARE(window_->playback().frame, 7);
+        QCOMPARE(window_->playback().frames, 8);
+        QCOMPARE(errors.count(), 0);
+        QCOMPARE(window_->timingModel()->entries().front().frame, 7);
+        QVERIFY(model_matches(*window_->histogramModel(), reference_of(frames[7].view(), 256)));
+        QCOMPARE(window_->imageView()->original(), to_qimage(frames[7].view()));
+        // Looping starts over past the last frame.
+        emit window_->loopRequested(true);
+        emit window_->playToggleRequested();
+        QTRY_VERIFY_WITH_TIMEOUT(window_->playback().playing, kTimeoutMs);
+        QTRY_VERIFY_WITH_TIMEOUT(window_->playback().frame == 7, kTimeoutMs);
+        QTRY_VERIFY_WITH_TIMEOUT(window_->playback().frame < 7, kTimeoutMs);
+        QVERIFY(window_->playback().playing);
+        emit window_->playToggleRequested();
+        QTRY_VERIFY_WITH_TIMEOUT(!window_->playback().playing, kTimeoutMs);
+        emit window_->loopRequested(false);
+        settle();
+        // The file cut short while it is open: the frame it ends inside is dropped and said in
+        // the status bar (no dialog), and playback stops on the last whole frame.
+        QVERIFY(
+            QFile::resize(path, static_cast<qint64>(fruits.view().row_bytes()) * 480 * 5 + 1000));
+        emit window_->seekRequested(3);
+        QTRY_COMPARE_WITH_TIMEOUT(window_->playback().frame, 3, kTimeoutMs);
+        settle();
+        QSignalSpy notices(controller(), &Controller::notice);
+        emit window_->playToggleRequested();
+        QTRY_VERIFY_WITH_TIMEOUT(notices.count() > 0, kTimeoutMs);
+        QTRY_VERIFY_WITH_TIMEOUT(!window_->playback().playing, kTimeoutMs);
+        settle();
+        QVERIFY2(window_->lastError().contains(QStringLiteral("Frame 6 could not be decoded (the "
+                                                              "file ends inside it: 1000 of its")),
+                 qPrintable(window_->lastError()));
+        QCOMPARE(window_->playback().frame, 4);
+        QVERIFY(model_matches(*window_->histogramModel(), reference_of(frames[4].view(), 256)));
+        QCOMPARE(errors.count(), 0);
+        openAndWait(sample("fruits.jpg"));
+        QVERIFY(!window_->media().video);
+    }
+
+    void sixteenBitRawKeepsItsDeclaredDepth() {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        // Odd sizes, and the 12-bit range's borders.
+        hs::Image deep(67, 41, 1, hs::SampleType::U16, 12);
+        for (int y = 0; y < 41; ++y)
+            for (int x = 0; x < 67; ++x)
+                deep.set_sample(x, y, 0, static_cast<std::uint32_t>((x * 61 + y * 29) % 4096));
+        deep.set_sample(0, 0, 0, 0);
+        deep.set_sample(66, 40, 0, 4095);
+        const QString path = write_raw(dir, "sensor.raw", {&deep});
+        EqualizeSettings s;
+        s.mode = EqualizeSettings::Mode::Global;
+        s.strength = 1.0;
+        setEqualize(s);
+        window_->openRawFile(path, QStringLiteral("67x41x1:u16:12"));
+        QTRY_VERIFY_WITH_TIMEOUT(window_->currentPath() == path, kTimeoutMs);
+        settle();
+        QCOMPARE(window_->media().bit_depth, 12);
+        QCOMPARE(window_->media().raw_format, QStringLiteral("67x41x1:u16:12"));
+        QVERIFY(model_matches(*window_->histogramModel(), reference_of(deep.view(), 256)));
+        // Bins up to the declared depth's 4096 levels, and no more.
+        QVERIFY(window_->controls()->binsCombo()->findData(4096) >= 0);
+        QCOMPARE(window_->controls()->binsCombo()->findData(8192), -1);
+        selectBins(4096);
+        QVERIFY(model_matches(*window_->histogramModel(), reference_of(deep.view(), 4096)));
+        const hs::Image expected = equalized_reference(deep.view(), s);
+        QCOMPARE(expected.bit_depth(), 12);
+        QVERIFY(model_matches(*window_->equalizedModel(), reference_of(expected.view(), 4096)));
+        selectBins(256);
+        openAndWait(sample("fruits.jpg"));
+    }
+
+    void rawOfTheWrongSizeIsRefused() {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString path = dir.filePath(QStringLiteral("dump.raw"));
+        {
+            QFile file(path);
+            QVERIFY(file.open(QIODevice::WriteOnly));
+            file.write(QByteArray(1000, '\x7f'));
+        }
+        // The dialog says what the size makes of each format, and refuses a wrong one.
+        RawDialog dialog(path);
+        QVERIFY(dialog.setFormat(QStringLiteral("512x480x3:u8")));
+        QVERIFY2(dialog.problem().contains(QStringLiteral("1000 bytes, shorter than one")),
+                 qPrintable(dialog.problem()));
+        QVERIFY(!dialog.buttons()->button(QDialogButtonBox::Open)->isEnabled());
+        QVERIFY(dialog.setFormat(QStringLiteral("10x10x1:u8")));
+        QCOMPARE(dialog.problem(), QString());
+        QCOMPARE(dialog.frames(), 10);
+        QVERIFY(dialog.buttons()->button(QDialogButtonBox::Open)->isEnabled());
+        dialog.channelsCombo()->setCurrentIndex(dialog.channelsCombo()->findData(3));
+        QCOMPARE(dialog.format(), QStringLiteral("10x10x3:u8"));
+        QVERIFY2(dialog.problem().contains(QStringLiteral("not a multiple of the 300-byte frame")),
+                 qPrintable(dialog.problem()));
+        QVERIFY(!dialog.buttons()->button(QDialogButtonBox::Open)->isEnabled());
+        QVERIFY(!dialog.setFormat(QStringLiteral("10x10x2:u8")));  // malformed: unchanged
+        QCOMPARE(dialog.format(), QStringLiteral("10x10x3:u8"));
+        dialog.typeCombo()->setCurrentIndex(1);
+        dialog.depthSpin()->setValue(10);
+        QCOMPARE(dialog.format(), QStringLiteral("10x10x3:u16:10"));
+
+        // Opened anyway (a remembered format, the command line): one clear error, and the
+        // image shown stays, for wrong sizes, malformed and absurd formats alike.
+        const QString before = window_->currentPath();
+        const HistogramData counts_before = window_->histogramModel()->histogram();
+        QSignalSpy failed(controller(), &Controller::loadFailed);
+        const std::vector<std::pair<QString, QString>> cases{
+            {QStringLiteral("512x480x3:u8"), QStringLiteral("shorter than one")},
+            {QStringLiteral("10x10x3:u8"), QStringLiteral("not a multiple")},
+            {QStringLiteral("10x10x2:u8"), QStringLiteral("malformed raw format")},
+            {QStringLiteral("65536x65536x4:u16"), QStringLiteral("shorter than one")},
+            {QStringLiteral("10x10x1:u16:17"), QStringLiteral("u16 depth must be 8..16")},
+        };
+        for (const auto& [format, why] : cases) {
+            const int seen = static_cast<int>(failed.count());
+            window_->openRawFile(path, format);
+            QTRY_VERIFY_WITH_TIMEOUT(failed.count() == seen + 1, kTimeoutMs);
+            QApplication::processEvents();
+            QVERIFY2(window_->lastError().contains(why), qPrintable(window_->lastError()));
+            QVERIFY2(window_->statusBar()->currentMessage().contains(why),
+                     qPrintable(window_->statusBar()->currentMessage()));
+            QCOMPARE(window_->currentPath(), before);
+            QCOMPARE(window_->histogramModel()->histogram().counts, counts_before.counts);
+        }
+        for (QMessageBox* box : window_->findChildren<QMessageBox*>()) box->close();
+        QVERIFY(remembered_raw_format(path).isEmpty());  // nothing that failed is remembered
+    }
+
+    void rawFormatIsRememberedForTheSamePath() {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const hs::Image fruits = hs::media::read_image(sample("fruits.jpg").toStdString()).image;
+        const QString first = write_raw(dir, "first.raw", {&fruits});
+        const QString second = write_raw(dir, "second.bin", {&fruits});
+        // The first through the dialog, as a user opens it.
+        window_->askRawFormat(first);
+        RawDialog* dialog = window_->rawDialog();
+        QVERIFY(dialog != nullptr && dialog->isVisible());
+        QVERIFY(dialog->setFormat(QStringLiteral("512x480x3:u8")));
+        QCOMPARE(dialog->frames(), 1);
+        dialog->buttons()->button(QDialogButtonBox::Open)->click();
+        QTRY_VERIFY_WITH_TIMEOUT(window_->currentPath() == first, kTimeoutMs);
+        settle();
+        QCOMPARE(remembered_raw_format(first), QStringLiteral("512x480x3:u8"));
+        // The same bytes as another format: a gray frame three times as wide.
+        window_->openRawFile(second, QStringLiteral("1536x480x1:u8"));
+        QTRY_VERIFY_WITH_TIMEOUT(window_->currentPath() == second, kTimeoutMs);
+        settle();
+        QCOMPARE(window_->media().channels, 1);
+        // Each file is offered its own format again, by path (relative or not).
+        QCOMPARE(RawDialog(first).format(), QStringLiteral("512x480x3:u8"));
+        QCOMPARE(RawDialog(second).format(), QStringLiteral("1536x480x1:u8"));
+        QCOMPARE(remembered_raw_format(dir.path() + QStringLiteral("/./first.raw")),
+                 QStringLiteral("512x480x3:u8"));
+        // Opening the file again (Open Recent, a drop) opens it with its format, no dialog.
+        window_->openFile(first);
+        QTRY_VERIFY_WITH_TIMEOUT(window_->currentPath() == first, kTimeoutMs);
+        settle();
+        QCOMPARE(window_->media().raw_format, QStringLiteral("512x480x3:u8"));
+        QVERIFY(model_matches(*window_->histogramModel(), reference_of(fruits.view(), 256)));
+        // A raw file never opened asks, offering the format used last.
+        const QString third = write_raw(dir, "third.raw", {&fruits});
+        window_->openFile(third);
+        QVERIFY(window_->rawDialog() != nullptr);
+        QCOMPARE(window_->rawDialog()->path(), third);
+        QCOMPARE(window_->rawDialog()->format(), QStringLiteral("512x480x3:u8"));
+        window_->rawDialog()->reject();
+        QCOMPARE(window_->currentPath(), first);
         openAndWait(sample("fruits.jpg"));
     }
 

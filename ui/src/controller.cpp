@@ -4,9 +4,7 @@
 #include <QFileInfo>
 #include <algorithm>
 #include <exception>
-#include <thread>
 #include <utility>
-#include <vector>
 
 #include "background.hpp"
 #include "benchmark_runner.hpp"
@@ -17,20 +15,11 @@
 #include "histoscope/media/atomic_file.hpp"
 #include "histoscope/media/media.hpp"
 #include "histoscope/ui/photo_reader.hpp"
-#include "histoscope/ui/qimage_convert.hpp"
 #include "media_open.hpp"
 #include "playback.hpp"
 #include "stream_session.hpp"
 
 namespace hs::ui {
-
-namespace {
-
-// Photos larger than this in either direction are previewed on a copy reduced to fit it,
-// about the size of a screen, while the full resolution is computed in the background.
-constexpr int kPreviewSize = 2048;
-
-}  // namespace
 
 Controller::Controller(std::unique_ptr<hs::EngineRegistry> registry, ControllerOptions options,
                        QObject* parent)
@@ -56,18 +45,7 @@ Controller::~Controller() {
 }
 
 void Controller::listEngines() {
-    QVector<EngineInfo> engines, equalizers;
-    for (const auto& engine : registry_->engines()) {
-        const hs::Availability a = engine->availability();
-        engines.push_back({qstr(engine->name()), qstr(engine->description()), a.available,
-                           QString::fromStdString(a.reason)});
-    }
-    for (const auto& engine : registry_->equalizers()) {
-        const hs::Availability a = engine->availability();
-        equalizers.push_back({qstr(engine->name()), qstr(engine->description()), a.available,
-                              QString::fromStdString(a.reason)});
-    }
-    emit enginesListed(engines, equalizers);
+    emit enginesListed(list_engines(*registry_), list_equalizers(*registry_));
 }
 
 void Controller::updateBusy() {
@@ -84,12 +62,20 @@ void Controller::updateBusy() {
 // --- media
 
 void Controller::openFile(const QString& path) {
+    open(path, {});
+}
+
+void Controller::openRaw(const QString& path, const QString& format) {
+    open(path, format);
+}
+
+void Controller::open(const QString& path, const QString& raw_format) {
     background_->cancel();  // the last photo's full resolution is not needed any more
     opening_ = QFileInfo(path).fileName();
     updateBusy();
     OpenedMedia opened;
     try {
-        opened = open_media(path);
+        opened = open_media(path, raw_format);
     } catch (const std::exception& e) {
         opening_.clear();
         updateBusy();
@@ -98,23 +84,17 @@ void Controller::openFile(const QString& path) {
     }
     pause();  // shows the frames in flight of the clip playing
     closeStream();
-    if (opened.video)
-        playback_->open(std::move(opened.video));
+    if (opened.frames)
+        playback_->open(std::move(opened.frames));
     else
         playback_->close();
     const MediaInfo info = opened.info;
-    auto image = std::make_shared<hs::Image>(std::move(opened.first));
-    source_ = std::move(image);
+    source_ = std::make_shared<hs::Image>(std::move(opened.first));
     path_ = path;
     // A large photo's reduced copy for previews, made once.
-    proxy_.reset();
-    proxy_factor_ = 1;
-    const int factor =
-        (std::max(source_->width(), source_->height()) + kPreviewSize - 1) / kPreviewSize;
-    if (!info.video && factor > 1) {
-        proxy_ = std::make_shared<hs::Image>(downscale(source_->view(), factor));
-        proxy_factor_ = factor;
-    }
+    PreviewCopy preview = info.video ? PreviewCopy{} : preview_copy(*source_);
+    proxy_ = std::move(preview.image);
+    proxy_factor_ = preview.factor;
     equalized_.reset();
     full_original_dirty_ = true;
     last_error_.clear();
@@ -122,14 +102,6 @@ void Controller::openFile(const QString& path) {
     emit playbackChanged(playback_->state());
     original_dirty_ = true;
     scheduleProcess();
-}
-
-QString Controller::referenceProblem(const hs::Image& reference) const {
-    if (!source_ || reference.bit_depth() == source_->bit_depth()) return {};
-    return tr("the reference is %1-bit and this image %2-bit: a reference must have the image's "
-              "depth")
-        .arg(reference.bit_depth())
-        .arg(source_->bit_depth());
 }
 
 void Controller::setReference(const QString& path) {
@@ -141,7 +113,8 @@ void Controller::setReference(const QString& path) {
         return;
     }
     // One that cannot serve this image does not replace the last good one.
-    if (const QString problem = referenceProblem(*reference); !problem.isEmpty()) {
+    if (const QString problem = source_ ? reference_problem(*source_, *reference) : QString();
+        !problem.isEmpty()) {
         emit errorOccurred(tr("Reference image %1: %2").arg(QFileInfo(path).fileName(), problem));
         return;
     }
@@ -232,10 +205,7 @@ void Controller::pause() {
 }
 
 void Controller::togglePlay() {
-    if (playback_->playing())
-        pause();
-    else
-        play();
+    playback_->toggle();
 }
 
 void Controller::setLoop(bool on) {
@@ -246,19 +216,8 @@ void Controller::step(int frames) {
     playback_->step(frames);
 }
 
-// Seeks coalesce like settings: a dragged slider sends many, the latest wins.
 void Controller::seek(qint64 frame) {
-    const bool posted = pending_seek_.has_value();
-    pending_seek_ = frame;
-    if (!posted)
-        QMetaObject::invokeMethod(
-            this,
-            [this] {
-                const std::int64_t target = *pending_seek_;
-                pending_seek_.reset();
-                playback_->seek(target);
-            },
-            Qt::QueuedConnection);
+    playback_->seekLater(frame);
 }
 
 void Controller::setHostBandwidth(double gbs) {
@@ -289,38 +248,6 @@ void Controller::reportError(const QString& message) {
         emit errorOccurred(message);
 }
 
-FrameSpec Controller::frameSpec(const std::shared_ptr<const hs::Image>& image,
-                                EngineStatus& status) {
-    const FrameSettings& set = settings_;
-    FrameSpec spec;
-    spec.image = image;
-    spec.reference = reference_;
-    spec.bins = set.bins;
-    spec.equalize = set.equalize;
-    spec.engine =
-        choice_->histogram(set.engine, histogram_request(image->view(), set.bins), status);
-    spec.engine_name = status.resolved;
-    spec.fallback = registry_->find("cpu");
-    spec.original_picture = original_dirty_;
-    spec.stretch_deep = set.stretch_deep;
-    spec.clipping = set.clipping;
-    if (set.equalize.mode == EqualizeSettings::Mode::Off) return spec;
-    if (set.equalize.mode == EqualizeSettings::Mode::Match) {
-        if (!reference_)
-            spec.equalize_refused = tr("Match: choose a reference image (Reference...)");
-        else if (const QString problem = referenceProblem(*reference_); !problem.isEmpty())
-            spec.equalize_refused = tr("Match: %1").arg(problem);
-        if (!spec.equalize_refused.isEmpty()) return spec;
-    }
-    try {
-        spec.equalizer = choice_->equalizer(
-            set.equalizer, equalize_request(image->view(), set.equalize, reference_.get()));
-    } catch (const std::exception& e) {
-        spec.equalize_refused = describe(e);
-    }
-    return spec;
-}
-
 void Controller::process() {
     process_posted_ = false;
     if (!source_) return;
@@ -332,7 +259,8 @@ void Controller::process() {
     // the CPU reference (it keeps no state), which previews use.
     if (!preview || !options_.gpu_engines.isEmpty()) background_->cancelAndWait();
     EngineStatus status;
-    FrameSpec spec = frameSpec(source_, status);
+    FrameSpec spec = choice_->frameSpec(source_, settings_, reference_, status);
+    spec.original_picture = original_dirty_;
     emit engineStatusChanged(status);
     if (!preview) {
         FrameOutcome outcome = compute_frame(spec);
@@ -415,19 +343,9 @@ void Controller::finishFrame(FrameOutcome& outcome, EngineStatus status, double 
 }
 
 void Controller::emitFrame(FrameResult& out, double total_ms) {
-    FrameTiming& timing = out.timing;
-    const HistogramData& h = out.original_histogram;
-    timing.histogram_ms = h.histogram_ms();
-    if (timing.histogram_ms > 0.0) {
-        timing.gpix_per_s = static_cast<double>(h.pixels) / (timing.histogram_ms * 1e6);
-        timing.gb_per_s = static_cast<double>(h.bytes) / (timing.histogram_ms * 1e6);
-    }
-    timing.dropped = playback_->dropped();
-    timing.total_ms = total_ms;
-    // Measured once per device, outside the frame's time.
-    timing.read_bandwidth_gbs = choice_->readBandwidthGbs(timing.engine, timing.bandwidth_device);
-    if (timing.read_bandwidth_gbs > 0.0)
-        timing.pct_read_bw = 100.0 * timing.gb_per_s / timing.read_bandwidth_gbs;
+    choice_->addThroughput(out.timing, out.original_histogram);
+    out.timing.dropped = playback_->dropped();
+    out.timing.total_ms = total_ms;
     out.sequence = ++sequence_;
     unshown_.fetch_add(1);
     emit frameReady(out);
@@ -440,31 +358,11 @@ void Controller::emitFrame(FrameResult& out, double total_ms) {
 // --- playback on the frame stream
 
 bool Controller::submitToStream() {
-    const FrameSettings& set = settings_;
-    const hs::ImageView view = source_->view();
-    const hs::HistogramRequest request = histogram_request(view, set.bins);
     EngineStatus status;
-    choice_->histogram(set.engine, request, status);
-    hs::StreamConfig config;
-    config.format = hs::FrameFormat::of(view);
-    config.engine = status.resolved.toStdString();
-    config.channels = request.channels;
-    config.spec = request.spec;
     try {
-        StreamKey key{config.format.describe(),
-                      config.engine,
-                      config.spec.describe(),
-                      {},
-                      set.equalize.mode != EqualizeSettings::Mode::Off,
-                      set.equalize,
-                      reference_generation_};
-        if (key.equalizing) {
-            const hs::EqualizeRequest eq = equalize_request(view, set.equalize, reference_.get());
-            config.equalize = eq;
-            config.equalizer = std::string(choice_->equalizer(set.equalizer, eq)->name());
-            key.equalizer = config.equalizer;
-        }
-        stream_->submit(config, key, playback_->frame(), source_,
+        const StreamPlan plan = plan_stream(source_->view(), settings_, *choice_, reference_.get(),
+                                            reference_generation_, status);
+        stream_->submit(plan, playback_->frame(), source_,
                         [this](StreamedFrame& frame) { showStreamed(frame); });
         status.message =
             tr("%1, playing on the '%2' frame stream").arg(status.message, stream_->engineName());

@@ -4,6 +4,7 @@
 #include <exception>
 #include <thread>
 
+#include "frame_work.hpp"
 #include "histoscope/core/bench.hpp"
 
 namespace hs::ui {
@@ -14,7 +15,70 @@ QString qs(std::string_view s) {
     return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size()));
 }
 
+template <typename Engines>
+QVector<EngineInfo> infos(const Engines& engines) {
+    QVector<EngineInfo> out;
+    for (const auto& engine : engines) {
+        const hs::Availability a = engine->availability();
+        out.push_back({qs(engine->name()), qs(engine->description()), a.available,
+                       QString::fromStdString(a.reason)});
+    }
+    return out;
+}
+
 }  // namespace
+
+QVector<EngineInfo> list_engines(const hs::EngineRegistry& registry) {
+    return infos(registry.engines());
+}
+
+QVector<EngineInfo> list_equalizers(const hs::EngineRegistry& registry) {
+    return infos(registry.equalizers());
+}
+
+FrameSpec EngineChoice::frameSpec(const std::shared_ptr<const hs::Image>& image,
+                                  const FrameSettings& settings,
+                                  const std::shared_ptr<const hs::Image>& reference,
+                                  EngineStatus& status) const {
+    FrameSpec spec;
+    spec.image = image;
+    spec.reference = reference;
+    spec.bins = settings.bins;
+    spec.equalize = settings.equalize;
+    spec.engine =
+        histogram(settings.engine, histogram_request(image->view(), settings.bins), status);
+    spec.engine_name = status.resolved;
+    spec.fallback = registry_.find("cpu");
+    spec.stretch_deep = settings.stretch_deep;
+    spec.clipping = settings.clipping;
+    if (settings.equalize.mode == EqualizeSettings::Mode::Off) return spec;
+    if (settings.equalize.mode == EqualizeSettings::Mode::Match) {
+        if (!reference)
+            spec.equalize_refused = QObject::tr("Match: choose a reference image (Reference...)");
+        else if (const QString problem = reference_problem(*image, *reference); !problem.isEmpty())
+            spec.equalize_refused = QObject::tr("Match: %1").arg(problem);
+        if (!spec.equalize_refused.isEmpty()) return spec;
+    }
+    try {
+        spec.equalizer =
+            equalizer(settings.equalizer,
+                      equalize_request(image->view(), settings.equalize, reference.get()));
+    } catch (const std::exception& e) {
+        spec.equalize_refused = describe(e);
+    }
+    return spec;
+}
+
+void EngineChoice::addThroughput(FrameTiming& timing, const HistogramData& h) {
+    timing.histogram_ms = h.histogram_ms();
+    if (timing.histogram_ms > 0.0) {
+        timing.gpix_per_s = static_cast<double>(h.pixels) / (timing.histogram_ms * 1e6);
+        timing.gb_per_s = static_cast<double>(h.bytes) / (timing.histogram_ms * 1e6);
+    }
+    timing.read_bandwidth_gbs = readBandwidthGbs(timing.engine, timing.bandwidth_device);
+    if (timing.read_bandwidth_gbs > 0.0)
+        timing.pct_read_bw = 100.0 * timing.gb_per_s / timing.read_bandwidth_gbs;
+}
 
 hs::HistogramEngine* EngineChoice::histogram(const QString& requested,
                                              const hs::HistogramRequest& request,

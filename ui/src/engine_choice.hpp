@@ -6,7 +6,9 @@
 // for the roofline.
 
 #include <QString>
+#include <QVector>
 #include <functional>
+#include <memory>
 #include <optional>
 
 #include "histoscope/core/engine.hpp"
@@ -14,6 +16,12 @@
 #include "histoscope/ui/types.hpp"
 
 namespace hs::ui {
+
+struct FrameSpec;
+
+// The registry's histogram engines and equalizers as the combos list them.
+QVector<EngineInfo> list_engines(const hs::EngineRegistry& registry);
+QVector<EngineInfo> list_equalizers(const hs::EngineRegistry& registry);
 
 class EngineChoice {
   public:
@@ -29,9 +37,18 @@ class EngineChoice {
                                    EngineStatus& status) const;
     hs::EqualizeEngine* equalizer(const QString& requested,
                                   const hs::EqualizeRequest& request) const;
+    // The computation of `image` with `settings` (and match mode's `reference`, may be null):
+    // its engines, or why equalization cannot run; `status` says which histogram engine.
+    FrameSpec frameSpec(const std::shared_ptr<const hs::Image>& image,
+                        const FrameSettings& settings,
+                        const std::shared_ptr<const hs::Image>& reference,
+                        EngineStatus& status) const;
 
     // GB/s of the device `engine` runs on, and that device in words; 0 when unknown.
     double readBandwidthGbs(const QString& engine, QString& device);
+    // The throughput of a frame's histogram and its share of the read bandwidth (measured once
+    // per device, outside the frame's time).
+    void addThroughput(FrameTiming& timing, const HistogramData& histogram);
     void setHostBandwidth(double gbs) { host_bw_ = gbs; }
     bool hasHostBandwidth() const { return host_bw_.has_value(); }
     // Measures the host's read bandwidth again (best of several passes).

@@ -140,6 +140,23 @@ HistogramData histogram_of(hs::HistogramEngine& engine, const hs::HistogramReque
     return data;
 }
 
+QString reference_problem(const hs::Image& image, const hs::Image& reference) {
+    if (reference.bit_depth() == image.bit_depth()) return {};
+    return QObject::tr(
+               "the reference is %1-bit and this image %2-bit: a reference must have the "
+               "image's depth")
+        .arg(reference.bit_depth())
+        .arg(image.bit_depth());
+}
+
+PreviewCopy preview_copy(const hs::Image& photo) {
+    // About the size of a screen.
+    constexpr int kPreviewSize = 2048;
+    const int factor = (std::max(photo.width(), photo.height()) + kPreviewSize - 1) / kPreviewSize;
+    if (factor <= 1) return {};
+    return {std::make_shared<hs::Image>(downscale(photo.view(), factor)), factor};
+}
+
 FrameOutcome compute_frame(const FrameSpec& spec, const std::atomic<bool>* cancelled) {
     FrameOutcome out;
     auto stop = [&] {

@@ -50,6 +50,18 @@ struct FrameOutcome {
 
 FrameOutcome compute_frame(const FrameSpec& spec, const std::atomic<bool>* cancelled = nullptr);
 
+// Why `reference` cannot serve match mode on `image` (another depth), or empty.
+QString reference_problem(const hs::Image& image, const hs::Image& reference);
+
+// A photo larger than a screen in either direction is previewed on a copy reduced by a whole
+// factor to fit one, while its full resolution is computed in the background: that copy and
+// its factor, or null and 1 for a photo that fits.
+struct PreviewCopy {
+    std::shared_ptr<const hs::Image> image;
+    int factor = 1;
+};
+PreviewCopy preview_copy(const hs::Image& photo);
+
 // A frame back from playback's frame stream, as the UI shows it: the histogram the stream
 // computed of `image`, the equalized frame it returned and that frame's histogram by `engine`
 // (when there is one; its failure is said in equalize_error), the pictures with the `clipping`

@@ -35,11 +35,13 @@
 #include "histoscope/ui/compare_dialog.hpp"
 #include "histoscope/ui/controller.hpp"
 #include "histoscope/ui/controls_panel.hpp"
+#include "histoscope/ui/equalize_panel.hpp"
 #include "histoscope/ui/export.hpp"
 #include "histoscope/ui/histogram_model.hpp"
 #include "histoscope/ui/histogram_view.hpp"
 #include "histoscope/ui/image_view.hpp"
 #include "histoscope/ui/pixel_readout.hpp"
+#include "histoscope/ui/raw_dialog.hpp"
 #include "histoscope/ui/stats_model.hpp"
 #include "histoscope/ui/timing_model.hpp"
 #include "histoscope/ui/timing_panel.hpp"
@@ -48,8 +50,6 @@ namespace hs::ui {
 
 namespace {
 
-constexpr int kMaxRecent = 8;
-const QString kRecentKey = QStringLiteral("recentFiles");
 const QString kMediaFilter = QStringLiteral(
     "Photos and video (*.png *.jpg *.jpeg *.tif *.tiff *.bmp *.webp *.gif *.ppm *.pgm *.pnm "
     "*.avi *.mp4 *.mkv *.mov *.webm);;Photos (*.png *.jpg *.jpeg *.tif *.tiff *.bmp *.webp "
@@ -223,6 +223,8 @@ void MainWindow::buildMenus() {
     QAction* open = file->addAction(style()->standardIcon(QStyle::SP_DialogOpenButton),
                                     tr("&Open..."), this, &MainWindow::chooseAndOpen);
     open->setShortcut(QKeySequence::Open);
+    file->addAction(tr("Open Ra&w..."), this, &MainWindow::chooseAndOpenRaw)
+        ->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
     recent_menu_ = file->addMenu(tr("Open &Recent"));
     rebuildRecentMenu();
     const QDir samples(samples_dir_);
@@ -377,6 +379,7 @@ void MainWindow::buildMenus() {
 
 void MainWindow::connectController() {
     connect(this, &MainWindow::openRequested, controller_, &Controller::openFile);
+    connect(this, &MainWindow::rawOpenRequested, controller_, &Controller::openRaw);
     connect(this, &MainWindow::engineRequested, controller_, &Controller::setEngine);
     connect(this, &MainWindow::equalizerRequested, controller_, &Controller::setEqualizer);
     connect(this, &MainWindow::binsRequested, controller_, &Controller::setBins);
@@ -456,73 +459,6 @@ void MainWindow::connectController() {
     connect(equalize_, &EqualizePanel::referenceRequested, this, &MainWindow::chooseReference);
 }
 
-// --- settings
-
-void MainWindow::restoreSettings() {
-    QSettings s;
-    if (s.value(QStringLiteral("machine/cpu")).toString() ==
-        QString::fromStdString(hs::cpu_description()))
-        emit hostBandwidthRequested(s.value(QStringLiteral("machine/readBandwidthGbs")).toDouble());
-    restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray());
-    restoreState(s.value(QStringLiteral("window/state")).toByteArray());
-    main_splitter_->restoreState(s.value(QStringLiteral("window/mainSplitter")).toByteArray());
-    right_splitter_->restoreState(s.value(QStringLiteral("window/rightSplitter")).toByteArray());
-    controls_->logCheck()->setChecked(s.value(QStringLiteral("histogram/log"), false).toBool());
-    controls_->cumulativeCheck()->setChecked(
-        s.value(QStringLiteral("histogram/cumulative"), false).toBool());
-    controls_->paradeCheck()->setChecked(
-        s.value(QStringLiteral("histogram/parade"), false).toBool());
-    const int bins = s.value(QStringLiteral("histogram/bins"), 256).toInt();
-    controls_->selectBins(bins);
-    emit binsRequested(bins);
-    const QString engine =
-        s.value(QStringLiteral("histogram/kernel"), QStringLiteral("auto")).toString();
-    controls_->selectEngine(engine);
-    emit engineRequested(engine);
-    EqualizeSettings e;
-    e.mode = static_cast<EqualizeSettings::Mode>(
-        std::clamp(s.value(QStringLiteral("equalize/mode"), 1).toInt(), 0, 3));
-    e.luma = s.value(QStringLiteral("equalize/luma"), true).toBool();
-    e.strength = std::clamp(s.value(QStringLiteral("equalize/strength"), 1.0).toDouble(), 0.0, 1.0);
-    e.clip = s.value(QStringLiteral("equalize/clip"), 2.0).toDouble();
-    e.tiles_x = s.value(QStringLiteral("equalize/tilesX"), 8).toInt();
-    e.tiles_y = s.value(QStringLiteral("equalize/tilesY"), 8).toInt();
-    equalize_->setSettings(e);
-    sent_equalize_ = equalize_->settings();
-    emit equalizeRequested(sent_equalize_);
-    const QString reference = s.value(QStringLiteral("equalize/reference")).toString();
-    if (!reference.isEmpty() && QFileInfo::exists(reference)) emit referenceRequested(reference);
-    if (s.value(QStringLiteral("view/sideBySide"), false).toBool()) side_action_->setChecked(true);
-    loop_action_->setChecked(s.value(QStringLiteral("video/loop"), false).toBool());
-    clipping_action_->setChecked(s.value(QStringLiteral("view/clipping"), false).toBool());
-    stretch_action_->setChecked(s.value(QStringLiteral("view/stretchDeep"), true).toBool());
-    sendDisplay();
-}
-
-void MainWindow::saveSettings() const {
-    QSettings s;
-    s.setValue(QStringLiteral("window/geometry"), saveGeometry());
-    s.setValue(QStringLiteral("window/state"), saveState());
-    s.setValue(QStringLiteral("window/mainSplitter"), main_splitter_->saveState());
-    s.setValue(QStringLiteral("window/rightSplitter"), right_splitter_->saveState());
-    s.setValue(QStringLiteral("histogram/log"), controls_->logCheck()->isChecked());
-    s.setValue(QStringLiteral("histogram/cumulative"), controls_->cumulativeCheck()->isChecked());
-    s.setValue(QStringLiteral("histogram/parade"), controls_->paradeCheck()->isChecked());
-    s.setValue(QStringLiteral("histogram/bins"), controls_->bins());
-    s.setValue(QStringLiteral("histogram/kernel"), controls_->engine());
-    const EqualizeSettings e = equalize_->settings();
-    s.setValue(QStringLiteral("equalize/mode"), static_cast<int>(e.mode));
-    s.setValue(QStringLiteral("equalize/luma"), e.luma);
-    s.setValue(QStringLiteral("equalize/strength"), e.strength);
-    s.setValue(QStringLiteral("equalize/clip"), e.clip);
-    s.setValue(QStringLiteral("equalize/tilesX"), e.tiles_x);
-    s.setValue(QStringLiteral("equalize/tilesY"), e.tiles_y);
-    s.setValue(QStringLiteral("view/sideBySide"), side_action_->isChecked());
-    s.setValue(QStringLiteral("video/loop"), loop_action_->isChecked());
-    s.setValue(QStringLiteral("view/clipping"), clipping_action_->isChecked());
-    s.setValue(QStringLiteral("view/stretchDeep"), stretch_action_->isChecked());
-}
-
 // --- actions
 
 QString MainWindow::engineStatus() const {
@@ -533,9 +469,34 @@ CompareDialog* MainWindow::compareDialog() const {
     return compare_.data();
 }
 
+RawDialog* MainWindow::rawDialog() const {
+    return raw_dialog_.data();
+}
+
 void MainWindow::openFile(const QString& path) {
+    // Raw frames have no header to tell their format: the one used last for the file, else
+    // the user's for a file named as raw.
+    if (const QString format = remembered_raw_format(path); !format.isEmpty())
+        return openRawFile(path, format);
+    const QString suffix = QFileInfo(path).suffix().toLower();
+    if (suffix == QLatin1String("raw") || suffix == QLatin1String("bin")) return askRawFormat(path);
     statusBar()->showMessage(tr("Opening %1...").arg(QFileInfo(path).fileName()));
     emit openRequested(path);
+}
+
+void MainWindow::openRawFile(const QString& path, const QString& format) {
+    statusBar()->showMessage(tr("Opening %1 as %2...").arg(QFileInfo(path).fileName(), format));
+    emit rawOpenRequested(path, format);
+}
+
+void MainWindow::askRawFormat(const QString& path) {
+    if (raw_dialog_) raw_dialog_->close();
+    auto* dialog = new RawDialog(path, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &QDialog::accepted, this,
+            [this, dialog] { openRawFile(dialog->path(), dialog->format()); });
+    raw_dialog_ = dialog;
+    dialog->open();
 }
 
 void MainWindow::setReferenceFile(const QString& path) {
@@ -548,6 +509,15 @@ void MainWindow::chooseAndOpen() {
     const QString path =
         QFileDialog::getOpenFileName(this, tr("Open Photo or Video"), dir, kMediaFilter);
     if (!path.isEmpty()) openFile(path);
+}
+
+void MainWindow::chooseAndOpenRaw() {
+    const QString dir =
+        current_path_.isEmpty() ? samples_dir_ : QFileInfo(current_path_).absolutePath();
+    const QString path =
+        QFileDialog::getOpenFileName(this, tr("Open Raw Frames"), dir,
+                                     tr("Raw frames (*.raw *.bin *.rgb *.gray);;All files (*)"));
+    if (!path.isEmpty()) askRawFormat(path);
 }
 
 void MainWindow::chooseReference() {
@@ -642,34 +612,6 @@ void MainWindow::openCompareDialog() {
     compare_->raise();
 }
 
-void MainWindow::rebuildRecentMenu() {
-    recent_menu_->clear();
-    const QStringList recent = QSettings().value(kRecentKey).toStringList();
-    for (const QString& path : recent)
-        recent_menu_->addAction(QFileInfo(path).fileName(), this, [this, path] { openFile(path); })
-            ->setToolTip(path);
-    recent_menu_->setToolTipsVisible(true);
-    if (!recent.isEmpty()) {
-        recent_menu_->addSeparator();
-        recent_menu_->addAction(tr("Clear Recent"), this, [this] {
-            QSettings().remove(kRecentKey);
-            rebuildRecentMenu();
-        });
-    }
-    recent_menu_->setEnabled(!recent.isEmpty());
-}
-
-void MainWindow::addRecent(const QString& path) {
-    QSettings settings;
-    QStringList recent = settings.value(kRecentKey).toStringList();
-    const QString absolute = QFileInfo(path).absoluteFilePath();
-    recent.removeAll(absolute);
-    recent.prepend(absolute);
-    while (recent.size() > kMaxRecent) recent.removeLast();
-    settings.setValue(kRecentKey, recent);
-    rebuildRecentMenu();
-}
-
 // --- results
 
 void MainWindow::onMediaLoaded(const MediaInfo& info) {
@@ -703,6 +645,7 @@ void MainWindow::onMediaLoaded(const MediaInfo& info) {
     timing_model_->clear();
     if (compare_) compare_->close();
     addRecent(info.path);
+    if (!info.raw_format.isEmpty()) remember_raw_format(info.path, info.raw_format);
 }
 
 void MainWindow::onLoadFailed(const QString& path, const QString& message) {

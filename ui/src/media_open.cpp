@@ -4,25 +4,52 @@
 #include <utility>
 
 #include "histoscope/core/error.hpp"
+#include "histoscope/media/media.hpp"
 #include "histoscope/ui/photo_reader.hpp"
 
 namespace hs::ui {
 
-OpenedMedia open_media(const QString& path) {
+namespace {
+
+void open_raw(OpenedMedia& opened, const std::string& file, const QString& raw_format) {
+    const hs::media::RawFormat format = hs::media::parse_raw_format(raw_format.toStdString());
+    // The size is checked (a whole number of frames) before anything is allocated.
+    hs::media::RawFrame first = hs::media::read_raw_frame(file, format, 0);
+    opened.first = std::move(first.image);
+    opened.info.format = QStringLiteral("Raw");
+    opened.info.raw_format = QString::fromStdString(hs::media::to_string(format));
+    opened.info.frames = first.frames;
+    if (first.frames > 1) {
+        opened.frames = raw_source(file, format, first.frames, 1);
+        opened.info.video = true;
+        opened.info.fps = opened.frames->fps();
+    }
+}
+
+void open_video(OpenedMedia& opened, const std::string& file) {
+    auto video = std::make_unique<hs::media::VideoReader>(file);
+    // Playback starts at frame 0, so a clip whose first frame is damaged is refused with the
+    // decoder's reason rather than shown from a later frame under the wrong number.
+    std::optional<hs::Image> first = video->read();
+    if (!first) throw hs::InputError("'" + file + "': the video has no frame");
+    opened.first = std::move(*first);
+    opened.info.video = true;
+    opened.info.format = QString::fromStdString(video->codec());
+    opened.info.frames = video->frame_count();
+    opened.info.fps = video->fps();
+    opened.frames = video_source(std::move(video));
+}
+
+}  // namespace
+
+OpenedMedia open_media(const QString& path, const QString& raw_format) {
     const std::string file = path.toStdString();
     OpenedMedia opened;
     opened.info.path = path;
-    if (hs::media::probe(file) == hs::media::MediaKind::Video) {
-        opened.video = std::make_unique<hs::media::VideoReader>(file);
-        // Playback starts at frame 0, so a clip whose first frame is damaged is refused with the
-        // decoder's reason rather than shown from a later frame under the wrong number.
-        std::optional<hs::Image> first = opened.video->read();
-        if (!first) throw hs::InputError("'" + file + "': the video has no frame");
-        opened.first = std::move(*first);
-        opened.info.video = true;
-        opened.info.format = QString::fromStdString(opened.video->codec());
-        opened.info.frames = opened.video->frame_count();
-        opened.info.fps = opened.video->fps();
+    if (!raw_format.isEmpty()) {
+        open_raw(opened, file, raw_format);
+    } else if (hs::media::probe(file) == hs::media::MediaKind::Video) {
+        open_video(opened, file);
     } else {
         hs::media::LoadedImage loaded = read_photo(path);
         opened.info.format = QString::fromStdString(loaded.format);

@@ -1,23 +1,28 @@
 #pragma once
-// Opening a file the user picked: a photo (hs::media, or Qt for what only Qt decodes) or a video
-// with its first frame, described for the views.
+// Opening a file the user picked: a photo (hs::media, or Qt for what only Qt decodes), a video
+// with its first frame, or raw frames of a format the user gave (the CLI's --raw format:
+// hs::media parses and checks it), described for the views.
 
 #include <QString>
 #include <memory>
 
+#include "frame_source.hpp"
 #include "histoscope/core/image.hpp"
-#include "histoscope/media/media.hpp"
 #include "histoscope/ui/types.hpp"
 
 namespace hs::ui {
 
 struct OpenedMedia {
     MediaInfo info;
-    hs::Image first;                                // the photo, or the video's first frame
-    std::unique_ptr<hs::media::VideoReader> video;  // null for a photo
+    hs::Image first;  // the photo, or the first frame
+    // The frames after the first, for playback; null for a photo and a raw file of one frame.
+    std::unique_ptr<FrameSource> frames;
 };
 
-// Throws hs::InputError (unreadable, corrupt, too large) and std::bad_alloc.
-OpenedMedia open_media(const QString& path);
+// `raw_format` empty: a photo or a video, told by the file's content; else the raw frames of
+// that format ("WxHxC:u8|u16[:DEPTH]"). Throws hs::InputError (unreadable, corrupt, too large,
+// a raw size that is not a whole number of frames), hs::UsageError (a malformed raw format)
+// and std::bad_alloc.
+OpenedMedia open_media(const QString& path, const QString& raw_format = {});
 
 }  // namespace hs::ui

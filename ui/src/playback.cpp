@@ -6,7 +6,7 @@
 #include <exception>
 #include <limits>
 
-#include "histoscope/media/media.hpp"
+#include "frame_source.hpp"
 
 namespace hs::ui {
 
@@ -23,12 +23,12 @@ Playback::Playback(Sink sink, QObject* parent)
 
 Playback::~Playback() = default;
 
-void Playback::open(std::unique_ptr<hs::media::VideoReader> reader) {
+void Playback::open(std::unique_ptr<FrameSource> source) {
     pause();
-    reader_ = std::move(reader);
+    source_ = std::move(source);
     index_ = 0;
-    frames_ = reader_->frame_count();
-    fps_ = reader_->fps() > 0.0 && std::isfinite(reader_->fps()) ? reader_->fps() : 25.0;
+    frames_ = source_->frameCount();
+    fps_ = source_->fps() > 0.0 && std::isfinite(source_->fps()) ? source_->fps() : 25.0;
     dropped_ = 0;
     at_end_ = false;
     emitState();
@@ -36,7 +36,7 @@ void Playback::open(std::unique_ptr<hs::media::VideoReader> reader) {
 
 void Playback::close() {
     pause();
-    reader_.reset();
+    source_.reset();
     frame_ = hs::Image();
     index_ = 0;
     frames_ = 0;
@@ -69,7 +69,7 @@ std::int64_t Playback::lastIndex() const {
 }
 
 void Playback::play() {
-    if (!reader_ || playing_) return;
+    if (!source_ || playing_) return;
     if ((at_end_ || index_ >= lastIndex()) && !seek(0)) return;
     playing_ = true;
     at_end_ = false;
@@ -87,9 +87,30 @@ void Playback::pause() {
     emit stopped();
 }
 
+void Playback::toggle() {
+    if (playing_)
+        pause();
+    else
+        play();
+}
+
+void Playback::seekLater(std::int64_t index) {
+    const bool posted = pending_seek_.has_value();
+    pending_seek_ = index;
+    if (!posted)
+        QMetaObject::invokeMethod(
+            this,
+            [this] {
+                const std::int64_t target = *pending_seek_;
+                pending_seek_.reset();
+                seek(target);
+            },
+            Qt::QueuedConnection);
+}
+
 bool Playback::seek(std::int64_t index) {
     dropped_ = 0;
-    return reader_ && showAt(index);
+    return source_ && showAt(index);
 }
 
 bool Playback::showAt(std::int64_t index) {
@@ -115,16 +136,16 @@ bool Playback::decodeAt(std::int64_t index) {
     // frame is the one before, learned here.
     for (; index >= 0; --index) {
         try {
-            if (index != reader_->position()) reader_->seek(index);
-            switch (reader_->read_frame(frame_)) {
-                case hs::media::VideoReader::FrameStatus::Ok:
+            if (index != source_->position()) source_->seek(index);
+            switch (source_->read(frame_)) {
+                case FrameSource::Status::Ok:
                     index_ = index;
                     frames_ = std::max(frames_, index + 1);
                     return true;
-                case hs::media::VideoReader::FrameStatus::Failed:
-                    emit problem(tr("Frame %1 could not be decoded").arg(index + 1));
+                case FrameSource::Status::Failed:
+                    emit problem(unreadable(index));
                     return false;
-                case hs::media::VideoReader::FrameStatus::End:
+                case FrameSource::Status::End:
                     frames_ = index;
                     break;
             }
@@ -134,6 +155,12 @@ bool Playback::decodeAt(std::int64_t index) {
         }
     }
     return false;
+}
+
+QString Playback::unreadable(std::int64_t index) const {
+    const std::string why = source_->failure();
+    const QString frame = tr("Frame %1 could not be decoded").arg(index + 1);
+    return why.empty() ? frame : tr("%1 (%2)").arg(frame, QString::fromStdString(why));
 }
 
 void Playback::deliver() {
@@ -149,7 +176,7 @@ void Playback::schedule() {
 }
 
 void Playback::tick() {
-    if (!playing_ || !reader_) return;
+    if (!playing_ || !source_) return;
     const auto due = start_frame_ + static_cast<std::int64_t>(std::floor(
                                         static_cast<double>(clock_.nsecsElapsed()) / 1e9 * fps_));
     if (due <= index_) {
@@ -168,17 +195,17 @@ void Playback::tick() {
     QElapsedTimer skipping;
     skipping.start();
     std::int64_t decoded = -1;  // the latest frame decoded into frame_
-    while (reader_->position() <= target) {
-        const std::int64_t at = reader_->position();
-        const auto status = reader_->read_frame(frame_);
-        if (status == hs::media::VideoReader::FrameStatus::End) {
+    while (source_->position() <= target) {
+        const std::int64_t at = source_->position();
+        const auto status = source_->read(frame_);
+        if (status == FrameSource::Status::End) {
             frames_ = (decoded >= 0 ? decoded : index_) + 1;  // the clip ends here
             break;
         }
-        if (status == hs::media::VideoReader::FrameStatus::Ok)
+        if (status == FrameSource::Status::Ok)
             decoded = at;
         else
-            emit problem(tr("Frame %1 could not be decoded: dropped").arg(at + 1));
+            emit problem(tr("%1: dropped").arg(unreadable(at)));
         if (skipping.elapsed() > kMaxSkipMs) break;
     }
     if (decoded < 0) {  // nothing more to show: the end

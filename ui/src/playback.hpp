@@ -1,7 +1,7 @@
 #pragma once
-// Video playback on the controller's thread: the clip's reader, the clock, the frames dropped
-// to stay on it, seeking, stepping and looping. Every frame to show goes to the sink, which
-// processes it before the next one is decoded.
+// Playback on the controller's thread: the clip's frame source (a video or a raw stream: see
+// frame_source.hpp), the clock, the frames dropped to stay on it, seeking, stepping and looping.
+// Every frame to show goes to the sink, which processes it before the next one is decoded.
 //
 // The frame due is the one the clock has reached since play started. A frame still being drawn
 // by the UI, or processing slower than the clip's rate, lets several fall due; they are decoded
@@ -17,17 +17,16 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 
 #include "histoscope/core/image.hpp"
 #include "histoscope/ui/types.hpp"
 
 class QTimer;
 
-namespace hs::media {
-class VideoReader;
-}
-
 namespace hs::ui {
+
+class FrameSource;
 
 class Playback : public QObject {
     Q_OBJECT
@@ -39,10 +38,11 @@ class Playback : public QObject {
     explicit Playback(Sink sink, QObject* parent = nullptr);
     ~Playback() override;
 
-    // Takes over `reader`, whose first frame the caller has already read and shown.
-    void open(std::unique_ptr<hs::media::VideoReader> reader);
+    // Takes over `source`, whose first frame the caller has already read and shown. A source
+    // without a rate of its own plays at 25 fps.
+    void open(std::unique_ptr<FrameSource> source);
     void close();
-    bool isOpen() const { return reader_ != nullptr; }
+    bool isOpen() const { return source_ != nullptr; }
     bool playing() const { return playing_; }
     std::int64_t frame() const { return index_; }
     std::int64_t dropped() const { return dropped_; }
@@ -54,9 +54,13 @@ class Playback : public QObject {
 
     void play();  // from the start when stopped at the end
     void pause();
+    void toggle();  // plays or pauses
     // Shows frame `index` (clamped to the clip) and starts counting dropped frames anew; a
     // playing clip goes on from there. False when the frame cannot be decoded (reported).
     bool seek(std::int64_t index);
+    // seek() once the event loop runs; requests made meanwhile coalesce (a dragged slider sends
+    // many: the latest wins).
+    void seekLater(std::int64_t index);
     // Pauses and shows the frame `delta` frames away.
     bool step(std::int64_t delta);
 
@@ -73,12 +77,13 @@ class Playback : public QObject {
     bool decodeAt(std::int64_t index);  // into frame_, index_ on success
     bool showAt(std::int64_t index);    // decodes, restarts the clock when playing, delivers
     void deliver();
+    QString unreadable(std::int64_t index) const;  // what problem() says of a frame
     void emitState();
 
     Sink sink_;
     std::function<bool()> ready_;
     QTimer* timer_;
-    std::unique_ptr<hs::media::VideoReader> reader_;
+    std::unique_ptr<FrameSource> source_;
     hs::Image frame_;          // the frame last decoded (its storage reused from frame to frame)
     std::int64_t index_ = 0;   // the frame last shown
     std::int64_t frames_ = 0;  // as the container reports it, corrected when the clip ends early
@@ -89,6 +94,7 @@ class Playback : public QObject {
     std::int64_t dropped_ = 0;
     QElapsedTimer clock_;
     std::int64_t start_frame_ = 0;  // the frame shown when the clock started
+    std::optional<std::int64_t> pending_seek_;
 };
 
 }  // namespace hs::ui

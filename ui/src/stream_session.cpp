@@ -2,10 +2,40 @@
 
 #include <utility>
 
+#include "engine_choice.hpp"
+#include "frame_work.hpp"
+#include "histoscope/ui/controller.hpp"
+
 namespace hs::ui {
 
-void StreamSession::submit(const hs::StreamConfig& config, const StreamKey& key, std::int64_t index,
+StreamPlan plan_stream(const hs::ImageView& view, const FrameSettings& settings,
+                       const EngineChoice& choice, const hs::Image* reference,
+                       std::uint64_t reference_generation, EngineStatus& status) {
+    const hs::HistogramRequest request = histogram_request(view, settings.bins);
+    choice.histogram(settings.engine, request, status);
+    StreamPlan plan;
+    hs::StreamConfig& config = plan.config;
+    config.format = hs::FrameFormat::of(view);
+    config.engine = status.resolved.toStdString();
+    config.channels = request.channels;
+    config.spec = request.spec;
+    const bool equalizing = settings.equalize.mode != EqualizeSettings::Mode::Off;
+    plan.key = {
+        config.format.describe(), config.engine,       config.spec.describe(), {}, equalizing,
+        settings.equalize,        reference_generation};
+    if (equalizing) {
+        const hs::EqualizeRequest eq = equalize_request(view, settings.equalize, reference);
+        config.equalize = eq;
+        config.equalizer = std::string(choice.equalizer(settings.equalizer, eq)->name());
+        plan.key.equalizer = config.equalizer;
+    }
+    return plan;
+}
+
+void StreamSession::submit(const StreamPlan& plan, std::int64_t index,
                            std::shared_ptr<const hs::Image> image, const Show& show) {
+    const hs::StreamConfig& config = plan.config;
+    const StreamKey& key = plan.key;
     if (stream_ && !(key == key_)) {
         drain(show);
         close();

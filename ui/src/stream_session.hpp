@@ -27,6 +27,19 @@ struct StreamKey {
     bool operator==(const StreamKey&) const = default;
 };
 
+class EngineChoice;
+struct FrameSettings;
+
+// What the stream of frames like `view` computed with `settings` is opened with, and its key;
+// `status` says which histogram engine. Throws when the equalizer cannot serve the settings.
+struct StreamPlan {
+    hs::StreamConfig config;
+    StreamKey key;
+};
+StreamPlan plan_stream(const hs::ImageView& view, const FrameSettings& settings,
+                       const EngineChoice& choice, const hs::Image* reference,
+                       std::uint64_t reference_generation, EngineStatus& status);
+
 // A frame back from the stream: its index, the decoded image it was computed from, the result.
 struct StreamedFrame {
     std::int64_t index = 0;
@@ -40,18 +53,19 @@ class StreamSession {
 
     explicit StreamSession(hs::EngineRegistry& registry) : registry_(registry) {}
 
-    // Queues frame `index` (the stream reads `image`) on the stream of `config` and `key`,
+    // Queues frame `index` (the stream reads `image`) on the stream of `plan`,
     // opening it first; shows, in frame order, every result that is ready. Throws when no
     // stream can run the settings (the caller then computes the frame alone).
-    void submit(const hs::StreamConfig& config, const StreamKey& key, std::int64_t index,
-                std::shared_ptr<const hs::Image> image, const Show& show);
+    void submit(const StreamPlan& plan, std::int64_t index, std::shared_ptr<const hs::Image> image,
+                const Show& show);
     // Shows every frame still in flight.
     void drain(const Show& show);
     void close();
 
     bool isOpen() const { return stream_ != nullptr; }
     const QString& engineName() const { return engine_name_; }  // the stream engine
-    std::string_view equalizer() const { return stream_ ? stream_->equalizer() : ""; }
+    // The stream's equalizer (hs::FrameStream::equalizer() returns a new string each time).
+    std::string equalizer() const { return stream_ ? stream_->equalizer() : std::string(); }
 
   private:
     void showReady(StreamedFrame frame, const Show& show);

@@ -3,6 +3,7 @@
 
 #include <bit>
 #include <charconv>
+#include <climits>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -66,9 +67,12 @@ std::optional<std::uint64_t> regular_file_size(const std::string& path) {
     return static_cast<std::uint64_t>(size);
 }
 
-// Throws InputError unless `size` bytes are a positive whole number of frames.
-void check_raw_size(const std::string& what, std::uint64_t size, const RawFormat& format) {
+}  // namespace
+
+std::int64_t raw_frame_count(std::uint64_t size, const RawFormat& format, const std::string& what) {
     const std::uint64_t frame = format.frame_bytes();
+    if (frame == 0)
+        throw UsageError("raw format " + to_string(format) + " describes an empty frame");
     if (size == 0)
         throw InputError(what + " is empty (one " + to_string(format) + " frame is " +
                          std::to_string(frame) + " bytes)");
@@ -78,7 +82,10 @@ void check_raw_size(const std::string& what, std::uint64_t size, const RawFormat
     if (size % frame != 0)
         throw InputError(what + " has " + std::to_string(size) + " bytes, not a multiple of the " +
                          std::to_string(frame) + "-byte frame " + to_string(format));
+    return static_cast<std::int64_t>(size / frame);
 }
+
+namespace {
 
 // Throws the precise InputError (missing, a directory, unreadable) for a path that is not
 // standard input and cannot be read.
@@ -153,8 +160,7 @@ RawFrame read_raw_frame(const std::string& path, const RawFormat& format, std::i
     RawFrame out;
     if (const auto size = regular_file_size(path)) {
         // The size is known: checked before anything is allocated, then only the frame read.
-        check_raw_size(what, *size, format);
-        out.frames = static_cast<std::int64_t>(*size / frame);
+        out.frames = raw_frame_count(*size, format, what);
         if (index < 0 || index >= out.frames) throw no_such_frame(out.frames);
         std::ifstream in(path, std::ios::binary);
         in.seekg(static_cast<std::streamoff>(static_cast<std::uint64_t>(index) * frame));
@@ -187,8 +193,7 @@ RawFrame read_raw_frame(const std::string& path, const RawFormat& format, std::i
             i += run;
         }
     }
-    check_raw_size(what, total, format);
-    out.frames = static_cast<std::int64_t>(total / frame);
+    out.frames = raw_frame_count(total, format, what);
     if (index < 0 || index >= out.frames) throw no_such_frame(out.frames);
     out.image = new_frame(format);
     std::memcpy(out.image.data(), kept.data(), frame);
@@ -202,9 +207,9 @@ RawFrames read_raw(const std::string& path, const RawFormat& format) {
     const std::string what = "raw input " + describe_source(path);
     const std::size_t frame = format.frame_bytes();
     if (const auto size = regular_file_size(path)) {
-        check_raw_size(what, *size, format);
+        const std::int64_t frames = raw_frame_count(*size, format, what);
         RawStreamReader reader(path, format);
-        for (std::uint64_t i = 0; i < *size / frame; ++i) {
+        for (std::int64_t i = 0; i < frames; ++i) {
             out.frames.push_back(new_frame(format));
             if (reader.read_into(out.frames.back().data()) != frame)
                 throw InputError("cannot read " + what);
@@ -221,7 +226,7 @@ RawFrames read_raw(const std::string& path, const RawFormat& format) {
         got = reader.read_some(bytes.data() + at, std::size_t{1} << 20);
         bytes.resize(at + got);
     }
-    check_raw_size(what, bytes.size(), format);
+    static_cast<void>(raw_frame_count(bytes.size(), format, what));
     for (std::size_t at = 0; at < bytes.size(); at += frame) {
         out.frames.push_back(new_frame(format));
         std::memcpy(out.frames.back().data(), bytes.data() + at, frame);
@@ -269,9 +274,16 @@ std::size_t RawStreamReader::read_into(std::byte* dst) {
 }
 
 bool RawStreamReader::rewind() {
-    if (!owned_) return false;
+    return seek(0);
+}
+
+bool RawStreamReader::seek(std::int64_t index) {
+    if (!owned_ || index < 0) return false;
+    const auto frame = static_cast<std::uint64_t>(format_.frame_bytes());
+    if (static_cast<std::uint64_t>(index) > std::uint64_t{LONG_MAX} / frame) return false;
     std::clearerr(file_);
-    return std::fseek(file_, 0, SEEK_SET) == 0;
+    return std::fseek(file_, static_cast<long>(static_cast<std::uint64_t>(index) * frame),
+                      SEEK_SET) == 0;
 }
 
 }  // namespace hs::media

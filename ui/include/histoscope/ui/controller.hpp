@@ -23,7 +23,6 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <optional>
 #include <string>
 
 #include "histoscope/core/engine.hpp"
@@ -88,6 +87,9 @@ class Controller : public QObject {
   public slots:
     void listEngines();
     void openFile(const QString& path);
+    // Raw frames of `format` ("WxHxC:u8|u16[:DEPTH]", the CLI's --raw): one frame shows like a
+    // photo, several play like a video.
+    void openRaw(const QString& path, const QString& format);
     void setEngine(const QString& name);     // "auto" or a registry name
     void setEqualizer(const QString& name);  // "auto" or a registry equalizer name
     void setBins(int bins);
@@ -140,11 +142,10 @@ class Controller : public QObject {
     void benchmarkFinished(bool cancelled);
 
   private:
+    void open(const QString& path, const QString& raw_format);
     void scheduleProcess();
     void process();
     void showFrame(hs::Image& frame);  // a video frame from playback
-    // The computation of `image` with the current settings and engines.
-    FrameSpec frameSpec(const std::shared_ptr<const hs::Image>& image, EngineStatus& status);
     // Reports what failed and emits the result.
     void finishFrame(FrameOutcome& outcome, EngineStatus status, double total_ms, bool preview);
     // Playback: queues the frame in source_ on the frame stream and shows the results that are
@@ -157,8 +158,6 @@ class Controller : public QObject {
     void emitFrame(FrameResult& out, double total_ms);
     void reportError(const QString& message);
     void updateBusy();
-    // Why `reference` cannot serve the current image, or empty.
-    QString referenceProblem(const hs::Image& reference) const;
 
     std::unique_ptr<hs::EngineRegistry> registry_;
     ControllerOptions options_;
@@ -171,7 +170,6 @@ class Controller : public QObject {
     std::shared_ptr<const hs::Image> equalized_;
     QString path_;
     Playback* playback_;
-    std::optional<std::int64_t> pending_seek_;
     std::shared_ptr<const hs::Image> reference_;
     std::uint64_t reference_generation_ = 0;  // counts the references loaded
 

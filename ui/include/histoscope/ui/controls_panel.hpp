@@ -1,9 +1,7 @@
 #pragma once
-// The control panels. They forward intent through signals and own no data.
-// ControlsPanel: channel toggles, log scale, cumulative curve, overlay or parade, bin count and
-// the histogram kernel combo filled from the registry.
-// EqualizePanel: mode (off, global, CLAHE, match), luminance or per channel, strength, CLAHE
-// clip limit and tile grid, the match reference and the equalization engine.
+// The histogram's control panel: channel toggles, log scale, cumulative curve, overlay or
+// parade, bin count and the histogram kernel combo filled from the registry. It forwards intent
+// through signals and owns no data. (Equalization has its own panel: equalize_panel.hpp.)
 
 #include <QStringList>
 #include <QWidget>
@@ -12,11 +10,6 @@
 
 class QCheckBox;
 class QComboBox;
-class QDoubleSpinBox;
-class QLabel;
-class QPushButton;
-class QSlider;
-class QSpinBox;
 
 namespace hs::ui {
 
@@ -62,50 +55,6 @@ class ControlsPanel : public QWidget {
     QComboBox* engines_;
     QString wanted_engine_ = QStringLiteral("auto");
     int wanted_bins_ = 256;
-};
-
-class EqualizePanel : public QWidget {
-    Q_OBJECT
-
-  public:
-    explicit EqualizePanel(QWidget* parent = nullptr);
-
-    EqualizeSettings settings() const;
-    void setSettings(const EqualizeSettings& settings);  // without emitting settingsChanged
-    void setEqualizers(const QVector<EngineInfo>& equalizers);
-    void setReferenceName(const QString& name);
-    // A gray image has no luminance/per-channel choice: it is equalized as it is.
-    void setImageChannels(int channels);
-
-    QComboBox* modeCombo() const { return mode_; }
-    QComboBox* spaceCombo() const { return space_; }
-    QSlider* strengthSlider() const { return strength_; }
-    QDoubleSpinBox* clipSpin() const { return clip_; }
-    QSpinBox* tilesXSpin() const { return tiles_x_; }
-    QSpinBox* tilesYSpin() const { return tiles_y_; }
-    QComboBox* equalizerCombo() const { return equalizers_; }
-
-  signals:
-    void settingsChanged(const hs::ui::EqualizeSettings& settings);
-    void referenceRequested();
-    void equalizerChanged(const QString& name);
-
-  private:
-    void changed();
-    void updateEnabled();
-
-    QComboBox* mode_;
-    QComboBox* space_;
-    QSlider* strength_;
-    QLabel* strength_label_;
-    QDoubleSpinBox* clip_;
-    QSpinBox* tiles_x_;
-    QSpinBox* tiles_y_;
-    QPushButton* reference_;
-    QLabel* reference_label_;
-    QComboBox* equalizers_;
-    int channels_ = 3;
-    bool quiet_ = false;
 };
 
 }  // namespace hs::ui

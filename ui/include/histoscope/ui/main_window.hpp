@@ -30,6 +30,7 @@ class EqualizePanel;
 class HistogramModel;
 class HistogramView;
 class ImageView;
+class RawDialog;
 class StatsModel;
 class TimingModel;
 class TimingPanel;
@@ -63,9 +64,16 @@ class MainWindow : public QMainWindow {
     bool busy() const { return busy_; }  // the controller has work pending
     QString engineStatus() const;
     CompareDialog* compareDialog() const;
+    RawDialog* rawDialog() const;  // the Open Raw dialog while it is open
 
   public slots:
+    // A photo or a video; a file of raw frames with the format remembered for it, else (a .raw
+    // or .bin file) after asking for its format.
     void openFile(const QString& path);
+    // Raw frames of `format` (the CLI's --raw: "WxHxC:u8|u16[:DEPTH]").
+    void openRawFile(const QString& path, const QString& format);
+    // The Open Raw dialog for `path` (window-modal, not blocking).
+    void askRawFormat(const QString& path);
     void openCompareDialog();
     void setReferenceFile(const QString& path);
     // Writes the whole window, or the histogram plots, to a PNG. Returns an error or "".
@@ -73,6 +81,7 @@ class MainWindow : public QMainWindow {
 
   signals:
     void openRequested(const QString& path);
+    void rawOpenRequested(const QString& path, const QString& format);
     void engineRequested(const QString& name);
     void equalizerRequested(const QString& name);
     void binsRequested(int bins);
@@ -111,6 +120,7 @@ class MainWindow : public QMainWindow {
     void showShortcuts();
     void showError(const QString& title, const QString& message);
     void chooseAndOpen();
+    void chooseAndOpenRaw();
     void chooseReference();
     void chooseAndSave();
     void exportHistogramCsv();
@@ -157,6 +167,7 @@ class MainWindow : public QMainWindow {
     QList<QAction*> media_actions_;  // enabled once media is loaded
     QList<QAction*> video_actions_;  // enabled for video
     QPointer<CompareDialog> compare_;
+    QPointer<RawDialog> raw_dialog_;
     QPointer<QMessageBox> error_box_;
     QPointer<QMessageBox> shortcuts_;
     QFileDialog* reference_dialog_ = nullptr;

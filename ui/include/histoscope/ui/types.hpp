@@ -20,14 +20,15 @@ namespace hs::ui {
 // What was loaded.
 struct MediaInfo {
     QString path;
-    QString format;  // decoder ("JPEG", "PNG", ...) or the video's FourCC
+    QString format;      // decoder ("JPEG", "PNG", ...), the video's FourCC, or "Raw"
+    QString raw_format;  // raw frames: their format ("640x480x3:u8"); empty otherwise
     bool video = false;
     int width = 0;
     int height = 0;
     int channels = 0;
     int bit_depth = 8;
-    std::int64_t frames = 1;  // video: as the container reports it
-    double fps = 0.0;         // video only
+    std::int64_t frames = 1;  // video: as the container reports it; raw: as the size holds
+    double fps = 0.0;         // video only (raw frames play at 25 fps)
     QStringList notes;
 };
 

@@ -38,6 +38,9 @@ struct DecodeOptions {
 using RawFormat = FrameFormat;                        // WIDTHxHEIGHTxCHANNELS:u8|u16[:DEPTH]
 RawFormat parse_raw_format(const std::string& text);  // throws UsageError
 std::string to_string(const RawFormat& format);
+// How many frames `bytes` bytes of input hold; throws InputError, naming the input as `what`,
+// unless they are a positive whole number of frames (the check every raw reader makes).
+std::int64_t raw_frame_count(std::uint64_t bytes, const RawFormat& format, const std::string& what);
 
 // Frame `index` of a raw file or of standard input ("-"), and how many frames the input holds.
 // The input's size must be a positive whole number of frames: checked before anything is
@@ -79,6 +82,9 @@ class RawStreamReader {
     std::size_t read_some(std::byte* dst, std::size_t bytes);
     // Starts over at the first frame; false for standard input and other unseekable streams.
     bool rewind();
+    // Goes to frame `index` (the next read returns it; past the end, the next read returns 0);
+    // false for a negative index, standard input and other unseekable streams.
+    bool seek(std::int64_t index);
 
   private:
     std::FILE* file_ = nullptr;

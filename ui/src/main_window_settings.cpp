@@ -1,0 +1,119 @@
+// MainWindow's persistence: what the user left (window layout, histogram and equalization
+// settings, view toggles, loop) restored at start and saved on close, and the recent files.
+
+#include <QAction>
+#include <QCheckBox>
+#include <QFileInfo>
+#include <QMenu>
+#include <QSettings>
+#include <QSplitter>
+#include <algorithm>
+
+#include "histoscope/core/bench.hpp"
+#include "histoscope/ui/controls_panel.hpp"
+#include "histoscope/ui/equalize_panel.hpp"
+#include "histoscope/ui/main_window.hpp"
+
+namespace hs::ui {
+
+namespace {
+
+constexpr int kMaxRecent = 8;
+const QString kRecentKey = QStringLiteral("recentFiles");
+
+}  // namespace
+
+void MainWindow::restoreSettings() {
+    QSettings s;
+    if (s.value(QStringLiteral("machine/cpu")).toString() ==
+        QString::fromStdString(hs::cpu_description()))
+        emit hostBandwidthRequested(s.value(QStringLiteral("machine/readBandwidthGbs")).toDouble());
+    restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray());
+    restoreState(s.value(QStringLiteral("window/state")).toByteArray());
+    main_splitter_->restoreState(s.value(QStringLiteral("window/mainSplitter")).toByteArray());
+    right_splitter_->restoreState(s.value(QStringLiteral("window/rightSplitter")).toByteArray());
+    controls_->logCheck()->setChecked(s.value(QStringLiteral("histogram/log"), false).toBool());
+    controls_->cumulativeCheck()->setChecked(
+        s.value(QStringLiteral("histogram/cumulative"), false).toBool());
+    controls_->paradeCheck()->setChecked(
+        s.value(QStringLiteral("histogram/parade"), false).toBool());
+    const int bins = s.value(QStringLiteral("histogram/bins"), 256).toInt();
+    controls_->selectBins(bins);
+    emit binsRequested(bins);
+    const QString engine =
+        s.value(QStringLiteral("histogram/kernel"), QStringLiteral("auto")).toString();
+    controls_->selectEngine(engine);
+    emit engineRequested(engine);
+    EqualizeSettings e;
+    e.mode = static_cast<EqualizeSettings::Mode>(
+        std::clamp(s.value(QStringLiteral("equalize/mode"), 1).toInt(), 0, 3));
+    e.luma = s.value(QStringLiteral("equalize/luma"), true).toBool();
+    e.strength = std::clamp(s.value(QStringLiteral("equalize/strength"), 1.0).toDouble(), 0.0, 1.0);
+    e.clip = s.value(QStringLiteral("equalize/clip"), 2.0).toDouble();
+    e.tiles_x = s.value(QStringLiteral("equalize/tilesX"), 8).toInt();
+    e.tiles_y = s.value(QStringLiteral("equalize/tilesY"), 8).toInt();
+    equalize_->setSettings(e);
+    sent_equalize_ = equalize_->settings();
+    emit equalizeRequested(sent_equalize_);
+    const QString reference = s.value(QStringLiteral("equalize/reference")).toString();
+    if (!reference.isEmpty() && QFileInfo::exists(reference)) emit referenceRequested(reference);
+    if (s.value(QStringLiteral("view/sideBySide"), false).toBool()) side_action_->setChecked(true);
+    loop_action_->setChecked(s.value(QStringLiteral("video/loop"), false).toBool());
+    clipping_action_->setChecked(s.value(QStringLiteral("view/clipping"), false).toBool());
+    stretch_action_->setChecked(s.value(QStringLiteral("view/stretchDeep"), true).toBool());
+    sendDisplay();
+}
+
+void MainWindow::saveSettings() const {
+    QSettings s;
+    s.setValue(QStringLiteral("window/geometry"), saveGeometry());
+    s.setValue(QStringLiteral("window/state"), saveState());
+    s.setValue(QStringLiteral("window/mainSplitter"), main_splitter_->saveState());
+    s.setValue(QStringLiteral("window/rightSplitter"), right_splitter_->saveState());
+    s.setValue(QStringLiteral("histogram/log"), controls_->logCheck()->isChecked());
+    s.setValue(QStringLiteral("histogram/cumulative"), controls_->cumulativeCheck()->isChecked());
+    s.setValue(QStringLiteral("histogram/parade"), controls_->paradeCheck()->isChecked());
+    s.setValue(QStringLiteral("histogram/bins"), controls_->bins());
+    s.setValue(QStringLiteral("histogram/kernel"), controls_->engine());
+    const EqualizeSettings e = equalize_->settings();
+    s.setValue(QStringLiteral("equalize/mode"), static_cast<int>(e.mode));
+    s.setValue(QStringLiteral("equalize/luma"), e.luma);
+    s.setValue(QStringLiteral("equalize/strength"), e.strength);
+    s.setValue(QStringLiteral("equalize/clip"), e.clip);
+    s.setValue(QStringLiteral("equalize/tilesX"), e.tiles_x);
+    s.setValue(QStringLiteral("equalize/tilesY"), e.tiles_y);
+    s.setValue(QStringLiteral("view/sideBySide"), side_action_->isChecked());
+    s.setValue(QStringLiteral("video/loop"), loop_action_->isChecked());
+    s.setValue(QStringLiteral("view/clipping"), clipping_action_->isChecked());
+    s.setValue(QStringLiteral("view/stretchDeep"), stretch_action_->isChecked());
+}
+
+void MainWindow::rebuildRecentMenu() {
+    recent_menu_->clear();
+    const QStringList recent = QSettings().value(kRecentKey).toStringList();
+    for (const QString& path : recent)
+        recent_menu_->addAction(QFileInfo(path).fileName(), this, [this, path] { openFile(path); })
+            ->setToolTip(path);
+    recent_menu_->setToolTipsVisible(true);
+    if (!recent.isEmpty()) {
+        recent_menu_->addSeparator();
+        recent_menu_->addAction(tr("Clear Recent"), this, [this] {
+            QSettings().remove(kRecentKey);
+            rebuildRecentMenu();
+        });
+    }
+    recent_menu_->setEnabled(!recent.isEmpty());
+}
+
+void MainWindow::addRecent(const QString& path) {
+    QSettings settings;
+    QStringList recent = settings.value(kRecentKey).toStringList();
+    const QString absolute = QFileInfo(path).absoluteFilePath();
+    recent.removeAll(absolute);
+    recent.prepend(absolute);
+    while (recent.size() > kMaxRecent) recent.removeLast();
+    settings.setValue(kRecentKey, recent);
+    rebuildRecentMenu();
+}
+
+}  // namespace hs::ui
