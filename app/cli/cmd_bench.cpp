@@ -2,6 +2,8 @@
 // (device-resident input rotated past L2, CUDA events, for GPU engines), verified bit for bit
 // against the CPU reference.
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
@@ -56,6 +58,10 @@ std::vector<BenchInput> bench_inputs(const Args& args) {
         return inputs;
     }
     for (const auto& path : args.positional()) {
+        if (!args.has("--frame") && media::probe(path) == media::MediaKind::Video)
+            throw UsageError("'" + path +
+                             "' is a video: its frames are benchmarked as a stream when it is "
+                             "given alone, or pick one with --frame N");
         Input in = load_input(args.with_positional({path}), options);
         inputs.push_back({in.name, std::move(in.image)});
     }
@@ -83,13 +89,16 @@ int run_bench(const Context& ctx) {
     if (list == "all") {
         for (const auto& e : ctx.registry.engines()) engines.push_back(e.get());
     } else {
+        // Named kernels must exist, once each, and run here (as --kernel of hist); "all" lists
+        // the unavailable ones with why.
         std::stringstream names(list);
         for (std::string name; std::getline(names, name, ',');) {
-            HistogramEngine* e = ctx.registry.find(name);
-            if (!e)
-                throw UsageError("unknown kernel '" + name + "' (see 'histoscope-cli kernels')");
-            engines.push_back(e);
+            HistogramEngine& e = available_kernel(ctx.registry, name);
+            if (std::find(engines.begin(), engines.end(), &e) != engines.end())
+                throw UsageError("kernel '" + name + "' is listed twice in --kernels");
+            engines.push_back(&e);
         }
+        if (engines.empty()) throw UsageError("--kernels lists no kernel");
     }
 
     // The rules and the rooflines of every benchmark (core's bench_options), for the device
@@ -105,13 +114,16 @@ int run_bench(const Context& ctx) {
         device ? ctx.engines.gpu_read_bandwidth_gbs() : 0.0, measure_host_read_bandwidth_gbs());
     const auto& gpu_engines = ctx.engines.gpu_engines;
 
+    const bool progress = isatty(STDERR_FILENO) != 0;
     std::vector<BenchRow> rows;
     for (BenchInput& in : bench_inputs(args)) {
         const HistogramRequest request = request_from_args(args, in.image.view(), "--select");
         const std::vector<ChannelHistogram> reference =
             reference_histogram(request.image, request.channels, request.spec);
         for (HistogramEngine* engine : engines) {
-            std::cerr << "bench: " << engine->name() << " on " << in.name << "\n";
+            // Progress for a person watching; standard error redirected keeps only Histoscope's
+            // error:, warning: and note: lines.
+            if (progress) std::cerr << "bench: " << engine->name() << " on " << in.name << "\n";
             const bool on_gpu = std::find(gpu_engines.begin(), gpu_engines.end(), engine->name()) !=
                                 gpu_engines.end();
             BenchRow row;

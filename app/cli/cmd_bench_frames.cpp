@@ -189,7 +189,10 @@ int run_bench_frames(const Context& ctx, const Args& args) {
     j["memory"] = std::move(memory);
     j["verified_frames"] = compared;
     j["verified"] = verified;
-    j["notes"] = source.notes();
+    Json notes = Json::array();
+    if (!declined.empty()) notes.push_back(declined);
+    for (const std::string& n : source.notes()) notes.push_back(n);
+    j["notes"] = std::move(notes);
 
     std::string out;
     if (format == "json") {

@@ -206,12 +206,15 @@ int run_equalize(const Context& ctx) {
     const auto start = Clock::now();
     const Args& args = ctx.args;
     refuse_output_onto_input(args);
-    if (args.flag("--per-frame") || input_is_video(args)) return run_equalize_frames(ctx, args);
+    // A video equalizes into a video, unless --frame picks one of its frames.
+    if (args.flag("--per-frame") || (input_is_video(args) && !args.has("--frame")))
+        return run_equalize_frames(ctx, args);
     if (args.has("--frames")) throw UsageError("--frames N applies to videos and --per-frame");
     const std::string format = report_format(args);
     const std::string output = args.value("-o").value_or("");
     if (output.empty() || output == "-")
         throw UsageError("equalize needs an output image file: -o OUT.png");
+    if (!is_raw_output(output)) media::check_image_output(output);  // before reading anything
     EqualizeRequest request = request_from_args(args);
     EqualizeEngine& engine = engine_from_args(ctx, args);
     const auto repeat = static_cast<int>(args.integer("--repeat").value_or(1));
@@ -269,7 +272,7 @@ int run_equalize_frames(const Context& ctx, const Args& args) {
             "file, not '" +
             output + "'");
     if (args.has("--frame"))
-        throw UsageError("--frame N picks one frame; a video or --per-frame equalizes every frame");
+        throw UsageError("--frame N picks one frame; --per-frame equalizes every frame");
     if (args.has("--repeat")) throw UsageError("--repeat applies to one image");
     EqualizeRequest request = request_from_args(args);
     static_cast<void>(engine_from_args(ctx, args));  // unknown or unavailable: exit 2 or 4

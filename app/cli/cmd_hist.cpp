@@ -106,7 +106,9 @@ int run_hist(const Context& ctx) {
         if (format == "text") {
             os << "# " << in.name << ": " << image.width << "x" << image.height << ", "
                << image.channels << " channel(s), " << image.bit_depth << "-bit " << in.kind << " ("
-               << in.format << ")\n"
+               << in.format << ")"
+               << (in.kind == "image" ? std::string() : ", frame " + std::to_string(in.frame))
+               << "\n"
                << "# kernel " << kernel << ", " << spec.describe() << ", "
                << number(result.total_ms) << " ms\n";
         }

@@ -126,7 +126,9 @@ int run_hist_frames(const Context& ctx, const Args& args) {
             os << to_text(j, -1);
             return;
         }
-        os << frame << sep << "failed\n";
+        // As many fields as a histogram row, empty: every row has the header's columns (the
+        // reason is on standard error, and in the JSON).
+        os << frame << sep << "failed" << std::string(bins * config.channels.size(), sep) << "\n";
     };
     const PumpStats stats = pump(source, *stream, events, limit);
     for (const auto& n : source.notes()) std::cerr << "warning: " << n << "\n";

@@ -25,7 +25,8 @@ CLI::Option* option(CLI::App& c, const std::string& name, const std::string& hel
     return c.add_option(name)->description(help);
 }
 CLI::Option* flag(CLI::App& c, const std::string& name, const std::string& help) {
-    return c.add_flag(name)->description(help);
+    // A flag given twice is a usage error, as an option given twice is.
+    return c.add_flag(name)->description(help)->multi_option_policy(CLI::MultiOptionPolicy::Throw);
 }
 
 CLI::Option* integer(CLI::App& c, const std::string& name, std::int64_t min, std::int64_t max,
@@ -113,13 +114,14 @@ CommandLine::CommandLine()
 
     CLI::App& info =
         command("info", "size, depth, channels and frames of a photo, video or raw input",
-                "a photo, a video, or with --raw a raw file (- or none: standard input)");
+                "a photo, a video, or with --raw a raw file (with --raw, - or none: standard "
+                "input)");
     input(info);
     output(info, {"text", "json"}, "text");
 
-    CLI::App& hist =
-        command("hist", "the histograms of a photo, a frame, or every frame",
-                "a photo, a video, or with --raw a raw file (- or none: standard input)");
+    CLI::App& hist = command(
+        "hist", "the histograms of a photo, a frame, or every frame",
+        "a photo, a video, or with --raw a raw file (with --raw, - or none: standard input)");
     input(hist);
     frames(hist);
     option(hist, "--channels", std::string(kChannels) + " (default all)")->type_name("LIST");
@@ -132,7 +134,7 @@ CommandLine::CommandLine()
 
     CLI::App& equalize = command(
         "equalize", "contrast equalization of a photo, a frame or a whole stream into -o OUT",
-        "a photo, a video, or with --raw a raw file (- or none: standard input)");
+        "a photo, a video, or with --raw a raw file (with --raw, - or none: standard input)");
     input(equalize);
     frames(equalize);
     choice(equalize, "--mode", {"global", "clahe", "match"},
@@ -142,14 +144,16 @@ CommandLine::CommandLine()
     option(equalize, "--strength", "blend of the result with the input, 0..1 (default 1)")
         ->type_name("S");
     option(equalize, "--clip", "clahe: clip limit, > 0 (default 2)")->type_name("C");
-    option(equalize, "--tiles", "clahe: tiles across and down (default 8x8)")->type_name("WxH");
+    option(equalize, "--tiles", "clahe: tiles across and down, or N for NxN (default 8x8)")
+        ->type_name("WxH");
     CLI::Option* reference =
         option(equalize, "--reference", "match: the image whose histogram is matched")
             ->type_name("REF");
     option(equalize, "--reference-raw", "match: --reference is raw, of this format")
         ->type_name("WxHxC:u8|u16[:DEPTH]")
         ->needs(reference);
-    option(equalize, "--kernel", "the equalizer: cpu (default), gpu or a name from 'kernels'")
+    option(equalize, "--kernel",
+           "the equalizer: cpu (default), gpu, or an equalizer 'kernels' lists")
         ->type_name("NAME");
     integer(equalize, "--repeat", 1, 1000, "equalize N times and report the median time");
     flag(equalize, "--timing", "report the time of each stage");
@@ -160,11 +164,11 @@ CommandLine::CommandLine()
         command("kernels", "the histogram engines and equalizers, and whether they run here", "");
     output(kernels, {"text", "json"}, "text");
 
-    CLI::App& bench =
-        command("bench",
-                "median time per kernel, Gpix/s, GB/s, % of read bandwidth, end to end, verified "
-                "against the CPU reference; a video or --stream: the frame pipeline",
-                "photos, a video, or with --raw a raw file (- or none: standard input)", true);
+    CLI::App& bench = command(
+        "bench",
+        "median time per kernel, Gpix/s, GB/s, % of read bandwidth, end to end, verified "
+        "against the CPU reference; a video or --stream: the frame pipeline",
+        "photos, a video, or with --raw a raw file (with --raw, - or none: standard input)", true);
     input(bench);
     integer(bench, "--frame", 0, kMaxFrame,
             "benchmark this frame of a video or raw stream instead of the stream");
@@ -207,9 +211,15 @@ bool CommandLine::is_command(const std::string& name) const {
 }
 
 CommandLine::Parsed CommandLine::parse(const std::vector<std::string>& arguments) {
-    if (!arguments.empty() && arguments.front().rfind('-', 0) != 0 &&
-        !is_command(arguments.front()))
-        throw UsageError("unknown command '" + arguments.front() + "' (see --help)");
+    if (arguments.empty())
+        throw UsageError(
+            "no command: give one of info, hist, equalize, kernels, bench (see "
+            "--help)");
+    const std::string& first = arguments.front();
+    if (first.rfind('-', 0) != 0 && !is_command(first))
+        throw UsageError("unknown command '" + first + "' (see --help)");
+    if (first.rfind('-', 0) == 0 && first != "-h" && first != "--help" && first != "--version")
+        throw UsageError("unknown option '" + first + "' before the command (see --help)");
     std::vector<std::string> reversed(arguments.rbegin(), arguments.rend());
     try {
         app_->parse(reversed);
@@ -223,6 +233,12 @@ CommandLine::Parsed CommandLine::parse(const std::vector<std::string>& arguments
     } catch (const CLI::CallForVersion&) {
         std::cout << app_->version() << "\n";
         return {};
+    } catch (const CLI::ArgumentMismatch& e) {
+        // CLI11 says "--bins: At Most 1 required but received 2" for an option given twice.
+        const std::string what = e.what();
+        if (what.find("At Most 1 required") != std::string::npos)
+            throw UsageError("option " + what.substr(0, what.find(':')) + " is given twice");
+        throw UsageError(what);
     } catch (const CLI::ParseError& e) {
         throw UsageError(e.what());
     }

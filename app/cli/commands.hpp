@@ -36,8 +36,9 @@ int run_bench_frames(const Context& ctx, const Args& args);
 // media::AtomicFile). Throws InputError when it cannot.
 void write_output(const std::string& path, const std::string& text);
 
-// Throws UsageError when -o names one of the command's inputs (its files, --reference, or the
-// file standard input comes from), also through links: writing it would destroy the input.
+// Throws UsageError when -o is empty or starts with '=' (-o=FILE), or names one of the
+// command's inputs (its files, --reference, or the file standard input comes from), also
+// through links: writing it would destroy the input.
 void refuse_output_onto_input(const Args& args);
 
 }  // namespace hs::cli

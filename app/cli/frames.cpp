@@ -150,16 +150,24 @@ FrameSource::Status FrameSource::read_into(std::byte* dst, std::string& why) {
         if (kind_ == "raw") {
             const std::size_t want = format_.frame_bytes();
             std::size_t got = 0;
-            if (have_first_) {
-                std::memcpy(dst, first_.data(), want);
-                media::raw_to_host_order(dst, want, format_);
-                got = want;
-                have_first_ = false;
-                std::vector<std::byte>().swap(first_);
-            } else {
-                got = raw_->read_into(dst);
+            std::string bad_samples;
+            try {
+                if (have_first_) {
+                    std::memcpy(dst, first_.data(), want);
+                    have_first_ = false;
+                    std::vector<std::byte>().swap(first_);
+                    got = want;
+                    media::raw_to_host_samples(dst, want, format_);
+                } else {
+                    got = raw_->read_into(dst);
+                }
+            } catch (const InputError& e) {  // samples above the declared depth
+                bad_samples = e.what();
             }
-            if (got == want) {
+            if (!bad_samples.empty()) {
+                status = Status::Failed;
+                why = "frame " + std::to_string(position_) + ": " + bad_samples;
+            } else if (got == want) {
                 status = Status::Ok;
             } else if (got > 0) {
                 status = Status::Failed;

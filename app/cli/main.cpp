@@ -32,10 +32,6 @@ int exit_code(hs::ErrorKind kind) {
 int main(int argc, char** argv) {
     try {
         hs::cli::CommandLine command_line;
-        if (argc < 2) {
-            std::cerr << command_line.help();
-            return 2;
-        }
         const hs::cli::CommandLine::Parsed parsed =
             command_line.parse(std::vector<std::string>(argv + 1, argv + argc));
         if (parsed.command.empty()) return 0;  // --help or --version answered

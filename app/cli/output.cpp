@@ -19,7 +19,12 @@ void write_output(const std::string& path, const std::string& text) {
 
 void refuse_output_onto_input(const Args& args) {
     const auto output = args.value("-o");
-    if (!output || output->empty() || *output == "-") return;
+    if (output && output->empty())
+        throw UsageError("-o needs a file name (or - for standard output)");
+    // "-o=x.txt" would write a file named "=x.txt": a slip, not a wish.
+    if (output && output->front() == '=')
+        throw UsageError("-o takes its file name after a space: -o " + output->substr(1));
+    if (!output || *output == "-") return;
     std::vector<std::string> inputs = args.positional();
     if (inputs.empty() && args.has("--raw")) inputs.push_back("-");
     if (const auto ref = args.value("--reference")) inputs.push_back(*ref);

@@ -1,5 +1,6 @@
 #include "histoscope/core/channels.hpp"
 
+#include <algorithm>
 #include <array>
 
 #include "histoscope/core/error.hpp"
@@ -91,6 +92,8 @@ std::vector<Channel> parse_channel_list(std::string_view list, int image_channel
             throw UsageError("unknown channel '" + std::string(item) +
                              "' (expected r, g, b, a, gray, luma, luma709, rgb or all)");
         check_channel(*c, image_channels, type);
+        if (std::find(out.begin(), out.end(), *c) != out.end())
+            throw UsageError("channel '" + std::string(item) + "' is listed twice");
         out.push_back(*c);
         if (comma == std::string_view::npos) break;
         start = comma + 1;

@@ -1,4 +1,5 @@
-# bash completion for histoscope-cli: its commands, then each command's options.
+# bash completion for histoscope-cli: its commands, then each command's options and their
+# values, read from the program itself (COMMAND --help and `kernels`), so they cannot drift.
 _histoscope_cli() {
     local cur prev words cword
     _init_completion || return
@@ -7,21 +8,32 @@ _histoscope_cli() {
         COMPREPLY=($(compgen -W "$commands --help --version" -- "$cur"))
         return
     fi
+    local command="${words[1]}"
+    local help
+    help="$(histoscope-cli "$command" --help 2>/dev/null)"
+    # The engines of `kernels`: histogram engines first, the equalizers after their heading.
+    _histoscope_cli_engines() {
+        histoscope-cli kernels 2>/dev/null |
+            awk -v want="$1" '/^# equalizers/ { eq = 1; next } /^#/ { next }
+                              (want == "equalizers") == (eq == 1) { print $1 }'
+    }
     case "$prev" in
-        --format)
-            COMPREPLY=($(compgen -W "text table csv json" -- "$cur"))
+        --kernel)
+            if [[ "$command" == equalize ]]; then
+                COMPREPLY=($(compgen -W "$(_histoscope_cli_engines equalizers)" -- "$cur"))
+            else
+                COMPREPLY=($(compgen -W "$(_histoscope_cli_engines histogram)" -- "$cur"))
+            fi
             return ;;
-        --kernel | --kernels)
-            COMPREPLY=($(compgen -W "$(histoscope-cli kernels 2>/dev/null | cut -f1 | grep -v '^#') all" -- "$cur"))
-            return ;;
-        --mode)
-            COMPREPLY=($(compgen -W "global clahe match" -- "$cur"))
-            return ;;
-        --space)
-            COMPREPLY=($(compgen -W "luma rgb" -- "$cur"))
+        --kernels)
+            COMPREPLY=($(compgen -W "all $(_histoscope_cli_engines histogram)" -- "$cur"))
             return ;;
         --channels | --select)
-            COMPREPLY=($(compgen -W "all r g b a gray luma luma709 rgb" -- "$cur"))
+            if [[ "$command" == bench && "$prev" == --channels ]]; then
+                COMPREPLY=($(compgen -W "1 3 4" -- "$cur"))
+            else
+                COMPREPLY=($(compgen -W "all r g b a gray luma luma709 rgb" -- "$cur"))
+            fi
             return ;;
         --synthetic)
             COMPREPLY=($(compgen -W "uniform degenerate gauss: ramp" -- "$cur"))
@@ -33,12 +45,24 @@ _histoscope_cli() {
             _filedir
             return ;;
     esac
+    if [[ "$prev" == -* ]]; then
+        # An option with a fixed set of values shows them in its help ("--mode :{a,b}").
+        local line choices
+        line="$(grep -E -- "^ +$prev " <<<"$help" | head -n 1)"
+        if [[ "$line" =~ :\{([^}]*)\} ]]; then
+            choices="${BASH_REMATCH[1]//,/ }"
+            COMPREPLY=($(compgen -W "$choices" -- "$cur"))
+            return
+        fi
+        # Any other option that takes a value (a type after its name): nothing to offer.
+        if [[ "$line" =~ ^\ +$prev\ +[A-Z:] ]]; then
+            COMPREPLY=()
+            return
+        fi
+    fi
     if [[ "$cur" == -* ]]; then
-        # The command's own --help lists its options (generated from what the parser accepts).
-        local opts
-        opts="$(histoscope-cli "${words[1]}" --help 2>/dev/null |
-            grep -oE '^ +-[^ ]+' | tr ',' '\n' | tr -d ' ')"
-        COMPREPLY=($(compgen -W "$opts" -- "$cur"))
+        COMPREPLY=($(compgen -W "$(grep -oE '^ +-[^ ]+' <<<"$help" | tr ',' '\n' | tr -d ' ')" \
+            -- "$cur"))
         return
     fi
     _filedir

@@ -133,7 +133,16 @@ TEST(CliErrors, UsageErrorsExitTwoWithOneLine) {
                                          "hist --raw 4x4x2:u8 -",
                                          "hist --raw 4x4:u8 -",
                                          "hist",
-                                         "hist " + raw + " --bins"};
+                                         "hist " + raw + " --bins",
+                                         "hist " + raw + " --stats --stats",
+                                         "hist " + raw + " --bins 4 --bins 8",
+                                         "hist " + raw + " --channels r,r",
+                                         "hist " + raw + " -o ''",
+                                         "hist " + raw + " -o=x.txt",
+                                         "",
+                                         "--bogus hist",
+                                         "bench " + raw + " --kernels ''",
+                                         "bench " + raw + " --kernels cpu,cpu"};
     for (const std::string& args : cases) {
         const auto r = run_cli(args + " < /dev/null");
         EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.err;
@@ -198,6 +207,35 @@ TEST(CliBench, BadOptionsAreUsageErrors) {
         EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.err;
         EXPECT_TRUE(one_error_line(r.err)) << args << "\n" << r.err;
     }
+}
+
+TEST(CliRaw, SamplesAboveTheDeclaredDepthAreRefused) {
+    // 12-bit frames holding 5000: not data of that format, in a single frame or a stream.
+    Image img = uniform(8, 4, 1, SampleType::U16, 12);
+    const auto good = write_raw(img, "ok12.raw");
+    reinterpret_cast<std::uint16_t*>(img.row(2))[3] = 5000;
+    const auto bad = write_raw(img, "bad12.raw");
+    const auto r = run_cli("hist --raw 8x4x1:u16:12 '" + bad.string() + "'");
+    EXPECT_EQ(r.exit_code, 3) << r.err;
+    EXPECT_TRUE(one_error_line(r.err)) << r.err;
+    EXPECT_NE(r.err.find("sample value 5000"), std::string::npos) << r.err;
+    // A stream: the frame fails, the others are counted.
+    const auto stream = temp_dir("raw") / "two.raw";
+    {
+        std::ofstream out(stream, std::ios::binary);
+        for (const auto& f : {good, bad}) {
+            std::ifstream in(f, std::ios::binary);
+            out << in.rdbuf();
+        }
+    }
+    const auto s =
+        run_cli("hist --raw 8x4x1:u16:12 '" + stream.string() + "' --per-frame --format json");
+    ASSERT_EQ(s.exit_code, 0) << s.err;
+    const auto j = parse_json(s.out);
+    ASSERT_EQ(j.at("frames").size(), 2u);
+    EXPECT_EQ(j.at("frames")[0].at("status").get<std::string>(), "ok");
+    EXPECT_EQ(j.at("frames")[1].at("status").get<std::string>(), "failed");
+    EXPECT_NE(j.at("frames")[1].at("reason").get<std::string>().find("5000"), std::string::npos);
 }
 
 TEST(CliBench, CsvQuotesFieldsAsRfc4180) {

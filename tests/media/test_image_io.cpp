@@ -733,21 +733,21 @@ TEST(WriteImage, FailuresNameThePath) {
     const Image deep = hs::test::uniform(8, 8, 1, SampleType::U16, 16);
 
     const std::string unknown = dir.file("out.xyz");
-    EXPECT_TRUE(contains(message_of<InputError>([&] { media::write_image(unknown, rgb.view()); }),
+    EXPECT_TRUE(contains(message_of<UsageError>([&] { media::write_image(unknown, rgb.view()); }),
                          "'" + unknown + "': cannot write '.xyz' files"));
     const std::string bare = dir.file("noextension");
-    EXPECT_TRUE(contains(message_of<InputError>([&] { media::write_image(bare, rgb.view()); }),
+    EXPECT_TRUE(contains(message_of<UsageError>([&] { media::write_image(bare, rgb.view()); }),
                          "'" + bare + "'"));
     const std::string nowhere = dir.file("no/such/dir/out.png");
     EXPECT_EQ(message_of<InputError>([&] { media::write_image(nowhere, rgb.view()); }),
               "cannot write '" + nowhere + "': No such file or directory");
     const std::string jpeg = dir.file("deep.jpg");
-    EXPECT_EQ(message_of<InputError>([&] { media::write_image(jpeg, deep.view()); }),
+    EXPECT_EQ(message_of<UsageError>([&] { media::write_image(jpeg, deep.view()); }),
               "'" + jpeg + "': JPEG cannot store 16-bit samples (use .png or .tif)");
-    EXPECT_EQ(message_of<InputError>([&] { media::write_image(jpeg, rgba.view()); }),
+    EXPECT_EQ(message_of<UsageError>([&] { media::write_image(jpeg, rgba.view()); }),
               "'" + jpeg + "': JPEG cannot store an alpha channel (use .png or .tif)");
     const std::string ppm = dir.file("gray.ppm");
-    EXPECT_TRUE(contains(message_of<InputError>([&] { media::write_image(ppm, deep.view()); }),
+    EXPECT_TRUE(contains(message_of<UsageError>([&] { media::write_image(ppm, deep.view()); }),
                          "'" + ppm + "': PPM cannot store a 1-channel image"));
     EXPECT_FALSE(std::filesystem::exists(jpeg));
 }

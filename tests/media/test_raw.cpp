@@ -121,16 +121,31 @@ TEST(RawRead, ReadsEveryEightBitFrame) {
 
 TEST(RawRead, SixteenBitSamplesAreLittleEndianAndKeepTheDeclaredDepth) {
     ScratchDir dir;
-    write_bytes(dir.file("deep.bin"), {0x34, 0x12, 0xFF, 0x0F, 0x01, 0x00});
+    write_bytes(dir.file("deep.bin"), {0x34, 0x02, 0xFF, 0x0F, 0x01, 0x00});
     const media::RawFrames raw =
         media::read_raw(dir.file("deep.bin"), media::parse_raw_format("3x1x1:u16:12"));
     ASSERT_EQ(raw.frames.size(), 1u);
     const ImageView v = raw.frames[0].view();
     EXPECT_EQ(v.type, SampleType::U16);
     EXPECT_EQ(v.bit_depth, 12);
-    EXPECT_EQ(v.sample(0, 0, 0), 0x1234u);
-    EXPECT_EQ(v.sample(1, 0, 0), 0x0FFFu);
+    EXPECT_EQ(v.sample(0, 0, 0), 0x0234u);
+    EXPECT_EQ(v.sample(1, 0, 0), 0x0FFFu);  // the largest 12-bit value
     EXPECT_EQ(v.sample(2, 0, 0), 1u);
+}
+
+TEST(RawRead, SamplesAboveTheDeclaredDepthAreRefused) {
+    ScratchDir dir;
+    write_bytes(dir.file("deep.bin"), {0x34, 0x02, 0x00, 0x10, 0x01, 0x00});  // 0x1000 = 4096
+    const auto format = media::parse_raw_format("3x1x1:u16:12");
+    const std::string m =
+        message_of<InputError>([&] { (void)media::read_raw(dir.file("deep.bin"), format); });
+    EXPECT_EQ(m,
+              "sample value 4096 (sample 1 of the frame) exceeds the 12-bit depth of raw format "
+              "3x1x1:u16:12 (is the format right?)");
+    EXPECT_THROW((void)media::read_raw_frame(dir.file("deep.bin"), format, 0), InputError);
+    // At 16 bits every value is a sample.
+    EXPECT_NO_THROW(
+        (void)media::read_raw(dir.file("deep.bin"), media::parse_raw_format("3x1x1:u16")));
 }
 
 TEST(RawRead, SizeThatIsNotAWholeNumberOfFramesIsAnInputError) {
@@ -201,7 +216,7 @@ TEST(RawRead, DashReadsStandardInput) {
 TEST(RawStream, ReadsFramesOneAtATimeAndReportsATruncatedLastFrame) {
     ScratchDir dir;
     const std::string path = dir.file("stream.bin");
-    const auto format = media::parse_raw_format("3x2x1:u16:12");
+    const auto format = media::parse_raw_format("3x2x1:u16");
     std::vector<std::uint8_t> bytes(format.frame_bytes() * 2 + 5);
     for (std::size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<std::uint8_t>(i * 3);
     write_bytes(path, bytes);

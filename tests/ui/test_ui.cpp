@@ -1337,10 +1337,10 @@ class TestUi : public QObject {
                  static_cast<qsizetype>(timed));
         const QStringList csv =
             benchmark_csv(dialog->rows(), c).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
-        QCOMPARE(csv.filter(QRegularExpression(QStringLiteral("^#"))).size(), 3);
-        QCOMPARE(csv.size(), 3 + 1 + engines);
-        QVERIFY(csv[3].startsWith(QStringLiteral("input,width,height,")));
-        QVERIFY(csv[4].startsWith(QStringLiteral("fruits.jpg,512,480,3,8,")));
+        QCOMPARE(csv.size(), 1 + engines);
+        QVERIFY(csv[0].startsWith(QStringLiteral("input,width,height,")));
+        QVERIFY(csv[0].endsWith(QStringLiteral(",date,version")));
+        QVERIFY(csv[1].startsWith(QStringLiteral("fruits.jpg,512,480,3,8,")));
         dialog->close();
     }
 

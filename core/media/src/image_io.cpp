@@ -207,31 +207,51 @@ LoadedImage read_image(const std::string& path, const DecodeOptions& options) {
     return out;
 }
 
-void write_image(const std::string& path, const ImageView& image) {
-    quiet_opencv();
-    validate(image);
+namespace {
+
+// The writer of `path`'s extension; a device (-o /dev/null) is written as PNG. UsageError when
+// there is none, or (with an image) when it cannot store the image without loss.
+const Writer& writer_for(const std::string& path, const ImageView* image) {
     const std::string name = detail::quoted(path);
     std::string ext = std::filesystem::path(path).extension().string();
     std::transform(ext.begin(), ext.end(), ext.begin(),
                    [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    std::error_code ec;
+    if (ext.empty() && std::filesystem::is_character_file(path, ec)) ext = ".png";
     const auto& all = writers();
     const auto writer = std::find_if(all.begin(), all.end(), [&](const Writer& w) {
         return std::find(w.extensions.begin(), w.extensions.end(), ext) != w.extensions.end();
     });
     if (writer == all.end())
-        throw InputError(name + ": cannot write '" + ext +
+        throw UsageError(name + ": cannot write '" + ext +
                          "' files (use .png, .tif, .jpg, .bmp, .webp, .ppm, .pgm or .pnm)");
-    if (image.type == SampleType::U16 && !writer->deep)
-        throw InputError(name + ": " + writer->name +
+    if (image == nullptr) return *writer;
+    if (image->type == SampleType::U16 && !writer->deep)
+        throw UsageError(name + ": " + writer->name +
                          " cannot store 16-bit samples (use .png or .tif)");
     const auto& stored = writer->channels;
-    if (std::find(stored.begin(), stored.end(), image.channels) == stored.end()) {
-        if (image.channels == 4 && stored.back() == 3)
-            throw InputError(name + ": " + writer->name +
+    if (std::find(stored.begin(), stored.end(), image->channels) == stored.end()) {
+        if (image->channels == 4 && stored.back() == 3)
+            throw UsageError(name + ": " + writer->name +
                              " cannot store an alpha channel (use .png or .tif)");
-        throw InputError(name + ": " + writer->name + " cannot store a " +
-                         std::to_string(image.channels) + "-channel image");
+        throw UsageError(name + ": " + writer->name + " cannot store a " +
+                         std::to_string(image->channels) + "-channel image");
     }
+    return *writer;
+}
+
+}  // namespace
+
+void check_image_output(const std::string& path) {
+    static_cast<void>(writer_for(path, nullptr));
+}
+
+void write_image(const std::string& path, const ImageView& image) {
+    quiet_opencv();
+    validate(image);
+    const std::string name = detail::quoted(path);
+    const Writer* writer = &writer_for(path, &image);
+    const std::string ext = writer->extensions.front();
 
     const int depth = image.type == SampleType::U8 ? CV_8U : CV_16U;
     const cv::Mat view(image.height, image.width, CV_MAKETYPE(depth, image.channels),

@@ -99,16 +99,24 @@ Image new_frame(const RawFormat& f) {
 
 }  // namespace
 
-void raw_to_host_order(std::byte* data, std::size_t bytes, const RawFormat& format) {
+void raw_to_host_samples(std::byte* data, std::size_t bytes, const RawFormat& format) {
+    if (format.type != SampleType::U16) return;
     if constexpr (std::endian::native == std::endian::big) {
-        if (format.type == SampleType::U16) {
-            auto* p = reinterpret_cast<std::uint8_t*>(data);
-            for (std::size_t k = 0; k + 1 < bytes; k += 2) std::swap(p[k], p[k + 1]);
-        }
-    } else {
-        static_cast<void>(data);
-        static_cast<void>(bytes);
-        static_cast<void>(format);
+        auto* p = reinterpret_cast<std::uint8_t*>(data);
+        for (std::size_t k = 0; k + 1 < bytes; k += 2) std::swap(p[k], p[k + 1]);
+    }
+    if (format.bit_depth >= 16) return;
+    // Samples above the declared depth are not data of this format (12-bit frames holding
+    // 5000): refused, as PNM samples above maxval are, rather than counted as out of range.
+    const std::uint32_t top = (1u << format.bit_depth) - 1;
+    for (std::size_t k = 0; k + 1 < bytes; k += 2) {
+        std::uint16_t v = 0;
+        std::memcpy(&v, data + k, sizeof v);
+        if (v > top)
+            throw InputError("sample value " + std::to_string(v) + " (sample " +
+                             std::to_string(k / 2) + " of the frame) exceeds the " +
+                             std::to_string(format.bit_depth) + "-bit depth of raw format " +
+                             to_string(format) + " (is the format right?)");
     }
 }
 
@@ -167,7 +175,7 @@ RawFrame read_raw_frame(const std::string& path, const RawFormat& format, std::i
         out.image = new_frame(format);
         in.read(reinterpret_cast<char*>(out.image.data()), static_cast<std::streamsize>(frame));
         if (!in) throw InputError("cannot read " + what);
-        raw_to_host_order(out.image.data(), frame, format);
+        raw_to_host_samples(out.image.data(), frame, format);
         return out;
     }
     // A pipe: the data is counted as it arrives, and memory follows it (a frame declared huge
@@ -197,7 +205,7 @@ RawFrame read_raw_frame(const std::string& path, const RawFormat& format, std::i
     if (index < 0 || index >= out.frames) throw no_such_frame(out.frames);
     out.image = new_frame(format);
     std::memcpy(out.image.data(), kept.data(), frame);
-    raw_to_host_order(out.image.data(), frame, format);
+    raw_to_host_samples(out.image.data(), frame, format);
     return out;
 }
 
@@ -230,7 +238,7 @@ RawFrames read_raw(const std::string& path, const RawFormat& format) {
     for (std::size_t at = 0; at < bytes.size(); at += frame) {
         out.frames.push_back(new_frame(format));
         std::memcpy(out.frames.back().data(), bytes.data() + at, frame);
-        raw_to_host_order(out.frames.back().data(), frame, format);
+        raw_to_host_samples(out.frames.back().data(), frame, format);
     }
     return out;
 }
@@ -269,7 +277,7 @@ std::size_t RawStreamReader::read_some(std::byte* dst, std::size_t bytes) {
 
 std::size_t RawStreamReader::read_into(std::byte* dst) {
     const std::size_t got = read_some(dst, format_.frame_bytes());
-    raw_to_host_order(dst, got - got % 2, format_);
+    raw_to_host_samples(dst, got - got % 2, format_);
     return got;
 }
 

@@ -1,6 +1,5 @@
 #include "histoscope/report/bench_report.hpp"
 
-#include <cstdio>
 #include <sstream>
 
 namespace hs::report {
@@ -53,35 +52,37 @@ Json bench_json(const BenchContext& c, const std::vector<BenchRow>& rows) {
 }
 
 std::string bench_csv(const BenchContext& c, const std::vector<BenchRow>& rows) {
-    std::ostringstream os;
-    char bw[64];
-    std::snprintf(bw, sizeof bw, "%.1f GB/s; cpu: ", c.device_read_bandwidth_gbs);
-    os << "# device: " << c.device << ", read bandwidth " << bw << c.cpu;
-    std::snprintf(bw, sizeof bw, ", read bandwidth %.1f GB/s\n", c.host_read_bandwidth_gbs);
-    os << bw << "# " << c.timed_runs << " timed runs after " << c.warmup_runs
-       << " warm-up, device inputs rotated over " << c.rotate_bytes << " bytes\n"
-       << "# date: " << c.date << "; histoscope " << c.version << "\n";
-    // The columns are the keys of a row's JSON, in the same order.
+    // The columns are the keys of a row's JSON, then those of the context, in the same order:
+    // every line is a whole record, so any CSV reader takes the file as it is.
     const Json full = row_json([] {
         BenchRow r;
         r.reason = "-";
         return r;
     }());
+    Json context = bench_json(c, {});
+    context.erase("results");
+    std::ostringstream os;
     bool first = true;
-    for (const auto& [key, value] : full.items()) {
-        os << (first ? "" : ",") << key;
-        first = false;
-    }
+    for (const Json* part : std::initializer_list<const Json*>{&full, &context})
+        for (const auto& [key, unused] : part->items()) {
+            os << (first ? "" : ",") << key;
+            first = false;
+        }
     os << "\n";
+    const auto field = [&](const Json& v) {
+        os << (v.is_string() ? csv_field(v.get<std::string>()) : to_text(v, -1));
+    };
     for (const BenchRow& r : rows) {
         const Json j = row_json(r);
         first = true;
         for (const auto& [key, unused] : full.items()) {
             os << (first ? "" : ",");
             first = false;
-            if (!j.contains(key)) continue;
-            const Json& v = j.at(key);
-            os << (v.is_string() ? csv_field(v.get<std::string>()) : to_text(v, -1));
+            if (j.contains(key)) field(j.at(key));
+        }
+        for (const auto& [key, value] : context.items()) {
+            os << ",";
+            field(value);
         }
         os << "\n";
     }

@@ -60,8 +60,9 @@ struct RawFrames {
 };
 RawFrames read_raw(const std::string& path, const RawFormat& format);
 
-// Puts the 16-bit samples of `bytes` raw bytes (little-endian in the file) in host order.
-void raw_to_host_order(std::byte* data, std::size_t bytes, const RawFormat& format);
+// Puts the 16-bit samples of `bytes` raw bytes (little-endian in the file) in host order, and
+// refuses (InputError) a sample above the format's declared depth (u16:12 holding 5000).
+void raw_to_host_samples(std::byte* data, std::size_t bytes, const RawFormat& format);
 
 // Raw frames read one at a time (streams of any length: a file or standard input, "-").
 class RawStreamReader {
@@ -78,7 +79,7 @@ class RawStreamReader {
     // InputError when reading fails.
     std::size_t read_into(std::byte* dst);
     // Up to `bytes` bytes as they come (fewer only at the end), in file order (16-bit samples
-    // little-endian: see raw_to_host_order).
+    // little-endian: see raw_to_host_samples).
     std::size_t read_some(std::byte* dst, std::size_t bytes);
     // Starts over at the first frame; false for standard input and other unseekable streams.
     bool rewind();
@@ -105,9 +106,12 @@ struct LoadedImage {
 LoadedImage read_image(const std::string& path, const DecodeOptions& options = {});
 // Writes 8/16-bit 1/3/4-channel images; the format follows the extension: .png and .tif/.tiff
 // store everything; .jpg/.jpeg, .bmp and .webp store 8-bit gray or RGB; .ppm (RGB), .pgm (gray)
-// and .pnm (either) store 8 or 16 bits. Another extension, or an image the format cannot hold
-// without loss of depth or alpha, is an InputError naming the path.
+// and .pnm (either) store 8 or 16 bits; a device (/dev/null) gets PNG. Another extension, or
+// an image the format cannot hold without loss of depth or alpha, is a UsageError naming the
+// path; a failing write an InputError.
 void write_image(const std::string& path, const ImageView& image);
+// The extension check of write_image(), before there is an image: UsageError.
+void check_image_output(const std::string& path);
 
 // --- video
 // Frames decoded by FFmpeg's libraries, numbered from the container (the timestamps and the

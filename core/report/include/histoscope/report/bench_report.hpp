@@ -18,8 +18,8 @@ namespace hs::report {
 // "input_copies", "gpix_s", "gb_s", "pct_read_bw", "end_to_end_median_ms", "verified"}.
 Json bench_json(const BenchContext& context, const std::vector<BenchRow>& rows);
 
-// "# " lines with the context, then a header line and one line per row: the row's fields as in
-// JSON (those of a row that is not ok are empty), RFC 4180 quoting.
+// A header line, then one line per row: the row's fields as in JSON (the timing fields of a row
+// that is not ok are empty), then the context's, on every line; RFC 4180 quoting.
 std::string bench_csv(const BenchContext& context, const std::vector<BenchRow>& rows);
 
 // One CSV field as RFC 4180 writes it: quoted (inner quotes doubled) when it holds a comma, a
