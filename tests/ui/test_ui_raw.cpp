@@ -464,7 +464,7 @@ class TestUiRaw : public QObject {
                      qPrintable(played.engine));
             QSKIP(kNoGpu);
         }
-        // The GPU frame pipeline, with a GPU engine, and the status bar says so.
+        // The GPU frame pipeline, with a GPU engine.
         QCOMPARE(played.stream, QStringLiteral("gpu"));
         QVERIFY2(gpu_engines_.contains(played.engine), qPrintable(played.engine));
     }
