@@ -22,10 +22,12 @@
 #   scripts/gpu.sh gui [INPUT...] the desktop application with the GPU engines, headless: the
 #                                 gui-host build and its Qt runtime arrive as .ui-runtime.tar.xz
 #                                 (scripts/bundle-ui-runtime.sh build-gui-host, made on the
-#                                 development machine: there is no Qt here); runs ctest -L ui and
-#                                 the scripted run (histoscope --screenshot, Compare Kernels with
-#                                 every engine) on INPUT (default: the bundled fruits.gif), PNGs
-#                                 of the window and of Compare Kernels to the output folder
+#                                 development machine: there is no Qt here); runs ctest -L ui,
+#                                 then the scripted run (histoscope --screenshot) on the 4K
+#                                 photo decoded to a raw frame (or INPUT: histoscope's arguments)
+#                                 with Compare Kernels of every engine, and on the 4K clip decoded
+#                                 to a raw stream with --screenshot-play; PNGs of the windows and
+#                                 of Compare Kernels to the output folder
 #
 # Logs and JSON go to ${OUT:-out}/ (at most 8 files: the runner returns no more). Environment:
 # HS_JOBS (build jobs, default 16), HS_TEST_JOBS (GPU tests at once, default 8),
@@ -150,10 +152,16 @@ all_engines_ran() {
     grep -qE '^compare: [^:]+: ok, exact' "$1"
 }
 
+# raw_format FILE: the --raw format of a file tools.py decode wrote (NAME.WxHxC.TYPE.raw).
+raw_format() {
+    local f="${1%.raw}"
+    echo "$(basename "${f%.*}" | sed 's/.*\.//'):${f##*.}"
+}
+
 cmd_gui() {
-    local runtime="$root/.ui-runtime" src bld
+    local runtime="$root/.ui-runtime" src bld photo clip raw
     for f in gui-environment.txt gui-ctest.log gui-screenshot.log gui-window.png gui-compare.png \
-        gui-summary.txt; do rm -f "${out:?}/$f"; done
+        gui-play.png gui-summary.txt; do rm -f "${out:?}/$f"; done
     if [ ! -f "$runtime/env.sh" ]; then
         [ -f "$runtime.tar.xz" ] || {
             echo "gpu.sh gui: no .ui-runtime.tar.xz: make it with scripts/bundle-ui-runtime.sh" \
@@ -183,19 +191,40 @@ cmd_gui() {
         echo "build: $bld (from $src)"
         nvidia-smi -L || true
     } >"$out/gui-environment.txt" 2>&1
+    # The 4K photo and clip as raw frames (the gui-host build has no OpenCV to decode them).
+    raw="$(mktemp -d)"
+    stage "decode the 4K photo and clip to raw frames (Python cv2)" gui-environment.txt \
+        python3 "$tools" decode "$root/resources/samples" "$raw" fruits_4k.jpg starry_pan_4k.mp4
+    photo="$(find "$raw" -name 'fruits_4k.jpg.*.raw' | head -n 1)"
+    clip="$(find "$raw" -name 'starry_pan_4k.mp4.*.raw' | head -n 1)"
     local input=("$@")
-    [ ${#input[@]} -gt 0 ] || input=("$root/resources/samples/fruits.gif")
+    [ ${#input[@]} -gt 0 ] || [ -z "$photo" ] || input=(--raw "$(raw_format "$photo")" "$photo")
     stage "ctest -L ui (gui-host build, bundled Qt, offscreen)" gui-ctest.log \
         ctest --test-dir "$bld" -L ui --output-on-failure
-    stage "histoscope --screenshot --screenshot-compare ${input[*]}" gui-screenshot.log \
-        "$bld/app/histoscope" --screenshot "$out/gui-window.png" \
-        --screenshot-compare "$out/gui-compare.png" --screenshot-timeout 300 "${input[@]}"
-    stage "Compare Kernels ran and verified every engine" gui-screenshot.log \
-        all_engines_ran "$out/gui-screenshot.log"
+    if [ ${#input[@]} -gt 0 ]; then
+        stage "histoscope --screenshot --screenshot-compare ${input[*]}" gui-screenshot.log \
+            "$bld/app/histoscope" --screenshot "$out/gui-window.png" \
+            --screenshot-compare "$out/gui-compare.png" --screenshot-timeout 300 "${input[@]}"
+        stage "Compare Kernels ran and verified every engine" gui-screenshot.log \
+            all_engines_ran "$out/gui-screenshot.log"
+    else
+        record "the 4K photo as a raw frame: not decoded (see gui-environment.txt)" \
+            gui-environment.txt 1 0
+    fi
+    if [ -n "$clip" ]; then
+        stage "histoscope --screenshot --screenshot-play (the 4K clip as raw frames)" \
+            gui-screenshot.log "$bld/app/histoscope" --screenshot "$out/gui-play.png" \
+            --screenshot-play --screenshot-timeout 300 --raw "$(raw_format "$clip")" "$clip"
+    else
+        record "the 4K clip as raw frames: not decoded (see gui-environment.txt)" \
+            gui-environment.txt 1 0
+    fi
+    rm -rf "$raw"
     echo
     echo "================ gpu.sh gui summary ================"
     grep -E "tests passed|tests failed|Disabled" "$out/gui-ctest.log" | sed "s/^/gui-ctest.log: /" || true
-    grep -E "^compare: |^wrote " "$out/gui-screenshot.log" | sed "s/^/gui-screenshot.log: /" || true
+    grep -E "^compare: |^played: |^wrote " "$out/gui-screenshot.log" |
+        sed "s/^/gui-screenshot.log: /" || true
     printf '%s\n' "${summary[@]}" | tee "$out/gui-summary.txt"
     return "$failed"
 }

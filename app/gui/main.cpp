@@ -6,8 +6,11 @@
 //   histoscope --raw WxHxC:u8|u16[:DEPTH] FILE
 //                                           opens FILE as raw frames of that format (the CLI's
 //                                           --raw): one frame like a photo, more like a video
-//   histoscope --screenshot OUT.png [--screenshot-compare CMP.png] [--screenshot-timeout S] [FILE]
-//                                           loads, waits for the first processed frame, saves
+//   histoscope --screenshot OUT.png [--screenshot-play] [--screenshot-compare CMP.png]
+//              [--screenshot-timeout S] [FILE]
+//                                           loads, waits for the first processed frame (with
+//                                           --screenshot-play, plays the video or raw stream to
+//                                           its last frame and sums it up in one line), saves
 //                                           the window as a PNG (then, with
 //                                           --screenshot-compare, runs Compare Kernels with every
 //                                           engine and saves that dialog) and exits: 0, or 3
@@ -72,6 +75,11 @@ int main(int argc, char** argv) {
                        "that dialog to OUT."),
         QStringLiteral("OUT"));
     parser.addOption(screenshot_compare);
+    const QCommandLineOption screenshot_play(
+        QStringLiteral("screenshot-play"),
+        QStringLiteral("With --screenshot: play the video or raw stream to its last frame "
+                       "first, and print a summary of the playback."));
+    parser.addOption(screenshot_play);
     const QCommandLineOption screenshot_timeout(
         QStringLiteral("screenshot-timeout"),
         QStringLiteral("With --screenshot: fail after SECONDS (default 300)."),
@@ -119,9 +127,12 @@ int main(int argc, char** argv) {
                                                                std::move(engines.options)));
     hs::ui::MainWindow window(worker.controller(), samples_dir);
 
-    if (parser.isSet(screenshot_compare) && !parser.isSet(screenshot)) {
-        std::fputs("error: --screenshot-compare needs --screenshot\n", stderr);
-        return 2;
+    for (const QCommandLineOption* option : {&screenshot_compare, &screenshot_play}) {
+        if (parser.isSet(*option) && !parser.isSet(screenshot)) {
+            std::fprintf(stderr, "error: --%s needs --screenshot\n",
+                         qPrintable(option->names().constFirst()));
+            return 2;
+        }
     }
     if (parser.isSet(screenshot)) {
         bool ok = false;
@@ -147,9 +158,9 @@ int main(int argc, char** argv) {
                 return 2;
             }
         }
-        hs::gui::arm_scripted_run(
-            {parser.value(screenshot), parser.value(screenshot_compare), timeout_s}, window,
-            *worker.controller());
+        hs::gui::arm_scripted_run({parser.value(screenshot), parser.isSet(screenshot_play),
+                                   parser.value(screenshot_compare), timeout_s},
+                                  window, *worker.controller());
     }
     window.show();
     if (!raw_format.isEmpty())

@@ -1,6 +1,7 @@
 #include "scripted_run.hpp"
 
 #include <QApplication>
+#include <QElapsedTimer>
 #include <QImage>
 #include <QSaveFile>
 #include <QTimer>
@@ -38,6 +39,7 @@ bool save_png(QWidget& widget, const QString& path, QString& error) {
 struct Run {
     ScriptedRun options;
     hs::ui::MainWindow* window = nullptr;
+    hs::ui::Controller* controller = nullptr;
     QString stage = QStringLiteral("the first histogram");
     bool ended = false;  // the verdict is given; later signals change nothing
 
@@ -51,6 +53,81 @@ struct Run {
         if (ended) return;
         ended = true;
         QApplication::exit(0);
+    }
+
+    void firstFrame() {
+        if (options.play) return play();
+        saveWindow();
+    }
+
+    // What playback showed, from the results the controller sent while it played.
+    struct Played {
+        int shown = 0;
+        double total_ms = 0.0;  // of the frames shown, their processing as the timing reports
+        QString engine, stream;
+        bool playing = false;  // playback was seen to start
+        bool stopped = false;  // and then to stop
+        QElapsedTimer clock;
+    };
+
+    void play() {
+        if (ended) return;
+        if (!window->playback().video)
+            return fail(QStringLiteral("--screenshot-play: %1 is not a video or a stream of raw "
+                                       "frames")
+                            .arg(window->currentPath()));
+        stage = QStringLiteral("playback to the last frame");
+        // Owned by the window; deleted once playback is summed up, with its connections.
+        auto* context = new QObject(window);
+        auto played = std::make_shared<Played>();
+        QObject::connect(controller, &hs::ui::Controller::frameReady, context,
+                         [played](const hs::ui::FrameResult& result) {
+                             if (result.timing.frame < 0) return;
+                             ++played->shown;
+                             played->total_ms += result.timing.total_ms;
+                             played->engine = result.timing.engine;
+                             played->stream = result.timing.stream;
+                         });
+        QObject::connect(
+            controller, &hs::ui::Controller::notice, context,
+            [this](const QString& message) { fail(QStringLiteral("playback: %1").arg(message)); });
+        QObject::connect(
+            controller, &hs::ui::Controller::playbackChanged, context,
+            [this, context, played](const hs::ui::PlaybackState& now) {
+                if (now.playing) {
+                    played->playing = true;
+                    return;
+                }
+                if (!played->playing || played->stopped) return;
+                played->stopped = true;
+                const double wall_s = static_cast<double>(played->clock.elapsed()) / 1000.0;
+                // The frames still in flight when playback stopped are drawn first.
+                QTimer::singleShot(kSettleMs, context, [this, context, played, wall_s] {
+                    finishPlay(*played, wall_s);
+                    context->deleteLater();
+                });
+            });
+        played->clock.start();
+        emit window->playToggleRequested();
+    }
+
+    void finishPlay(const Played& played, double wall_s) {
+        if (ended) return;
+        const hs::ui::PlaybackState& state = window->playback();
+        if (state.frame != state.frames - 1)
+            return fail(QStringLiteral("playback stopped at frame %1 of %2")
+                            .arg(state.frame + 1)
+                            .arg(state.frames));
+        if (played.shown == 0) return fail(QStringLiteral("playback showed no frame"));
+        std::printf(
+            "played: %lld frames in %.1f s: %d shown, %lld dropped, engine %s, frame "
+            "stream %s, mean %.2f ms of processing per frame shown\n",
+            static_cast<long long>(state.frames), wall_s, played.shown,
+            static_cast<long long>(state.dropped), qPrintable(played.engine),
+            played.stream.isEmpty() ? "none (frame by frame)" : qPrintable(played.stream),
+            played.total_ms / played.shown);
+        std::fflush(stdout);
+        saveWindow();
     }
 
     void saveWindow() {
@@ -122,10 +199,11 @@ void arm_scripted_run(const ScriptedRun& options, hs::ui::MainWindow& window,
     auto run = std::make_shared<Run>();
     run->options = options;
     run->window = &window;
+    run->controller = &controller;
 
     QObject::connect(
         &controller, &hs::ui::Controller::frameReady, &window,
-        [run] { QTimer::singleShot(kSettleMs, run->window, [run] { run->saveWindow(); }); },
+        [run] { QTimer::singleShot(kSettleMs, run->window, [run] { run->firstFrame(); }); },
         Qt::SingleShotConnection);
     QObject::connect(&controller, &hs::ui::Controller::loadFailed, &window,
                      [run](const QString&, const QString& message) { run->fail(message); });

@@ -1,6 +1,7 @@
 #pragma once
 // The scripted run of the desktop application (histoscope --screenshot): screenshots of the
-// real window, and of Compare Kernels after a run with every engine, taken without a person,
+// real window (after playing a video or a stream of raw frames to its end, when asked), and of
+// Compare Kernels after a run with every engine, taken without a person,
 // e.g. under QT_QPA_PLATFORM=offscreen on the GPU host (scripts/gpu.sh gui). It only listens to
 // the controller, so it works whatever opened the input.
 
@@ -14,7 +15,8 @@ class MainWindow;
 namespace hs::gui {
 
 struct ScriptedRun {
-    QString window_png;   // the main window, once the first histogram is drawn
+    QString window_png;   // the main window, once the first histogram is drawn (or played)
+    bool play = false;    // play the opened video or raw stream to its last frame first
     QString compare_png;  // Compare Kernels after its run; empty: no run
     int timeout_s = 300;  // for the whole run
 };
@@ -26,9 +28,12 @@ constexpr int kScriptedCompareWidth = 1200;
 constexpr int kScriptedCompareHeight = 800;
 
 // Sizes `window` and arms the run: the application exits 0 once every PNG asked for is written,
-// or prints one `error:` line and exits 3 if the input fails to load, an engine of Compare
-// Kernels fails or is not verified, a PNG cannot be written, or the run takes longer than
-// timeout_s. Call before the input is opened.
+// or prints one `error:` line and exits 3 if the input fails to load, playing is asked of an
+// input that is not a video or a stream, playback stops before the last frame or reports an
+// error, an engine of Compare Kernels fails or is not verified, a PNG cannot be written, or the
+// run takes longer than timeout_s. With `play`, one line sums up the playback: frames shown and
+// dropped, the histogram engine and frame stream that ran, the mean time of a frame on the
+// worker thread. Call before the input is opened.
 void arm_scripted_run(const ScriptedRun& run, hs::ui::MainWindow& window,
                       hs::ui::Controller& controller);
 

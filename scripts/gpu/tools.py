@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """The Python side of scripts/gpu.sh on the GPU host (Python cv2 and numpy, no OpenCV C++).
 
-  decode SAMPLES OUT [--tiled]     every bundled photo and every frame of every bundled clip as
-                                   OUT/NAME.WxHxC.TYPE.raw (RGB order, little-endian), which the
-                                   GPU tests read from $HS_RAW_PHOTOS / $HS_RAW_CLIPS; --tiled adds
-                                   the 256 MiB gray tilings of scripts/gpu/cases.tsv
+  decode SAMPLES OUT [--tiled] [NAME...]
+                                   every bundled photo and every frame of every bundled clip (or
+                                   only those NAMEs) as OUT/NAME.WxHxC.TYPE.raw (RGB order,
+                                   little-endian), which the GPU tests read from $HS_RAW_PHOTOS /
+                                   $HS_RAW_CLIPS; --tiled adds the 256 MiB gray tilings of
+                                   scripts/gpu/cases.tsv
   cases SET RAW                    the cases of SET (bench, learn): NAME<TAB>ARGS per line
   bench-report DIR OUT.json        the bench JSONs of DIR as one document and a table
   stream-report DIR OUT.json       the stream JSONs of DIR as one document and a summary
@@ -65,11 +67,13 @@ def tofile(img, path):
     img.astype("<" + ("u1" if img.dtype.name == "uint8" else "u2")).tofile(path)
 
 
-def decode(src, out, tiled):
+def decode(src, out, tiled, only=()):
     import numpy as np  # noqa: PLC0415
     cv2 = cv()
     os.makedirs(out, exist_ok=True)
     for name in sorted(os.listdir(src)):
+        if only and name not in only:
+            continue
         path = os.path.join(src, name)
         if name.lower().endswith((".avi", ".mp4")):
             cap = cv2.VideoCapture(path)
@@ -425,7 +429,11 @@ def main(argv):
         sys.exit(__doc__)
     cmd, a = argv[1], argv[2:]
     if cmd == "decode":
-        decode(a[0], a[1], "--tiled" in a[2:])
+        names = [n for n in a[2:] if n != "--tiled"]
+        missing = [n for n in names if not os.path.isfile(os.path.join(a[0], n))]
+        if missing:
+            sys.exit("tools.py decode: not in " + a[0] + ": " + ", ".join(missing))
+        decode(a[0], a[1], "--tiled" in a[2:], names)
         return 0
     if cmd == "cases":
         cases(a[0], a[1])

@@ -61,8 +61,10 @@
 #include "histoscope/ui/timing_model.hpp"
 #include "histoscope/ui/timing_panel.hpp"
 #include "histoscope/ui/worker.hpp"
+#include "ui_test_support.hpp"
 
 using namespace hs::ui;
+using namespace ui_test;
 
 namespace {
 
@@ -77,100 +79,13 @@ QString test_data(const char* name) {
     return QStringLiteral(HS_UI_TEST_DATA "/") + QLatin1String(name);
 }
 
-// The registry the application runs with (GPU engines too when built with CUDA).
-std::unique_ptr<hs::EngineRegistry> make_registry() {
-    return hs::gui::make_engines().registry;
-}
-
-// The GPU engines of that registry that can run here (none without a GPU).
-QStringList available_gpu_engines() {
-    const hs::gui::Engines engines = hs::gui::make_engines();
-    QStringList out;
-    for (const QString& name : engines.options.gpu_engines)
-        if (engines.registry->find(name.toStdString())->availability().available) out << name;
-    return out;
-}
-
-std::vector<hs::Channel> shown_channels(const hs::ImageView& view) {
-    if (view.channels == 1) return {hs::Channel::Gray};
-    if (view.channels == 4)
-        return {hs::Channel::R, hs::Channel::G, hs::Channel::B, hs::Channel::A,
-                hs::Channel::Luma601};
-    return {hs::Channel::R, hs::Channel::G, hs::Channel::B, hs::Channel::Luma601};
-}
-
-// The reference counts of `image` for the channels the application shows.
-std::vector<hs::ChannelHistogram> reference_of(const hs::ImageView& view, int bins) {
-    return hs::reference_histogram(view, shown_channels(view),
-                                   hs::HistogramSpec::full_range(view, bins));
-}
-
 std::vector<hs::ChannelHistogram> reference_of(const QString& path, int bins) {
     const hs::media::LoadedImage loaded = hs::media::read_image(path.toStdString());
-    return reference_of(loaded.image.view(), bins);
-}
-
-// The CPU reference's equalization of an image.
-hs::Image equalized_reference(const hs::ImageView& image, const EqualizeSettings& s) {
-    hs::EqualizeRequest r;
-    r.image = image;
-    r.mode = s.mode == EqualizeSettings::Mode::Clahe ? hs::EqualizeMode::Clahe
-                                                     : hs::EqualizeMode::Global;
-    r.space = s.luma ? hs::EqualizeSpace::Luma : hs::EqualizeSpace::Rgb;
-    r.strength = s.strength;
-    r.clip = s.clip;
-    r.tiles_x = s.tiles_x;
-    r.tiles_y = s.tiles_y;
-    return hs::equalize_reference(r);
+    return ui_test::reference_of(loaded.image.view(), bins);
 }
 
 hs::Image equalized_reference(const QString& path, const EqualizeSettings& s) {
-    return equalized_reference(hs::media::read_image(path.toStdString()).image.view(), s);
-}
-
-// Writes `frames` to a file of raw frames in `dir` as --raw reads them (rows packed, 16-bit
-// samples little-endian) and returns its path.
-QString write_raw(const QTemporaryDir& dir, const char* name,
-                  const std::vector<const hs::Image*>& frames) {
-    QByteArray bytes;
-    for (const hs::Image* frame : frames) {
-        const hs::ImageView v = frame->view();
-        for (int y = 0; y < v.height; ++y)
-            for (int x = 0; x < v.width; ++x)
-                for (int c = 0; c < v.channels; ++c) {
-                    const std::uint32_t sample = v.sample(x, y, c);
-                    bytes.append(static_cast<char>(sample & 0xffu));
-                    if (v.type == hs::SampleType::U16) bytes.append(static_cast<char>(sample >> 8));
-                }
-    }
-    const QString path = dir.filePath(QLatin1String(name));
-    QFile file(path);
-    if (!file.open(QIODevice::WriteOnly) || file.write(bytes) != bytes.size()) return {};
-    return path;
-}
-
-// `image` with every sample shifted by `by` (wrapping), a frame that differs from it.
-hs::Image shifted(const hs::Image& image, int by) {
-    hs::Image out = image;
-    const hs::ImageView v = out.view();
-    for (int y = 0; y < v.height; ++y)
-        for (int x = 0; x < v.width; ++x)
-            for (int c = 0; c < v.channels; ++c)
-                out.set_sample(x, y, c,
-                               (v.sample(x, y, c) + static_cast<std::uint32_t>(by)) % 256u);
-    return out;
-}
-
-bool model_matches(const HistogramModel& model, const std::vector<hs::ChannelHistogram>& ref) {
-    if (model.columnCount() != static_cast<int>(ref.size())) return false;
-    for (int c = 0; c < model.columnCount(); ++c) {
-        const auto& counts = ref[static_cast<std::size_t>(c)].counts;
-        if (model.rowCount() != static_cast<int>(counts.size())) return false;
-        for (int b = 0; b < model.rowCount(); ++b)
-            if (model.count(b, c) != counts[static_cast<std::size_t>(b)]) return false;
-        if (model.data(model.index(0, c)).toULongLong() != counts[0]) return false;
-    }
-    return true;
+    return ui_test::equalized_reference(hs::media::read_image(path.toStdString()).image.view(), s);
 }
 
 // A one-channel 65536-bin histogram with `count` in every bin.
@@ -261,15 +176,7 @@ class TestUi : public QObject {
         const std::uint64_t seen = window_->framesShown();
         QTRY_VERIFY_WITH_TIMEOUT(window_->framesShown() > seen, kTimeoutMs);
     }
-    // Waits until no result is pending: the last frame shown reflects every setting sent (a
-    // large photo's exact result included).
-    void settle() {
-        std::uint64_t seen = 0;
-        do {
-            seen = window_->framesShown();
-            QTest::qWait(300);
-        } while (window_->framesShown() != seen || window_->busy());
-    }
+    void settle() { ui_test::settle(*window_); }
     void setEqualize(const EqualizeSettings& s) {
         if (window_->equalizePanel()->settings() == s) return settle();
         window_->equalizePanel()->setSettings(s);

@@ -1,0 +1,474 @@
+// The desktop application on synthetic raw frames only, so that it needs no OpenCV and runs in
+// every build, the GPU host's (gui-host preset) included: the application's own registry
+// (hs::gui::make_engines()), driven through the main window as a user would. Every engine the
+// registry says can run here is selected in turn and its counts compared with the CPU
+// reference of the same pixels; engines that cannot run must say why. On a machine with a GPU
+// the GPU engines, "auto" and the GPU frame stream run for real; without one, only what needs
+// the device is skipped, with QSKIP and the reason.
+
+#include <QComboBox>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QStandardItemModel>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QtTest>
+#include <memory>
+#include <vector>
+
+#include "engines.hpp"
+#include "histoscope/core/engine.hpp"
+#include "histoscope/media/media.hpp"
+#include "histoscope/ui/compare_dialog.hpp"
+#include "histoscope/ui/controller.hpp"
+#include "histoscope/ui/controls_panel.hpp"
+#include "histoscope/ui/equalize_panel.hpp"
+#include "histoscope/ui/histogram_model.hpp"
+#include "histoscope/ui/image_view.hpp"
+#include "histoscope/ui/main_window.hpp"
+#include "histoscope/ui/qimage_convert.hpp"
+#include "histoscope/ui/theme.hpp"
+#include "histoscope/ui/timing_model.hpp"
+#include "histoscope/ui/timing_panel.hpp"
+#include "histoscope/ui/worker.hpp"
+#include "synthetic.hpp"
+#include "ui_test_support.hpp"
+
+using namespace hs::ui;
+using namespace ui_test;
+
+namespace {
+
+constexpr int kTimeoutMs = 60000;
+
+QString qs(std::string_view s) {
+    return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size()));
+}
+
+// Uniform samples with both ends of the range present (first and last pixel).
+hs::Image with_borders(hs::Image image) {
+    const hs::ImageView v = image.view();
+    const std::uint32_t top = (1u << image.bit_depth()) - 1u;
+    for (int c = 0; c < v.channels; ++c) {
+        image.set_sample(0, 0, c, 0);
+        image.set_sample(v.width - 1, v.height - 1, c, top);
+    }
+    return image;
+}
+
+}  // namespace
+
+class TestUiRaw : public QObject {
+    Q_OBJECT
+
+  private:
+    std::unique_ptr<Worker> worker_;
+    std::unique_ptr<MainWindow> window_;
+    QTemporaryDir dir_;
+    QStringList gpu_engines_;      // available GPU engines ("auto" picks one of them if any)
+    QStringList host_equalizers_;  // the equalizers of the registry that run on the host
+
+    Controller* controller() const { return worker_->controller(); }
+    void settle() { ui_test::settle(*window_); }
+
+    // What needs the device: skipped without one, with the reason (never a silent pass).
+    bool noGpu() const { return gpu_engines_.isEmpty(); }
+    static constexpr const char* kNoGpu =
+        "no GPU engine can run on this machine: the part of this test that needs the device "
+        "(GPU engines, auto's GPU choice, the GPU frame stream) runs on a GPU host (scripts/gpu.sh "
+        "gui)";
+
+    void openRaw(const QString& path, const QString& format) {
+        window_->openRawFile(path, format);
+        QTRY_VERIFY2_WITH_TIMEOUT(window_->currentPath() == path, qPrintable(window_->lastError()),
+                                  kTimeoutMs);
+        QTRY_VERIFY_WITH_TIMEOUT(window_->imageView()->hasImage(), kTimeoutMs);
+        settle();
+    }
+
+    void setEqualize(const EqualizeSettings& s) {
+        if (window_->equalizePanel()->settings() == s) return settle();
+        const std::uint64_t seen = window_->framesShown();
+        window_->equalizePanel()->setSettings(s);
+        emit window_->equalizePanel()->settingsChanged(window_->equalizePanel()->settings());
+        QTRY_VERIFY_WITH_TIMEOUT(window_->framesShown() > seen, kTimeoutMs);
+        settle();
+    }
+
+    // Picks `data` in `combo` as a user would and waits for the frame computed with it.
+    void pick(QComboBox* combo, const QVariant& data) {
+        const int index = combo->findData(data);
+        QVERIFY2(index >= 0, qPrintable(data.toString()));
+        if (combo->currentIndex() == index) return settle();
+        const std::uint64_t seen = window_->framesShown();
+        combo->setCurrentIndex(index);
+        QTRY_VERIFY_WITH_TIMEOUT(window_->framesShown() > seen, kTimeoutMs);
+        settle();
+    }
+
+    // Every histogram engine of the registry in the engine combo, on the frame shown (`view`,
+    // at `bins`): those that can run give the reference counts, themselves or, when they
+    // refuse this request, through the CPU reference with the reason in the status bar; those
+    // that cannot run here are disabled with the reason. Returns the GPU engines that ran.
+    QStringList checkEveryEngine(const hs::ImageView& view, int bins) {
+        QStringList gpu_ran, refused;
+        const auto reference = reference_of(view, bins);
+        QComboBox* combo = window_->controls()->engineCombo();
+        const auto* items = qobject_cast<QStandardItemModel*>(combo->model());
+        const auto registry = make_registry();
+        for (const auto& engine : registry->engines()) {
+            const QString name = qs(engine->name());
+            const hs::Availability a = engine->availability();
+            const int index = combo->findData(name);
+            // "auto" is always offered first: without a GPU it runs the CPU reference, said so.
+            if (!a.available && name != QLatin1String("auto")) {
+                // Listed, disabled, and saying why.
+                [&] {
+                    QVERIFY2(index > 0, qPrintable(name));
+                    QVERIFY2(!a.reason.empty(), qPrintable(name));
+                    QVERIFY(!items->item(index)->isEnabled());
+                    QVERIFY2(combo->itemText(index).contains(QStringLiteral("unavailable")),
+                             qPrintable(combo->itemText(index)));
+                    QCOMPARE(combo->itemData(index, Qt::ToolTipRole).toString(),
+                             QString::fromStdString(a.reason));
+                }();
+                if (QTest::currentTestFailed()) return {};
+                continue;
+            }
+            pick(combo, name);
+            if (QTest::currentTestFailed()) return {};
+            const QString ran = window_->histogramModel()->histogram().engine;
+            const QString status = window_->engineStatus();
+            [&] {
+                QVERIFY2(
+                    model_matches(*window_->histogramModel(), reference),
+                    qPrintable(QStringLiteral("%1 (ran: %2) at %3 bins").arg(name, ran).arg(bins)));
+                QCOMPARE(window_->timingModel()->entries().front().engine, ran);
+                if (name == QLatin1String("auto")) {
+                    // A GPU engine when there is a GPU, else the CPU reference, said so.
+                    if (noGpu()) {
+                        QCOMPARE(ran, QStringLiteral("cpu"));
+                        QVERIFY2(status.contains(QStringLiteral("CPU only")), qPrintable(status));
+                    } else {
+                        QVERIFY2(gpu_engines_.contains(ran), qPrintable(ran));
+                    }
+                } else if (ran != name) {
+                    // This request is refused (e.g. a kernel without deep bins): the CPU
+                    // reference ran, and the status bar says which engine could not.
+                    QCOMPARE(ran, QStringLiteral("cpu"));
+                    QVERIFY2(status.contains(QStringLiteral("%1 cannot run").arg(name)),
+                             qPrintable(status));
+                    refused << name;
+                }
+            }();
+            if (QTest::currentTestFailed()) return {};
+            // A GPU kernel of its own (auto counts above, not here).
+            if (gpu_engines_.contains(ran) && ran == name && name != QLatin1String("auto"))
+                gpu_ran << name;
+        }
+        qInfo("%d bins: GPU engines that ran: %s; refused this request: %s", bins,
+              qPrintable(gpu_ran.join(QLatin1String(", "))),
+              qPrintable(refused.join(QLatin1String(", "))));
+        pick(combo, QStringLiteral("auto"));
+        return gpu_ran;
+    }
+
+    // Every equalizer of the registry that can run here, in the equalizer combo: the equalized
+    // picture and its counts are those of core's equalize_reference. Returns the non-CPU
+    // equalizers that ran.
+    QStringList checkEveryEqualizer(const hs::Image& image, const EqualizeSettings& s, int bins) {
+        setEqualize(s);
+        if (QTest::currentTestFailed()) return {};
+        const hs::Image expected = equalized_reference(image.view(), s);
+        const auto reference = reference_of(expected.view(), bins);
+        const QImage picture = to_qimage(expected.view());
+        QStringList ran_gpu;
+        QComboBox* combo = window_->equalizePanel()->equalizerCombo();
+        // The equalizer "auto" picks first (as the application starts), then each in turn.
+        [&] {
+            QCOMPARE(combo->currentData().toString(), QStringLiteral("auto"));
+            QVERIFY2(model_matches(*window_->equalizedModel(), reference),
+                     qPrintable(window_->timingModel()->entries().front().equalizer));
+        }();
+        if (QTest::currentTestFailed()) return {};
+        const auto registry = make_registry();
+        for (const auto& e : registry->equalizers()) {
+            const QString name = qs(e->name());
+            if (!e->availability().available) {
+                const int index = combo->findData(name);
+                [&] {
+                    QVERIFY2(index > 0, qPrintable(name));
+                    QVERIFY2(!e->availability().reason.empty(), qPrintable(name));
+                    QVERIFY(!combo->itemData(index, Qt::ToolTipRole).toString().isEmpty());
+                }();
+                if (QTest::currentTestFailed()) return {};
+                continue;
+            }
+            pick(combo, name);
+            if (QTest::currentTestFailed()) return {};
+            const QString ran = window_->timingModel()->entries().front().equalizer;
+            [&] {
+                // The one picked, or the CPU reference where it refuses this request.
+                QVERIFY2(ran == name || ran == QLatin1String("cpu"), qPrintable(ran));
+                QVERIFY2(model_matches(*window_->equalizedModel(), reference),
+                         qPrintable(QStringLiteral("equalizer %1 (ran: %2)").arg(name, ran)));
+                // 8-bit pictures are shown as they are (deeper ones may be stretched for
+                // viewing: their counts above are what is exact).
+                if (image.bit_depth() == 8)
+                    QVERIFY2(window_->imageView()->equalized() == picture, qPrintable(name));
+            }();
+            if (QTest::currentTestFailed()) return {};
+            if (ran == name && !host_equalizers_.contains(name)) ran_gpu << name;
+        }
+        pick(combo, QStringLiteral("auto"));
+        return ran_gpu;
+    }
+
+  private slots:
+    void initTestCase() {
+        QVERIFY(dir_.isValid());
+        QCoreApplication::setOrganizationName(QStringLiteral("HistoscopeTest"));
+        QCoreApplication::setApplicationName(QStringLiteral("test_ui_raw"));
+        QStandardPaths::setTestModeEnabled(true);
+        QSettings().clear();
+        init_resources();
+        hs::gui::Engines engines = hs::gui::make_engines();
+        gpu_engines_ = available_gpu_engines();
+        hs::EngineRegistry host;  // the registry without the GPU's
+        hs::register_core_engines(host);
+        hs::media::register_engines(host);
+        for (const auto& e : host.equalizers()) host_equalizers_ << qs(e->name());
+        qInfo("GPU engines available here: %s",
+              gpu_engines_.isEmpty() ? "none" : qPrintable(gpu_engines_.join(QLatin1String(", "))));
+        worker_ = std::make_unique<Worker>(
+            std::make_unique<Controller>(std::move(engines.registry), std::move(engines.options)));
+        window_ = std::make_unique<MainWindow>(controller(), QString());
+        window_->resize(1400, 900);
+        window_->show();
+        QVERIFY(QTest::qWaitForWindowExposed(window_.get()));
+        // Fresh settings: equalization global, 100%; the engine "auto".
+        QCOMPARE(window_->equalizePanel()->settings().mode, EqualizeSettings::Mode::Global);
+        QCOMPARE(window_->controls()->engineCombo()->currentData().toString(),
+                 QStringLiteral("auto"));
+    }
+
+    void cleanupTestCase() {
+        window_.reset();
+        worker_.reset();
+        QSettings().clear();
+    }
+
+    void rgbFrameIsExactWithEveryEngineAndEqualizer() {
+        // Odd sizes, uniform samples, both ends of the range.
+        const hs::Image rgb =
+            with_borders(hs::test::uniform(1021, 767, 3, hs::SampleType::U8, 8, 11));
+        const QString path = write_raw(dir_, "rgb.raw", {&rgb});
+        QVERIFY(!path.isEmpty());
+        openRaw(path, QStringLiteral("1021x767x3:u8"));
+        QVERIFY(!window_->media().video);
+        QCOMPARE(window_->imageView()->original(), to_qimage(rgb.view()));
+        // The default engine ("auto") first, as the application starts.
+        QVERIFY(model_matches(*window_->histogramModel(), reference_of(rgb.view(), 256)));
+        const QString by_auto = window_->histogramModel()->histogram().engine;
+        if (noGpu()) QCOMPARE(by_auto, QStringLiteral("cpu"));
+        const QStringList gpu_ran = checkEveryEngine(rgb.view(), 256);
+        QVERIFY(!QTest::currentTestFailed());
+        EqualizeSettings s;
+        s.mode = EqualizeSettings::Mode::Global;
+        s.luma = true;
+        s.strength = 0.8;
+        const QStringList global_gpu = checkEveryEqualizer(rgb, s, 256);
+        QVERIFY(!QTest::currentTestFailed());
+        s.mode = EqualizeSettings::Mode::Clahe;
+        s.luma = false;
+        s.strength = 1.0;
+        s.clip = 3.0;
+        s.tiles_x = 5;
+        s.tiles_y = 7;
+        const QStringList clahe_gpu = checkEveryEqualizer(rgb, s, 256);
+        QVERIFY(!QTest::currentTestFailed());
+        s = EqualizeSettings{};
+        s.mode = EqualizeSettings::Mode::Global;
+        setEqualize(s);
+        if (noGpu()) {
+            QVERIFY(gpu_ran.isEmpty());
+            QSKIP(kNoGpu);
+        }
+        QVERIFY2(gpu_engines_.contains(by_auto), qPrintable(by_auto));
+        QVERIFY2(!gpu_ran.isEmpty(), "no GPU engine ran on an 8-bit RGB frame");
+        QVERIFY2(!global_gpu.isEmpty() || !clahe_gpu.isEmpty(),
+                 "no GPU equalizer ran (every one refused or fell back to the CPU)");
+    }
+
+    void unavailableEngineSaysWhyAndTheReferenceRuns() {
+        // Each engine that cannot run here, picked anyway (e.g. from remembered settings): the
+        // CPU reference runs, and the status bar names the engine that could not.
+        const hs::Image rgb = hs::test::uniform(33, 17, 3, hs::SampleType::U8, 8, 5);
+        const QString path = write_raw(dir_, "small.raw", {&rgb});
+        openRaw(path, QStringLiteral("33x17x3:u8"));
+        QComboBox* combo = window_->controls()->engineCombo();
+        int unavailable = 0;
+        const auto registry = make_registry();
+        for (const auto& engine : registry->engines()) {
+            if (engine->availability().available || engine->name() == "auto") continue;
+            ++unavailable;
+            const QString name = qs(engine->name());
+            pick(combo, name);
+            QCOMPARE(window_->histogramModel()->histogram().engine, QStringLiteral("cpu"));
+            QVERIFY(model_matches(*window_->histogramModel(), reference_of(rgb.view(), 256)));
+            QVERIFY2(window_->engineStatus().contains(QStringLiteral("%1 cannot run").arg(name)),
+                     qPrintable(window_->engineStatus()));
+        }
+        pick(combo, QStringLiteral("auto"));
+        qInfo("%d engines cannot run here", unavailable);
+        if (noGpu()) {
+            // A CUDA build without a device lists its GPU engines, each unavailable.
+            const hs::gui::Engines engines = hs::gui::make_engines();
+            QCOMPARE(unavailable, static_cast<int>(engines.options.gpu_engines.size()) -
+                                      (engines.registry->find("auto") != nullptr ? 1 : 0));
+        }
+    }
+
+    void deepRawAt4096BinsIsExactWithEveryEngine() {
+        // 16-bit samples of a 12-bit sensor, odd sizes, both ends of the 12-bit range.
+        const hs::Image deep =
+            with_borders(hs::test::uniform(1283, 721, 1, hs::SampleType::U16, 12, 7));
+        const QString path = write_raw(dir_, "sensor12.raw", {&deep});
+        openRaw(path, QStringLiteral("1283x721x1:u16:12"));
+        QCOMPARE(window_->media().bit_depth, 12);
+        QVERIFY(window_->controls()->binsCombo()->findData(4096) >= 0);
+        QCOMPARE(window_->controls()->binsCombo()->findData(8192), -1);
+        pick(window_->controls()->binsCombo(), 4096);
+        QTRY_COMPARE_WITH_TIMEOUT(window_->histogramModel()->rowCount(), 4096, kTimeoutMs);
+        QVERIFY(model_matches(*window_->histogramModel(), reference_of(deep.view(), 4096)));
+        const QStringList gpu_ran = checkEveryEngine(deep.view(), 4096);
+        QVERIFY(!QTest::currentTestFailed());
+        EqualizeSettings s;
+        s.mode = EqualizeSettings::Mode::Global;
+        s.strength = 1.0;
+        const QStringList eq_gpu = checkEveryEqualizer(deep, s, 4096);
+        QVERIFY(!QTest::currentTestFailed());
+        QCOMPARE(equalized_reference(deep.view(), s).bit_depth(), 12);
+        pick(window_->controls()->binsCombo(), 256);
+        if (noGpu()) QSKIP(kNoGpu);
+        QVERIFY2(!gpu_ran.isEmpty(), "no GPU engine ran at 4096 bins on 12-bit samples");
+        qInfo("GPU equalizers that ran at 12 bits: %s",
+              qPrintable(eq_gpu.join(QLatin1String(", "))));
+    }
+
+    void compareKernelsVerifiesEveryEngine() {
+        const hs::Image rgb =
+            with_borders(hs::test::uniform(1021, 767, 3, hs::SampleType::U8, 8, 13));
+        const QString path = write_raw(dir_, "compare.raw", {&rgb});
+        openRaw(path, QStringLiteral("1021x767x3:u8"));
+        window_->openCompareDialog();
+        CompareDialog* dialog = window_->compareDialog();
+        QVERIFY(dialog != nullptr);
+        dialog->findChild<QSpinBox*>()->setValue(5);
+        QSignalSpy finished(dialog, &CompareDialog::finished);
+        dialog->start();
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 240000);
+        QCOMPARE(finished.first().first().toBool(), false);
+        const auto registry = make_registry();
+        QCOMPARE(static_cast<int>(dialog->rows().size()),
+                 static_cast<int>(registry->engines().size()));
+        QStringList gpu_timed, unsupported;
+        for (const BenchRow& row : dialog->rows()) {
+            const QString engine = QString::fromStdString(row.kernel);
+            const hs::HistogramEngine* e = registry->find(row.kernel);
+            QVERIFY2(e != nullptr, qPrintable(engine));
+            QCOMPARE(row.input, std::string("compare.raw"));
+            QCOMPARE(row.width, 1021);
+            QCOMPARE(row.height, 767);
+            if (!e->availability().available) {
+                QCOMPARE(row.status, std::string("unavailable"));
+                QVERIFY2(!row.reason.empty(), qPrintable(engine));
+                continue;
+            }
+            if (row.status == "unsupported") {
+                // An engine that can run here but not this request says why.
+                QVERIFY2(!row.reason.empty() && engine != QLatin1String("cpu"), qPrintable(engine));
+                unsupported << engine;
+                continue;
+            }
+            QVERIFY2(row.status == "ok",
+                     qPrintable(engine + QLatin1String(": ") + QString::fromStdString(row.reason)));
+            QVERIFY2(row.verified, qPrintable(engine));
+            QCOMPARE(row.runs, 5);
+            QVERIFY(row.median_ms > 0.0);
+            if (gpu_engines_.contains(engine)) gpu_timed << engine;
+        }
+        qInfo("Compare Kernels: GPU engines verified and timed: %s; unsupported: %s",
+              qPrintable(gpu_timed.join(QLatin1String(", "))),
+              qPrintable(unsupported.join(QLatin1String(", "))));
+        dialog->findChild<QSpinBox*>()->setValue(20);
+        dialog->close();
+        if (noGpu()) QSKIP(kNoGpu);
+        QVERIFY2(!gpu_timed.isEmpty(), "Compare Kernels timed no GPU engine");
+    }
+
+    void rawStreamPlaysToItsLastFrame() {
+        // 250 small frames, each different: 10 s at the 25 frames per second of raw streams.
+        constexpr int kFrames = 250;
+        std::vector<hs::Image> frames;
+        QByteArray bytes;
+        for (int k = 0; k < kFrames; ++k) {
+            frames.push_back(hs::test::uniform(160, 90, 3, hs::SampleType::U8, 8,
+                                               static_cast<unsigned>(100 + k)));
+            append_raw(bytes, frames.back());
+        }
+        const QString path = dir_.filePath(QStringLiteral("stream.raw"));
+        {
+            QFile file(path);
+            QVERIFY(file.open(QIODevice::WriteOnly));
+            QCOMPARE(file.write(bytes), bytes.size());
+        }
+        openRaw(path, QStringLiteral("160x90x3:u8"));
+        QVERIFY(window_->media().video);
+        QCOMPARE(window_->playback().frames, kFrames);
+        QCOMPARE(window_->playback().frame, 0);
+        QVERIFY(model_matches(*window_->histogramModel(), reference_of(frames[0].view(), 256)));
+        QSignalSpy errors(controller(), &Controller::errorOccurred);
+        QSignalSpy notices(controller(), &Controller::notice);
+        const std::uint64_t shown = window_->framesShown();
+        emit window_->playToggleRequested();
+        QTRY_VERIFY_WITH_TIMEOUT(window_->playback().playing, kTimeoutMs);
+        QTRY_VERIFY_WITH_TIMEOUT(!window_->playback().playing, 180000);
+        settle();
+        const PlaybackState state = window_->playback();
+        QCOMPARE(state.frame, kFrames - 1);
+        QCOMPARE(state.frames, kFrames);
+        QCOMPARE(errors.count(), 0);
+        QCOMPARE(notices.count(), 0);
+        // Every frame after the first is shown or dropped; drops never exceed the frames.
+        const auto drawn = static_cast<std::int64_t>(window_->framesShown() - shown);
+        QVERIFY2(drawn >= 1 && drawn + state.dropped >= kFrames - 1 && state.dropped < kFrames,
+                 qPrintable(QStringLiteral("%1 drawn, %2 dropped").arg(drawn).arg(state.dropped)));
+        // The last frame is shown, exactly.
+        QVERIFY(model_matches(*window_->histogramModel(), reference_of(frames.back().view(), 256)));
+        QCOMPARE(window_->imageView()->original(), to_qimage(frames.back().view()));
+        // Playback ran on a frame stream of the registry and says which.
+        const FrameTiming& played = window_->timingModel()->entries().front();
+        QCOMPARE(played.frame, kFrames - 1);
+        QVERIFY(played.total_ms > 0.0);
+        QVERIFY(window_->timingPanel()->summary().contains(QStringLiteral("frame stream")));
+        qInfo("played %d frames: %lld drawn, %lld dropped, engine %s, frame stream %s", kFrames,
+              static_cast<long long>(drawn), static_cast<long long>(state.dropped),
+              qPrintable(played.engine), qPrintable(played.stream));
+        const auto registry = make_registry();
+        QVERIFY2(registry->find(played.engine.toStdString()) != nullptr, qPrintable(played.engine));
+        if (noGpu()) {
+            // The host's frame stream, with a host engine.
+            QCOMPARE(played.stream, QStringLiteral("cpu"));
+            QVERIFY2(!hs::gui::make_engines().options.gpu_engines.contains(played.engine),
+                     qPrintable(played.engine));
+            QSKIP(kNoGpu);
+        }
+        // The GPU frame pipeline, with a GPU engine.
+        QCOMPARE(played.stream, QStringLiteral("gpu"));
+        QVERIFY2(gpu_engines_.contains(played.engine), qPrintable(played.engine));
+    }
+};
+
+QTEST_MAIN(TestUiRaw)
+#include "test_ui_raw.moc"

@@ -1,0 +1,130 @@
+#pragma once
+// Helpers of the desktop application's QtTest suites (test_ui, test_ui_raw): the application's
+// registry, the CPU reference's counts and equalization of the pixels shown, raw files written
+// as --raw reads them, and waiting for the window to settle. No OpenCV here: the suite of the
+// GPU host's build (test_ui_raw) uses them too.
+
+#include <QApplication>
+#include <QByteArray>
+#include <QFile>
+#include <QString>
+#include <QStringList>
+#include <QTemporaryDir>
+#include <QTest>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "engines.hpp"
+#include "histoscope/core/engine.hpp"
+#include "histoscope/core/equalize.hpp"
+#include "histoscope/core/histogram.hpp"
+#include "histoscope/core/image.hpp"
+#include "histoscope/ui/histogram_model.hpp"
+#include "histoscope/ui/main_window.hpp"
+#include "histoscope/ui/types.hpp"
+
+namespace ui_test {
+
+// The registry the application runs with (GPU engines too when built with CUDA).
+inline std::unique_ptr<hs::EngineRegistry> make_registry() {
+    return hs::gui::make_engines().registry;
+}
+
+// The GPU engines of that registry that can run here (none without a GPU).
+inline QStringList available_gpu_engines() {
+    const hs::gui::Engines engines = hs::gui::make_engines();
+    QStringList out;
+    for (const QString& name : engines.options.gpu_engines)
+        if (engines.registry->find(name.toStdString())->availability().available) out << name;
+    return out;
+}
+
+inline std::vector<hs::Channel> shown_channels(const hs::ImageView& view) {
+    if (view.channels == 1) return {hs::Channel::Gray};
+    if (view.channels == 4)
+        return {hs::Channel::R, hs::Channel::G, hs::Channel::B, hs::Channel::A,
+                hs::Channel::Luma601};
+    return {hs::Channel::R, hs::Channel::G, hs::Channel::B, hs::Channel::Luma601};
+}
+
+// The reference counts of `view` for the channels the application shows.
+inline std::vector<hs::ChannelHistogram> reference_of(const hs::ImageView& view, int bins) {
+    return hs::reference_histogram(view, shown_channels(view),
+                                   hs::HistogramSpec::full_range(view, bins));
+}
+
+// The CPU reference's equalization of an image.
+inline hs::Image equalized_reference(const hs::ImageView& image,
+                                     const hs::ui::EqualizeSettings& s) {
+    hs::EqualizeRequest r;
+    r.image = image;
+    r.mode = s.mode == hs::ui::EqualizeSettings::Mode::Clahe ? hs::EqualizeMode::Clahe
+                                                             : hs::EqualizeMode::Global;
+    r.space = s.luma ? hs::EqualizeSpace::Luma : hs::EqualizeSpace::Rgb;
+    r.strength = s.strength;
+    r.clip = s.clip;
+    r.tiles_x = s.tiles_x;
+    r.tiles_y = s.tiles_y;
+    return hs::equalize_reference(r);
+}
+
+// The raw bytes of `frame` as --raw reads them (rows packed, 16-bit samples little-endian).
+inline void append_raw(QByteArray& bytes, const hs::Image& frame) {
+    const hs::ImageView v = frame.view();
+    for (int y = 0; y < v.height; ++y)
+        for (int x = 0; x < v.width; ++x)
+            for (int c = 0; c < v.channels; ++c) {
+                const std::uint32_t sample = v.sample(x, y, c);
+                bytes.append(static_cast<char>(sample & 0xffu));
+                if (v.type == hs::SampleType::U16) bytes.append(static_cast<char>(sample >> 8));
+            }
+}
+
+// Writes `frames` to a file of raw frames in `dir` and returns its path (empty on failure).
+inline QString write_raw(const QTemporaryDir& dir, const char* name,
+                         const std::vector<const hs::Image*>& frames) {
+    QByteArray bytes;
+    for (const hs::Image* frame : frames) append_raw(bytes, *frame);
+    const QString path = dir.filePath(QLatin1String(name));
+    QFile file(path);
+    if (!file.open(QIODevice::WriteOnly) || file.write(bytes) != bytes.size()) return {};
+    return path;
+}
+
+// `image` with every sample shifted by `by` (wrapping), a frame that differs from it.
+inline hs::Image shifted(const hs::Image& image, int by) {
+    hs::Image out = image;
+    const hs::ImageView v = out.view();
+    for (int y = 0; y < v.height; ++y)
+        for (int x = 0; x < v.width; ++x)
+            for (int c = 0; c < v.channels; ++c)
+                out.set_sample(x, y, c,
+                               (v.sample(x, y, c) + static_cast<std::uint32_t>(by)) % 256u);
+    return out;
+}
+
+inline bool model_matches(const hs::ui::HistogramModel& model,
+                          const std::vector<hs::ChannelHistogram>& ref) {
+    if (model.columnCount() != static_cast<int>(ref.size())) return false;
+    for (int c = 0; c < model.columnCount(); ++c) {
+        const auto& counts = ref[static_cast<std::size_t>(c)].counts;
+        if (model.rowCount() != static_cast<int>(counts.size())) return false;
+        for (int b = 0; b < model.rowCount(); ++b)
+            if (model.count(b, c) != counts[static_cast<std::size_t>(b)]) return false;
+        if (model.data(model.index(0, c)).toULongLong() != counts[0]) return false;
+    }
+    return true;
+}
+
+// Waits until no result is pending: the last frame shown reflects every setting sent (a large
+// photo's exact result included).
+inline void settle(const hs::ui::MainWindow& window) {
+    std::uint64_t seen = 0;
+    do {
+        seen = window.framesShown();
+        QTest::qWait(300);
+    } while (window.framesShown() != seen || window.busy());
+}
+
+}  // namespace ui_test
