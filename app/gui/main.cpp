@@ -23,6 +23,7 @@
 #include <QSettings>
 #include <cstdio>
 #include <memory>
+#include <string_view>
 
 #include "engines.hpp"
 #include "histoscope/core/error.hpp"
@@ -50,6 +51,15 @@ QString find_samples_dir() {
 }  // namespace
 
 int main(int argc, char** argv) {
+    // --help and --version need no screen: answered over ssh too, without a display.
+    const bool no_display = qEnvironmentVariableIsEmpty("DISPLAY") &&
+                            qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY") &&
+                            qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM");
+    for (int i = 1; i < argc && no_display; ++i) {
+        const std::string_view a = argv[i];
+        if (a == "--help" || a == "-h" || a == "--help-all" || a == "--version" || a == "-v")
+            qputenv("QT_QPA_PLATFORM", "offscreen");
+    }
     QApplication app(argc, argv);
     QApplication::setApplicationName(QStringLiteral("Histoscope"));
     QApplication::setOrganizationName(QStringLiteral("Histoscope"));

@@ -407,6 +407,41 @@ class TestUiRaw : public QObject {
         QVERIFY2(!gpu_timed.isEmpty(), "Compare Kernels timed no GPU engine");
     }
 
+    void aFrameThatFailsIsDroppedAndSteppedOver() {
+        // Ten 12-bit frames; the sixth holds 5000, which is not a 12-bit sample.
+        std::vector<hs::Image> frames;
+        for (int k = 0; k < 10; ++k)
+            frames.push_back(hs::test::uniform(32, 16, 1, hs::SampleType::U16, 12,
+                                               static_cast<unsigned>(7 + k)));
+        frames[5].set_sample(3, 2, 0, 5000);
+        std::vector<const hs::Image*> all;
+        for (const hs::Image& f : frames) all.push_back(&f);
+        const QString path = write_raw(dir_, "bad12.raw", all);
+        openRaw(path, QStringLiteral("32x16x1:u16:12"));
+        QCOMPARE(window_->playback().frames, 10);
+        // Stepping from frame 5 (index 4) lands on index 6; the failure is said (a notice).
+        QSignalSpy notices(controller(), &Controller::notice);
+        emit window_->seekRequested(4);
+        QTRY_COMPARE_WITH_TIMEOUT(window_->playback().frame, 4, kTimeoutMs);
+        emit window_->stepRequested(1);
+        QTRY_COMPARE_WITH_TIMEOUT(window_->playback().frame, 6, kTimeoutMs);
+        settle();
+        QVERIFY(model_matches(*window_->histogramModel(), reference_of(frames[6].view(), 256)));
+        QVERIFY(!notices.isEmpty());
+        QVERIFY2(notices.first().first().toString().contains(QStringLiteral("5000")),
+                 qPrintable(notices.first().first().toString()));
+        // Playing from the start drops the bad frame and goes on to the last.
+        emit window_->seekRequested(0);
+        QTRY_COMPARE_WITH_TIMEOUT(window_->playback().frame, 0, kTimeoutMs);
+        emit window_->playToggleRequested();
+        QTRY_VERIFY_WITH_TIMEOUT(window_->playback().playing, kTimeoutMs);
+        QTRY_VERIFY_WITH_TIMEOUT(!window_->playback().playing, 60000);
+        settle();
+        QCOMPARE(window_->playback().frame, 9);
+        QVERIFY(window_->playback().dropped >= 1);
+        QVERIFY(model_matches(*window_->histogramModel(), reference_of(frames[9].view(), 256)));
+    }
+
     void rawStreamPlaysToItsLastFrame() {
         // 250 small frames, each different: 10 s at the 25 frames per second of raw streams.
         constexpr int kFrames = 250;

@@ -128,7 +128,13 @@ bool Playback::showAt(std::int64_t index) {
 
 bool Playback::step(std::int64_t delta) {
     pause();
-    return seek(index_ + delta);
+    // A frame that fails to decode is stepped over (said by problem()), as playback drops it.
+    constexpr int kMaxStepOver = 64;
+    const std::int64_t direction = delta < 0 ? -1 : 1;
+    std::int64_t i = std::clamp<std::int64_t>(index_ + delta, 0, lastIndex());
+    for (int tries = 0; tries < kMaxStepOver && i >= 0 && i <= lastIndex(); ++tries, i += direction)
+        if (seek(i)) return true;
+    return false;
 }
 
 bool Playback::decodeAt(std::int64_t index) {
@@ -195,11 +201,13 @@ void Playback::tick() {
     QElapsedTimer skipping;
     skipping.start();
     std::int64_t decoded = -1;  // the latest frame decoded into frame_
+    bool ended = false;
     while (source_->position() <= target) {
         const std::int64_t at = source_->position();
         const auto status = source_->read(frame_);
         if (status == FrameSource::Status::End) {
             frames_ = (decoded >= 0 ? decoded : index_) + 1;  // the clip ends here
+            ended = true;
             break;
         }
         if (status == FrameSource::Status::Ok)
@@ -208,8 +216,13 @@ void Playback::tick() {
             emit problem(tr("%1: dropped").arg(unreadable(at)));
         if (skipping.elapsed() > kMaxSkipMs) break;
     }
-    if (decoded < 0) {  // nothing more to show: the end
-        finish();
+    if (decoded < 0) {
+        // Only frames that failed to decode: playback goes on (the next frame shown counts
+        // them as dropped), unless the clip ended.
+        if (ended)
+            finish();
+        else
+            schedule();
         return;
     }
     dropped_ += std::max<std::int64_t>(0, decoded - index_ - 1);
