@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Packs what the desktop application and its ui tests need to run on a machine without Qt (the
-# GPU host: Ubuntu 24.04, CUDA, no Qt, no OpenCV; docs: ../shared/docs/GPU-HOST-GUI.md):
+# GPU host: Ubuntu 24.04, CUDA, no Qt, no OpenCV; README.md, "The desktop application on the GPU host"):
 #
 #   scripts/bundle-ui-runtime.sh BUILD_DIR [OUT_DIR]     (OUT_DIR default: .ui-runtime)
 #
