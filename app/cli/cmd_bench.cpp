@@ -109,9 +109,9 @@ int run_bench(const Context& ctx) {
         bench_options(static_cast<int>(args.integer("--runs").value_or(20)), gpu.l2_bytes);
     if (const auto warmup = args.integer("--warmup"))
         options.warmup_runs = static_cast<int>(*warmup);
-    const BenchContext context = bench_context(
-        options, device ? gpu.device : "none (" + gpu.absence + ")",
-        device ? ctx.engines.gpu_read_bandwidth_gbs() : 0.0, measure_host_read_bandwidth_gbs());
+    const BenchContext context = bench_context(options, gpu.device, gpu.absence,
+                                               device ? ctx.engines.gpu_read_bandwidth_gbs() : 0.0,
+                                               measure_host_read_bandwidth_gbs());
     const auto& gpu_engines = ctx.engines.gpu_engines;
 
     const bool progress = isatty(STDERR_FILENO) != 0;

@@ -11,6 +11,7 @@
 #include <iostream>
 
 #include "histoscope/core/error.hpp"
+#include "histoscope/core/timing.hpp"
 #include "histoscope/media/media.hpp"
 #include "input.hpp"
 
@@ -19,10 +20,6 @@ namespace hs::cli {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-double ms_between(Clock::time_point a, Clock::time_point b) {
-    return std::chrono::duration<double, std::milli>(b - a).count();
-}
 
 }  // namespace
 
@@ -194,7 +191,7 @@ FrameSource::Status FrameSource::read_into(std::byte* dst, std::string& why) {
                     break;
             }
         }
-        decode_ms_ += ms_between(t0, Clock::now());
+        decode_ms_ += ms_since(t0);
         if (status == Status::End) {
             ended_in_pass_ = true;
             continue;
@@ -229,10 +226,9 @@ Progress::~Progress() {
 
 void Progress::update(std::int64_t done, std::int64_t failed) {
     if (!enabled_ || finished_) return;
-    const auto now = Clock::now();
-    if (ms_between(last_, now) < 100.0) return;
-    last_ = now;
-    const double fps = static_cast<double>(done) / std::max(ms_between(start_, now) / 1e3, 1e-9);
+    if (ms_since(last_) < 100.0) return;
+    last_ = Clock::now();
+    const double fps = static_cast<double>(done) / std::max(ms_since(start_) / 1e3, 1e-9);
     char line[160];
     if (total_ > 0) {
         const double part = std::min(1.0, static_cast<double>(done) / static_cast<double>(total_));
@@ -313,7 +309,7 @@ PumpStats pump(FrameSource& source, FrameStream& stream, const StreamEvents& eve
     // delivered.
     stats.failed = source.failed();
     stats.frames = stats.ok + stats.failed;
-    stats.wall_ms = ms_between(start, Clock::now());
+    stats.wall_ms = ms_since(start);
     return stats;
 }
 

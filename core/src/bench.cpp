@@ -43,9 +43,12 @@ BenchOptions bench_options(int timed_runs, std::size_t device_l2_bytes) {
 }
 
 BenchContext bench_context(const BenchOptions& options, const std::string& device,
-                           double device_read_bandwidth_gbs, double host_read_bandwidth_gbs) {
+                           const std::string& device_absence, double device_read_bandwidth_gbs,
+                           double host_read_bandwidth_gbs) {
     BenchContext c;
-    c.device = device.empty() ? "none" : device;
+    c.device = !device.empty()          ? device
+               : device_absence.empty() ? std::string("none")
+                                        : "none (" + device_absence + ")";
     c.device_read_bandwidth_gbs = device_read_bandwidth_gbs;
     c.cpu = cpu_description();
     c.host_read_bandwidth_gbs = host_read_bandwidth_gbs;

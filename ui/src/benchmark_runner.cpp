@@ -16,10 +16,9 @@ bool compare_engines(hs::EngineRegistry& registry, const hs::HistogramRequest& r
     double gpu_bw = 0.0;
     if (!options.gpu_device.isEmpty() && !options.gpu_engines.isEmpty())
         gpu_bw = choice.readBandwidthGbs(options.gpu_engines.front(), where);
-    const std::string device = options.gpu_device.isEmpty()
-                                   ? "none (" + options.gpu_absence.toStdString() + ")"
-                                   : options.gpu_device.toStdString();
-    const BenchContext context = hs::bench_context(bench, device, gpu_bw, host_bw);
+    const BenchContext context =
+        hs::bench_context(bench, options.gpu_device.toStdString(),
+                          options.gpu_absence.toStdString(), gpu_bw, host_bw);
     int available = 0;
     for (const auto& engine : registry.engines())
         if (engine->availability().available) ++available;

@@ -52,9 +52,11 @@ struct BenchContext {
     std::string version;  // Histoscope's
 };
 
-// The context of a run under `options`: the CPU and its read bandwidth (measured), the date.
+// The context of a run under `options`: the GPU (`device`, or "none (device_absence)" when it
+// is empty), the CPU and its read bandwidth (measured), the date.
 BenchContext bench_context(const BenchOptions& options, const std::string& device,
-                           double device_read_bandwidth_gbs, double host_read_bandwidth_gbs);
+                           const std::string& device_absence, double device_read_bandwidth_gbs,
+                           double host_read_bandwidth_gbs);
 
 // How a caller hears of progress and asks to stop (both optional).
 struct BenchControl {
