@@ -1,6 +1,7 @@
 // Raw frames: "WxHxC:u8", "WxHxC:u16" or "WxHxC:u16:DEPTH"; interleaved samples, rows tightly
 // packed, 16-bit samples little-endian. Needs no OpenCV.
 
+#include <algorithm>
 #include <bit>
 #include <charconv>
 #include <climits>
@@ -108,16 +109,23 @@ void raw_to_host_samples(std::byte* data, std::size_t bytes, const RawFormat& fo
     if (format.bit_depth >= 16) return;
     // Samples above the declared depth are not data of this format (12-bit frames holding
     // 5000): refused, as PNM samples above maxval are, rather than counted as out of range.
+    // Every frame of a stream passes here: a branch-free maximum first (it vectorizes), the
+    // offending sample looked for only when there is one.
     const std::uint32_t top = (1u << format.bit_depth) - 1;
-    for (std::size_t k = 0; k + 1 < bytes; k += 2) {
+    const auto sample = [&](std::size_t k) {
         std::uint16_t v = 0;
         std::memcpy(&v, data + k, sizeof v);
-        if (v > top)
-            throw InputError("sample value " + std::to_string(v) + " (sample " +
+        return v;
+    };
+    std::uint16_t largest = 0;
+    for (std::size_t k = 0; k + 1 < bytes; k += 2) largest = std::max(largest, sample(k));
+    if (largest <= top) return;
+    for (std::size_t k = 0; k + 1 < bytes; k += 2)
+        if (sample(k) > top)
+            throw InputError("sample value " + std::to_string(sample(k)) + " (sample " +
                              std::to_string(k / 2) + " of the frame) exceeds the " +
                              std::to_string(format.bit_depth) + "-bit depth of raw format " +
                              to_string(format) + " (is the format right?)");
-    }
 }
 
 RawFormat parse_raw_format(const std::string& text) {
