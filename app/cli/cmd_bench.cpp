@@ -58,9 +58,10 @@ std::vector<BenchInput> bench_inputs(const Args& args) {
         return inputs;
     }
     for (const auto& path : args.positional()) {
-        if (!args.has("--frame") && media::probe(path) == media::MediaKind::Video)
-            throw UsageError("'" + path +
-                             "' is a video: its frames are benchmarked as a stream when it is "
+        const media::Source& source = input_source(path, options);
+        if (!args.has("--frame") && media::probe(source) == media::MediaKind::Video)
+            throw UsageError(source.name() +
+                             " is a video: its frames are benchmarked as a stream when it is "
                              "given alone, or pick one with --frame N");
         Input in = load_input(args.with_positional({path}), options);
         inputs.push_back({in.name, std::move(in.image)});

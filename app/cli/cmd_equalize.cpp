@@ -106,7 +106,7 @@ Image read_reference(const Args& args) {
         return std::move(media::read_raw_frame(ref, media::parse_raw_format(*fmt), 0).image);
     media::DecodeOptions options = decode_options(args);
     options.allow_corrupt = false;
-    return std::move(media::read_image(ref, options).image);
+    return std::move(media::read_image(input_source(ref, options), options).image);
 }
 
 struct Report {

@@ -82,6 +82,10 @@ void spec(CLI::App& c) {
     integer(c, "--saturate", 1, INT64_MAX, "cap every count at N");
 }
 
+constexpr const char* kOneInput =
+    "a photo or a video (a file, - for standard input, or a pipe: read once, into memory), or "
+    "with --raw a raw file (with --raw, - or none: standard input)";
+
 constexpr const char* kChannels =
     "r, g, b, a, gray, luma (Rec.601), luma709, rgb (the joint colour histogram, alone) or all; "
     "comma-separated";
@@ -112,16 +116,13 @@ CommandLine::CommandLine()
         return c;
     };
 
-    CLI::App& info =
-        command("info", "size, depth, channels and frames of a photo, video or raw input",
-                "a photo, a video, or with --raw a raw file (with --raw, - or none: standard "
-                "input)");
+    CLI::App& info = command(
+        "info", "size, depth, channels and frames of a photo, video or raw input", kOneInput);
     input(info);
     output(info, {"text", "json"}, "text");
 
-    CLI::App& hist = command(
-        "hist", "the histograms of a photo, a frame, or every frame",
-        "a photo, a video, or with --raw a raw file (with --raw, - or none: standard input)");
+    CLI::App& hist =
+        command("hist", "the histograms of a photo, a frame, or every frame", kOneInput);
     input(hist);
     frames(hist);
     option(hist, "--channels", std::string(kChannels) + " (default all)")->type_name("LIST");
@@ -134,7 +135,7 @@ CommandLine::CommandLine()
 
     CLI::App& equalize = command(
         "equalize", "contrast equalization of a photo, a frame or a whole stream into -o OUT",
-        "a photo, a video, or with --raw a raw file (with --raw, - or none: standard input)");
+        kOneInput);
     input(equalize);
     frames(equalize);
     choice(equalize, "--mode", {"global", "clahe", "match"},
@@ -147,7 +148,8 @@ CommandLine::CommandLine()
     option(equalize, "--tiles", "clahe: tiles across and down, or N for NxN (default 8x8)")
         ->type_name("WxH");
     CLI::Option* reference =
-        option(equalize, "--reference", "match: the image whose histogram is matched")
+        option(equalize, "--reference",
+               "match: the image whose histogram is matched (- for standard input)")
             ->type_name("REF");
     option(equalize, "--reference-raw", "match: --reference is raw, of this format")
         ->type_name("WxHxC:u8|u16[:DEPTH]")
@@ -168,7 +170,9 @@ CommandLine::CommandLine()
         "bench",
         "median time per kernel, Gpix/s, GB/s, % of read bandwidth, end to end, verified "
         "against the CPU reference; a video or --stream: the frame pipeline",
-        "photos, a video, or with --raw a raw file (with --raw, - or none: standard input)", true);
+        "photos, a video, or with --raw a raw file; each may be - for standard input, or a pipe "
+        "(read once, into memory; with --raw, none: standard input)",
+        true);
     input(bench);
     integer(bench, "--frame", 0, kMaxFrame,
             "benchmark this frame of a video or raw stream instead of the stream");

@@ -25,7 +25,8 @@ using Clock = std::chrono::steady_clock;
 
 bool input_is_video(const Args& args) {
     if (args.has("--raw") || args.positional().size() != 1) return false;
-    return media::probe(args.positional().front()) == media::MediaKind::Video;
+    return media::probe(input_source(args.positional().front(), decode_options(args))) ==
+           media::MediaKind::Video;
 }
 
 // --- FrameSource
@@ -62,12 +63,17 @@ FrameSource::FrameSource(const Args& args, int passes)
         if (pos.empty())
             throw UsageError("no input file (give a video, or --raw WxHxC:u8|u16 [FILE|-])");
         name_ = pos.front();
-        if (media::probe(name_) != media::MediaKind::Video)
-            throw UsageError("'" + name_ + "' is not a video (give a video, or --raw FMT FILE)");
+        const media::Source& source = input_source(name_, options_);
+        if (media::probe(source) != media::MediaKind::Video)
+            throw UsageError(source.name() + " is not a video (give a video, or --raw FMT FILE)");
         kind_ = "video";
     }
     if (!start_pass()) throw InputError("'" + name_ + "' holds no frame");
     if (kind_ == "raw" && name_ == "-") read_first_frame();
+}
+
+bool FrameSource::ready() const {
+    return raw_ == nullptr || have_first_ || raw_->ready();
 }
 
 void FrameSource::read_first_frame() {
@@ -109,7 +115,7 @@ bool FrameSource::start_pass() {
         return true;
     }
     video_.reset();  // a fresh decoder per pass: seeking a damaged file is not reliable
-    video_ = std::make_unique<media::VideoReader>(name_, options_);
+    video_ = std::make_unique<media::VideoReader>(input_source(name_, options_), options_);
     if (pass_ == 1) {
         codec_ = video_->codec();
         fps_ = video_->fps();
@@ -289,6 +295,10 @@ PumpStats pump(FrameSource& source, FrameStream& stream, const StreamEvents& eve
     std::string why;
     for (;;) {
         if (limit > 0 && source.position() >= limit) break;
+        // Live input that has nothing waiting: the frames in flight are finished and written
+        // before the read waits for the writer, so output follows input.
+        if (!source.ready())
+            while (auto r = stream.wait()) deliver(*r);
         std::byte* dst = stream.next_input();
         const std::int64_t frame = source.position();
         const FrameSource::Status status = source.read_into(dst, why);

@@ -43,6 +43,9 @@ class FrameSource {
     // call goes on after it. Ok with a non-empty `why`: a frame decoded with errors, kept
     // because of --allow-corrupt.
     Status read_into(std::byte* dst, std::string& why);
+    // Whether read_into() would start without waiting for the input's writer (false only for
+    // raw frames on standard input or a pipe that has nothing waiting).
+    bool ready() const;
     // Index (over all passes) of the frame the next read_into() reads.
     std::int64_t position() const { return position_; }
     std::int64_t decoded() const { return decoded_; }

@@ -1,8 +1,17 @@
 #include "input.hpp"
 
+#include <map>
+
 #include "histoscope/core/error.hpp"
 
 namespace hs::cli {
+
+const media::Source& input_source(const std::string& path, const media::DecodeOptions& options) {
+    static std::map<std::string, media::Source> sources;
+    const auto known = sources.find(path);
+    if (known != sources.end()) return known->second;
+    return sources.emplace(path, media::Source(path, options)).first->second;
+}
 
 media::DecodeOptions decode_options(const Args& args) {
     media::DecodeOptions options;
@@ -32,9 +41,10 @@ Input load_input(const Args& args, const media::DecodeOptions& options, bool cou
     if (pos.empty())
         throw UsageError("no input file (give a path, or --raw WxHxC:u8|u16 [FILE|-])");
     in.name = pos.front();
-    if (media::probe(in.name) == media::MediaKind::Image) {
+    const media::Source& source = input_source(in.name, options);
+    if (media::probe(source) == media::MediaKind::Image) {
         if (frame != 0) throw UsageError("--frame applies to video and raw input, not to photos");
-        media::LoadedImage loaded = media::read_image(in.name, options);
+        media::LoadedImage loaded = media::read_image(source, options);
         in.kind = "image";
         in.format = loaded.format;
         in.image = std::move(loaded.image);
@@ -42,7 +52,7 @@ Input load_input(const Args& args, const media::DecodeOptions& options, bool cou
         in.corrupt = loaded.corrupt;
         return in;
     }
-    media::VideoReader video(in.name, options);
+    media::VideoReader video(source, options);
     in.kind = "video";
     in.format = video.codec();
     in.frames = video.frame_count();
@@ -57,7 +67,7 @@ Input load_input(const Args& args, const media::DecodeOptions& options, bool cou
     if (frame != 0) video.seek(frame);
     auto image = video.read();  // throws for a frame that is missing or corrupt
     if (!image)
-        throw InputError("'" + in.name + "' has no frame " + std::to_string(frame) +
+        throw InputError(source.name() + " has no frame " + std::to_string(frame) +
                          " (the video ended)");
     in.image = std::move(*image);
     in.corrupt = video.corrupt();

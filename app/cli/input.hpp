@@ -28,6 +28,11 @@ struct Input {
 // --max-pixels N[K|M|G] and --allow-corrupt, for every command that decodes files.
 media::DecodeOptions decode_options(const Args& args);
 
+// The photo or video at `path` (a file, "-", a pipe, a FIFO, ...). A stream input is read once,
+// on the first call for its path, and its bytes kept for the process: a command probes its
+// input before it decodes it, and a pipe can be read only once.
+const media::Source& input_source(const std::string& path, const media::DecodeOptions& options);
+
 // Options it reads: the positional path, --raw FMT, --frame N. `count_frames_in_file` also
 // counts the frames a video's file holds and notes when they differ from what it reports.
 Input load_input(const Args& args, const media::DecodeOptions& options,

@@ -16,6 +16,8 @@
 #include <string_view>
 #include <vector>
 
+#include "histoscope/media/media.hpp"
+
 namespace hs::media::detail {
 
 using Bytes = std::span<const std::uint8_t>;
@@ -27,6 +29,8 @@ std::string quoted(const std::string& path);
 std::vector<std::uint8_t> read_file(const std::string& path);
 // At most `max_bytes` from the start of the file; same errors as read_file.
 std::vector<std::uint8_t> read_file_head(const std::string& path, std::size_t max_bytes);
+// At most `max_bytes` from the start of the source: of its bytes, or of its file.
+std::vector<std::uint8_t> source_head(const Source& source, std::size_t max_bytes);
 
 enum class ImageFormat {
     Unknown,
@@ -89,9 +93,15 @@ std::optional<ImageHeader> image_header(ImageFormat format, Bytes file);
 void check_pixel_limit(const std::string& name, const std::string& what, std::uint64_t width,
                        std::uint64_t height, std::uint64_t max_pixels);
 
-// Empty when this build opens `path` as a video and decodes a frame of it; why not for a file
-// FFmpeg recognises as a video container; std::nullopt for anything else (always, without
+// Empty when this build opens `source` as a video and decodes a frame of it; why not for an
+// input FFmpeg recognises as a video container; std::nullopt for anything else (always, without
 // OpenCV). Lives next to VideoReader.
-std::optional<std::string> video_problem(const std::string& path);
+std::optional<std::string> video_problem(const Source& source);
+// Whether FFmpeg recognises any container in `head`, the first bytes of an input (always false
+// without OpenCV): what lets a stream input that is neither be refused before it is read whole.
+bool may_be_video(Bytes head);
+
+// The InputError for an input that is neither an image nor a video this build reads.
+[[noreturn]] void not_media(const std::string& name);
 
 }  // namespace hs::media::detail

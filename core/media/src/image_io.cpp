@@ -1,8 +1,10 @@
-// Photos: the file is read here, recognised by its magic bytes, its declared size checked
-// against the limit and its structure checked for truncation (see formats.hpp) before any
-// decoder sees it, so that a cut, hostile or unsupported file gives one clear InputError
-// instead of a partial image, a decoder's warning or gigabytes of invented pixels. JPEG and PNG
-// then go to libjpeg and libpng (codecs.hpp), the other formats to cv::imdecode.
+// Photos: the file is read here (or a stream input's bytes taken from its Source), recognised
+// by its magic bytes, its declared size checked against the limit and its structure checked for
+// truncation (see formats.hpp) before any decoder sees it, so that a cut, hostile or
+// unsupported file gives one clear InputError instead of a partial image, a decoder's warning
+// or gigabytes of invented pixels. JPEG and PNG then go to libjpeg and libpng (codecs.hpp), the
+// other formats to cv::imdecode: every decoder reads from memory, so files and stream inputs
+// take one path.
 
 #include <opencv2/core.hpp>
 #include <opencv2/core/utils/logger.hpp>
@@ -12,6 +14,7 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
+#include <limits>
 #include <mutex>
 
 #include "codecs.hpp"
@@ -128,12 +131,9 @@ const std::vector<Writer>& writers() {
     return w;
 }
 
-}  // namespace
-
-LoadedImage read_image(const std::string& path, const DecodeOptions& options) {
-    quiet_opencv();
-    const std::vector<std::uint8_t> bytes = detail::read_file(path);
-    const std::string name = detail::quoted(path);
+// The one path of every photo, from a file or a stream input: the checks, then the decoder.
+LoadedImage decode_image(detail::Bytes bytes, const std::string& name,
+                         const DecodeOptions& options) {
     if (bytes.empty()) throw InputError(name + " is empty");
     const detail::ImageFormat format = detail::sniff_image(bytes);
     if (format == detail::ImageFormat::Unknown)
@@ -194,9 +194,15 @@ LoadedImage read_image(const std::string& path, const DecodeOptions& options) {
         throw InputError(name + ": " + out.format + " images of more than " +
                          std::to_string(kOpenCvMaxPixels) +
                          " pixels cannot be decoded (OpenCV's limit)");
+    if (bytes.size() > static_cast<std::size_t>(std::numeric_limits<int>::max()))
+        throw InputError(name + ": " + out.format +
+                         " files of 2 GiB or more cannot be decoded (OpenCV's limit)");
     cv::Mat decoded;
     try {
-        decoded = cv::imdecode(bytes, cv::IMREAD_UNCHANGED);
+        // A header over the bytes, not a copy: cv::imdecode only reads them.
+        const cv::Mat data(1, static_cast<int>(bytes.size()), CV_8U,
+                           const_cast<std::uint8_t*>(bytes.data()));
+        decoded = cv::imdecode(data, cv::IMREAD_UNCHANGED);
     } catch (const cv::Exception& e) {
         throw InputError(name + " could not be decoded as " + out.format + ": " + one_line(e.err));
     }
@@ -205,6 +211,19 @@ LoadedImage read_image(const std::string& path, const DecodeOptions& options) {
                          " (corrupt, truncated or a variant OpenCV cannot read)");
     out.image = to_image(decoded, name);
     return out;
+}
+
+}  // namespace
+
+LoadedImage read_image(const Source& source, const DecodeOptions& options) {
+    quiet_opencv();
+    if (const std::vector<std::uint8_t>* bytes = source.bytes())
+        return decode_image(*bytes, source.name(), options);
+    return decode_image(detail::read_file(source.path()), source.name(), options);
+}
+
+LoadedImage read_image(const std::string& path, const DecodeOptions& options) {
+    return read_image(Source(path, options), options);
 }
 
 namespace {

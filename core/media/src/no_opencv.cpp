@@ -15,17 +15,24 @@ namespace {
                      ": this build has no OpenCV: only --raw input is available");
 }
 
+// A missing, unreadable or empty input is reported as such first.
+[[noreturn]] void no_opencv(const Source& source) {
+    if (detail::source_head(source, 1).empty()) throw InputError(source.name() + " is empty");
+    detail::not_media(source.name());
+}
+
 [[noreturn]] void no_video() {
     throw InputError("video: this build has no OpenCV: only --raw input is available");
 }
 
 }  // namespace
 
-LoadedImage read_image(const std::string& path, const DecodeOptions&) {
-    // A missing or unreadable file is reported as such first.
-    if (detail::read_file_head(path, 1).empty())
-        throw InputError(detail::quoted(path) + " is empty");
-    no_opencv(path);
+LoadedImage read_image(const Source& source, const DecodeOptions&) {
+    no_opencv(source);
+}
+
+LoadedImage read_image(const std::string& path, const DecodeOptions& options) {
+    no_opencv(Source(path, options));
 }
 
 void write_image(const std::string& path, const ImageView&) {
@@ -38,10 +45,11 @@ void check_image_output(const std::string& path) {
 
 struct VideoReader::Impl {};
 
-VideoReader::VideoReader(const std::string& path, const DecodeOptions&) {
-    if (detail::read_file_head(path, 1).empty())
-        throw InputError(detail::quoted(path) + " is empty");
-    no_opencv(path);
+VideoReader::VideoReader(const Source& source, const DecodeOptions&) {
+    no_opencv(source);
+}
+VideoReader::VideoReader(const std::string& path, const DecodeOptions& options) {
+    no_opencv(Source(path, options));
 }
 VideoReader::~VideoReader() = default;
 // No VideoReader can exist in this build (the constructor always throws); the members only
@@ -100,8 +108,11 @@ std::optional<Image> VideoReader::read() {
 void register_engines(EngineRegistry&) {}
 
 namespace detail {
-std::optional<std::string> video_problem(const std::string&) {
+std::optional<std::string> video_problem(const Source&) {
     return std::nullopt;
+}
+bool may_be_video(Bytes) {
+    return false;
 }
 }  // namespace detail
 

@@ -1,4 +1,4 @@
-// probe(): photo or video, decided from the file's first bytes and, failing that, by whether a
+// probe(): photo or video, decided from the input's first bytes and, failing that, by whether a
 // video decoder reads a frame from it (a damaged video is reported with its reason).
 
 #include "formats.hpp"
@@ -15,19 +15,32 @@ bool have_opencv() {
 #endif
 }
 
-MediaKind probe(const std::string& path) {
-    const std::vector<std::uint8_t> head = detail::read_file_head(path, 64);
-    const std::string name = detail::quoted(path);
+namespace detail {
+
+void not_media(const std::string& name) {
+    if (!have_opencv())
+        throw InputError(name + ": this build has no OpenCV: only --raw input is available");
+    throw InputError(name + " is not an image or video this build can read");
+}
+
+}  // namespace detail
+
+MediaKind probe(const Source& source) {
+    const std::vector<std::uint8_t> head = detail::source_head(source, 64);
+    const std::string& name = source.name();
     if (head.empty()) throw InputError(name + " is empty");
     // Every recognised image format counts, GIF included, so that read_image() explains what
     // it cannot decode.
     if (detail::sniff_image(head) != detail::ImageFormat::Unknown) return MediaKind::Image;
-    if (!have_opencv())
-        throw InputError(name + ": this build has no OpenCV: only --raw input is available");
-    const std::optional<std::string> video = detail::video_problem(path);
+    if (!have_opencv()) detail::not_media(name);
+    const std::optional<std::string> video = detail::video_problem(source);
     if (video && video->empty()) return MediaKind::Video;
     if (video) throw InputError(*video);
-    throw InputError(name + " is not an image or video this build can read");
+    detail::not_media(name);
+}
+
+MediaKind probe(const std::string& path) {
+    return probe(Source(path));
 }
 
 }  // namespace hs::media

@@ -11,6 +11,9 @@
 #include <fstream>
 #include <optional>
 
+#include <poll.h>
+#include <sys/stat.h>
+
 #include "formats.hpp"
 #include "histoscope/core/error.hpp"
 #include "histoscope/media/media.hpp"
@@ -287,6 +290,14 @@ std::size_t RawStreamReader::read_into(std::byte* dst) {
     const std::size_t got = read_some(dst, format_.frame_bytes());
     raw_to_host_samples(dst, got - got % 2, format_);
     return got;
+}
+
+bool RawStreamReader::ready() const {
+    struct stat st {};
+    const int fd = ::fileno(file_);
+    if (fd < 0 || ::fstat(fd, &st) != 0 || S_ISREG(st.st_mode)) return true;
+    pollfd p{fd, POLLIN, 0};
+    return ::poll(&p, 1, 0) > 0;
 }
 
 bool RawStreamReader::rewind() {

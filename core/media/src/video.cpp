@@ -33,6 +33,7 @@ extern "C" {
 #include <algorithm>
 #include <cmath>
 #include <cstdarg>
+#include <cstring>
 #include <deque>
 #include <limits>
 #include <mutex>
@@ -119,6 +120,92 @@ std::string fourcc_string(std::uint32_t code) {
     return s;
 }
 
+// A stream input's bytes, read by FFmpeg through custom I/O: seekable like a file, so
+// demuxers that look at the end of the data (an MP4 index after the frames) work as on files.
+struct MemoryInput {
+    const std::uint8_t* data = nullptr;
+    std::int64_t size = 0, position = 0;
+};
+
+int read_memory(void* opaque, std::uint8_t* buffer, int size) {
+    auto& in = *static_cast<MemoryInput*>(opaque);
+    const std::int64_t left = in.size - in.position;
+    if (left <= 0) return AVERROR_EOF;
+    const int n = static_cast<int>(std::min<std::int64_t>(size, left));
+    std::memcpy(buffer, in.data + in.position, static_cast<std::size_t>(n));
+    in.position += n;
+    return n;
+}
+
+std::int64_t seek_memory(void* opaque, std::int64_t offset, int whence) {
+    auto& in = *static_cast<MemoryInput*>(opaque);
+    std::int64_t to = 0;
+    switch (whence & ~AVSEEK_FORCE) {
+        case AVSEEK_SIZE:
+            return in.size;
+        case SEEK_SET:
+            to = offset;
+            break;
+        case SEEK_CUR:
+            to = in.position + offset;
+            break;
+        case SEEK_END:
+            to = in.size + offset;
+            break;
+        default:
+            return AVERROR(EINVAL);
+    }
+    if (to < 0 || to > in.size) return AVERROR(EINVAL);
+    in.position = to;
+    return to;
+}
+
+// A demuxer opened on a source: its file by name, or its bytes in memory.
+class Demuxer {
+  public:
+    Demuxer() = default;
+    ~Demuxer() { close(); }
+    Demuxer(const Demuxer&) = delete;
+    Demuxer& operator=(const Demuxer&) = delete;
+
+    // avformat_open_input()'s result (format() is null unless it is 0).
+    int open(const Source& source) {
+        close();
+        const std::vector<std::uint8_t>* bytes = source.bytes();
+        if (bytes == nullptr)
+            return avformat_open_input(&format_, source.path().c_str(), nullptr, nullptr);
+        memory_ = {bytes->data(), static_cast<std::int64_t>(bytes->size()), 0};
+        constexpr int kBufferBytes = 1 << 16;
+        auto* buffer = static_cast<unsigned char*>(av_malloc(kBufferBytes));
+        if (buffer == nullptr) throw std::bad_alloc();
+        io_ = avio_alloc_context(buffer, kBufferBytes, 0, &memory_, read_memory, nullptr,
+                                 seek_memory);
+        if (io_ == nullptr) {
+            av_free(buffer);
+            throw std::bad_alloc();
+        }
+        format_ = avformat_alloc_context();
+        if (format_ == nullptr) throw std::bad_alloc();
+        format_->pb = io_;
+        format_->flags |= AVFMT_FLAG_CUSTOM_IO;
+        // Frees format_ and sets it to null when it fails; the I/O context stays ours.
+        return avformat_open_input(&format_, "", nullptr, nullptr);
+    }
+    void close() {
+        avformat_close_input(&format_);
+        if (io_ != nullptr) {
+            av_freep(&io_->buffer);
+            avio_context_free(&io_);
+        }
+    }
+    AVFormatContext* format() const { return format_; }
+
+  private:
+    AVFormatContext* format_ = nullptr;
+    AVIOContext* io_ = nullptr;
+    MemoryInput memory_;
+};
+
 int writer_backend() {
     static const int api =
         cv::videoio_registry::hasBackend(cv::CAP_FFMPEG) ? cv::CAP_FFMPEG : cv::CAP_ANY;
@@ -128,9 +215,12 @@ int writer_backend() {
 }  // namespace
 
 struct VideoReader::Impl {
-    std::string path, name;
+    explicit Impl(const Source& from) : source(from), name(from.name()) {}
+    Source source;
+    std::string name;
     DecodeOptions options;
-    AVFormatContext* format = nullptr;
+    Demuxer demuxer;
+    AVFormatContext* format = nullptr;  // demuxer's
     AVCodecContext* decoder = nullptr;
     AVStream* stream = nullptr;
     SwsContext* sws = nullptr;
@@ -214,7 +304,6 @@ struct VideoReader::Impl {
         av_packet_free(&packet);
         av_packet_free(&held);
         avcodec_free_context(&decoder);
-        avformat_close_input(&format);
     }
 
     void open();
@@ -241,11 +330,9 @@ struct VideoReader::Impl {
 void VideoReader::Impl::open() {
     quiet_ffmpeg();
     Capture log;
-    int r = avformat_open_input(&format, path.c_str(), nullptr, nullptr);
-    if (r < 0) {
-        format = nullptr;
-        throw InputError("cannot open " + name + " as a video" + log.detail());
-    }
+    int r = demuxer.open(source);
+    if (r < 0) throw InputError("cannot open " + name + " as a video" + log.detail());
+    format = demuxer.format();
     r = avformat_find_stream_info(format, nullptr);
     if (r < 0) throw InputError("cannot open " + name + " as a video" + log.detail());
     const AVCodec* codec_found = nullptr;
@@ -546,16 +633,17 @@ void VideoReader::Impl::convert(Image& out) {
     }
 }
 
-VideoReader::VideoReader(const std::string& path, const DecodeOptions& options)
-    : impl_(std::make_unique<Impl>()) {
+VideoReader::VideoReader(const Source& source, const DecodeOptions& options)
+    : impl_(std::make_unique<Impl>(source)) {
     Impl& v = *impl_;
-    v.path = path;
-    v.name = detail::quoted(path);
     v.options = options;
     // Missing, unreadable and empty files get the precise reason rather than "cannot open".
-    if (detail::read_file_head(path, 1).empty()) throw InputError(v.name + " is empty");
+    if (detail::source_head(source, 1).empty()) throw InputError(v.name + " is empty");
     v.open();
 }
+
+VideoReader::VideoReader(const std::string& path, const DecodeOptions& options)
+    : VideoReader(Source(path, options), options) {}
 
 VideoReader::~VideoReader() = default;
 
@@ -656,18 +744,17 @@ const std::string& VideoReader::failure() const {
 std::int64_t VideoReader::frames_in_file() const {
     const Impl& v = *impl_;
     if (v.frames_within_file >= 0) return v.frames_within_file;
-    // No index: count the stream's packets with data, demuxing a second copy of the file.
+    // No index: count the stream's packets with data, demuxing a second copy of the input.
     Capture log;
-    AVFormatContext* f = nullptr;
-    if (avformat_open_input(&f, v.path.c_str(), nullptr, nullptr) < 0) return 0;
+    Demuxer copy;
+    if (copy.open(v.source) < 0) return 0;
     std::int64_t n = 0;
     AVPacket* p = av_packet_alloc();
-    while (p != nullptr && av_read_frame(f, p) >= 0) {
+    while (p != nullptr && av_read_frame(copy.format(), p) >= 0) {
         if (p->stream_index == v.stream->index && p->size > 0) ++n;
         av_packet_unref(p);
     }
     av_packet_free(&p);
-    avformat_close_input(&f);
     return n;
 }
 
@@ -744,32 +831,45 @@ bool is_video_path(const std::string& path) {
 
 namespace detail {
 
-std::optional<std::string> video_problem(const std::string& path) {
+namespace {
+
+// How sure FFmpeg is that `head`, the first bytes of an input, start a container it knows
+// (0: it does not know them).
+int container_score(Bytes head) {
+    std::vector<std::uint8_t> padded(head.size() + AVPROBE_PADDING_SIZE, 0);
+    std::copy(head.begin(), head.end(), padded.begin());
+    AVProbeData probe{};
+    probe.buf = padded.data();
+    probe.buf_size = static_cast<int>(head.size());
+    probe.filename = "";
+    int score = 0;
+    return av_probe_input_format3(&probe, 1, &score) != nullptr ? score : 0;
+}
+
+}  // namespace
+
+bool may_be_video(Bytes head) {
+    return container_score(head) > 0;
+}
+
+std::optional<std::string> video_problem(const Source& source) {
     try {
-        VideoReader video(path);
+        VideoReader video(source);
         Image frame;
         for (;;) {
             switch (video.read_frame(frame)) {
                 case VideoReader::FrameStatus::Ok:
                     return std::string();
                 case VideoReader::FrameStatus::End:
-                    return detail::quoted(path) + " holds no frame that decodes";
+                    return source.name() + " holds no frame that decodes";
                 case VideoReader::FrameStatus::Failed:
                     break;
             }
         }
     } catch (const InputError& e) {
-        // A file FFmpeg recognises from its content (not just its extension) is a damaged
+        // An input FFmpeg recognises from its content (not just its extension) is a damaged
         // video, whose reason matters more than "not a video".
-        const std::vector<std::uint8_t> head = read_file_head(path, 1 << 12);
-        std::vector<std::uint8_t> padded(head.size() + AVPROBE_PADDING_SIZE, 0);
-        std::copy(head.begin(), head.end(), padded.begin());
-        AVProbeData probe{};
-        probe.buf = padded.data();
-        probe.buf_size = static_cast<int>(head.size());
-        probe.filename = "";
-        int score = 0;
-        if (av_probe_input_format2(&probe, 1, &score) != nullptr && score > AVPROBE_SCORE_EXTENSION)
+        if (container_score(source_head(source, 1 << 12)) > AVPROBE_SCORE_EXTENSION)
             return std::string(e.what());
         return std::nullopt;
     }

@@ -81,6 +81,9 @@ class RawStreamReader {
     // Up to `bytes` bytes as they come (fewer only at the end), in file order (16-bit samples
     // little-endian: see raw_to_host_samples).
     std::size_t read_some(std::byte* dst, std::size_t bytes);
+    // Whether the next read starts without waiting for a writer: always for a file; for standard
+    // input or a pipe, whether bytes are waiting (a read may still wait for the rest).
+    bool ready() const;
     // Starts over at the first frame; false for standard input and other unseekable streams.
     bool rewind();
     // Goes to frame `index` (the next read returns it; past the end, the next read returns 0);
@@ -94,6 +97,36 @@ class RawStreamReader {
     RawFormat format_;
 };
 
+// --- photos and video: files, and inputs that can be read only once
+// Standard input ("-"), pipes (/dev/fd/N, a shell's <(...)), FIFOs, sockets and character devices
+// can be neither sought nor read twice: they are read once, whole, into memory and probed and
+// decoded from there, with the checks a file gets. Anything else is read from its file, and so
+// is standard input redirected from a regular file (read from its start, as /dev/stdin).
+bool is_stream_input(const std::string& path);
+// The most bytes a stream input may hold: what an uncompressed image of options.max_pixels
+// 16-bit RGBA pixels takes (8 bytes a pixel), plus 64 MiB for headers, metadata and container.
+std::uint64_t stream_input_limit(const DecodeOptions& options);
+
+// A photo or video to decode: a file, read where it lies each time, or the bytes of a stream
+// input. Copies share the bytes.
+class Source {
+  public:
+    // Reads a stream input whole, in chunks as the data arrives (memory follows the data), and
+    // throws InputError when it cannot be read, is empty or a terminal, holds data that is no
+    // image or video, declares more than options.max_pixels pixels in its header, or holds
+    // more than stream_input_limit(options) bytes. A file is only named here.
+    explicit Source(const std::string& path, const DecodeOptions& options = {});
+    const std::string& path() const { return path_; }  // "/dev/stdin" for "-" from a file
+    // How messages name it: "standard input" for "-", else the path in quotes.
+    const std::string& name() const { return name_; }
+    // The bytes of a stream input; nullptr for a file.
+    const std::vector<std::uint8_t>* bytes() const { return bytes_.get(); }
+
+  private:
+    std::string path_, name_;
+    std::shared_ptr<const std::vector<std::uint8_t>> bytes_;
+};
+
 // --- photos
 struct LoadedImage {
     Image image;
@@ -103,6 +136,7 @@ struct LoadedImage {
 };
 // Reads a photo keeping its depth (8/16-bit) and alpha, channels in RGB(A) order. JPEG and PNG
 // are decoded by libjpeg and libpng directly, every other format by OpenCV; nothing is printed.
+LoadedImage read_image(const Source& source, const DecodeOptions& options = {});
 LoadedImage read_image(const std::string& path, const DecodeOptions& options = {});
 // Writes 8/16-bit 1/3/4-channel images; the format follows the extension: .png and .tif/.tiff
 // store everything; .jpg/.jpeg, .bmp and .webp store 8-bit gray or RGB; .ppm (RGB), .pgm (gray)
@@ -119,8 +153,9 @@ void check_image_output(const std::string& path);
 // decode is reported in its place and the numbers after it stay right. Nothing is printed.
 class VideoReader {
   public:
-    explicit VideoReader(const std::string& path,
-                         const DecodeOptions& options = {});  // throws InputError
+    // Both throw InputError. A stream input's bytes are read from memory, seekable as a file.
+    explicit VideoReader(const Source& source, const DecodeOptions& options = {});
+    explicit VideoReader(const std::string& path, const DecodeOptions& options = {});
     ~VideoReader();
     VideoReader(const VideoReader&) = delete;
     VideoReader& operator=(const VideoReader&) = delete;
@@ -184,7 +219,9 @@ bool is_video_path(const std::string& path);
 
 // --- any input
 enum class MediaKind { Image, Video, Raw };
-// Decides from the file's first bytes (and, failing that, whether a video decoder opens it).
+// Decides from the input's first bytes (and, failing that, whether a video decoder opens it).
+MediaKind probe(const Source& source);
+// The path's Source: a stream input is consumed by probing it (probe its Source instead).
 MediaKind probe(const std::string& path);
 
 // Adds the engines that live in media (the "opencv" engine: cv::calcHist), when built with
