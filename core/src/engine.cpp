@@ -6,6 +6,8 @@
 #include "histoscope/core/stream.hpp"
 #include "histoscope/core/timing.hpp"
 
+#include "cpu_equalize.hpp"
+
 namespace hs {
 
 std::string HistogramEngine::unsupported_reason(const HistogramRequest& r) const {
@@ -153,36 +155,17 @@ StreamEngine* EngineRegistry::find_stream_engine(std::string_view name) const {
 
 namespace {
 
-// The equalize_reference() pipeline, each stage timed on the host clock.
+// equalize_reference()'s values (cpu_equalize.cpp).
 class CpuEqualizeEngine final : public EqualizeEngine {
   public:
     std::string_view name() const override { return "cpu"; }
     std::string_view description() const override {
-        return "exact CPU reference: OpenCV-exact global equalization, YCrCb and CLAHE";
+        return "exact CPU reference: OpenCV-exact global equalization, YCrCb and CLAHE; global "
+               "and matching in two passes over the pixels on every hardware thread";
     }
 
   protected:
-    EqualizeResult run(const EqualizeRequest& r) override {
-        EqualizeResult result;
-        auto start = std::chrono::steady_clock::now();
-        if (r.strength == 0.0) {
-            result.image = copy_image(r.image);
-            result.stages.push_back({"copy", ms_since(start)});
-            return result;
-        }
-        WorkingPlanes work = split_planes(r.image, r.space);
-        result.stages.push_back({"to_planes", ms_since(start)});
-        start = std::chrono::steady_clock::now();
-        const std::vector<ValueHistogram> references = match_references(r);
-        if (r.mode == EqualizeMode::Match) result.stages.push_back({"reference", ms_since(start)});
-        start = std::chrono::steady_clock::now();
-        equalize_planes(work, r, references);
-        result.stages.push_back({"equalize", ms_since(start)});
-        start = std::chrono::steady_clock::now();
-        result.image = compose_image(r.image, work, r.space);
-        result.stages.push_back({"to_image", ms_since(start)});
-        return result;
-    }
+    EqualizeResult run(const EqualizeRequest& r) override { return detail::cpu_equalize(r); }
 };
 
 class CpuReferenceEngine final : public HistogramEngine {
@@ -208,7 +191,7 @@ class CpuReferenceEngine final : public HistogramEngine {
 void register_core_engines(EngineRegistry& registry) {
     registry.add(std::make_unique<CpuReferenceEngine>());
     registry.add_equalizer(std::make_unique<CpuEqualizeEngine>());
-    registry.add_stream_engine(make_serial_stream_engine(registry));
+    registry.add_stream_engine(make_cpu_stream_engine(registry));
 }
 
 }  // namespace hs

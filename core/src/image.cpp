@@ -1,5 +1,6 @@
 #include "histoscope/core/image.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
 
@@ -53,13 +54,62 @@ Image::Image(int width, int height, int channels, SampleType type, int bit_depth
     stride_ = static_cast<std::size_t>(width) * static_cast<std::size_t>(channels) *
                   static_cast<std::size_t>(bytes_per_sample(type)) +
               row_padding_bytes;
-    const std::size_t total = stride_ * static_cast<std::size_t>(height);
-    storage_.assign(total == 0 ? 1 : total, std::byte{0});
+    allocate(nullptr);
     validate(view());
 }
 
+Image::Image(const FrameFormat& format, std::shared_ptr<HostMemory> memory)
+    : width_(format.width),
+      height_(format.height),
+      channels_(format.channels),
+      type_(format.type),
+      bit_depth_(format.bit_depth) {
+    if (width_ <= 0 || height_ <= 0 || width_ > (1 << 20) || height_ > (1 << 20))
+        throw UsageError("image size " + std::to_string(width_) + "x" + std::to_string(height_) +
+                         " is out of range");
+    stride_ = format.shape().row_bytes();
+    allocate(std::move(memory));
+    validate(view());
+}
+
+void detail::ImageRelease::operator()(std::byte* data) const noexcept {
+    if (memory != nullptr)
+        memory->release(data, bytes);
+    else
+        delete[] data;
+}
+
+void Image::allocate(std::shared_ptr<HostMemory> memory) {
+    const std::size_t total = std::max<std::size_t>(stride_ * static_cast<std::size_t>(height_), 1);
+    if (memory == nullptr) {
+        storage_ = {new std::byte[total](), detail::ImageRelease{nullptr, total}};
+        return;
+    }
+    std::byte* data = memory->allocate(total);
+    storage_ = {data, detail::ImageRelease{std::move(memory), total}};
+    std::memset(data, 0, total);
+}
+
+Image::Image(const Image& other)
+    : width_(other.width_),
+      height_(other.height_),
+      channels_(other.channels_),
+      type_(other.type_),
+      bit_depth_(other.bit_depth_),
+      stride_(other.stride_) {
+    if (other.empty()) return;
+    const std::size_t total = other.storage_.get_deleter().bytes;
+    storage_ = {new std::byte[total], detail::ImageRelease{nullptr, total}};
+    std::memcpy(storage_.get(), other.storage_.get(), total);
+}
+
+Image& Image::operator=(const Image& other) {
+    if (this != &other) *this = Image(other);
+    return *this;
+}
+
 ImageView Image::view() const {
-    return ImageView{storage_.data(), width_, height_, channels_, type_, bit_depth_, stride_};
+    return ImageView{storage_.get(), width_, height_, channels_, type_, bit_depth_, stride_};
 }
 
 void Image::set_sample(int x, int y, int c, std::uint32_t value) {

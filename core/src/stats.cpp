@@ -1,5 +1,6 @@
 #include "histoscope/core/stats.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "histoscope/core/error.hpp"
@@ -40,11 +41,13 @@ Stats stats_from_values(const std::vector<std::uint64_t>& value_counts, std::uin
         s.count += n;
         sum += static_cast<u128>(n) * v;
         sum_sq += static_cast<u128>(n) * v * v;
-        if (bin_of(spec, static_cast<std::int64_t>(v)) < 0) {
-            const bool below = spec.has_edges() ? static_cast<double>(v) < spec.edges.front()
-                                                : static_cast<std::int64_t>(v) < spec.lower;
-            (below ? s.below_range : s.above_range) += n;
-        }
+        // Outside the spec: where bin_of() finds no bin (without its division per value).
+        const bool below = spec.has_edges() ? static_cast<double>(v) < spec.edges.front()
+                                            : static_cast<std::int64_t>(v) < spec.lower;
+        const bool above = spec.has_edges() ? static_cast<double>(v) >= spec.edges.back()
+                                            : static_cast<std::int64_t>(v) >= spec.upper;
+        if (below) s.below_range += n;
+        if (above) s.above_range += n;
     }
     if (s.count == 0) return s;
     if (!value_counts.empty()) s.clipped_low = value_counts[0];
@@ -55,9 +58,31 @@ Stats stats_from_values(const std::vector<std::uint64_t>& value_counts, std::uin
     const u128 num = static_cast<u128>(s.count) * sum_sq - sum * sum;
     s.mean = static_cast<double>(mean);
     s.stddev = static_cast<double>(std::sqrt(static_cast<long double>(num) / (n * n)));
-    s.median = percentile(value_counts, s.count, 50.0);
-    for (double p : percentiles)
-        s.percentiles.emplace_back(p, percentile(value_counts, s.count, p));
+    // Every percentile (the median is p50) in one pass over the cumulative counts, each rank as
+    // percentile() takes it.
+    std::vector<std::pair<std::uint64_t, std::size_t>> ranks;  // rank, which (last: the median)
+    const auto rank_of = [&](double p) {
+        if (!(p >= 0.0 && p <= 100.0)) throw UsageError("percentile must lie within 0..100");
+        const auto r =
+            static_cast<std::uint64_t>(std::ceil(p / 100.0 * static_cast<double>(s.count)));
+        return std::max<std::uint64_t>(r, 1);
+    };
+    for (std::size_t i = 0; i < percentiles.size(); ++i)
+        ranks.emplace_back(rank_of(percentiles[i]), i);
+    ranks.emplace_back(rank_of(50.0), percentiles.size());
+    std::sort(ranks.begin(), ranks.end());
+    std::vector<std::uint32_t> found(ranks.size(),
+                                     static_cast<std::uint32_t>(value_counts.size() - 1));
+    std::uint64_t seen = 0;
+    std::size_t next = 0;
+    for (std::size_t v = 0; v < value_counts.size() && next < ranks.size(); ++v) {
+        seen += value_counts[v];
+        for (; next < ranks.size() && seen >= ranks[next].first; ++next)
+            found[ranks[next].second] = static_cast<std::uint32_t>(v);
+    }
+    s.median = found.back();
+    for (std::size_t i = 0; i < percentiles.size(); ++i)
+        s.percentiles.emplace_back(percentiles[i], found[i]);
     return s;
 }
 

@@ -540,6 +540,64 @@ TEST(EqualizeEngineRegistry, CpuEqualizerIsTheReference) {
     EXPECT_THROW(cpu->equalize(bad), UsageError);
 }
 
+// The "cpu" equalizer runs global equalization and matching in two passes over the interleaved
+// pixels on every thread: the same values as the plane pipeline of equalize_reference() on
+// every layout, depth, space and strength, images large enough to split over threads, and the
+// same error for the first row holding a sample above the declared depth.
+TEST(EqualizeEngineRegistry, CpuEqualizerInTwoPassesIsTheReference) {
+    EngineRegistry reg;
+    register_core_engines(reg);
+    EqualizeEngine& cpu = *reg.find_equalizer("cpu");
+    const Image ref8 = hs::test::gaussian(37, 21, 3, SampleType::U8, 8, 20.0, 3);
+    for (const int channels : {1, 3, 4})
+        for (const auto& [type, depth] :
+             {std::pair{SampleType::U8, 8}, std::pair{SampleType::U16, 12},
+              std::pair{SampleType::U16, 16}})
+            for (const auto& [w, h] : {std::pair{1, 1}, std::pair{13, 7}, std::pair{700, 800}}) {
+                const Image img =
+                    w > 100 ? hs::test::gaussian(w, h, channels, type, depth,
+                                                 static_cast<double>(1u << depth) / 9.0, 5)
+                            : hs::test::uniform(w, h, channels, type, depth, 9, 6);
+                const Image ref = hs::test::gaussian(29, 17, channels, type, depth,
+                                                     static_cast<double>(1u << depth) / 5.0, 8);
+                for (EqualizeMode m : {EqualizeMode::Global, EqualizeMode::Match})
+                    for (EqualizeSpace space : {EqualizeSpace::Luma, EqualizeSpace::Rgb})
+                        for (double strength : {1.0, 0.4}) {
+                            EqualizeRequest r;
+                            r.image = img.view();
+                            r.mode = m;
+                            r.space = space;
+                            r.strength = strength;
+                            if (m == EqualizeMode::Match)
+                                r.reference =
+                                    (type == SampleType::U8 && channels == 3 ? ref8 : ref).view();
+                            const EqualizeResult got = cpu.equalize(r);
+                            ASSERT_EQ(samples(got.image), samples(equalize_reference(r)))
+                                << w << "x" << h << "x" << channels << " depth " << depth << " "
+                                << mode_name(m) << " " << space_name(space) << " " << strength;
+                        }
+            }
+    // Rows above the declared depth: the first one is reported, whichever thread met it.
+    Image deep = hs::test::uniform(300, 900, 3, SampleType::U16, 10, 4);
+    deep.set_sample(7, 611, 2, 2000);
+    deep.set_sample(290, 850, 0, 5000);
+    EqualizeRequest r;
+    r.image = deep.view();
+    std::string want, got;
+    try {
+        static_cast<void>(equalize_reference(r));
+    } catch (const InputError& e) {
+        want = e.what();
+    }
+    try {
+        static_cast<void>(cpu.equalize(r));
+    } catch (const InputError& e) {
+        got = e.what();
+    }
+    EXPECT_NE(want.find("row 611"), std::string::npos) << want;
+    EXPECT_EQ(got, want);
+}
+
 TEST(EqualizeEngineRegistry, NamesAreUnique) {
     EngineRegistry reg;
     register_core_engines(reg);

@@ -82,3 +82,34 @@ TEST(Stats, ExactOnLargeSums) {
     EXPECT_EQ(s.clipped_high, 1000000u);
     EXPECT_EQ(s.clipped_low, 0u);
 }
+
+// The percentiles stats_from_values() finds in one pass are percentile()'s, in any order asked,
+// on sparse and dense histograms, with counts outside the spec on both sides.
+TEST(Stats, OnePassPercentilesArePercentileRule) {
+    const std::vector<double> asked{99.9, 0, 50, 0.1, 100, 1, 25, 75, 10.1};
+    for (const unsigned seed : {1u, 2u, 3u}) {
+        std::vector<std::uint64_t> counts(4096, 0);
+        std::uint64_t state = seed;
+        for (std::size_t v = 0; v < counts.size(); ++v) {
+            state = state * 6364136223846793005ull + 1442695040888963407ull;
+            counts[v] = (state >> 60) < 3 ? (state >> 40) % 1000 : 0;  // sparse, uneven
+        }
+        std::uint64_t total = 0;
+        for (const auto c : counts) total += c;
+        const HistogramSpec spec = HistogramSpec::even(64, 100, 4000);
+        const Stats s = stats_from_values(counts, 4095, spec, asked);
+        ASSERT_EQ(s.percentiles.size(), asked.size());
+        for (std::size_t i = 0; i < asked.size(); ++i) {
+            EXPECT_EQ(s.percentiles[i].first, asked[i]);
+            EXPECT_EQ(s.percentiles[i].second, percentile(counts, total, asked[i])) << asked[i];
+        }
+        EXPECT_EQ(s.median, percentile(counts, total, 50));
+        std::uint64_t below = 0, above = 0;
+        for (std::size_t v = 0; v < counts.size(); ++v) {
+            if (bin_of(spec, static_cast<std::int64_t>(v)) >= 0) continue;
+            (v < 100 ? below : above) += counts[v];
+        }
+        EXPECT_EQ(s.below_range, below);
+        EXPECT_EQ(s.above_range, above);
+    }
+}

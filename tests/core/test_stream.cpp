@@ -1,10 +1,15 @@
-// The "cpu" stream engine and the stream configuration: every frame's histograms and
-// equalization equal the CPU reference, results come back in order, memory stays bounded.
+// The "cpu" stream engine and the stream configuration: every frame's histograms, equalization,
+// equalized histograms and pictures equal the CPU reference, results come back in order while
+// a pool of threads works on several frames, memory stays bounded; frames submitted without a
+// copy, resubmission, reconfiguration, discarding and the ready callback.
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstring>
 #include <stdexcept>
+#include <thread>
 
 #include "histoscope/core/engine.hpp"
 #include "histoscope/core/error.hpp"
@@ -45,7 +50,7 @@ TEST(Stream, TheRegistryHasTheCpuStreamEngine) {
     ASSERT_NE(r.registry.find_stream_engine("cpu"), nullptr);
     EXPECT_EQ(&choose_stream_engine(r.registry, rgb_config(4, 4)),
               r.registry.find_stream_engine("cpu"));
-    EXPECT_THROW(r.registry.add_stream_engine(make_serial_stream_engine(r.registry)), UsageError);
+    EXPECT_THROW(r.registry.add_stream_engine(make_cpu_stream_engine(r.registry)), UsageError);
 }
 
 TEST(Stream, EveryFrameEqualsTheReferenceInOrder) {
@@ -60,25 +65,30 @@ TEST(Stream, EveryFrameEqualsTheReferenceInOrder) {
         EXPECT_EQ(stream->equalizer(), "cpu");
         const std::vector<Image> frames = frames_of(7, w, h, 3, SampleType::U8, 8);
         std::int64_t next = 0;
+        const auto check = [&](const FrameResult& res) {
+            ASSERT_LT(next, 7);
+            const ImageView in = frames[static_cast<std::size_t>(next)].view();
+            ASSERT_EQ(res.index, next);
+            EXPECT_EQ(res.channels, reference_histogram(in, c.channels, c.spec));
+            EqualizeRequest want = eq;
+            want.image = in;
+            const Image expected = equalize_reference(want);
+            ASSERT_EQ(res.equalized.view().row_bytes(), expected.view().row_bytes());
+            EXPECT_EQ(0, std::memcmp(res.equalized.view().data, expected.view().data,
+                                     c.format.frame_bytes()));
+            ASSERT_EQ(res.stages.size(), 2u);
+            EXPECT_EQ(res.stages[0].name, "histogram");
+            EXPECT_EQ(res.stages[1].name, "equalize");
+            ++next;
+        };
+        // Frames run on the pool while later ones are submitted: some results are ready at
+        // once, the rest come with wait(), every one in submission order.
         for (const Image& f : frames) {
             stream->submit(f.view());
-            while (auto res = stream->poll()) {
-                const ImageView in = frames[static_cast<std::size_t>(next)].view();
-                ASSERT_EQ(res->index, next);
-                EXPECT_EQ(res->channels, reference_histogram(in, c.channels, c.spec));
-                EqualizeRequest want = eq;
-                want.image = in;
-                const Image expected = equalize_reference(want);
-                ASSERT_EQ(res->equalized.view().row_bytes(), expected.view().row_bytes());
-                EXPECT_EQ(0, std::memcmp(res->equalized.view().data, expected.view().data,
-                                         c.format.frame_bytes()));
-                ASSERT_EQ(res->stages.size(), 2u);
-                EXPECT_EQ(res->stages[0].name, "histogram");
-                EXPECT_EQ(res->stages[1].name, "equalize");
-                ++next;
-            }
+            while (auto res = stream->poll()) check(*res);
         }
-        EXPECT_FALSE(stream->wait().has_value());
+        while (auto res = stream->wait()) check(*res);
+        EXPECT_EQ(stream->in_flight(), 0u);
         EXPECT_EQ(next, 7);
     }
 }
@@ -115,6 +125,7 @@ TEST(Stream, ResultsNobodyTakesStopTheStream) {
     const Image f = test::uniform(8, 8, 3, SampleType::U8, 8);
     stream->submit(f.view());
     stream->submit(f.view());
+    while (stream->in_flight() != 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
     EXPECT_THROW(stream->submit(f.view()), std::logic_error);
     EXPECT_TRUE(stream->wait().has_value());
     stream->submit(f.view());  // room again
@@ -178,4 +189,123 @@ TEST(Stream, SteadyStateMeasurementDiscardsItsResults) {
     EXPECT_GT(stream->measure_steady_state_ms(5), 0.0);
     EXPECT_FALSE(stream->poll().has_value());
     EXPECT_THROW(stream->measure_steady_state_ms(0), UsageError);
+}
+
+// What the desktop application asks of a CPU stream: the equalized frame's histograms and the
+// pictures (make_pictures), frames submitted without a copy and handed back with the result.
+TEST(Stream, PicturesAndEqualizedHistogramsOfFramesSubmittedWithoutACopy) {
+    Registry r;
+    for (const auto& [channels, type, depth] :
+         {std::tuple{3, SampleType::U8, 8}, std::tuple{1, SampleType::U16, 12},
+          std::tuple{4, SampleType::U16, 16}}) {
+        StreamConfig c;
+        c.format = {61, 35, channels, type, depth};
+        c.channels = channels == 1 ? std::vector<Channel>{Channel::Gray}
+                                   : std::vector<Channel>{Channel::R, Channel::Luma601};
+        c.spec = HistogramSpec::even(1 << depth, 0, std::int64_t{1} << depth);
+        EqualizeRequest eq;
+        eq.strength = 0.5;
+        c.equalize = eq;
+        c.equalized_histograms = true;
+        c.equalized_frame = false;
+        c.display = DisplaySpec{3, true, 7};
+        c.depth = 4;
+        const auto stream = r.registry.find_stream_engine("cpu")->open(c);
+        std::vector<std::shared_ptr<const Image>> frames;
+        for (int i = 0; i < 9; ++i)
+            frames.push_back(std::make_shared<const Image>(
+                test::gaussian(61, 35, channels, type, depth, static_cast<double>(1 << depth) / 7.0,
+                               static_cast<unsigned>(i))));
+        std::size_t next = 0;
+        const auto verify = [&](const FrameResult& res) {
+            ASSERT_EQ(res.index, static_cast<std::int64_t>(next));
+            ASSERT_EQ(res.source, frames[next]);
+            const ImageView in = frames[next]->view();
+            EXPECT_EQ(res.channels, reference_histogram(in, c.channels, c.spec));
+            EqualizeRequest want = eq;
+            want.image = in;
+            const Image expected = equalize_reference(want);
+            EXPECT_TRUE(res.equalized.empty());
+            EXPECT_EQ(res.equalized_channels,
+                      reference_histogram(expected.view(), c.channels, c.spec));
+            ASSERT_TRUE(res.pictures.has_value());
+            const ImageView ev = expected.view();
+            const FramePictures p = make_pictures(in, &ev, *c.display);
+            EXPECT_EQ(res.pictures->original_range, p.original_range);
+            EXPECT_EQ(res.pictures->equalized_range, p.equalized_range);
+            for (const auto& [a, b] :
+                 {std::pair{&res.pictures->original, &p.original},
+                  std::pair{&res.pictures->equalized, &p.equalized},
+                  std::pair{&res.pictures->original_clipping, &p.original_clipping},
+                  std::pair{&res.pictures->equalized_clipping, &p.equalized_clipping}}) {
+                ASSERT_EQ(a->width(), b->width());
+                ASSERT_EQ(a->height(), b->height());
+                EXPECT_EQ(
+                    0, std::memcmp(a->view().data, b->view().data,
+                                   b->view().row_bytes() * static_cast<std::size_t>(b->height())));
+            }
+            ++next;
+        };
+        for (const auto& f : frames) {
+            stream->submit(f);
+            while (auto res = stream->poll()) verify(*res);
+        }
+        while (auto res = stream->wait()) verify(*res);
+        EXPECT_EQ(next, frames.size());
+    }
+}
+
+TEST(Stream, ResubmitReconfigureDiscardAndTheReadyCallback) {
+    Registry r;
+    StreamConfig c = rgb_config(80, 60);
+    c.equalize = EqualizeRequest{};
+    c.display = DisplaySpec{2, true, 0};
+    const auto stream = r.registry.find_stream_engine("cpu")->open(c);
+    std::atomic<int> called{0};
+    stream->set_ready_callback([&] { ++called; });
+    EXPECT_THROW(stream->resubmit(), std::logic_error);
+    const auto frame =
+        std::make_shared<const Image>(test::gaussian(80, 60, 3, SampleType::U8, 8, 30.0));
+    stream->submit(frame);
+    ASSERT_TRUE(stream->wait().has_value());
+    for (const double strength : {0.2, 0.9}) {
+        c.equalize->strength = strength;
+        c.equalize->mode = strength < 0.5 ? EqualizeMode::Clahe : EqualizeMode::Global;
+        stream->reconfigure(c);
+        stream->resubmit();
+        const auto res = stream->wait();
+        ASSERT_TRUE(res.has_value());
+        EXPECT_EQ(res->source, frame);
+        EqualizeRequest want = *c.equalize;
+        want.image = frame->view();
+        const Image expected = equalize_reference(want);
+        EXPECT_EQ(0, std::memcmp(res->equalized.view().data, expected.view().data,
+                                 c.format.frame_bytes()));
+    }
+    // The callback runs on the worker after the result is ready: a waiter may see the result
+    // first.
+    for (int i = 0; i < 1000 && called.load() < 3; ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    EXPECT_EQ(called.load(), 3);
+    StreamConfig other = c;
+    other.format.height = 61;
+    EXPECT_THROW(stream->reconfigure(other), UsageError);
+    other = c;
+    other.engine = "no-such-kernel";
+    EXPECT_THROW(stream->reconfigure(other), UnsupportedError);
+    // A buffer written into next_input() is resubmitted as well.
+    std::memcpy(stream->next_input(), frame->view().data, c.format.frame_bytes());
+    stream->submit();
+    stream->resubmit();
+    EXPECT_THROW(stream->reconfigure(c), std::logic_error);
+    const auto first = stream->wait();
+    const auto second = stream->wait();
+    ASSERT_TRUE(first && second);
+    EXPECT_EQ(first->channels, second->channels);
+    EXPECT_EQ(first->source, nullptr);
+    for (int i = 0; i < 3; ++i) stream->resubmit();
+    stream->discard();
+    EXPECT_FALSE(stream->poll().has_value());
+    EXPECT_EQ(stream->in_flight(), 0u);
+    stream->reconfigure(c);
 }

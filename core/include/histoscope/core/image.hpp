@@ -4,8 +4,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
-#include <vector>
+#include <string_view>
 
 namespace hs {
 
@@ -56,18 +57,48 @@ struct FrameFormat {
     ImageView shape() const;
     bool matches(const ImageView& image) const;
     std::string describe() const;  // "3840x2160x3 u8/8"
+    friend bool operator==(const FrameFormat&, const FrameFormat&) = default;
 };
 
-// Owning image with tightly packed rows (stride = row bytes) unless created with padding.
+// Where an image's samples can live besides ordinary memory: memory a consumer of the image
+// asked for, such as pinned host memory that a GPU copies from at full speed and without an
+// intermediate copy. Implementations are thread-safe; images keep theirs alive.
+class HostMemory {
+  public:
+    virtual ~HostMemory() = default;
+    // `bytes` bytes (contents undefined); throws on failure (hs::DeviceError for device memory).
+    virtual std::byte* allocate(std::size_t bytes) = 0;
+    virtual void release(std::byte* data, std::size_t bytes) noexcept = 0;
+    virtual std::string_view name() const = 0;  // "pinned host memory", for messages
+};
+
+namespace detail {
+// Gives an image's samples back to where they came from.
+struct ImageRelease {
+    std::shared_ptr<HostMemory> memory;  // null: ordinary memory (delete[])
+    std::size_t bytes = 0;
+    void operator()(std::byte* data) const noexcept;
+};
+}  // namespace detail
+
+// Owning image with tightly packed rows (stride = row bytes) unless created with padding. The
+// samples start zeroed. Copies are deep and live in ordinary memory.
 class Image {
   public:
     Image() = default;
     Image(int width, int height, int channels, SampleType type, int bit_depth = 0,
           std::size_t row_padding_bytes = 0);
+    // A packed frame of `format` in `memory` (ordinary memory when null).
+    Image(const FrameFormat& format, std::shared_ptr<HostMemory> memory);
+    Image(const Image& other);
+    Image& operator=(const Image& other);
+    Image(Image&&) noexcept = default;
+    Image& operator=(Image&&) noexcept = default;
+    ~Image() = default;
 
     ImageView view() const;
-    std::byte* data() { return storage_.data(); }
-    std::byte* row(int y) { return storage_.data() + static_cast<std::size_t>(y) * stride_; }
+    std::byte* data() { return storage_.get(); }
+    std::byte* row(int y) { return storage_.get() + static_cast<std::size_t>(y) * stride_; }
     template <typename T>
     T* row_as(int y) {
         return reinterpret_cast<T*>(row(y));
@@ -80,10 +111,14 @@ class Image {
     SampleType type() const { return type_; }
     int bit_depth() const { return bit_depth_; }
     std::size_t stride() const { return stride_; }
-    bool empty() const { return storage_.empty(); }
+    bool empty() const { return storage_ == nullptr; }
+    // The memory the samples live in; null for ordinary memory.
+    const HostMemory* memory() const { return storage_.get_deleter().memory.get(); }
 
   private:
-    std::vector<std::byte> storage_;
+    void allocate(std::shared_ptr<HostMemory> memory);  // stride_ * height_ bytes, zeroed
+
+    std::unique_ptr<std::byte[], detail::ImageRelease> storage_;
     int width_ = 0, height_ = 0, channels_ = 0;
     SampleType type_ = SampleType::U8;
     int bit_depth_ = 8;

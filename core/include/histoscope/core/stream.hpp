@@ -1,27 +1,32 @@
 #pragma once
-// Streams of frames of one format (the frames of a video, a raw stream): exact histograms and
-// equalization of every frame, through a stream engine of the registry. "cpu" (hs::core) runs
-// any histogram engine and any equalizer of the registry frame by frame; the GPU frame pipeline
-// (hs::cuda, "gpu") overlaps the upload of one frame with the kernels of another and the
-// download of a third.
+// Streams of frames of one format (the frames of a video, a raw stream, a photo as a stream of
+// one frame): exact histograms, equalization and the pictures that show them, through a stream
+// engine of the registry. "cpu" (hs::core) runs any histogram engine and any equalizer of the
+// registry on a pool of host threads, several frames at once; the GPU frame pipeline (hs::cuda,
+// "gpu") overlaps the upload of one frame with the kernels of another and the download of a
+// third, and makes the pictures on the device so that only they come back.
 //
 // Use:
 //   std::unique_ptr<FrameStream> s = engine.open(config);
-//   for each frame: fill s->next_input() (or s->submit(view)); s->submit();
+//   for each frame: fill s->next_input() and s->submit(), or s->submit(view) (copies), or
+//                   s->submit(shared_ptr<const Image>) (no copy: frames in the engine's
+//                   frame_memory() go to the device straight from their pinned memory);
 //                   while (auto r = s->poll()) use(*r);
 //   while (auto r = s->wait()) use(*r);
-// Results come back in submission order. Back-pressure: next_input() waits for the oldest frame
-// in flight when every slot is busy; it throws std::logic_error when `depth` results are ready
-// and nobody took them, so memory stays bounded by the ring.
+// Results come back in submission order. Back-pressure: a submission waits for the oldest
+// frame in flight when every one of the `depth` slots is busy; it throws std::logic_error when
+// `depth` results are ready and nobody took them, so memory stays bounded by the ring.
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "histoscope/core/display.hpp"
 #include "histoscope/core/engine.hpp"
 
 namespace hs {
@@ -38,16 +43,36 @@ struct StreamConfig {
     // choice).
     std::optional<EqualizeRequest> equalize;
     std::string equalizer;
-    int depth = 3;  // frames in flight for engines that overlap them, 2..16
+    int depth = 3;  // frames in flight, 2..16
+    // Also the histograms (`channels`, `spec`) of the equalized frame.
+    bool equalized_histograms = false;
+    // The full-resolution equalized frame in each result (FrameResult::equalized); without it,
+    // a GPU stream downloads only the histograms and pictures.
+    bool equalized_frame = true;
+    // The pictures of the original and the equalized frame (display.hpp), when set.
+    std::optional<DisplaySpec> display;
 
     // Throws UsageError naming the first problem (format, channels, spec, equalization, depth).
     void validate() const;
 };
 
+// What a frame looks like, as display.hpp defines it: 8-bit pictures reduced by the display
+// factor, the clipping masks (empty without clipping), the ranges they were shown over.
+struct FramePictures {
+    Image original, equalized;  // equalized: empty without equalization
+    Image original_clipping, equalized_clipping;
+    DisplayRange original_range, equalized_range;
+    int factor = 1;
+};
+
 struct FrameResult {
     std::int64_t index = 0;  // submission number, from 0
     std::vector<ChannelHistogram> channels;
-    Image equalized;  // empty without equalization
+    std::vector<ChannelHistogram> equalized_channels;  // with equalized_histograms
+    Image equalized;                        // empty without equalization or equalized_frame
+    std::optional<FramePictures> pictures;  // with a display spec
+    // The frame as submitted with submit(shared_ptr) (null otherwise).
+    std::shared_ptr<const Image> source;
     // The engine's own times in milliseconds (GPU: CUDA events; "gpu_total" spans the frame's
     // first to last event, and the stages of overlapping frames overlap).
     std::vector<StageTime> stages;
@@ -71,6 +96,24 @@ class FrameStream {
     // Copies `frame` (any stride, the configured format, else InputError) into next_input() and
     // submits it.
     void submit(const ImageView& frame);
+    // Queues `frame` (the configured format, else InputError) without copying it: the stream
+    // holds it until its result is taken (FrameResult::source). A frame in the stream engine's
+    // frame_memory() goes to the device without a copy on the host.
+    virtual void submit(std::shared_ptr<const Image> frame) = 0;
+    // The last frame submitted, again, with the current configuration (a GPU stream reads its
+    // device copy: no upload). Throws std::logic_error before any submission.
+    virtual void resubmit() = 0;
+    // New settings for the next frames (same format: else UsageError; UnsupportedError when
+    // this stream cannot serve them; then the old settings stay). Nothing may be in flight and
+    // no result waiting (std::logic_error).
+    virtual void reconfigure(const StreamConfig& config) = 0;
+    // Forgets the frames in flight and the results waiting (a CPU stream stops their work
+    // between stages); returns when no work of theirs runs any more.
+    virtual void discard() = 0;
+    // Called, from any thread, each time a result becomes ready (poll() then returns it), for
+    // callers that wait for results in an event loop instead of polling. Set it with nothing
+    // in flight.
+    virtual void set_ready_callback(std::function<void()> callback) = 0;
 
     // The oldest result when it is ready (never blocks).
     virtual std::optional<FrameResult> poll() = 0;
@@ -100,12 +143,22 @@ class StreamEngine {
     virtual std::string unsupported_reason(const StreamConfig& config) const = 0;
     // Validates (UsageError), refuses (UnsupportedError), allocates (DeviceError).
     virtual std::unique_ptr<FrameStream> open(const StreamConfig& config) = 0;
+    // Memory that frames submitted by shared_ptr come fastest from (pinned host memory for a
+    // GPU); null: any memory serves as well.
+    virtual std::shared_ptr<HostMemory> frame_memory() const { return nullptr; }
 };
 
-// "cpu": frame by frame on the calling thread, with the registry's histogram engine (any;
-// "" or "auto": the registry's "auto" engine when it can run, else "cpu") and equalizer ("" or
-// "auto": "cpu"). Host-clock stages "histogram" and "equalize".
-std::unique_ptr<StreamEngine> make_serial_stream_engine(const EngineRegistry& registry);
+// "cpu": on a pool of host threads (one per hardware thread, at most `depth`), each frame on
+// one of them, with the registry's histogram engine (any; "" or "auto": the registry's "auto"
+// engine when it can run, else "cpu") and equalizer ("" or "auto": "cpu"). Engines other than
+// "cpu" run one frame at a time. Host-clock stages "histogram", "equalize", "histogram
+// (equalized)" and "pictures".
+std::unique_ptr<StreamEngine> make_cpu_stream_engine(const EngineRegistry& registry);
+
+// The pictures of `frame` as `spec` shows it (display.hpp), of its equalized frame when there
+// is one: what every stream engine's pictures must equal.
+FramePictures make_pictures(const ImageView& frame, const ImageView* equalized,
+                            const DisplaySpec& spec);
 
 // The first available stream engine other than "cpu" that serves `config`, else "cpu" (which
 // then says why it cannot, if it cannot). `why` gets the reasons the others declined.
