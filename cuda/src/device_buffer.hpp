@@ -72,19 +72,31 @@ class PinnedBuffer {
         check(status, what);
         data_ = static_cast<T*>(p);
     }
-    ~PinnedBuffer() {
-        if (data_ != nullptr) static_cast<void>(cudaFreeHost(data_));
-    }
+    ~PinnedBuffer() { reset(); }
     PinnedBuffer(const PinnedBuffer&) = delete;
     PinnedBuffer& operator=(const PinnedBuffer&) = delete;
     PinnedBuffer(PinnedBuffer&& o) noexcept
         : data_(std::exchange(o.data_, nullptr)), count_(std::exchange(o.count_, 0)) {}
+    PinnedBuffer& operator=(PinnedBuffer&& o) noexcept {
+        if (this != &o) {
+            reset();
+            data_ = std::exchange(o.data_, nullptr);
+            count_ = std::exchange(o.count_, 0);
+        }
+        return *this;
+    }
 
     T* data() const { return data_; }
     std::size_t size() const { return count_; }
     std::size_t bytes() const { return count_ * sizeof(T); }
 
   private:
+    void reset() noexcept {
+        if (data_ != nullptr) static_cast<void>(cudaFreeHost(data_));
+        data_ = nullptr;
+        count_ = 0;
+    }
+
     T* data_ = nullptr;
     std::size_t count_ = 0;
 };

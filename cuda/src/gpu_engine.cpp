@@ -214,10 +214,18 @@ BenchTiming GpuEngine::run_benchmark(const HistogramRequest& r, const BenchOptio
                     pinned.data() + static_cast<std::size_t>(y) * img.row_bytes());
     const std::size_t packed = img.row_bytes() * static_cast<std::size_t>(img.height);
     std::fill(pinned.data() + packed, pinned.data() + padded, std::byte{0});
-    for (std::size_t c = 0; c < copies; ++c)
-        check(cudaMemcpyAsync(samples.data() + c * padded, pinned.data(), padded,
-                              cudaMemcpyHostToDevice, stream.get()),
-              "image upload (cudaMemcpyAsync)");
+    // One upload, then the copies double on the device: a tiny image has millions of copies,
+    // which one upload each would take minutes to make.
+    check(cudaMemcpyAsync(samples.data(), pinned.data(), padded, cudaMemcpyHostToDevice,
+                          stream.get()),
+          "image upload (cudaMemcpyAsync)");
+    for (std::size_t have = 1; have < copies;) {
+        const std::size_t n = std::min(have, copies - have);
+        check(cudaMemcpyAsync(samples.data() + have * padded, samples.data(), n * padded,
+                              cudaMemcpyDeviceToDevice, stream.get()),
+              "image copies (cudaMemcpyAsync)");
+        have += n;
+    }
     const std::unique_ptr<KernelRun> kernel = make_run(r, stream.get());
 
     const auto histogram_once = [&](std::size_t copy) {

@@ -1,13 +1,18 @@
 // The GPU frame pipeline (the "gpu" stream engine) against the CPU reference: every frame's
-// histograms bin for bin and its global equalization sample for sample, with every GPU engine
+// histograms bin for bin, its equalization (global, CLAHE, matching) sample for sample, the
+// histograms of the equalized frame, and the pictures made on the device (reduced, display
+// range, clipping masks) byte for byte against core's make_pictures(), with every GPU engine
 // whose kernels it can run, at every ring depth, on odd shapes, 16-bit and 4-channel frames and
-// on every frame of the bundled clips; results in order, back-pressure, flat device memory.
+// on every frame of the bundled clips; frames straight from pinned memory, resubmission,
+// reconfiguration, discarding, the ready callback; results in order, back-pressure, flat
+// device memory.
 //
 // Clips: decoded with hs::media when the build has OpenCV; on a GPU host without OpenCV, from
 // the raw dumps of bundled_media.hpp.
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -27,6 +32,65 @@ using namespace hs;
 
 namespace {
 
+void expect_same_image(const Image& got, const Image& want, const std::string& what) {
+    ASSERT_EQ(got.empty(), want.empty()) << what;
+    if (want.empty()) return;
+    ASSERT_TRUE(FrameFormat::of(got.view()) == FrameFormat::of(want.view())) << what;
+    for (int y = 0; y < want.height(); ++y)
+        ASSERT_EQ(0, std::memcmp(got.view().row(y), want.view().row(y), want.view().row_bytes()))
+            << what << " row " << y;
+}
+
+// One result against the CPU reference: histograms, the equalized frame and its histograms,
+// the pictures.
+void verify_result(const StreamConfig& config, const ImageView& in, const FrameResult& r,
+                   const std::string& what) {
+    std::vector<ChannelHistogram> reference;
+    if (!config.channels.empty()) {
+        reference = reference_histogram(in, config.channels, config.spec);
+        apply_saturation(config.spec, reference);
+        ASSERT_EQ(r.channels, reference) << what << " engine " << r.histogram_engine;
+    }
+    Image expected;
+    if (config.equalize) {
+        EqualizeRequest request = *config.equalize;
+        request.image = in;
+        expected = equalize_reference(request);
+        if (config.equalized_frame) {
+            ASSERT_EQ(r.equalized.width(), in.width) << what;
+            ASSERT_EQ(0, std::memcmp(r.equalized.view().data, expected.view().data,
+                                     config.format.frame_bytes()))
+                << what;
+        } else {
+            EXPECT_TRUE(r.equalized.empty()) << what;
+        }
+        if (config.equalized_histograms && !config.channels.empty()) {
+            auto eq = reference_histogram(expected.view(), config.channels, config.spec);
+            apply_saturation(config.spec, eq);
+            ASSERT_EQ(r.equalized_channels, eq) << what << " (equalized)";
+        }
+    }
+    if (config.display) {
+        ASSERT_TRUE(r.pictures.has_value()) << what;
+        const ImageView eq_view = expected.view();
+        const FramePictures want =
+            make_pictures(in, config.equalize ? &eq_view : nullptr, *config.display);
+        EXPECT_EQ(r.pictures->original_range, want.original_range) << what;
+        EXPECT_EQ(r.pictures->equalized_range, want.equalized_range) << what;
+        expect_same_image(r.pictures->original, want.original, what + " picture");
+        expect_same_image(r.pictures->equalized, want.equalized, what + " equalized picture");
+        expect_same_image(r.pictures->original_clipping, want.original_clipping,
+                          what + " clipping");
+        expect_same_image(r.pictures->equalized_clipping, want.equalized_clipping,
+                          what + " equalized clipping");
+    } else {
+        EXPECT_FALSE(r.pictures.has_value()) << what;
+    }
+    bool has_total = false;
+    for (const auto& s : r.stages) has_total = has_total || s.name == "gpu_total";
+    EXPECT_TRUE(has_total) << what;
+}
+
 class GpuPipeline : public ::testing::Test {
   protected:
     void SetUp() override {
@@ -40,37 +104,27 @@ class GpuPipeline : public ::testing::Test {
     }
 
     // Streams `frames` through a pipeline of `config` and checks every result against the
-    // reference, in order.
+    // reference, in order; `shared`: the frames are submitted without a copy, from the engine's
+    // pinned frame memory.
     void check(const StreamConfig& config, const std::vector<Image>& frames,
-               const std::string& what) {
+               const std::string& what, bool shared = false) {
         const auto stream = gpu_->open(config);
         std::size_t next = 0;
         const auto verify = [&](const FrameResult& r) {
             ASSERT_LT(next, frames.size()) << what;
             ASSERT_EQ(r.index, static_cast<std::int64_t>(next)) << what;
-            const ImageView in = frames[next].view();
-            if (!config.channels.empty()) {
-                auto reference = reference_histogram(in, config.channels, config.spec);
-                apply_saturation(config.spec, reference);
-                ASSERT_EQ(r.channels, reference)
-                    << what << " frame " << next << " engine " << r.histogram_engine;
-            }
-            if (config.equalize) {
-                EqualizeRequest request = *config.equalize;
-                request.image = in;
-                const Image expected = equalize_reference(request);
-                ASSERT_EQ(r.equalized.width(), in.width);
-                ASSERT_EQ(0, std::memcmp(r.equalized.view().data, expected.view().data,
-                                         config.format.frame_bytes()))
-                    << what << " frame " << next;
-            }
-            bool has_total = false;
-            for (const auto& s : r.stages) has_total = has_total || s.name == "gpu_total";
-            EXPECT_TRUE(has_total);
+            verify_result(config, frames[next].view(), r, what + " frame " + std::to_string(next));
             ++next;
         };
         for (const Image& f : frames) {
-            stream->submit(f.view());
+            if (shared) {
+                auto pinned = std::make_shared<Image>(config.format, gpu_->frame_memory());
+                ASSERT_EQ(pinned->memory(), gpu_->frame_memory().get());
+                std::memcpy(pinned->data(), f.view().data, config.format.frame_bytes());
+                stream->submit(std::shared_ptr<const Image>(std::move(pinned)));
+            } else {
+                stream->submit(f.view());
+            }
             EXPECT_LE(stream->in_flight(), static_cast<std::size_t>(config.depth));
             while (auto r = stream->poll()) verify(*r);
         }
@@ -193,10 +247,13 @@ TEST_F(GpuPipeline, RefusesWhatItCannotRunAndTheCpuStreamTakesOver) {
     const Image frame = test::uniform(64, 64, 3, SampleType::U8, 8);
     StreamConfig c = config_for(frame, {Channel::R}, 256);
     c.equalize = EqualizeRequest{};
-    c.equalize->mode = EqualizeMode::Clahe;
-    EXPECT_NE(gpu_->unsupported_reason(c).find("globally"), std::string::npos);
+    c.equalizer = "cpu";
+    EXPECT_NE(gpu_->unsupported_reason(c).find("'gpu' equalizer"), std::string::npos);
     EXPECT_THROW(gpu_->open(c), UnsupportedError);
     EXPECT_EQ(choose_stream_engine(registry_, c).name(), "cpu");
+    c.equalizer = "auto";
+    c.equalize->mode = EqualizeMode::Clahe;
+    EXPECT_EQ(gpu_->unsupported_reason(c), "");
     c.equalize.reset();
     c.engine = "cpu";
     EXPECT_FALSE(gpu_->unsupported_reason(c).empty());
@@ -248,4 +305,143 @@ TEST_F(GpuPipeline, EveryFrameOfTheBundledClips) {
         c.equalize = EqualizeRequest{};
         check(c, frames, name);
     }
+}
+
+// What the desktop application asks of the stream: histograms of the original and of the
+// equalized frame, the pictures reduced for the view with their display ranges and clipping
+// masks, no full-resolution equalized frame; every equalization mode, 8 and 16 bits, odd sizes
+// and factors, frames straight from pinned memory.
+TEST_F(GpuPipeline, PicturesAndEqualizedHistogramsEqualTheReference) {
+    struct Case {
+        int w, h, channels;
+        SampleType type;
+        int depth, bins, factor;
+        EqualizeMode mode;
+        EqualizeSpace space;
+        unsigned clipping;
+        bool stretch;
+    };
+    const std::vector<Case> cases = {
+        {1, 1, 3, SampleType::U8, 8, 256, 1, EqualizeMode::Global, EqualizeSpace::Luma, 7, true},
+        {17, 5, 3, SampleType::U8, 8, 256, 2, EqualizeMode::Global, EqualizeSpace::Luma, 7, true},
+        {333, 101, 4, SampleType::U8, 8, 64, 3, EqualizeMode::Clahe, EqualizeSpace::Rgb, 5, true},
+        {640, 360, 1, SampleType::U8, 8, 256, 4, EqualizeMode::Clahe, EqualizeSpace::Luma, 1, true},
+        {1023, 77, 3, SampleType::U16, 16, 65536, 3, EqualizeMode::Global, EqualizeSpace::Luma, 7,
+         true},
+        {257, 129, 1, SampleType::U16, 12, 4096, 5, EqualizeMode::Global, EqualizeSpace::Luma, 1,
+         true},
+        {300, 200, 3, SampleType::U16, 10, 1024, 7, EqualizeMode::Clahe, EqualizeSpace::Rgb, 2,
+         false},
+        {3840, 2160, 3, SampleType::U8, 8, 256, 3, EqualizeMode::Global, EqualizeSpace::Luma, 0,
+         true},
+    };
+    for (const Case& k : cases) {
+        const std::vector<Image> frames = sequence(4, k.w, k.h, k.channels, k.type, k.depth);
+        std::vector<Channel> channels;
+        if (k.channels == 1) {
+            channels = {Channel::Gray};
+        } else {
+            channels = {Channel::R, Channel::G, Channel::B, Channel::Luma601};
+            if (k.channels == 4) channels.push_back(Channel::A);
+        }
+        StreamConfig c = config_for(frames[0], channels, k.bins);
+        EqualizeRequest eq;
+        eq.mode = k.mode;
+        eq.space = k.space;
+        eq.tiles_x = std::min(4, k.w);
+        eq.tiles_y = std::min(3, k.h);
+        c.equalize = eq;
+        c.equalized_histograms = true;
+        c.equalized_frame = false;
+        c.display = DisplaySpec{k.factor, k.stretch, k.clipping};
+        const std::string what = std::to_string(k.w) + "x" + std::to_string(k.h) + "x" +
+                                 std::to_string(k.channels) + " " + to_string(k.type) + "/" +
+                                 std::to_string(k.depth) + " " + std::string(mode_name(k.mode)) +
+                                 " factor " + std::to_string(k.factor);
+        check(c, frames, what, true);
+    }
+}
+
+TEST_F(GpuPipeline, MatchingAndStrengthZeroWithPictures) {
+    const std::vector<Image> frames = sequence(4, 200, 150, 3, SampleType::U8, 8);
+    const Image reference = test::gaussian(90, 70, 3, SampleType::U8, 8, 2.0, 9);
+    StreamConfig c = config_for(frames[0], {Channel::R, Channel::Luma601}, 256);
+    EqualizeRequest eq;
+    eq.mode = EqualizeMode::Match;
+    eq.reference = reference.view();
+    c.equalize = eq;
+    c.equalized_histograms = true;
+    c.display = DisplaySpec{2, true, 7};
+    check(c, frames, "match");
+    c.equalize->mode = EqualizeMode::Global;
+    c.equalize->reference.reset();
+    c.equalize->strength = 0.0;
+    check(c, frames, "strength 0 with pictures");
+}
+
+// A photo's path: the frame submitted once, then every change of a control re-runs the stream's
+// work on the device copy it holds (no upload), each result exact for its settings.
+TEST_F(GpuPipeline, ReconfigureAndResubmitTheFrameOnTheDevice) {
+    const Image frame = test::gaussian(500, 300, 3, SampleType::U8, 8, 4.0, 5);
+    StreamConfig c = config_for(frame, {Channel::R, Channel::G, Channel::B, Channel::Luma601}, 256);
+    c.equalize = EqualizeRequest{};
+    c.equalized_histograms = true;
+    c.display = DisplaySpec{4, true, 7};
+    const auto stream = gpu_->open(c);
+    EXPECT_THROW(stream->resubmit(), std::logic_error);
+    auto shared = std::make_shared<const Image>(frame);
+    stream->submit(shared);
+    std::optional<FrameResult> r = stream->wait();
+    ASSERT_TRUE(r.has_value());
+    EXPECT_EQ(r->source, shared);
+    verify_result(c, frame.view(), *r, "first");
+    std::int64_t index = 1;
+    for (const double strength : {0.25, 0.0, 1.0}) {
+        for (const EqualizeMode mode :
+             {EqualizeMode::Global, EqualizeMode::Clahe, EqualizeMode::Global}) {
+            c.equalize->strength = strength;
+            c.equalize->mode = mode;
+            c.display->factor = mode == EqualizeMode::Clahe ? 1 : 3;
+            c.spec = HistogramSpec::even(mode == EqualizeMode::Clahe ? 64 : 256, 0, 256);
+            stream->reconfigure(c);
+            stream->resubmit();
+            r = stream->wait();
+            ASSERT_TRUE(r.has_value());
+            EXPECT_EQ(r->index, index++);
+            verify_result(c, frame.view(), *r,
+                          "resubmitted, strength " + std::to_string(strength) + " " +
+                              std::string(mode_name(mode)));
+            bool uploaded = true;
+            for (const auto& s : r->stages)
+                if (s.name == "upload") uploaded = s.ms > 0.01;
+            EXPECT_FALSE(uploaded) << "a resubmitted frame is not uploaded again";
+        }
+    }
+    // Another format is refused, and so is reconfiguring with a frame in flight.
+    StreamConfig other = c;
+    other.format.width = 499;
+    EXPECT_THROW(stream->reconfigure(other), UsageError);
+    stream->resubmit();
+    EXPECT_THROW(stream->reconfigure(c), std::logic_error);
+    stream->discard();
+    EXPECT_FALSE(stream->poll().has_value());
+    EXPECT_EQ(stream->in_flight(), 0u);
+    stream->reconfigure(c);
+}
+
+TEST_F(GpuPipeline, TheReadyCallbackSaysEachResultIsReady) {
+    const std::vector<Image> frames = sequence(9, 320, 240, 3, SampleType::U8, 8);
+    StreamConfig c = config_for(frames[0], {Channel::R, Channel::G, Channel::B}, 256);
+    c.display = DisplaySpec{2, true, 0};
+    const auto stream = gpu_->open(c);
+    std::atomic<int> called{0};
+    stream->set_ready_callback([&] { ++called; });
+    int taken = 0;
+    for (const Image& f : frames) {
+        stream->submit(f.view());
+        while (stream->poll()) ++taken;
+    }
+    while (stream->wait()) ++taken;
+    EXPECT_EQ(taken, 9);
+    EXPECT_EQ(called.load(), 9);
 }

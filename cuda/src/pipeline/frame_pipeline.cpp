@@ -1,15 +1,17 @@
 // The GPU frame pipeline: the "gpu" stream engine (histoscope/core/stream.hpp).
 //
 // A ring of `depth` slots. Each slot owns a pinned input frame, the device copy of the frame
-// (packed, zero-padded to whole 16-byte groups per channel as every engine keeps it), the
-// histogram counters, the equalization's value histogram, LUT and output frame, a pinned output
-// frame and counters, one CUDA stream and the events that time its stages. A frame's work is
-// queued on its slot's stream in order: upload, histogram (the chosen engine's KernelRun, one per
-// slot since runs may own scratch memory), counts download, equalization (value histogram of Y or
-// R,G,B, LUT, apply: the kernels of the "gpu" equalizer) and the download of the equalized frame.
-// Consecutive frames sit on different streams, so the copy engines (one per direction) and the
-// SMs work on three frames at once: the upload of frame i+1 runs while frame i is in its kernels
-// and frame i-1 downloads.
+// (packed, zero-padded to whole 16-byte groups per channel as every engine keeps it), one CUDA
+// stream and the events that time its stages, and the buffers the configuration asks for (its
+// Work): the histogram counters, the equalizer (DeviceEqualizer: global, CLAHE or matching),
+// the equalized frame, the pictures and clipping masks, and their pinned host copies. A frame's
+// work is queued on its slot's stream in order: upload (straight from the frame's memory when
+// it is the engine's pinned frame memory), histograms (the chosen engine's KernelRun, one per
+// slot since runs may own scratch memory), equalization, histograms of the equalized frame,
+// the pictures at the display factor (display kernels: stretched range, reduced picture,
+// clipping mask), then the downloads of what the host asked for: counts, pictures, and the
+// full equalized frame only with `equalized_frame`. Consecutive frames sit on different
+// streams, so the copy engines (one per direction) and the SMs work on three frames at once.
 //
 // The three channels of a frame are not split over streams: the histogram kernels read the
 // interleaved R, G, B samples in one pass, so one stream per channel would read the frame three
@@ -18,6 +20,8 @@
 #include <algorithm>
 #include <cstring>
 #include <deque>
+#include <functional>
+#include <mutex>
 #include <stdexcept>
 
 #include "pipeline/frame_pipeline.hpp"
@@ -25,6 +29,9 @@
 #include "auto/auto_select.hpp"
 #include "cuda_check.hpp"
 #include "device_buffer.hpp"
+#include "display/display_kernels.cuh"
+#include "equalize/device_equalizer.hpp"
+#include "equalize/equalize_engine.hpp"
 #include "equalize/equalize_kernels.cuh"
 #include "gpu_engine.hpp"
 #include "histoscope/core/equalize.hpp"
@@ -35,38 +42,70 @@ namespace hs::cuda::detail {
 
 namespace {
 
-constexpr unsigned long long kNoBadPixel = ~0ull;
-
-struct Slot {
-    // `counts`: histogram counters (0: no histograms); `eq_entries`: planes x levels (0: no
-    // equalization).
-    Slot(std::size_t padded, std::size_t frame_bytes, std::size_t counts_n, std::size_t eq_entries)
-        : in(padded, "pinned frame (pipeline ring)"),
-          dev_in(padded, "device frame (pipeline ring)"),
-          dev_out(eq_entries ? padded : 0, "equalized frame (pipeline ring)"),
-          counts(counts_n, "histogram counters"),
-          host_counts(counts_n, "pinned histogram counters"),
-          eq_counts(eq_entries, "value histograms"),
-          luts(eq_entries, "LUTs"),
-          bad(eq_entries ? 1 : 0, "depth check flag"),
-          host_bad(eq_entries ? 1 : 0, "pinned depth check flag"),
-          out(eq_entries ? frame_bytes : 0, "pinned equalized frame") {
-        std::memset(in.data(), 0, padded);
+// Pinned host memory for the frames a reader fills (the engine's frame_memory()).
+class PinnedHostMemory final : public HostMemory {
+  public:
+    std::byte* allocate(std::size_t bytes) override {
+        void* p = nullptr;
+        const cudaError_t status = cudaMallocHost(&p, bytes);
+        if (status == cudaErrorMemoryAllocation) {
+            static_cast<void>(cudaGetLastError());
+            throw DeviceError("out of pinned host memory for a frame (" + std::to_string(bytes) +
+                              " bytes)");
+        }
+        check(status, "pinned frame allocation (cudaMallocHost)");
+        return static_cast<std::byte*>(p);
     }
+    void release(std::byte* data, std::size_t) noexcept override {
+        static_cast<void>(cudaFreeHost(data));
+    }
+    std::string_view name() const override { return "pinned host memory"; }
+};
 
-    PinnedBuffer<std::byte> in;  // padded, padding zero
-    DeviceBuffer<std::byte> dev_in, dev_out;
-    DeviceBuffer<unsigned long long> counts;
+// The display range percentiles of a deep frame (display.hpp): 0.1 and 99.9, as the fractions
+// stats.hpp's percentile() computes from them.
+constexpr double kStretchLow = 0.1, kStretchHigh = 99.9;
+
+// What a configuration needs on each slot besides its input.
+struct Work {
+    std::unique_ptr<KernelRun> run;
+    DeviceBuffer<unsigned long long> counts;  // original, then equalized
     PinnedBuffer<unsigned long long> host_counts;
-    DeviceBuffer<unsigned long long> eq_counts;
-    DeviceBuffer<std::uint16_t> luts;
+    std::unique_ptr<DeviceEqualizer> equalizer;
+    DeviceBuffer<std::byte> dev_out;  // the equalized frame, padded
     DeviceBuffer<unsigned long long> bad;
     PinnedBuffer<unsigned long long> host_bad;
-    PinnedBuffer<std::byte> out;  // packed equalized frame
+    PinnedBuffer<std::byte> out;                     // the equalized frame, packed
+    DeviceBuffer<unsigned long long> colour_counts;  // a deep frame's colour values (stretch)
+    DeviceBuffer<std::uint32_t> ranges;              // original lo, hi, equalized lo, hi
+    PinnedBuffer<std::uint32_t> host_ranges;
+    DeviceBuffer<std::uint8_t> pictures, masks;  // original, then equalized
+    PinnedBuffer<std::uint8_t> host_pictures, host_masks;
+};
+
+struct Slot {
+    Slot(std::size_t padded, std::size_t frame_size)
+        : frame_bytes(frame_size), dev_in(padded, "device frame (pipeline ring)") {
+        // The padding stays zero: only frame_bytes are ever uploaded.
+        check(cudaMemsetAsync(dev_in.data(), 0, padded, stream.get()), "cudaMemsetAsync");
+    }
+
+    // The pinned buffer frames are copied into (next_input()), made when first asked for: a
+    // stream fed frames by shared_ptr (a photo, a reader's pooled frames) never needs it.
+    std::byte* input() {
+        if (in.size() == 0)
+            in = PinnedBuffer<std::byte>(frame_bytes, "pinned frame (pipeline ring)");
+        return in.data();
+    }
+
+    std::size_t frame_bytes;
+    PinnedBuffer<std::byte> in;          // frames copied in, packed
+    std::shared_ptr<const Image> frame;  // or the frame submitted by shared_ptr
+    DeviceBuffer<std::byte> dev_in;      // padded, padding zero
     Stream stream;
-    Event start, uploaded, histogrammed, lut_done, applied, end;
+    Event start, uploaded, histogrammed, lut_done, applied, eq_histogrammed, pictured, end;
     Event done{false};  // the frame's work is finished (no timing: cheap to query and wait on)
-    std::unique_ptr<KernelRun> run;
+    std::unique_ptr<Work> work;
     bool busy = false;
     std::int64_t index = 0;
 };
@@ -86,12 +125,9 @@ Resolved resolve(const EngineRegistry& registry, const StreamConfig& config) {
                       config.equalizer + "'";
             return out;
         }
-        if (config.equalize->mode != EqualizeMode::Global) {
-            out.why = "the GPU frame pipeline equalizes globally only (" +
-                      std::string(mode_name(config.equalize->mode)) +
-                      " runs frame by frame on the 'cpu' stream engine)";
-            return out;
-        }
+        EqualizeRequest request = *config.equalize;
+        request.image = config.format.shape();
+        if (out.why = gpu_equalize_refusal(request); !out.why.empty()) return out;
     }
     if (config.channels.empty()) return out;
     const HistogramRequest request{config.format.shape(), config.channels, config.spec};
@@ -130,7 +166,8 @@ Resolved resolve(const EngineRegistry& registry, const StreamConfig& config) {
 
 class FramePipeline final : public FrameStream {
   public:
-    FramePipeline(GpuEngine* engine, const StreamConfig& config);
+    FramePipeline(const EngineRegistry& registry, GpuEngine* engine, const StreamConfig& config,
+                  std::shared_ptr<HostMemory> memory);
     ~FramePipeline() override;
     FramePipeline(const FramePipeline&) = delete;
     FramePipeline& operator=(const FramePipeline&) = delete;
@@ -142,6 +179,13 @@ class FramePipeline final : public FrameStream {
     const StreamConfig& config() const override { return config_; }
     std::byte* next_input() override;
     void submit() override;
+    void submit(std::shared_ptr<const Image> frame) override;
+    void resubmit() override;
+    void reconfigure(const StreamConfig& config) override;
+    void discard() override;
+    void set_ready_callback(std::function<void()> callback) override {
+        callback_ = std::move(callback);
+    }
     std::optional<FrameResult> poll() override;
     std::optional<FrameResult> wait() override;
     std::size_t in_flight() const override { return pending_.size(); }
@@ -154,61 +198,56 @@ class FramePipeline final : public FrameStream {
     }
 
   private:
+    // The slot of the next submission, free.
+    Slot& free_slot();
+    void queue(Slot& s, bool upload);
+    void prepare(const StreamConfig& config);  // every slot's Work for `config`
+    std::unique_ptr<Work> make_work(Slot& s) const;
+    ImageView input(const Slot& s) const;
     FrameResult collect(Slot& s);
     void complete_oldest();
-    void enqueue(Slot& s);
+    void enqueue(Slot& s, bool upload);
     std::optional<FrameResult> take_ready();
+    static void CUDART_CB notify(void* pipeline);
 
+    const EngineRegistry& registry_;
     StreamConfig config_;
     GpuEngine* engine_;
+    std::shared_ptr<HostMemory> memory_;
     DeviceLimits limits_;
-    std::size_t frame_bytes_ = 0, padded_ = 0, levels_ = 0;
-    int planes_ = 0;
-    bool check_depth_ = false;
-    std::int64_t weight_ = 0;
+    std::size_t frame_bytes_ = 0, padded_ = 0;
+    // The display: pictures of out_w x out_h pixels; a deep frame's colour planes (stretch).
+    int out_w_ = 0, out_h_ = 0, colour_planes_ = 0;
+    std::size_t picture_bytes_ = 0, mask_bytes_ = 0;
+    bool stretch_ = false;
     std::vector<std::unique_ptr<Slot>> slots_;
     std::size_t next_ = 0;             // slot of the next submission
+    std::int64_t last_ = -1;           // slot of the last submission
     std::int64_t submitted_ = 0;       // frames submitted
     std::deque<std::size_t> pending_;  // slots in flight, oldest first
     std::deque<FrameResult> ready_;
     bool keep_images_ = true;
+    std::function<void()> callback_;
     Stream side_;  // for measurements
 };
 
-FramePipeline::FramePipeline(GpuEngine* engine, const StreamConfig& config)
-    : config_(config), engine_(engine) {
+FramePipeline::FramePipeline(const EngineRegistry& registry, GpuEngine* engine,
+                             const StreamConfig& config, std::shared_ptr<HostMemory> memory)
+    : registry_(registry), config_(config), engine_(engine), memory_(std::move(memory)) {
     const FrameFormat& f = config.format;
-    const ImageView shape = f.shape();
     frame_bytes_ = f.frame_bytes();
-    padded_ = padded_bytes(shape);
-
-    const SelectedDevice device =
-        select_device([&] { return config.equalize ? eq::probe() : std::string(); });
+    padded_ = padded_bytes(f.shape());
+    const SelectedDevice device = select_device([&] {
+        std::string why = config.equalize ? eq::probe() : std::string();
+        if (why.empty() && config.display) why = display::probe();
+        return why;
+    });
     if (!device.found) throw DeviceError("no CUDA device: " + device.error);
     if (!device.error.empty()) throw UnsupportedError(device.error);
     limits_ = device.limits();
-
-    const std::size_t n_counts =
-        engine_ != nullptr ? static_cast<std::size_t>(config.spec.bins) * config.channels.size()
-                           : 0;
-    if (config.equalize) {
-        EqualizeRequest er = *config.equalize;
-        er.image = shape;
-        planes_ = er.processed_planes();
-        levels_ = std::size_t{1} << f.bit_depth;
-        check_depth_ = f.type == SampleType::U16 && f.bit_depth < 16;
-        weight_ = strength_weight(er.strength);
-    }
-    const std::size_t eq_entries =
-        config.equalize ? static_cast<std::size_t>(planes_) * levels_ : 0;
-    for (int i = 0; i < config.depth; ++i) {
-        auto s = std::make_unique<Slot>(padded_, frame_bytes_, n_counts, eq_entries);
-        if (engine_ != nullptr)
-            s->run = engine_->make_run({f.view(s->in.data()), config.channels, config.spec},
-                                       s->stream.get());
-        s->stream.synchronize("frame pipeline setup");
-        slots_.push_back(std::move(s));
-    }
+    for (int i = 0; i < config.depth; ++i)
+        slots_.push_back(std::make_unique<Slot>(padded_, frame_bytes_));
+    prepare(config);
 }
 
 FramePipeline::~FramePipeline() {
@@ -217,94 +256,271 @@ FramePipeline::~FramePipeline() {
     for (auto& s : slots_) static_cast<void>(cudaStreamSynchronize(s->stream.get()));
 }
 
-void FramePipeline::enqueue(Slot& s) {
+void FramePipeline::prepare(const StreamConfig& config) {
+    config_ = config;
+    const FrameFormat& f = config.format;
+    if (config.display) {
+        const int factor = config.display->factor;
+        out_w_ = (f.width + factor - 1) / factor;
+        out_h_ = (f.height + factor - 1) / factor;
+        mask_bytes_ = static_cast<std::size_t>(out_w_) * static_cast<std::size_t>(out_h_);
+        picture_bytes_ = mask_bytes_ * static_cast<std::size_t>(f.channels);
+        stretch_ = config.display->stretch && f.type == SampleType::U16;
+        colour_planes_ = std::min(f.channels, 3);
+    } else {
+        out_w_ = out_h_ = colour_planes_ = 0;
+        picture_bytes_ = mask_bytes_ = 0;
+        stretch_ = false;
+    }
+    for (auto& s : slots_) {
+        s->work.reset();  // the old buffers go before the new ones come
+        s->work = make_work(*s);
+        s->stream.synchronize("frame pipeline setup");
+    }
+}
+
+std::unique_ptr<Work> FramePipeline::make_work(Slot& s) const {
+    const StreamConfig& c = config_;
+    const FrameFormat& f = c.format;
+    const ImageView shape = f.shape();
+    auto w = std::make_unique<Work>();
+    const bool eq_hist = engine_ != nullptr && c.equalize && c.equalized_histograms;
+    const std::size_t n_counts =
+        engine_ != nullptr ? static_cast<std::size_t>(c.spec.bins) * c.channels.size() : 0;
+    const std::size_t all_counts = n_counts * (eq_hist ? 2 : 1);
+    w->counts = DeviceBuffer<unsigned long long>(all_counts, "histogram counters");
+    w->host_counts = PinnedBuffer<unsigned long long>(all_counts, "pinned histogram counters");
+    if (engine_ != nullptr) w->run = engine_->make_run({shape, c.channels, c.spec}, s.stream.get());
+    if (c.equalize) {
+        EqualizeRequest request = *c.equalize;
+        request.image = shape;
+        w->equalizer = std::make_unique<DeviceEqualizer>(request, limits_, s.stream.get());
+        w->equalizer->check_reference();
+        w->dev_out = DeviceBuffer<std::byte>(padded_, "equalized frame (pipeline ring)");
+        w->bad = DeviceBuffer<unsigned long long>(1, "depth check flag");
+        w->host_bad = PinnedBuffer<unsigned long long>(1, "pinned depth check flag");
+        if (c.equalized_frame)
+            w->out = PinnedBuffer<std::byte>(frame_bytes_, "pinned equalized frame");
+    }
+    if (c.display) {
+        const std::size_t sides = c.equalize ? 2 : 1;
+        if (stretch_)
+            w->colour_counts = DeviceBuffer<unsigned long long>(
+                static_cast<std::size_t>(colour_planes_) << f.bit_depth, "colour value histograms");
+        w->ranges = DeviceBuffer<std::uint32_t>(4, "display ranges");
+        w->host_ranges = PinnedBuffer<std::uint32_t>(4, "pinned display ranges");
+        w->pictures = DeviceBuffer<std::uint8_t>(picture_bytes_ * sides, "pictures");
+        w->host_pictures = PinnedBuffer<std::uint8_t>(picture_bytes_ * sides, "pinned pictures");
+        if (c.display->clipping != 0) {
+            w->masks = DeviceBuffer<std::uint8_t>(mask_bytes_ * sides, "clipping masks");
+            w->host_masks =
+                PinnedBuffer<std::uint8_t>(mask_bytes_ * sides, "pinned clipping masks");
+        }
+    }
+    return w;
+}
+
+ImageView FramePipeline::input(const Slot& s) const {
+    return s.frame != nullptr ? s.frame->view() : config_.format.view(s.in.data());
+}
+
+void FramePipeline::enqueue(Slot& s, bool upload) {
     const cudaStream_t st = s.stream.get();
-    const ImageView v = config_.format.view(s.in.data());
+    Work& w = *s.work;
+    const StreamConfig& c = config_;
+    const ImageView v = input(s);
+    const DeviceImage frame = device_image(c.format.shape(), s.dev_in.data());
     s.start.record(s.stream);
-    check(cudaMemcpyAsync(s.dev_in.data(), s.in.data(), padded_, cudaMemcpyHostToDevice, st),
-          "frame upload (cudaMemcpyAsync)");
+    if (upload) {
+        const bool direct =
+            s.frame == nullptr || (s.frame->memory() == memory_.get() && v.stride == v.row_bytes());
+        if (direct)
+            check(
+                cudaMemcpyAsync(s.dev_in.data(), v.data, frame_bytes_, cudaMemcpyHostToDevice, st),
+                "frame upload (cudaMemcpyAsync)");
+        else  // pageable or strided: the runtime stages it
+            check(cudaMemcpy2DAsync(s.dev_in.data(), v.row_bytes(), v.data, v.stride, v.row_bytes(),
+                                    static_cast<std::size_t>(v.height), cudaMemcpyHostToDevice, st),
+                  "frame upload (cudaMemcpy2DAsync)");
+    }
     s.uploaded.record(s.stream);
+    const std::size_t n_counts =
+        engine_ != nullptr ? static_cast<std::size_t>(c.spec.bins) * c.channels.size() : 0;
     if (engine_ != nullptr) {
-        s.run->clear_counts(s.counts.data(), s.counts.size(), st);
-        s.run->launch(device_image(v, s.dev_in.data()), config_.channels, s.counts.data(), st);
+        w.run->clear_counts(w.counts.data(), n_counts, st);
+        w.run->launch(frame, c.channels, w.counts.data(), st);
         check(cudaGetLastError(), "histogram kernel launch");
-        check(cudaMemcpyAsync(s.host_counts.data(), s.counts.data(), s.counts.bytes(),
-                              cudaMemcpyDeviceToHost, st),
-              "histogram download (cudaMemcpyAsync)");
     }
     s.histogrammed.record(s.stream);
-    if (config_.equalize && weight_ != 0) {
-        const DeviceImage frame = device_image(v, s.dev_in.data());
-        eq::PlaneSelect select;
-        select.luma = v.channels >= 3 && config_.equalize->space == EqualizeSpace::Luma;
-        check(cudaMemsetAsync(s.eq_counts.data(), 0, s.eq_counts.bytes(), st),
-              "value histograms (cudaMemsetAsync)");
-        check(cudaMemsetAsync(s.bad.data(), 0xFF, s.bad.bytes(), st),
-              "depth check flag (cudaMemsetAsync)");
-        eq::launch_value_histogram(frame, select, planes_, s.eq_counts.data(), nullptr, limits_,
-                                   st);
-        eq::launch_global_lut(s.eq_counts.data(), planes_, static_cast<int>(levels_), weight_,
-                              s.luts.data(), st);
-        s.lut_done.record(s.stream);
-        eq::launch_apply_lut(frame, select.luma, planes_, s.luts.data(), s.dev_out.data(),
-                             check_depth_ ? s.bad.data() : nullptr, st);
-        check(cudaGetLastError(), "equalization kernel launch");
-        s.applied.record(s.stream);
-        check(cudaMemcpyAsync(s.out.data(), s.dev_out.data(), frame_bytes_, cudaMemcpyDeviceToHost,
-                              st),
-              "equalized frame download (cudaMemcpyAsync)");
-        check(cudaMemcpyAsync(s.host_bad.data(), s.bad.data(), s.bad.bytes(),
-                              cudaMemcpyDeviceToHost, st),
-              "depth check download (cudaMemcpyAsync)");
+    // The equalized frame on the device: the equalizer's output, or the frame itself at
+    // strength 0 (the reference returns the input then).
+    DeviceImage equalized = frame;
+    if (c.equalize) {
+        if (w.equalizer->weight() != 0) {
+            check(cudaMemsetAsync(w.bad.data(), 0xFF, w.bad.bytes(), st),
+                  "depth check flag (cudaMemsetAsync)");
+            w.equalizer->enqueue(frame, w.dev_out.data(), w.bad.data(), st,
+                                 {nullptr, s.lut_done.get()});
+            equalized.data = w.dev_out.data();
+        } else {
+            s.lut_done.record(s.stream);
+        }
     } else {
         s.lut_done.record(s.stream);
-        s.applied.record(s.stream);
+    }
+    s.applied.record(s.stream);
+    if (engine_ != nullptr && c.equalize && c.equalized_histograms) {
+        w.run->clear_counts(w.counts.data() + n_counts, n_counts, st);
+        w.run->launch(equalized, c.channels, w.counts.data() + n_counts, st);
+        check(cudaGetLastError(), "histogram kernel launch (equalized frame)");
+    }
+    s.eq_histogrammed.record(s.stream);
+    if (c.display) {
+        const int sides = c.equalize ? 2 : 1;
+        const int levels = 1 << c.format.bit_depth;
+        for (int side = 0; side < sides; ++side) {
+            const DeviceImage& image = side == 0 ? frame : equalized;
+            const std::uint32_t* range = nullptr;
+            if (stretch_) {
+                eq::PlaneSelect colour;  // R, G, B (or the gray sample)
+                check(cudaMemsetAsync(w.colour_counts.data(), 0, w.colour_counts.bytes(), st),
+                      "colour value histograms (cudaMemsetAsync)");
+                eq::launch_value_histogram(image, colour, colour_planes_, w.colour_counts.data(),
+                                           nullptr, limits_, st);
+                display::launch_stretched_range(w.colour_counts.data(), colour_planes_, levels,
+                                                kStretchLow / 100.0, kStretchHigh / 100.0,
+                                                w.ranges.data() + 2 * side, st);
+                range = w.ranges.data() + 2 * side;
+            }
+            display::launch_picture(
+                image, c.display->factor, range,
+                w.pictures.data() + static_cast<std::size_t>(side) * picture_bytes_,
+                c.display->clipping != 0
+                    ? w.masks.data() + static_cast<std::size_t>(side) * mask_bytes_
+                    : nullptr,
+                c.display->clipping, st);
+        }
+    }
+    s.pictured.record(s.stream);
+    // Downloads: what the host asked for.
+    if (w.counts.size() != 0)
+        check(cudaMemcpyAsync(w.host_counts.data(), w.counts.data(), w.counts.bytes(),
+                              cudaMemcpyDeviceToHost, st),
+              "histogram download (cudaMemcpyAsync)");
+    if (c.equalize && w.equalizer->weight() != 0) {
+        check(cudaMemcpyAsync(w.host_bad.data(), w.bad.data(), w.bad.bytes(),
+                              cudaMemcpyDeviceToHost, st),
+              "depth check download (cudaMemcpyAsync)");
+        if (c.equalized_frame && keep_images_)
+            check(cudaMemcpyAsync(w.out.data(), w.dev_out.data(), frame_bytes_,
+                                  cudaMemcpyDeviceToHost, st),
+                  "equalized frame download (cudaMemcpyAsync)");
+    }
+    if (c.display) {
+        check(cudaMemcpyAsync(w.host_pictures.data(), w.pictures.data(), w.pictures.bytes(),
+                              cudaMemcpyDeviceToHost, st),
+              "picture download (cudaMemcpyAsync)");
+        if (w.masks.size() != 0)
+            check(cudaMemcpyAsync(w.host_masks.data(), w.masks.data(), w.masks.bytes(),
+                                  cudaMemcpyDeviceToHost, st),
+                  "clipping mask download (cudaMemcpyAsync)");
+        if (stretch_)
+            check(cudaMemcpyAsync(w.host_ranges.data(), w.ranges.data(), w.ranges.bytes(),
+                                  cudaMemcpyDeviceToHost, st),
+                  "display range download (cudaMemcpyAsync)");
     }
     s.end.record(s.stream);
     s.done.record(s.stream);
+    if (callback_)
+        check(cudaLaunchHostFunc(st, &FramePipeline::notify, this), "cudaLaunchHostFunc");
+}
+
+void CUDART_CB FramePipeline::notify(void* pipeline) {
+    static_cast<FramePipeline*>(pipeline)->callback_();
 }
 
 FrameResult FramePipeline::collect(Slot& s) {
     s.stream.synchronize("frame pipeline (kernel execution)");
     s.busy = false;
+    const StreamConfig& c = config_;
+    Work& w = *s.work;
     FrameResult r;
     r.index = s.index;
-    if (engine_ != nullptr) {
-        const auto bins = static_cast<std::size_t>(config_.spec.bins);
-        for (std::size_t i = 0; i < config_.channels.size(); ++i) {
-            const unsigned long long* first = s.host_counts.data() + i * bins;
-            r.channels.push_back(
-                {config_.channels[i], std::vector<std::uint64_t>(first, first + bins)});
-        }
-        apply_saturation(config_.spec, r.channels);
-        r.histogram_engine = std::string(engine_->name());
-    }
-    const ImageView v = config_.format.view(s.in.data());
-    if (config_.equalize && weight_ != 0 && check_depth_ && s.host_bad.data()[0] != kNoBadPixel) {
+    r.source = s.frame;
+    const ImageView v = input(s);
+    const bool equalizing = c.equalize && w.equalizer->weight() != 0;
+    if (equalizing && v.type == SampleType::U16 && v.bit_depth < 16 &&
+        w.host_bad.data()[0] != kNoBadPixel) {
         const auto y =
-            static_cast<int>(s.host_bad.data()[0] / static_cast<unsigned long long>(v.width));
+            static_cast<int>(w.host_bad.data()[0] / static_cast<unsigned long long>(v.width));
         throw InputError("frame " + std::to_string(s.index) + ": a sample in row " +
                          std::to_string(y) + " exceeds the declared " +
                          std::to_string(v.bit_depth) + "-bit depth");
     }
-    if (config_.equalize && keep_images_) {
-        if (weight_ == 0) {
+    if (engine_ != nullptr) {
+        const auto bins = static_cast<std::size_t>(c.spec.bins);
+        const auto histograms = [&](const unsigned long long* counts) {
+            std::vector<ChannelHistogram> out;
+            for (std::size_t i = 0; i < c.channels.size(); ++i) {
+                const unsigned long long* first = counts + i * bins;
+                out.push_back({c.channels[i], std::vector<std::uint64_t>(first, first + bins)});
+            }
+            apply_saturation(c.spec, out);
+            return out;
+        };
+        r.channels = histograms(w.host_counts.data());
+        if (c.equalize && c.equalized_histograms)
+            r.equalized_channels = histograms(w.host_counts.data() + bins * c.channels.size());
+        r.histogram_engine = std::string(engine_->name());
+    }
+    if (c.equalize && c.equalized_frame && keep_images_) {
+        if (!equalizing) {
             r.equalized = copy_image(v);  // strength 0: the input, as the reference returns it
         } else {
             r.equalized = Image(v.width, v.height, v.channels, v.type, v.bit_depth);
-            std::memcpy(r.equalized.data(), s.out.data(), frame_bytes_);
+            std::memcpy(r.equalized.data(), w.out.data(), frame_bytes_);
         }
+    }
+    if (c.display && keep_images_) {
+        FramePictures p;
+        p.factor = c.display->factor;
+        const auto picture = [&](const std::uint8_t* data, int channels) {
+            Image image(out_w_, out_h_, channels, SampleType::U8);
+            std::memcpy(image.data(), data,
+                        static_cast<std::size_t>(out_w_) * static_cast<std::size_t>(out_h_) *
+                            static_cast<std::size_t>(channels));
+            return image;
+        };
+        const DisplayRange full{0, v.max_value()};
+        const auto range = [&](int side) {
+            return stretch_ ? DisplayRange{w.host_ranges.data()[2 * side],
+                                           w.host_ranges.data()[2 * side + 1]}
+                            : full;
+        };
+        p.original = picture(w.host_pictures.data(), v.channels);
+        p.original_range = range(0);
+        if (c.display->clipping != 0) p.original_clipping = picture(w.host_masks.data(), 1);
+        if (c.equalize) {
+            p.equalized = picture(w.host_pictures.data() + picture_bytes_, v.channels);
+            p.equalized_range = range(1);
+            if (c.display->clipping != 0)
+                p.equalized_clipping = picture(w.host_masks.data() + mask_bytes_, 1);
+        }
+        r.pictures = std::move(p);
     }
     const auto ms = [](const Event& b, const Event& a) {
         return static_cast<double>(b.ms_since(a));
     };
     r.stages.push_back({"upload", ms(s.uploaded, s.start)});
     if (engine_ != nullptr) r.stages.push_back({"histogram", ms(s.histogrammed, s.uploaded)});
-    if (config_.equalize && weight_ != 0) {
+    if (equalizing) {
         r.stages.push_back({"lut", ms(s.lut_done, s.histogrammed)});
         r.stages.push_back({"apply", ms(s.applied, s.lut_done)});
-        r.stages.push_back({"download", ms(s.end, s.applied)});
     }
+    if (engine_ != nullptr && c.equalize && c.equalized_histograms)
+        r.stages.push_back({"histogram (equalized)", ms(s.eq_histogrammed, s.applied)});
+    if (c.display) r.stages.push_back({"pictures", ms(s.pictured, s.eq_histogrammed)});
+    if (equalizing || c.display) r.stages.push_back({"download", ms(s.end, s.pictured)});
     r.stages.push_back({"gpu_total", ms(s.end, s.start)});
     return r;
 }
@@ -315,7 +531,7 @@ void FramePipeline::complete_oldest() {
     ready_.push_back(collect(*slots_[i]));
 }
 
-std::byte* FramePipeline::next_input() {
+Slot& FramePipeline::free_slot() {
     Slot& s = *slots_[next_];
     if (s.busy) {
         if (ready_.size() >= slots_.size())
@@ -323,17 +539,85 @@ std::byte* FramePipeline::next_input() {
         // Back-pressure: the ring is full; the oldest frame is this slot's.
         complete_oldest();
     }
-    return s.in.data();
+    return s;
 }
 
-void FramePipeline::submit() {
-    static_cast<void>(next_input());
-    Slot& s = *slots_[next_];
+std::byte* FramePipeline::next_input() {
+    return free_slot().input();
+}
+
+void FramePipeline::queue(Slot& s, bool upload) {
     s.index = submitted_++;
     s.busy = true;
     pending_.push_back(next_);
+    last_ = static_cast<std::int64_t>(next_);
     next_ = (next_ + 1) % slots_.size();
-    enqueue(s);
+    enqueue(s, upload);
+}
+
+void FramePipeline::submit() {
+    Slot& s = free_slot();
+    s.frame.reset();
+    queue(s, true);
+}
+
+void FramePipeline::submit(std::shared_ptr<const Image> frame) {
+    if (frame == nullptr || frame->empty())
+        throw UsageError("a frame stream needs a frame, not nothing");
+    if (!config_.format.matches(frame->view()))
+        throw InputError("a " + FrameFormat::of(frame->view()).describe() +
+                         " frame does not fit the stream's " + config_.format.describe() +
+                         " frames");
+    Slot& s = free_slot();
+    s.frame = std::move(frame);
+    queue(s, true);
+}
+
+void FramePipeline::resubmit() {
+    if (last_ < 0) throw std::logic_error("frame stream: nothing was submitted yet");
+    // The last frame is on its slot's device copy; the frames before it finish first, so the
+    // ring's order holds.
+    Slot& s = *slots_[static_cast<std::size_t>(last_)];
+    while (s.busy) {
+        if (ready_.size() >= slots_.size())
+            throw std::logic_error("frame stream: take the ready results before submitting more");
+        complete_oldest();
+    }
+    next_ = static_cast<std::size_t>(last_);
+    queue(s, false);
+}
+
+void FramePipeline::reconfigure(const StreamConfig& config) {
+    if (!pending_.empty() || !ready_.empty())
+        throw std::logic_error("frame stream: reconfigure with frames in flight or waiting");
+    if (!(config.format == config_.format))
+        throw UsageError("a stream keeps its frame format: " + config_.format.describe() +
+                         ", not " + config.format.describe());
+    config.validate();
+    StreamConfig next = config;
+    next.depth = static_cast<int>(slots_.size());  // the ring keeps its slots
+    const StreamConfig before = config_;
+    GpuEngine* const engine_before = engine_;
+    const Resolved r = resolve(registry_, next);
+    if (!r.why.empty()) throw UnsupportedError(r.why);
+    try {
+        engine_ = r.engine;
+        prepare(next);
+    } catch (...) {
+        engine_ = engine_before;
+        prepare(before);
+        throw;
+    }
+}
+
+void FramePipeline::discard() {
+    for (const std::size_t i : pending_) {
+        Slot& s = *slots_[i];
+        static_cast<void>(cudaStreamSynchronize(s.stream.get()));
+        s.busy = false;
+    }
+    pending_.clear();
+    ready_.clear();
 }
 
 std::optional<FrameResult> FramePipeline::take_ready() {
@@ -364,13 +648,13 @@ std::vector<double> FramePipeline::measure_upload_ms(int runs) {
     while (!pending_.empty()) complete_oldest();
     Slot& s = *slots_[next_];
     // Warm-up, then each upload between two events on one otherwise idle stream.
-    check(cudaMemcpyAsync(s.dev_in.data(), s.in.data(), padded_, cudaMemcpyHostToDevice,
+    check(cudaMemcpyAsync(s.dev_in.data(), s.input(), frame_bytes_, cudaMemcpyHostToDevice,
                           s.stream.get()),
           "frame upload (cudaMemcpyAsync)");
     std::vector<Event> marks(static_cast<std::size_t>(runs) + 1);
     marks[0].record(s.stream);
     for (std::size_t i = 0; i < static_cast<std::size_t>(runs); ++i) {
-        check(cudaMemcpyAsync(s.dev_in.data(), s.in.data(), padded_, cudaMemcpyHostToDevice,
+        check(cudaMemcpyAsync(s.dev_in.data(), s.in.data(), frame_bytes_, cudaMemcpyHostToDevice,
                               s.stream.get()),
               "frame upload (cudaMemcpyAsync)");
         marks[i + 1].record(s.stream);
@@ -386,8 +670,8 @@ double FramePipeline::measure_steady_state_ms(int frames) {
     if (frames < 1) throw UsageError("a steady-state measurement needs at least one frame");
     if (!pending_.empty())
         throw std::logic_error("measure_steady_state_ms: wait for the frames in flight first");
-    // Results are synchronized and their counts read, but the equalized frames are not copied
-    // out of the pinned ring: the host's copies would pace the device.
+    // Results are synchronized and their counts read, but the equalized frames and pictures are
+    // not copied out of the pinned ring: the host's copies would pace the device.
     keep_images_ = false;
     const auto submit_frames = [&](int n) {
         for (int i = 0; i < n; ++i) {
@@ -422,8 +706,9 @@ class PipelineStreamEngine final : public StreamEngine {
     std::string_view description() const override {
         return "GPU frame pipeline: a ring of pinned frames and CUDA streams, so the upload of "
                "one frame, the kernels of another and the download of a third overlap; "
-               "histograms with the kernels of a GPU engine, global equalization with the 'gpu' "
-               "equalizer's kernels, every stage timed with CUDA events";
+               "histograms with the kernels of a GPU engine, equalization (global, CLAHE, "
+               "matching) with the 'gpu' equalizer's kernels, the display pictures made on the "
+               "device, every stage timed with CUDA events";
     }
     Availability availability() const override {
         const DeviceQuery q = query_devices();
@@ -439,11 +724,19 @@ class PipelineStreamEngine final : public StreamEngine {
             throw DeviceError("the GPU frame pipeline cannot run: " + a.reason);
         Resolved r = resolve(registry_, config);
         if (!r.why.empty()) throw UnsupportedError(r.why);
-        return std::make_unique<FramePipeline>(r.engine, config);
+        return std::make_unique<FramePipeline>(registry_, r.engine, config, frame_memory());
+    }
+    std::shared_ptr<HostMemory> frame_memory() const override {
+        const std::lock_guard lock(memory_mutex_);
+        if (memory_ == nullptr && availability().available)
+            memory_ = std::make_shared<PinnedHostMemory>();
+        return memory_;
     }
 
   private:
     const EngineRegistry& registry_;
+    mutable std::mutex memory_mutex_;
+    mutable std::shared_ptr<HostMemory> memory_;
 };
 
 }  // namespace
