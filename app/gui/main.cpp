@@ -3,14 +3,20 @@
 //
 //   histoscope [FILE]                       opens FILE (default: the last file opened, else a
 //                                           bundled sample)
-//   histoscope --raw WxHxC:u8|u16[:DEPTH] FILE
+//   histoscope --raw WxHxC:u8|u16[:DEPTH] [--fps R] FILE|-
 //                                           opens FILE as raw frames of that format (the CLI's
 //                                           --raw): one frame like a photo, more like a video
-//   histoscope --screenshot OUT.png [--screenshot-play] [--screenshot-compare CMP.png]
-//              [--screenshot-timeout S] [FILE]
+//                                           at R frames per second (default 25); "-" shows the
+//                                           frames arriving on standard input, live (at R fps,
+//                                           or as they come without --fps)
+//   histoscope --screenshot OUT.png [--screenshot-play [--screenshot-unpaced]
+//              [--screenshot-frames N] | --screenshot-rerender]
+//              [--screenshot-compare CMP.png] [--screenshot-timeout S] [FILE]
 //                                           loads, waits for the first processed frame (with
 //                                           --screenshot-play, plays the video or raw stream to
-//                                           its last frame and sums it up in one line), saves
+//                                           its last frame, by the clock or with
+//                                           --screenshot-unpaced as fast as the frame path goes,
+//                                           and sums it up: drops per stage, stage times), saves
 //                                           the window as a PNG (then, with
 //                                           --screenshot-compare, runs Compare Kernels with every
 //                                           engine and saves that dialog) and exits: 0, or 3
@@ -90,6 +96,21 @@ int main(int argc, char** argv) {
         QStringLiteral("With --screenshot: play the video or raw stream to its last frame "
                        "first, and print a summary of the playback."));
     parser.addOption(screenshot_play);
+    const QCommandLineOption screenshot_unpaced(
+        QStringLiteral("screenshot-unpaced"),
+        QStringLiteral("With --screenshot-play: every frame processed and painted as fast as the "
+                       "frame path goes (not by the clock); the summary gives frames per second."));
+    parser.addOption(screenshot_unpaced);
+    const QCommandLineOption screenshot_frames(
+        QStringLiteral("screenshot-frames"),
+        QStringLiteral("With --screenshot-play: loop the input and stop after N frames."),
+        QStringLiteral("N"));
+    parser.addOption(screenshot_frames);
+    const QCommandLineOption screenshot_rerender(
+        QStringLiteral("screenshot-rerender"),
+        QStringLiteral("With --screenshot of a photo: time re-renders after changes of the "
+                       "equalization's strength (global and CLAHE)."));
+    parser.addOption(screenshot_rerender);
     const QCommandLineOption screenshot_timeout(
         QStringLiteral("screenshot-timeout"),
         QStringLiteral("With --screenshot: fail after SECONDS (default 300)."),
@@ -101,8 +122,16 @@ int main(int argc, char** argv) {
                        "WxHxC:u16:DEPTH, as histoscope-cli --raw), e.g. 1920x1080x1:u16:12."),
         QStringLiteral("FORMAT"));
     parser.addOption(raw);
-    parser.addPositionalArgument(QStringLiteral("file"), QStringLiteral("Image to open"),
-                                 QStringLiteral("[FILE]"));
+    const QCommandLineOption fps(
+        QStringLiteral("fps"),
+        QStringLiteral("With --raw: play the frames at R frames per second (default 25; standard "
+                       "input: as they come)."),
+        QStringLiteral("R"));
+    parser.addOption(fps);
+    parser.addPositionalArgument(
+        QStringLiteral("file"),
+        QStringLiteral("Photo, video or raw frames to open (\"-\" with --raw: standard input)"),
+        QStringLiteral("[FILE]"));
     parser.process(app);
 
     const QString samples_dir = find_samples_dir();
@@ -118,9 +147,38 @@ int main(int argc, char** argv) {
             return 2;
         }
         if (file.isEmpty()) {
-            std::fputs("error: --raw FORMAT needs the FILE of raw frames\n", stderr);
+            std::fputs(
+                "error: --raw FORMAT needs the FILE of raw frames (or - for standard "
+                "input)\n",
+                stderr);
             return 2;
         }
+    }
+    double raw_fps = 0.0;
+    if (parser.isSet(fps)) {
+        bool ok = false;
+        raw_fps = parser.value(fps).toDouble(&ok);
+        if (!ok || !(raw_fps >= 0.1 && raw_fps <= 1000.0)) {
+            std::fprintf(stderr,
+                         "error: --fps takes a rate from 0.1 to 1000 frames per second, "
+                         "not '%s'\n",
+                         qPrintable(parser.value(fps)));
+            return 2;
+        }
+        if (raw_format.isEmpty()) {
+            std::fputs(
+                "error: --fps sets the rate of raw frames (--raw); a video plays at its "
+                "container's rate\n",
+                stderr);
+            return 2;
+        }
+    }
+    if (file == QLatin1String("-") && raw_format.isEmpty()) {
+        std::fputs(
+            "error: standard input (-) holds raw frames: say their format with --raw "
+            "WxHxC:u8|u16[:DEPTH]\n",
+            stderr);
+        return 2;
     }
     if (file.isEmpty() && !parser.isSet(screenshot)) {
         const QString last =
@@ -141,6 +199,33 @@ int main(int argc, char** argv) {
         if (parser.isSet(*option) && !parser.isSet(screenshot)) {
             std::fprintf(stderr, "error: --%s needs --screenshot\n",
                          qPrintable(option->names().constFirst()));
+            return 2;
+        }
+    }
+    for (const QCommandLineOption* option : {&screenshot_unpaced, &screenshot_frames}) {
+        if (parser.isSet(*option) && !parser.isSet(screenshot_play)) {
+            std::fprintf(stderr, "error: --%s needs --screenshot-play\n",
+                         qPrintable(option->names().constFirst()));
+            return 2;
+        }
+    }
+    if (parser.isSet(screenshot_rerender) &&
+        (!parser.isSet(screenshot) || parser.isSet(screenshot_play))) {
+        std::fputs(
+            "error: --screenshot-rerender needs --screenshot of a photo (without "
+            "--screenshot-play)\n",
+            stderr);
+        return 2;
+    }
+    int play_frames = 0;
+    if (parser.isSet(screenshot_frames)) {
+        bool ok = false;
+        play_frames = parser.value(screenshot_frames).toInt(&ok);
+        if (!ok || play_frames < 1 || play_frames > 10000000) {
+            std::fputs(
+                "error: --screenshot-frames takes a whole number of frames from 1 to "
+                "10000000\n",
+                stderr);
             return 2;
         }
     }
@@ -168,13 +253,15 @@ int main(int argc, char** argv) {
                 return 2;
             }
         }
-        hs::gui::arm_scripted_run({parser.value(screenshot), parser.isSet(screenshot_play),
-                                   parser.value(screenshot_compare), timeout_s},
-                                  window, *worker.controller());
+        hs::gui::arm_scripted_run(
+            {parser.value(screenshot), parser.isSet(screenshot_play),
+             parser.isSet(screenshot_unpaced), play_frames, parser.isSet(screenshot_rerender),
+             parser.value(screenshot_compare), timeout_s},
+            window, *worker.controller());
     }
     window.show();
     if (!raw_format.isEmpty())
-        window.openRawFile(file, raw_format);
+        window.openRawFile(file, raw_format, raw_fps);
     else if (!file.isEmpty())
         window.openFile(file);
     return QApplication::exec();

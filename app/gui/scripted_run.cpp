@@ -5,11 +5,15 @@
 #include <QImage>
 #include <QSaveFile>
 #include <QTimer>
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <memory>
+#include <vector>
 
 #include "histoscope/ui/compare_dialog.hpp"
 #include "histoscope/ui/controller.hpp"
+#include "histoscope/ui/equalize_panel.hpp"
 #include "histoscope/ui/main_window.hpp"
 
 namespace hs::gui {
@@ -60,15 +64,96 @@ struct Run {
         saveWindow();
     }
 
-    // What playback showed, from the results the controller sent while it played.
+    // What playback showed: each frame painted, with its stages.
     struct Played {
-        int shown = 0;
-        double total_ms = 0.0;  // of the frames shown, their processing as the timing reports
-        QString engine, stream;
+        std::vector<double> read, upload, stream, results, paint;
+        // The frame stream's own stages, in the order it reports them.
+        std::vector<std::pair<QString, std::vector<double>>> stream_stages;
+        QString engine, stream_engine;
         bool playing = false;  // playback was seen to start
         bool stopped = false;  // and then to stop
         QElapsedTimer clock;
+        bool window_saved = false;  // during playback
+        int shown() const { return static_cast<int>(paint.size()); }
     };
+    Played played;
+    QElapsedTimer loaded;  // since the media was decoded (mediaLoaded)
+    double first_paint_ms = -1.0;
+
+    // The frames the run plays after the first: those asked for, else the rest of the input
+    // (0 while unknown).
+    std::int64_t toPlay() const {
+        if (options.frames > 0) return options.frames;
+        const std::int64_t frames = window->playback().frames;
+        return window->playback().live || frames < 2 ? 0 : frames - 1;
+    }
+
+    // Saves the window; false (after fail()) when it cannot.
+    bool writeWindow(const QString& what) {
+        QString error;
+        if (!save_png(*window, options.window_png, error)) {
+            fail(error);
+            return false;
+        }
+        std::printf("wrote %s (%s)\n", qPrintable(options.window_png), qPrintable(what));
+        std::fflush(stdout);
+        return true;
+    }
+
+    // Listens to playback from the start: live input plays before the first frame is settled.
+    void watchPlayback() {
+        QObject::connect(
+            window, &hs::ui::MainWindow::framePainted, window,
+            [this](const hs::ui::FrameTiming& t, double paint_ms) {
+                if (t.frame < 0 || !played.playing || ended) return;
+                played.read.push_back(t.read_ms);
+                played.upload.push_back(t.upload_ms);
+                played.stream.push_back(t.stream_ms);
+                played.results.push_back(t.results_ms);
+                played.paint.push_back(paint_ms);
+                for (const hs::ui::StageTiming& st : t.stages) {
+                    if (st.name == QLatin1String("read") || st.name == QLatin1String("results"))
+                        continue;
+                    auto it = std::find_if(played.stream_stages.begin(), played.stream_stages.end(),
+                                           [&](const auto& p) { return p.first == st.name; });
+                    if (it == played.stream_stages.end())
+                        it = played.stream_stages.insert(it, {st.name, {}});
+                    it->second.push_back(st.ms);
+                }
+                played.engine = t.engine;
+                played.stream_engine = t.stream;
+                const std::int64_t total = toPlay();
+                if (!played.window_saved && total > 0 &&
+                    played.shown() >= std::max<std::int64_t>(1, total / 2)) {
+                    played.window_saved = true;
+                    writeWindow(QStringLiteral("%1, playing, frame %2")
+                                    .arg(window->currentPath())
+                                    .arg(t.frame + 1));
+                }
+                const hs::ui::PlaybackState& s = window->playback();
+                if (options.frames > 0 && !played.stopped &&
+                    played.shown() + s.dropped + s.failed >= options.frames && s.playing)
+                    emit window->playToggleRequested();  // enough: pause
+            });
+        QObject::connect(controller, &hs::ui::Controller::notice, window,
+                         [this](const QString& message) {
+                             if (played.playing) fail(QStringLiteral("playback: %1").arg(message));
+                         });
+        QObject::connect(
+            controller, &hs::ui::Controller::playbackChanged, window,
+            [this](const hs::ui::PlaybackState& now) {
+                if (now.playing) {
+                    if (!played.playing) played.clock.start();
+                    played.playing = true;
+                    return;
+                }
+                if (!played.playing || played.stopped) return;
+                played.stopped = true;
+                const double wall_s = static_cast<double>(played.clock.nsecsElapsed()) / 1e9;
+                // The last frame's paint is done before the window is saved.
+                QTimer::singleShot(kSettleMs, window, [this, wall_s] { finishPlay(wall_s); });
+            });
+    }
 
     void play() {
         if (ended) return;
@@ -77,68 +162,133 @@ struct Run {
                                        "frames")
                             .arg(window->currentPath()));
         stage = QStringLiteral("playback to the last frame");
-        // Owned by the window; deleted once playback is summed up, with its connections.
-        auto* context = new QObject(window);
-        auto played = std::make_shared<Played>();
-        QObject::connect(controller, &hs::ui::Controller::frameReady, context,
-                         [played](const hs::ui::FrameResult& result) {
-                             if (result.timing.frame < 0) return;
-                             ++played->shown;
-                             played->total_ms += result.timing.total_ms;
-                             played->engine = result.timing.engine;
-                             played->stream = result.timing.stream;
-                         });
-        QObject::connect(
-            controller, &hs::ui::Controller::notice, context,
-            [this](const QString& message) { fail(QStringLiteral("playback: %1").arg(message)); });
-        QObject::connect(
-            controller, &hs::ui::Controller::playbackChanged, context,
-            [this, context, played](const hs::ui::PlaybackState& now) {
-                if (now.playing) {
-                    played->playing = true;
-                    return;
-                }
-                if (!played->playing || played->stopped) return;
-                played->stopped = true;
-                const double wall_s = static_cast<double>(played->clock.elapsed()) / 1000.0;
-                // The frames still in flight when playback stopped are drawn first.
-                QTimer::singleShot(kSettleMs, context, [this, context, played, wall_s] {
-                    finishPlay(*played, wall_s);
-                    context->deleteLater();
-                });
-            });
-        played->clock.start();
+        if (played.playing) return;  // live input: it plays, and says when it ends
+        if (options.frames > 0) emit window->loopRequested(true);
+        QMetaObject::invokeMethod(
+            controller, [c = controller, paced = !options.unpaced] { c->setPaced(paced); },
+            Qt::QueuedConnection);
         emit window->playToggleRequested();
     }
 
-    void finishPlay(const Played& played, double wall_s) {
+    static double quantile(std::vector<double> v, double q) {
+        if (v.empty()) return 0.0;
+        std::sort(v.begin(), v.end());
+        const auto rank = static_cast<std::size_t>(std::ceil(q * static_cast<double>(v.size())));
+        return v[std::min(v.size() - 1, rank > 0 ? rank - 1 : 0)];
+    }
+
+    void finishPlay(double wall_s) {
         if (ended) return;
         const hs::ui::PlaybackState& state = window->playback();
-        if (state.frame != state.frames - 1)
+        if (options.frames == 0 && state.frame != state.frames - 1)
             return fail(QStringLiteral("playback stopped at frame %1 of %2")
                             .arg(state.frame + 1)
                             .arg(state.frames));
-        if (played.shown == 0) return fail(QStringLiteral("playback showed no frame"));
+        if (played.shown() == 0) return fail(QStringLiteral("playback showed no frame"));
+        // Frames played: the input's (its first was shown before playing), or those asked for.
+        const long long frames =
+            options.frames > 0 ? played.shown() + state.dropped + state.failed : state.frames;
         std::printf(
-            "played: %lld frames in %.1f s: %d shown, %lld dropped, engine %s, frame "
-            "stream %s, mean %.2f ms of processing per frame shown\n",
-            static_cast<long long>(state.frames), wall_s, played.shown,
-            static_cast<long long>(state.dropped), qPrintable(played.engine),
-            played.stream.isEmpty() ? "none (frame by frame)" : qPrintable(played.stream),
-            played.total_ms / played.shown);
+            "played: %lld frames in %.2f s: %d shown, %lld dropped (read %lld, stream %lld, "
+            "paint %lld), %lld failed, engine %s, frame stream %s, %s, %.1f frames/s shown\n",
+            frames, wall_s, played.shown(), static_cast<long long>(state.dropped),
+            static_cast<long long>(state.dropped_read),
+            static_cast<long long>(state.dropped_process),
+            static_cast<long long>(state.dropped_paint), static_cast<long long>(state.failed),
+            qPrintable(played.engine),
+            played.stream_engine.isEmpty() ? "none" : qPrintable(played.stream_engine),
+            state.paced ? qPrintable(QStringLiteral("paced at %1 fps").arg(state.fps, 0, 'g', 4))
+                        : "unpaced",
+            static_cast<double>(played.shown()) / std::max(wall_s, 1e-9));
+        std::printf("stages (ms, median / 99th percentile of the %d frames shown):",
+                    played.shown());
+        const std::pair<const char*, const std::vector<double>*> stages[] = {
+            {"read", &played.read},
+            {"upload", &played.upload},
+            {"stream", &played.stream},
+            {"results", &played.results},
+            {"paint", &played.paint}};
+        for (const auto& [name, values] : stages)
+            std::printf(" %s %.2f / %.2f", name, quantile(*values, 0.5), quantile(*values, 0.99));
+        std::printf("\nstream stages (ms, median / 99th percentile):");
+        for (const auto& [name, values] : played.stream_stages)
+            std::printf(" %s %.3f / %.3f;", qPrintable(name), quantile(values, 0.5),
+                        quantile(values, 0.99));
+        std::printf("\n");
         std::fflush(stdout);
+        if (played.window_saved) return afterWindow();
         saveWindow();
     }
 
     void saveWindow() {
         if (ended) return;
-        QString error;
-        if (!save_png(*window, options.window_png, error)) return fail(error);
-        std::printf("wrote %s (%s)\n", qPrintable(options.window_png),
-                    qPrintable(window->currentPath()));
-        std::fflush(stdout);
+        if (!options.play && first_paint_ms >= 0.0) {
+            std::printf("photo: the first picture painted %.1f ms after decoding\n",
+                        first_paint_ms);
+            std::fflush(stdout);
+        }
+        if (!writeWindow(window->currentPath())) return;
+        if (options.rerender && !options.play) return rerender();
+        afterWindow();
+    }
+
+    void afterWindow() {
         if (options.compare_png.isEmpty()) return succeed();
         runCompare();
+    }
+
+    // Changes of the equalization, each timed from being sent to its picture painted.
+    struct Change {
+        QString what;
+        hs::ui::EqualizeSettings settings;
+    };
+    std::vector<Change> changes;
+    std::size_t change = 0;
+    QElapsedTimer change_clock;
+    std::vector<double> global_ms, clahe_ms;
+
+    void rerender() {
+        stage = QStringLiteral("the re-renders");
+        const hs::ui::EqualizeSettings start = window->equalizePanel()->settings();
+        hs::ui::EqualizeSettings global = start, clahe = start;
+        global.mode = hs::ui::EqualizeSettings::Mode::Global;
+        clahe.mode = hs::ui::EqualizeSettings::Mode::Clahe;
+        for (int i = 0; i < 5; ++i)
+            for (const double strength : {0.5, 1.0}) {
+                global.strength = clahe.strength = strength;
+                changes.push_back({QStringLiteral("global"), global});
+                changes.push_back({QStringLiteral("clahe"), clahe});
+            }
+        changes.push_back({QStringLiteral("back"), start});
+        QObject::connect(window, &hs::ui::MainWindow::framePainted, window,
+                         [this](const hs::ui::FrameTiming& t, double) {
+                             if (t.preview || change == 0 || change > changes.size()) return;
+                             const double ms =
+                                 static_cast<double>(change_clock.nsecsElapsed()) / 1e6;
+                             const Change& done = changes[change - 1];
+                             if (done.what == QLatin1String("global")) global_ms.push_back(ms);
+                             if (done.what == QLatin1String("clahe")) clahe_ms.push_back(ms);
+                             QTimer::singleShot(50, window, [this] { nextChange(); });
+                         });
+        nextChange();
+    }
+
+    void nextChange() {
+        if (ended) return;
+        if (change == changes.size()) {
+            std::printf(
+                "rerender: a change of strength (global) repainted in %.1f ms (median of "
+                "%zu, max %.1f), of strength with CLAHE in %.1f ms (median of %zu, max "
+                "%.1f)\n",
+                quantile(global_ms, 0.5), global_ms.size(), quantile(global_ms, 1.0),
+                quantile(clahe_ms, 0.5), clahe_ms.size(), quantile(clahe_ms, 1.0));
+            std::fflush(stdout);
+            ++change;
+            return afterWindow();
+        }
+        if (change > changes.size()) return;
+        change_clock.start();
+        emit window->equalizeRequested(changes[change++].settings);
     }
 
     void runCompare() {
@@ -200,11 +350,24 @@ void arm_scripted_run(const ScriptedRun& options, hs::ui::MainWindow& window,
     run->options = options;
     run->window = &window;
     run->controller = &controller;
+    if (options.play) run->watchPlayback();
+    QObject::connect(&controller, &hs::ui::Controller::mediaLoaded, &window,
+                     [run] { run->loaded.start(); });
+    QObject::connect(&window, &hs::ui::MainWindow::framePainted, &window,
+                     [run](const hs::ui::FrameTiming& t, double) {
+                         if (run->first_paint_ms < 0.0 && run->loaded.isValid() && !t.preview)
+                             run->first_paint_ms =
+                                 static_cast<double>(run->loaded.nsecsElapsed()) / 1e6;
+                     });
 
-    QObject::connect(
-        &controller, &hs::ui::Controller::frameReady, &window,
-        [run] { QTimer::singleShot(kSettleMs, run->window, [run] { run->firstFrame(); }); },
-        Qt::SingleShotConnection);
+    // The first exact result painted (a large photo's preview comes before it).
+    auto started = std::make_shared<bool>(false);
+    QObject::connect(&window, &hs::ui::MainWindow::framePainted, &window,
+                     [run, started](const hs::ui::FrameTiming& t, double) {
+                         if (*started || t.preview) return;
+                         *started = true;
+                         QTimer::singleShot(kSettleMs, run->window, [run] { run->firstFrame(); });
+                     });
     QObject::connect(&controller, &hs::ui::Controller::loadFailed, &window,
                      [run](const QString&, const QString& message) { run->fail(message); });
     QObject::connect(&controller, &hs::ui::Controller::errorOccurred, &window,

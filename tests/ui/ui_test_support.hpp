@@ -16,12 +16,15 @@
 #include <vector>
 
 #include "engines.hpp"
+#include "histoscope/core/display.hpp"
 #include "histoscope/core/engine.hpp"
 #include "histoscope/core/equalize.hpp"
 #include "histoscope/core/histogram.hpp"
 #include "histoscope/core/image.hpp"
 #include "histoscope/ui/histogram_model.hpp"
+#include "histoscope/ui/image_view.hpp"
 #include "histoscope/ui/main_window.hpp"
+#include "histoscope/ui/qimage_convert.hpp"
 #include "histoscope/ui/types.hpp"
 
 namespace ui_test {
@@ -102,6 +105,14 @@ inline hs::Image shifted(const hs::Image& image, int by) {
                 out.set_sample(x, y, c,
                                (v.sample(x, y, c) + static_cast<std::uint32_t>(by)) % 256u);
     return out;
+}
+
+// The picture the window shows of `image` over its full range, reduced for the view's zoom as
+// the frame stream reduces it (histoscope/core/display.hpp).
+inline QImage shown_picture(const hs::ui::MainWindow& window, const hs::ImageView& image) {
+    const int factor = window.imageView()->displayFactor();
+    return hs::ui::picture_qimage(
+        hs::display_picture(image, factor, hs::full_display_range(image)).view());
 }
 
 inline bool model_matches(const hs::ui::HistogramModel& model,

@@ -1,17 +1,14 @@
 #include "histoscope/ui/controller.hpp"
 
-#include <QElapsedTimer>
 #include <QFileInfo>
 #include <algorithm>
 #include <exception>
 #include <utility>
 
-#include "background.hpp"
 #include "benchmark_runner.hpp"
 #include "engine_choice.hpp"
 #include "frame_work.hpp"
 #include "histoscope/core/error.hpp"
-#include "histoscope/core/histogram.hpp"
 #include "histoscope/media/atomic_file.hpp"
 #include "histoscope/media/media.hpp"
 #include "histoscope/ui/photo_reader.hpp"
@@ -21,6 +18,12 @@
 
 namespace hs::ui {
 
+namespace {
+// Results the presenter may hold beyond the frames in flight: enough to ride out a late frame
+// at 60 fps, few enough that memory stays flat (each holds its frame for the pixel picker).
+constexpr std::size_t kPresenterAhead = 3;
+}  // namespace
+
 Controller::Controller(std::unique_ptr<hs::EngineRegistry> registry, ControllerOptions options,
                        QObject* parent)
     : QObject(parent),
@@ -28,20 +31,28 @@ Controller::Controller(std::unique_ptr<hs::EngineRegistry> registry, ControllerO
       options_(std::move(options)),
       choice_(std::make_unique<EngineChoice>(
           *registry_, options_, [this](double gbs) { emit hostBandwidthMeasured(gbs); })),
-      playback_(new Playback([this](std::int64_t, hs::Image& frame) { showFrame(frame); }, this)),
-      background_(new Background(this)),
-      stream_(std::make_unique<StreamSession>(*registry_)) {
-    // Frames fall due (and are dropped) while the UI still draws the last result.
-    playback_->setReady([this] { return unshown_.load() == 0; });
+      playback_(new Playback(this)) {
+    // Streams say from their own threads that a result is ready: it is taken on this one.
+    const auto ready = [this] {
+        QMetaObject::invokeMethod(this, &Controller::schedulePump, Qt::QueuedConnection);
+    };
+    stream_ = std::make_unique<StreamSession>(*registry_, ready);
+    preview_ = std::make_unique<StreamSession>(*registry_, ready);
     connect(playback_, &Playback::stateChanged, this, &Controller::playbackChanged);
-    connect(playback_, &Playback::stopped, this, &Controller::drainStream);
+    connect(playback_, &Playback::frameAvailable, this, &Controller::schedulePump);
+    // What a paused clip still had on its way is not shown.
+    connect(playback_, &Playback::stopped, this, &Controller::discardStreams);
     connect(playback_, &Playback::problem, this, &Controller::notice);
-    connect(background_, &Background::busyChanged, this, &Controller::updateBusy);
 }
 
 Controller::~Controller() {
-    // A job still running would post its result to this object.
-    background_->cancelAndWait();
+    // The streams' threads call back into this object: they go first.
+    stream_.reset();
+    preview_.reset();
+}
+
+std::shared_ptr<PlaybackClock> Controller::playbackClock() const {
+    return playback_->clock();
 }
 
 void Controller::listEngines() {
@@ -52,7 +63,7 @@ void Controller::updateBusy() {
     QString what;
     if (!opening_.isEmpty())
         what = tr("Opening %1...").arg(opening_);
-    else if (background_->busy())
+    else if (proxy_ && stream_->inFlight() > 0)
         what = tr("Computing the full resolution...");
     if (what == busy_) return;
     busy_ = what;
@@ -62,46 +73,48 @@ void Controller::updateBusy() {
 // --- media
 
 void Controller::openFile(const QString& path) {
-    open(path, {});
+    open(path, {}, 0.0);
 }
 
-void Controller::openRaw(const QString& path, const QString& format) {
-    open(path, format);
+void Controller::openRaw(const QString& path, const QString& format, double fps) {
+    open(path, format, fps);
 }
 
-void Controller::open(const QString& path, const QString& raw_format) {
-    background_->cancel();  // the last photo's full resolution is not needed any more
-    opening_ = QFileInfo(path).fileName();
+void Controller::open(const QString& path, const QString& raw_format, double fps) {
+    opening_ = path == QLatin1String("-") ? tr("standard input") : QFileInfo(path).fileName();
     updateBusy();
     OpenedMedia opened;
     try {
-        opened = open_media(path, raw_format);
+        opened = open_media(path, raw_format, fps);
     } catch (const std::exception& e) {
         opening_.clear();
         updateBusy();
         emit loadFailed(path, describe(e));
         return;  // the previous media stays loaded
     }
-    pause();  // shows the frames in flight of the clip playing
-    closeStream();
-    if (opened.frames)
-        playback_->open(std::move(opened.frames));
-    else
-        playback_->close();
-    const MediaInfo info = opened.info;
-    source_ = std::make_shared<hs::Image>(std::move(opened.first));
+    playback_->close();
+    discardStreams();
+    stream_->close();
+    preview_->close();
+    sent_.clear();
+    const bool live = opened.info.live;
+    if (opened.frames) playback_->open(std::move(opened.frames), live ? -1 : 0);
+    media_ = opened.info;
+    source_ = live ? nullptr : std::make_shared<const hs::Image>(std::move(opened.first));
     path_ = path;
     // A large photo's reduced copy for previews, made once.
-    PreviewCopy preview = info.video ? PreviewCopy{} : preview_copy(*source_);
+    PreviewCopy preview = media_.video || !source_ ? PreviewCopy{} : preview_copy(*source_);
     proxy_ = std::move(preview.image);
     proxy_factor_ = preview.factor;
     equalized_.reset();
-    full_original_dirty_ = true;
+    cpu_only_ = false;
     last_error_.clear();
-    emit mediaLoaded(info);
+    emit mediaLoaded(media_);
     emit playbackChanged(playback_->state());
-    original_dirty_ = true;
-    scheduleProcess();
+    if (live)
+        playback_->play();  // frames are shown as they come
+    else
+        scheduleProcess();
 }
 
 void Controller::setReference(const QString& path) {
@@ -113,13 +126,13 @@ void Controller::setReference(const QString& path) {
         return;
     }
     // One that cannot serve this image does not replace the last good one.
-    if (const QString problem = source_ ? reference_problem(*source_, *reference) : QString();
-        !problem.isEmpty()) {
+    const QString problem = source_ ? reference_problem(source_->view(), *reference) : QString();
+    if (!problem.isEmpty()) {
         emit errorOccurred(tr("Reference image %1: %2").arg(QFileInfo(path).fileName(), problem));
         return;
     }
-    drainStream();  // frames in flight may still read the old reference
-    closeStream();
+    // Frames in flight may still read the old reference.
+    discardStreams();
     reference_ = std::move(reference);
     ++reference_generation_;
     emit referenceLoaded(path);
@@ -127,16 +140,7 @@ void Controller::setReference(const QString& path) {
 }
 
 void Controller::saveImage(const QString& path) {
-    if (!exact_ || process_posted_) {
-        // What is saved is the result of the settings sent before: saved once it is there (a
-        // large photo's full resolution may take seconds).
-        pending_save_ = path;
-        if (proxy_) emit notice(tr("Saving %1 when the full resolution is ready...").arg(path));
-        return;
-    }
-    const std::shared_ptr<const hs::Image> image =
-        settings_.equalize.mode != EqualizeSettings::Mode::Off && equalized_ ? equalized_ : source_;
-    if (!image || image->empty()) {
+    if (!source_) {
         emit errorOccurred(tr("No image to save"));
         return;
     }
@@ -145,6 +149,19 @@ void Controller::saveImage(const QString& path) {
             tr("%1 is the opened file: save the result under another name").arg(path));
         return;
     }
+    pause();
+    if (settings_.equalize.mode == EqualizeSettings::Mode::Off) return saveNow(path, source_);
+    // The equalized frame of the settings sent before, at the input's depth: the last result's
+    // when it brought one and nothing newer is on its way, else the one computed for it.
+    if (equalized_ && !process_posted_ && stream_->inFlight() == 0 &&
+        shown_generation_ == generation_)
+        return saveNow(path, equalized_);
+    pending_save_ = path;
+    if (proxy_) emit notice(tr("Saving %1 when the full resolution is ready...").arg(path));
+    scheduleProcess();
+}
+
+void Controller::saveNow(const QString& path, const std::shared_ptr<const hs::Image>& image) {
     try {
         hs::media::write_image(path.toStdString(), image->view());
         emit imageSaved(path);
@@ -157,6 +174,7 @@ void Controller::saveImage(const QString& path) {
 
 void Controller::setEngine(const QString& name) {
     settings_.engine = name;
+    cpu_only_ = false;  // the user's new choice gets its chance
     scheduleProcess();
 }
 
@@ -180,21 +198,24 @@ void Controller::setDisplay(bool stretch_deep, unsigned clipping) {
     if (stretch_deep == settings_.stretch_deep && clipping == settings_.clipping) return;
     settings_.stretch_deep = stretch_deep;
     settings_.clipping = clipping;
-    original_dirty_ = true;
-    full_original_dirty_ = true;
     scheduleProcess();
 }
 
-// --- playback
-
-void Controller::showFrame(hs::Image& frame) {
-    // The decoded frame's storage is swapped with the last one's, unless a frame in flight
-    // still holds that.
-    if (!source_ || source_.use_count() > 1) source_ = std::make_shared<hs::Image>();
-    std::swap(*source_, frame);
-    original_dirty_ = true;
-    if (!playback_->playing() || !submitToStream()) process();
+void Controller::setDisplayFactor(int factor) {
+    factor = std::max(factor, 1);
+    if (factor == display_factor_) return;
+    display_factor_ = factor;
+    scheduleProcess();
 }
+
+void Controller::setPixelPicker(bool equalized_samples) {
+    if (equalized_samples == picker_equalized_) return;
+    picker_equalized_ = equalized_samples;
+    // Wanted now: the frame shown is computed again with it (not needed when it left).
+    if (equalized_samples && !equalized_) scheduleProcess();
+}
+
+// --- playback
 
 void Controller::play() {
     playback_->play();
@@ -210,6 +231,10 @@ void Controller::togglePlay() {
 
 void Controller::setLoop(bool on) {
     playback_->setLoop(on);
+}
+
+void Controller::setPaced(bool paced) {
+    playback_->setPaced(paced);
 }
 
 void Controller::step(int frames) {
@@ -230,13 +255,7 @@ void Controller::remeasureHostBandwidth() {
     if (had) scheduleProcess();  // the percentages shown follow
 }
 
-// --- the pipeline
-
-void Controller::scheduleProcess() {
-    if (process_posted_ || !source_) return;
-    process_posted_ = true;
-    QMetaObject::invokeMethod(this, &Controller::process, Qt::QueuedConnection);
-}
+// --- the frame path
 
 void Controller::reportError(const QString& message) {
     if (message == last_error_) return;  // a moving slider repeats the same failure
@@ -248,166 +267,199 @@ void Controller::reportError(const QString& message) {
         emit errorOccurred(message);
 }
 
+void Controller::discardStreams() {
+    std::int64_t lost = 0;
+    for (const FrameTag& tag : stream_->discard())
+        if (tag.session == playback_->session()) ++lost;
+    preview_->discard();
+    if (lost > 0) playback_->lost(playback_->session(), lost, false);
+}
+
+void Controller::scheduleProcess() {
+    if (process_posted_ || !source_) return;
+    process_posted_ = true;
+    QMetaObject::invokeMethod(this, &Controller::process, Qt::QueuedConnection);
+}
+
+void Controller::schedulePump() {
+    if (pump_posted_) return;
+    pump_posted_ = true;
+    QMetaObject::invokeMethod(this, &Controller::pump, Qt::QueuedConnection);
+}
+
 void Controller::process() {
     process_posted_ = false;
-    if (!source_) return;
-    drainStream();  // the frames in flight come first, so results stay in frame order
-    QElapsedTimer clock;
-    clock.start();
-    const bool preview = proxy_ != nullptr;
-    // Engines are used by one thread at a time: on this one, none while a job runs, except
-    // the CPU reference (it keeps no state), which previews use.
-    if (!preview || !options_.gpu_engines.isEmpty()) background_->cancelAndWait();
+    // While a clip plays, the next frames take the new settings (pump()).
+    if (!source_ || playback_->playing()) return;
+    discardStreams();  // what was on its way is computed with older settings
+    ++generation_;
+    const FrameOptions options{display_factor_, picker_equalized_ || !pending_save_.isEmpty(),
+                               cpu_only_};
     EngineStatus status;
-    FrameSpec spec = choice_->frameSpec(source_, settings_, reference_, status);
-    spec.original_picture = original_dirty_;
-    emit engineStatusChanged(status);
-    if (!preview) {
-        FrameOutcome outcome = compute_frame(spec);
-        finishFrame(outcome, status, ms_of(clock), false);
-        original_dirty_ = false;
+    const StreamPlan plan = plan_stream(source_->view(), settings_, options, *choice_,
+                                        reference_.get(), reference_generation_, status);
+    FrameTag tag;
+    tag.image = tag.source = source_;
+    tag.index = playback_->isOpen() ? playback_->frame() : -1;
+    tag.session = playback_->isOpen() ? playback_->session() : 0;
+    tag.generation = generation_;
+    try {
+        stream_->configure(plan);
+        status.message =
+            tr("%1, on the '%2' frame stream").arg(status.message, stream_->engineName());
+        emit engineStatusChanged(status);
+        // A large photo on the CPU: its reduced copy first, shown as a preview meanwhile.
+        if (proxy_ && stream_->engineName() == QLatin1String("cpu")) {
+            EngineStatus ignored;
+            FrameOptions reduced = options;
+            reduced.factor = std::max(1, display_factor_ / proxy_factor_);
+            reduced.cpu_only = true;
+            preview_->configure(plan_stream(proxy_->view(), settings_, reduced, *choice_,
+                                            reference_.get(), reference_generation_, ignored));
+            FrameTag small = tag;
+            small.image = proxy_;
+            small.preview = true;
+            small.preview_factor = proxy_factor_;
+            if (preview_->holds(proxy_))
+                preview_->resubmit(small);
+            else
+                preview_->submit(small);
+        }
+        if (stream_->holds(source_))
+            stream_->resubmit(tag);
+        else
+            stream_->submit(tag);
+    } catch (const std::exception& e) {
+        reportError(tr("Frame stream: %1").arg(describe(e)));
+        stream_->close();
+    }
+    updateBusy();
+}
+
+void Controller::pump() {
+    pump_posted_ = false;
+    collect();
+    while (playback_->isOpen() && playback_->playing()) {
+        if (sent_.size() + stream_->inFlight() >= kPresenterAhead + 3) break;
+        if (stream_->isOpen() && !stream_->hasRoom()) break;
+        std::optional<ReadFrame> frame = playback_->next();
+        if (!frame) break;
+        submitPlayed(*frame);
+    }
+    // Paused: a seek or a step, shown once it is read.
+    if (playback_->isOpen() && !playback_->playing() && stream_->inFlight() == 0)
+        if (std::optional<ReadFrame> frame = playback_->next()) submitPlayed(*frame);
+    updateBusy();
+}
+
+void Controller::submitPlayed(ReadFrame& frame) {
+    const FrameOptions options{display_factor_, picker_equalized_, cpu_only_};
+    EngineStatus status;
+    const StreamPlan plan = plan_stream(frame.image->view(), settings_, options, *choice_,
+                                        reference_.get(), reference_generation_, status);
+    try {
+        if (!stream_->serves(plan)) {
+            // New settings wait for the frames in flight, shown with the settings they ran with.
+            while (std::optional<StreamDone> done = stream_->take(true)) deliver(*done);
+            stream_->configure(plan);
+            status.message = tr("%1, playing on the '%2' frame stream")
+                                 .arg(status.message, stream_->engineName());
+            emit engineStatusChanged(status);
+            playback_->setFrameMemory(stream_->frameMemory());
+        }
+        FrameTag tag;
+        tag.session = frame.session;
+        tag.index = frame.index;
+        tag.tick = playback_->playing() ? frame.tick : -1;
+        tag.image = tag.source = frame.image;
+        tag.read_ms = frame.read_ms;
+        tag.generation = generation_;
+        stream_->submit(std::move(tag));
+    } catch (const std::exception& e) {
+        reportError(tr("Playback stream: %1").arg(describe(e)));
+        stream_->close();
+        playback_->lost(frame.session, 1, true);
+    }
+}
+
+void Controller::collect() {
+    while (std::optional<StreamDone> done = stream_->take()) deliver(*done);
+    while (std::optional<StreamDone> done = preview_->take()) deliver(*done);
+}
+
+void Controller::deliver(StreamDone& done) {
+    const FrameTag& tag = done.tag;
+    const bool played = tag.session != 0 && playback_->isOpen();
+    if (played && tag.session != playback_->session()) return;  // a session gone: unseen
+    if (!done.result) {
+        if (played) playback_->lost(tag.session, 1, true);
+        if (done.device_error && !cpu_only_) {
+            // A GPU failure (no device, out of memory, ...): the CPU reference takes over.
+            reportError(tr("Kernel %1 failed: %2. Using the CPU reference.")
+                            .arg(done.context.engine, done.error));
+            EngineStatus status;
+            status.requested = settings_.engine;
+            status.resolved = QStringLiteral("cpu");
+            status.message = tr("Kernel: cpu (%1 failed)").arg(done.context.engine);
+            status.detail = done.error;
+            emit engineStatusChanged(status);
+            cpu_only_ = true;
+            stream_->close();
+            preview_->close();
+            scheduleProcess();
+        } else {
+            reportError(tr("Frame %1: %2").arg(tag.index + 1).arg(done.error));
+        }
         return;
     }
-
-    // A large photo: its reduced copy by the CPU reference at once, the full resolution by the
-    // chosen engines in the background, shown when it is done unless settings changed.
-    exact_ = false;  // a save waits for the full resolution
-    FrameSpec quick = spec;
-    quick.image = proxy_;
-    quick.engine = spec.fallback;
-    quick.engine_name = QStringLiteral("cpu");
-    if (quick.equalizer != nullptr) quick.equalizer = registry_->find_equalizer("cpu");
-    FrameOutcome outcome = compute_frame(quick);
-    EngineStatus quick_status = status;
-    quick_status.resolved = QStringLiteral("cpu");
-    finishFrame(outcome, quick_status, ms_of(clock), true);
-    original_dirty_ = false;
-
-    spec.picture_factor = proxy_factor_;
-    spec.full_pictures = true;
-    // The original's pictures (an 8K one is 100 MB) until a full result has brought them.
-    spec.original_picture = full_original_dirty_;
-    const std::uint64_t generation = ++generation_;
-    background_->submit([this, spec, status, generation](const std::atomic<bool>& cancelled) {
-        QElapsedTimer job_clock;
-        job_clock.start();
-        FrameOutcome full = compute_frame(spec, &cancelled);
-        if (full.cancelled) return;
-        const double ms = ms_of(job_clock);
-        QMetaObject::invokeMethod(
-            this,
-            [this, full, status, generation, ms]() mutable {
-                if (generation == generation_) finishFrame(full, status, ms, false);
-            },
-            Qt::QueuedConnection);
-    });
-}
-
-void Controller::finishFrame(FrameOutcome& outcome, EngineStatus status, double total_ms,
-                             bool preview) {
-    if (!outcome.histogram_error.isEmpty()) {
-        if (outcome.histogram_failed) {
-            reportError(tr("Histogram (%1): %2").arg(status.resolved, outcome.histogram_error));
-            return;  // the previous result stays on screen
-        }
-        // A GPU failure (no device, out of memory, ...) falls back to the CPU reference.
-        reportError(tr("Kernel %1 failed: %2. Using the CPU reference for this frame.")
-                        .arg(status.resolved, outcome.histogram_error));
-        status.message = tr("Kernel: cpu (%1 failed)").arg(status.resolved);
-        status.detail = outcome.histogram_error;
-        status.resolved = QStringLiteral("cpu");
-        emit engineStatusChanged(status);
+    if (tag.preview && shown_generation_ >= tag.generation) return;  // the exact one came first
+    FrameResult out = results(*done.result, tag, done.context);
+    if (!tag.preview) {
+        shown_generation_ = tag.generation;
+        equalized_ = out.result;
     }
-    FrameResult& out = outcome.result;
-    out.preview = preview;
-    out.timing.preview = preview;
-    out.timing.frame = playback_->isOpen() ? playback_->frame() : -1;
-    out.source = source_;
-    out.result_factor = preview ? proxy_factor_ : 1;
-    if (!preview) {
-        equalized_ = outcome.equalized;
-        exact_ = true;
-        if (!out.original_full.isNull()) full_original_dirty_ = false;
-    }
-    // Equalization that cannot run for want of a reference is said in the plot and the status
-    // bar; a real failure is an error.
-    if (!outcome.equalize_error.isEmpty()) {
-        reportError(out.equalize_note);
-    } else {
-        last_error_.clear();
-        if (settings_.equalize.mode != EqualizeSettings::Mode::Off && !out.equalize_note.isEmpty())
-            emit notice(out.equalize_note);
-    }
-    emitFrame(out, total_ms);
-    if (exact_ && !pending_save_.isEmpty()) saveImage(std::exchange(pending_save_, QString()));
-}
-
-void Controller::emitFrame(FrameResult& out, double total_ms) {
+    if (!out.equalize_note.isEmpty() && settings_.equalize.mode != EqualizeSettings::Mode::Off)
+        emit notice(out.equalize_note);
     choice_->addThroughput(out.timing, out.original_histogram);
-    out.timing.dropped = playback_->dropped();
-    out.timing.total_ms = total_ms;
+    out.timing.dropped = playback_->isOpen() ? playback_->dropped() : 0;
     out.sequence = ++sequence_;
-    unshown_.fetch_add(1);
+    sent_.push_back({tag.session, out.tick, tag.source});
     emit frameReady(out);
     if (!opening_.isEmpty()) {
         opening_.clear();
         updateBusy();
     }
-}
-
-// --- playback on the frame stream
-
-bool Controller::submitToStream() {
-    EngineStatus status;
-    try {
-        const StreamPlan plan = plan_stream(source_->view(), settings_, *choice_, reference_.get(),
-                                            reference_generation_, status);
-        stream_->submit(plan, playback_->frame(), source_,
-                        [this](StreamedFrame& frame) { showStreamed(frame); });
-        status.message =
-            tr("%1, playing on the '%2' frame stream").arg(status.message, stream_->engineName());
-        emit engineStatusChanged(status);
-        return true;
-    } catch (const std::exception& e) {
-        reportError(tr("Playback stream: %1. Processing frame by frame.").arg(describe(e)));
-        closeStream();
-        return false;
+    if (!tag.preview && !pending_save_.isEmpty() && tag.generation == generation_) {
+        const QString path = std::exchange(pending_save_, QString());
+        if (settings_.equalize.mode == EqualizeSettings::Mode::Off)
+            saveNow(path, source_);
+        else if (equalized_)
+            saveNow(path, equalized_);
+        else
+            emit errorOccurred(tr("Nothing equalized to save: %1").arg(out.equalize_note));
     }
 }
 
-void Controller::showStreamed(StreamedFrame& frame) {
-    double total_ms = 0.0;
-    FrameOutcome outcome =
-        streamed_frame(frame.image, frame.result, settings_.bins, settings_.clipping,
-                       registry_->find(frame.result.histogram_engine), total_ms);
-    if (!outcome.equalize_error.isEmpty())
-        reportError(tr("Histogram of the equalized frame: %1").arg(outcome.equalize_error));
-    FrameResult& out = outcome.result;
-    out.timing.equalizer = qstr(stream_->equalizer());
-    out.timing.stream = stream_->engineName();
-    out.timing.frame = frame.index;
-    equalized_ = outcome.equalized;
-    emitFrame(out, total_ms);
-}
-
-void Controller::drainStream() {
-    try {
-        stream_->drain([this](StreamedFrame& frame) { showStreamed(frame); });
-    } catch (const std::exception& e) {
-        reportError(tr("Playback stream: %1").arg(describe(e)));
-        closeStream();
+void Controller::framesConsumed(quint64 session, qint64 tick, qint64 index, int count,
+                                int dropped) {
+    std::shared_ptr<const hs::Image> shown;
+    for (int i = 0; i < count && !sent_.empty(); ++i) {
+        shown = sent_.front().frame;
+        sent_.pop_front();
     }
-}
-
-void Controller::closeStream() {
-    stream_->close();
+    if (index >= 0 && session != 0 && session == playback_->session()) {
+        source_ = shown;  // the frame on screen: what a paused settings change computes again
+        playback_->presented(session, tick, index, dropped);
+    }
+    schedulePump();
 }
 
 // --- kernel comparison
 
 void Controller::runBenchmark(int runs) {
     pause();
-    background_->cancelAndWait();
+    // Engines are used by one thread at a time: nothing of the streams' may run meanwhile.
+    discardStreams();
     if (!source_) {
         emit errorOccurred(tr("Open an image before comparing kernels"));
         emit benchmarkFinished(false);

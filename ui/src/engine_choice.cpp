@@ -36,39 +36,6 @@ QVector<EngineInfo> list_equalizers(const hs::EngineRegistry& registry) {
     return infos(registry.equalizers());
 }
 
-FrameSpec EngineChoice::frameSpec(const std::shared_ptr<const hs::Image>& image,
-                                  const FrameSettings& settings,
-                                  const std::shared_ptr<const hs::Image>& reference,
-                                  EngineStatus& status) const {
-    FrameSpec spec;
-    spec.image = image;
-    spec.reference = reference;
-    spec.bins = settings.bins;
-    spec.equalize = settings.equalize;
-    spec.engine =
-        histogram(settings.engine, histogram_request(image->view(), settings.bins), status);
-    spec.engine_name = status.resolved;
-    spec.fallback = registry_.find("cpu");
-    spec.stretch_deep = settings.stretch_deep;
-    spec.clipping = settings.clipping;
-    if (settings.equalize.mode == EqualizeSettings::Mode::Off) return spec;
-    if (settings.equalize.mode == EqualizeSettings::Mode::Match) {
-        if (!reference)
-            spec.equalize_refused = QObject::tr("Match: choose a reference image (Reference...)");
-        else if (const QString problem = reference_problem(*image, *reference); !problem.isEmpty())
-            spec.equalize_refused = QObject::tr("Match: %1").arg(problem);
-        if (!spec.equalize_refused.isEmpty()) return spec;
-    }
-    try {
-        spec.equalizer =
-            equalizer(settings.equalizer,
-                      equalize_request(image->view(), settings.equalize, reference.get()));
-    } catch (const std::exception& e) {
-        spec.equalize_refused = describe(e);
-    }
-    return spec;
-}
-
 void EngineChoice::addThroughput(FrameTiming& timing, const HistogramData& h) {
     timing.histogram_ms = h.histogram_ms();
     if (timing.histogram_ms > 0.0) {

@@ -17,8 +17,6 @@
 
 namespace hs::ui {
 
-struct FrameSpec;
-
 // The registry's histogram engines and equalizers as the combos list them.
 QVector<EngineInfo> list_engines(const hs::EngineRegistry& registry);
 QVector<EngineInfo> list_equalizers(const hs::EngineRegistry& registry);
@@ -37,12 +35,6 @@ class EngineChoice {
                                    EngineStatus& status) const;
     hs::EqualizeEngine* equalizer(const QString& requested,
                                   const hs::EqualizeRequest& request) const;
-    // The computation of `image` with `settings` (and match mode's `reference`, may be null):
-    // its engines, or why equalization cannot run; `status` says which histogram engine.
-    FrameSpec frameSpec(const std::shared_ptr<const hs::Image>& image,
-                        const FrameSettings& settings,
-                        const std::shared_ptr<const hs::Image>& reference,
-                        EngineStatus& status) const;
 
     // GB/s of the device `engine` runs on, and that device in words; 0 when unknown.
     double readBandwidthGbs(const QString& engine, QString& device);

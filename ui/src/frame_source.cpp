@@ -36,15 +36,20 @@ class VideoSource final : public FrameSource {
 class RawSource final : public FrameSource {
   public:
     RawSource(const std::string& path, const hs::media::RawFormat& format, std::int64_t frames,
-              std::int64_t position)
-        : reader_(path, format), path_(path), frames_(frames) {
+              std::int64_t position, double fps)
+        : reader_(path, format), path_(path), frames_(frames), fps_(fps) {
+        if (live()) return;
         seek(position);
     }
-    std::int64_t frameCount() const override { return frames_; }
-    // Raw frames carry no rate: they play at the rate of PAL video.
-    double fps() const override { return 25.0; }
+    // Live input: a count known once it ends.
+    std::int64_t frameCount() const override { return live() && !ended_ ? 0 : frames_; }
+    // Raw frames carry no rate: the one the user gave.
+    double fps() const override { return fps_; }
+    bool seekable() const override { return !live(); }
     std::int64_t position() const override { return position_; }
     void seek(std::int64_t index) override {
+        if (live())
+            throw hs::InputError("standard input cannot seek: its frames are shown as they come");
         if (index < 0 || index > frames_ || !reader_.seek(index))
             throw hs::InputError("raw input '" + path_ + "' has no frame " + std::to_string(index) +
                                  ": it holds " + std::to_string(frames_) + " frames");
@@ -52,7 +57,7 @@ class RawSource final : public FrameSource {
     }
     Status read(hs::Image& out) override {
         const hs::media::RawFormat& f = reader_.format();
-        if (position_ >= frames_) return Status::End;
+        if (position_ >= frames_ && !live()) return Status::End;
         if (!f.matches(out.view()) || out.view().stride != out.view().row_bytes())
             out = hs::Image(f.width, f.height, f.channels, f.type, f.bit_depth);
         std::size_t got = 0;
@@ -64,26 +69,34 @@ class RawSource final : public FrameSource {
             static_cast<void>(reader_.seek(position_));  // the next frame from its start
             return Status::Failed;
         }
-        if (got == 0) {  // the file was cut short since it was opened
+        if (got == 0) {  // the end (of live input), or the file was cut short since it was opened
             frames_ = position_;
+            ended_ = true;
             return Status::End;
         }
         const std::int64_t index = position_++;
-        if (got < f.frame_bytes()) {  // cut short since it was opened: the end follows
-            failure_ = "the file ends inside it: " + std::to_string(got) + " of its " +
-                       std::to_string(f.frame_bytes()) + " bytes";
+        if (got < f.frame_bytes()) {  // cut short: the end follows
+            failure_ = (live() ? "standard input ended inside it: " : "the file ends inside it: ") +
+                       std::to_string(got) + " of its " + std::to_string(f.frame_bytes()) +
+                       " bytes";
             frames_ = index;
+            ended_ = true;
             return Status::Failed;
         }
+        if (live()) frames_ = position_;
         return Status::Ok;
     }
     std::string failure() const override { return failure_; }
 
   private:
+    bool live() const { return path_ == "-"; }
+
     hs::media::RawStreamReader reader_;
     std::string path_;
     std::int64_t frames_;
+    double fps_;
     std::int64_t position_ = 0;
+    bool ended_ = false;
     std::string failure_;
 };
 
@@ -94,8 +107,12 @@ std::unique_ptr<FrameSource> video_source(std::unique_ptr<hs::media::VideoReader
 }
 
 std::unique_ptr<FrameSource> raw_source(const std::string& path, const hs::media::RawFormat& format,
-                                        std::int64_t frames, std::int64_t position) {
-    return std::make_unique<RawSource>(path, format, frames, position);
+                                        std::int64_t frames, std::int64_t position, double fps) {
+    return std::make_unique<RawSource>(path, format, frames, position, fps);
+}
+
+std::unique_ptr<FrameSource> stdin_raw_source(const hs::media::RawFormat& format, double fps) {
+    return std::make_unique<RawSource>("-", format, 0, 0, fps);
 }
 
 }  // namespace hs::ui

@@ -1,10 +1,11 @@
 #include "frame_work.hpp"
 
-#include <QElapsedTimer>
 #include <QObject>
 #include <algorithm>
 #include <new>
+#include <string>
 
+#include "histoscope/core/display.hpp"
 #include "histoscope/core/error.hpp"
 #include "histoscope/core/histogram.hpp"
 #include "histoscope/core/stats.hpp"
@@ -25,30 +26,12 @@ hs::EqualizeMode core_mode(EqualizeSettings::Mode mode) {
     }
 }
 
-// The pictures of one image: reduced by the spec's factor, and at full resolution when asked.
-struct Pictures {
-    QImage shown, full, clipping;
-    QString note;
-};
+QImage shared_picture(const hs::Image& picture) {
+    return picture.empty() ? QImage() : picture_qimage(picture.view());
+}
 
-Pictures pictures_of(const hs::ImageView& image, const FrameSpec& spec) {
-    Pictures p;
-    const DisplayRange range =
-        spec.stretch_deep ? stretched_display_range(image) : full_display_range(image);
-    if (range != full_display_range(image))
-        p.note = QObject::tr("display %1..%2 of 0..%3 (view only)")
-                     .arg(range.lo)
-                     .arg(range.hi)
-                     .arg(image.max_value());
-    if (spec.picture_factor > 1) {
-        p.shown = to_qimage(downscale(image, spec.picture_factor).view(), range);
-        if (spec.full_pictures) p.full = to_qimage(image, range);
-    } else {
-        p.shown = to_qimage(image, range);
-    }
-    if (spec.clipping != 0)
-        p.clipping = clipping_overlay(image, spec.picture_factor, spec.clipping);
-    return p;
+QImage shared_mask(const hs::Image& mask) {
+    return mask.empty() ? QImage() : clipping_qimage(mask.view());
 }
 
 }  // namespace
@@ -106,47 +89,42 @@ hs::EqualizeRequest equalize_request(const hs::ImageView& image, const EqualizeS
     return eq;
 }
 
-HistogramData histogram_data(const hs::HistogramRequest& request,
-                             const std::vector<hs::ChannelHistogram>& channels,
-                             const QString& engine_name) {
+HistogramData histogram_from_values(const hs::ImageView& shape,
+                                    const std::vector<hs::ChannelHistogram>& values, int bins,
+                                    const QString& engine_name) {
+    const hs::HistogramRequest request = histogram_request(shape, bins);
+    const hs::HistogramSpec& spec = request.spec;
     HistogramData data;
     data.engine = engine_name;
-    data.bins = request.spec.bins;
-    data.lower = request.spec.lower;
-    data.upper = request.spec.upper;
-    data.pixels = request.image.pixel_count();
-    data.bytes = image_bytes(request.image);
-    // Statistics are exact from the full-resolution value histogram: the counts themselves
-    // when there is one bin per code value, otherwise a separate pass.
-    const std::uint32_t max_code = request.image.max_value();
-    const bool per_value = request.spec.bins == static_cast<int>(max_code) + 1;
-    for (const auto& channel : channels) {
+    data.bins = spec.bins;
+    data.lower = spec.lower;
+    data.upper = spec.upper;
+    data.pixels = shape.pixel_count();
+    data.bytes = image_bytes(shape);
+    const std::uint32_t max_code = shape.max_value();
+    // Every frame of a stream asks for the same table (65536 entries at 16 bits): made once.
+    thread_local std::pair<std::string, std::vector<std::int32_t>> table;
+    const std::string key = spec.describe() + "/" + std::to_string(max_code);
+    if (table.first != key) table = {key, hs::bin_table(spec, max_code)};
+    const std::vector<std::int32_t>& bin = table.second;
+    for (const auto& channel : values) {
         data.channel_names << qstr(hs::channel_name(channel.channel));
-        data.stats.push_back(per_value
-                                 ? hs::stats_from_values(channel.counts, max_code, request.spec)
-                                 : hs::compute_stats(request.image, channel.channel, request.spec));
-        data.counts.push_back(channel.counts);
+        data.stats.push_back(hs::stats_from_values(channel.counts, max_code, spec));
+        std::vector<std::uint64_t> counts(static_cast<std::size_t>(spec.bins), 0);
+        for (std::size_t v = 0; v < channel.counts.size() && v < bin.size(); ++v)
+            if (bin[v] >= 0) counts[static_cast<std::size_t>(bin[v])] += channel.counts[v];
+        data.counts.push_back(std::move(counts));
     }
     return data;
 }
 
-HistogramData histogram_of(hs::HistogramEngine& engine, const hs::HistogramRequest& request,
-                           const QString& engine_name) {
-    const hs::HistogramResult result = engine.compute(request);
-    HistogramData data = histogram_data(request, result.channels, engine_name);
-    data.total_ms = result.total_ms;
-    for (const auto& stage : result.stages)
-        data.stages.push_back({QString::fromStdString(stage.name), stage.ms});
-    return data;
-}
-
-QString reference_problem(const hs::Image& image, const hs::Image& reference) {
-    if (reference.bit_depth() == image.bit_depth()) return {};
+QString reference_problem(const hs::ImageView& image, const hs::Image& reference) {
+    if (reference.bit_depth() == image.bit_depth) return {};
     return QObject::tr(
                "the reference is %1-bit and this image %2-bit: a reference must have the "
                "image's depth")
         .arg(reference.bit_depth())
-        .arg(image.bit_depth());
+        .arg(image.bit_depth);
 }
 
 PreviewCopy preview_copy(const hs::Image& photo) {
@@ -154,136 +132,70 @@ PreviewCopy preview_copy(const hs::Image& photo) {
     constexpr int kPreviewSize = 2048;
     const int factor = (std::max(photo.width(), photo.height()) + kPreviewSize - 1) / kPreviewSize;
     if (factor <= 1) return {};
-    return {std::make_shared<hs::Image>(downscale(photo.view(), factor)), factor};
+    return {std::make_shared<hs::Image>(hs::downscale(photo.view(), factor)), factor};
 }
 
-FrameOutcome compute_frame(const FrameSpec& spec, const std::atomic<bool>* cancelled) {
-    FrameOutcome out;
-    auto stop = [&] {
-        out.cancelled = cancelled != nullptr && cancelled->load();
-        return out.cancelled;
-    };
-    FrameResult& r = out.result;
-    FrameTiming& timing = r.timing;
-    const hs::ImageView view = spec.image->view();
-    const hs::HistogramRequest request = histogram_request(view, spec.bins);
-
-    // 1. The original's histogram; the CPU reference when the engine fails.
-    hs::HistogramEngine* engine = spec.engine;
-    QString engine_name = spec.engine_name;
-    try {
-        r.original_histogram = histogram_of(*engine, request, engine_name);
-    } catch (const std::exception& e) {
-        out.histogram_error = describe(e);
-        if (spec.fallback == nullptr || spec.fallback == engine) {
-            out.histogram_failed = true;
-            return out;
-        }
-        engine = spec.fallback;
-        engine_name = qstr(engine->name());
-        try {
-            r.original_histogram = histogram_of(*engine, request, engine_name);
-        } catch (const std::exception& e2) {
-            out.histogram_error = describe(e2);
-            out.histogram_failed = true;
-            return out;
-        }
+FrameResult results(hs::FrameResult& r, const FrameTag& tag, const ResultContext& context) {
+    QElapsedTimer clock;
+    clock.start();
+    FrameResult out;
+    const hs::ImageView shape = tag.image->view();
+    out.preview = tag.preview;
+    out.session = tag.session;
+    out.tick = tag.tick;
+    out.original_histogram = histogram_from_values(shape, r.channels, context.bins, context.engine);
+    if (!r.equalized_channels.empty())
+        out.equalized_histogram =
+            histogram_from_values(shape, r.equalized_channels, context.bins, context.engine);
+    out.equalize_note = context.equalize_note;
+    if (r.pictures) {
+        const hs::FramePictures& p = *r.pictures;
+        out.factor = p.factor * tag.preview_factor;
+        out.original = shared_picture(p.original);
+        out.equalized = shared_picture(p.equalized);
+        out.original_clipping = shared_mask(p.original_clipping);
+        out.equalized_clipping = shared_mask(p.equalized_clipping);
+        if (p.original_range != hs::DisplayRange{0, shape.max_value()})
+            out.display_note = QObject::tr("display %1..%2 of 0..%3 (view only)")
+                                   .arg(p.original_range.lo)
+                                   .arg(p.original_range.hi)
+                                   .arg(shape.max_value());
     }
-    timing.engine = engine_name;
-    timing.bins = request.spec.bins;
-    for (const StageTiming& s : r.original_histogram.stages) timing.stages.push_back(s);
-    if (stop()) return out;
-
-    // 2. Equalization and the result's histogram.
-    if (spec.equalize.mode == EqualizeSettings::Mode::Off) {
-        r.equalize_note = QObject::tr("Equalization is off: choose a mode below");
-    } else if (!spec.equalize_refused.isEmpty()) {
-        r.equalize_note = spec.equalize_refused;
-    } else {
-        try {
-            const hs::EqualizeRequest eq =
-                equalize_request(view, spec.equalize, spec.reference.get());
-            hs::EqualizeResult result = spec.equalizer->equalize(eq);
-            timing.equalizer = qstr(spec.equalizer->name());
-            for (const auto& s : result.stages)
-                timing.stages.push_back({QString::fromStdString(s.name), s.ms});
-            auto equalized = std::make_shared<hs::Image>(std::move(result.image));
-            if (stop()) return out;
-            QElapsedTimer clock;
-            clock.start();
-            r.equalized_histogram =
-                histogram_of(*engine, histogram_request(equalized->view(), spec.bins), engine_name);
-            timing.stages.push_back({QStringLiteral("histogram (equalized)"), ms_of(clock)});
-            out.equalized = std::move(equalized);
-        } catch (const std::exception& e) {
-            out.equalize_error = describe(e);
-        }
+    out.source = tag.source;
+    if (!r.equalized.empty()) {
+        out.result = std::make_shared<const hs::Image>(std::move(r.equalized));
+        out.result_factor = tag.preview_factor;
     }
-    if (!out.equalize_error.isEmpty())
-        r.equalize_note = QObject::tr("Equalization: %1").arg(out.equalize_error);
-    if (stop()) return out;
 
-    // 3. The pictures.
-    if (spec.original_picture) {
-        Pictures p = pictures_of(view, spec);
-        r.original = std::move(p.shown);
-        r.original_full = std::move(p.full);
-        r.original_clipping = std::move(p.clipping);
-        r.display_note = p.note;
-    }
-    if (out.equalized) {
-        Pictures p = pictures_of(out.equalized->view(), spec);
-        r.equalized = std::move(p.shown);
-        r.equalized_full = std::move(p.full);
-        r.equalized_clipping = std::move(p.clipping);
-    }
-    r.result = out.equalized;
-    return out;
-}
-
-FrameOutcome streamed_frame(const std::shared_ptr<const hs::Image>& image, hs::FrameResult& result,
-                            int bins, unsigned clipping, hs::HistogramEngine* engine,
-                            double& total_ms) {
-    FrameOutcome outcome;
-    FrameResult& out = outcome.result;
     FrameTiming& timing = out.timing;
-    const hs::HistogramRequest request = histogram_request(image->view(), bins);
-    const QString engine_name = qstr(result.histogram_engine);
-    out.original_histogram = histogram_data(request, result.channels, engine_name);
-    for (const auto& st : result.stages)
-        out.original_histogram.stages.push_back({QString::fromStdString(st.name), st.ms});
-    out.original = to_qimage(image->view());
-    out.source = image;
-    if (clipping != 0) out.original_clipping = clipping_overlay(image->view(), 1, clipping);
-    timing.engine = engine_name;
-    timing.bins = request.spec.bins;
-    double total = 0.0, span = -1.0;
-    for (const auto& st : result.stages) {
-        timing.stages.push_back({QString::fromStdString(st.name), st.ms});
-        if (st.name == "gpu_total")
+    timing.engine = context.engine;
+    timing.equalizer = context.equalizer;
+    timing.stream = context.stream;
+    timing.bins = static_cast<int>(shape.max_value()) + 1;  // what the stream counted
+    timing.frame = tag.index;
+    timing.preview = tag.preview;
+    timing.read_ms = tag.read_ms;
+    if (tag.read_ms > 0.0) timing.stages.push_back({QStringLiteral("read"), tag.read_ms});
+    double sum = 0.0, span = -1.0;
+    for (const auto& st : r.stages) {
+        const QString name = QString::fromStdString(st.name);
+        if (st.name == "gpu_total") {
             span = st.ms;
-        else
-            total += st.ms;
-    }
-    total_ms = span >= 0.0 ? span : total;
-    if (result.equalized.empty()) return outcome;
-    auto equalized = std::make_shared<hs::Image>(std::move(result.equalized));
-    out.equalized = to_qimage(equalized->view());
-    if (clipping != 0) out.equalized_clipping = clipping_overlay(equalized->view(), 1, clipping);
-    if (engine != nullptr) {
-        try {
-            QElapsedTimer clock;
-            clock.start();
-            out.equalized_histogram =
-                histogram_of(*engine, histogram_request(equalized->view(), bins), engine_name);
-            timing.stages.push_back({QStringLiteral("histogram (equalized)"), ms_of(clock)});
-        } catch (const std::exception& e) {
-            outcome.equalize_error = describe(e);
+            continue;
         }
+        timing.stages.push_back({name, st.ms});
+        sum += st.ms;
+        if (st.name == "upload") timing.upload_ms = st.ms;
+        // The engine's own stages of the original's histogram, for its throughput.
+        if (st.name == "histogram")
+            out.original_histogram.stages.push_back({QStringLiteral("histogram"), st.ms});
     }
-    out.result = equalized;
-    outcome.equalized = std::move(equalized);
-    return outcome;
+    timing.stream_ms = span >= 0.0 ? span : sum;
+    out.original_histogram.total_ms = timing.stream_ms;
+    timing.results_ms = ms_of(clock);
+    timing.stages.push_back({QStringLiteral("results"), timing.results_ms});
+    timing.total_ms = timing.read_ms + timing.stream_ms + timing.results_ms;
+    return out;
 }
 
 }  // namespace hs::ui

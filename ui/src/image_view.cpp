@@ -11,6 +11,7 @@ namespace hs::ui {
 namespace {
 constexpr double kMinZoom = 0.02;
 constexpr double kMaxZoom = 64.0;
+constexpr double kMostUpscale = 1.25;
 
 // Grey squares behind transparent pixels, as image editors draw them.
 const QBrush& checkerboard() {
@@ -41,6 +42,24 @@ QSize ImageView::sizeHint() const {
 void ImageView::setSide(Side& side, const Picture& picture) {
     side.picture = picture;
     side.pixmap = picture.shown.isNull() ? QPixmap() : QPixmap::fromImage(picture.shown);
+    side.clipping = picture.clipping.isNull() ? QPixmap() : QPixmap::fromImage(picture.clipping);
+}
+
+int ImageView::displayFactor() const {
+    const double scale = zoom_ * devicePixelRatioF();  // screen pixels per image pixel
+    if (scale <= 0.0) return 1;
+    // Pictures drawn at most 1.25 times their size: a 1920-pixel frame in a 1000-pixel view
+    // comes as 960 pixels, not 1920 (four times the pixels to make, move and scale for a
+    // difference no one sees); zooming in for detail asks for more.
+    return std::max(1, static_cast<int>(std::floor(kMostUpscale / scale + 1e-9)));
+}
+
+void ImageView::zoomChangedTo(double zoom) {
+    emit zoomChanged(zoom);
+    if (const int f = displayFactor(); f != factor_) {
+        factor_ = f;
+        emit displayFactorChanged(f);
+    }
 }
 
 void ImageView::setImageSize(QSize size) {
@@ -128,7 +147,7 @@ void ImageView::fit() {
     if (size_.isEmpty()) return;
     zoom_ = fitZoom();
     center_ = QPointF(size_.width() / 2.0, size_.height() / 2.0);
-    emit zoomChanged(zoom_);
+    zoomChangedTo(zoom_);
     update();
 }
 
@@ -152,7 +171,7 @@ void ImageView::zoomAt(double factor, QPointF anchor) {
     zoom_ = z;
     center_ = image_point - (anchor - area.center()) / zoom_;
     fitted_ = false;
-    emit zoomChanged(zoom_);
+    zoomChangedTo(zoom_);
     update();
 }
 
@@ -179,18 +198,11 @@ void ImageView::drawSide(QPainter& p, const Side& side, const QRectF& target) co
         p.setBrushOrigin(target.topLeft());
         p.fillRect(visible, checkerboard());
     }
-    const double shown_scale = static_cast<double>(side.picture.shown.width()) / size_.width();
-    if (!side.picture.full.isNull() && zoom_ > shown_scale * 1.01) {
-        // Past the reduced picture's resolution: the visible part of the full one.
-        const QRectF source((visible.topLeft() - target.topLeft()) / zoom_, visible.size() / zoom_);
-        p.drawImage(visible, side.picture.full, source);
-    } else {
-        p.drawPixmap(target, side.pixmap, QRectF(side.pixmap.rect()));
-    }
-    if (clipping_visible_ && !side.picture.clipping.isNull()) {
+    p.drawPixmap(target, side.pixmap, QRectF(side.pixmap.rect()));
+    if (clipping_visible_ && !side.clipping.isNull()) {
         p.save();
         p.setRenderHint(QPainter::SmoothPixmapTransform, false);
-        p.drawImage(target, side.picture.clipping);
+        p.drawPixmap(target, side.clipping, QRectF(side.clipping.rect()));
         p.restore();
     }
 }
@@ -241,6 +253,7 @@ void ImageView::paintEvent(QPaintEvent*) {
         p.setPen(Qt::white);
         p.drawText(box, Qt::AlignCenter, text);
     }
+    emit painted();
 }
 
 void ImageView::resizeEvent(QResizeEvent* event) {

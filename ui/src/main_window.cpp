@@ -45,6 +45,7 @@
 #include "histoscope/ui/stats_model.hpp"
 #include "histoscope/ui/timing_model.hpp"
 #include "histoscope/ui/timing_panel.hpp"
+#include "presenter.hpp"
 
 namespace hs::ui {
 
@@ -86,7 +87,8 @@ MainWindow::MainWindow(Controller* controller, const QString& samples_dir, QWidg
       engine_label_(new QLabel(this)),
       media_label_(new QLabel(this)),
       busy_label_(new QLabel(this)),
-      busy_bar_(new QProgressBar(this)) {
+      busy_bar_(new QProgressBar(this)),
+      presenter_(new Presenter(controller->playbackClock(), this)) {
     setWindowTitle(tr("Histoscope"));
     setWindowIcon(QIcon(QStringLiteral(":/icons/histoscope.svg")));
     setAcceptDrops(true);
@@ -380,6 +382,9 @@ void MainWindow::buildMenus() {
 void MainWindow::connectController() {
     connect(this, &MainWindow::openRequested, controller_, &Controller::openFile);
     connect(this, &MainWindow::rawOpenRequested, controller_, &Controller::openRaw);
+    connect(this, &MainWindow::pixelPickerRequested, controller_, &Controller::setPixelPicker);
+    connect(image_view_, &ImageView::displayFactorChanged, controller_,
+            &Controller::setDisplayFactor);
     connect(this, &MainWindow::engineRequested, controller_, &Controller::setEngine);
     connect(this, &MainWindow::equalizerRequested, controller_, &Controller::setEqualizer);
     connect(this, &MainWindow::binsRequested, controller_, &Controller::setBins);
@@ -410,7 +415,13 @@ void MainWindow::connectController() {
             });
     connect(controller_, &Controller::mediaLoaded, this, &MainWindow::onMediaLoaded);
     connect(controller_, &Controller::loadFailed, this, &MainWindow::onLoadFailed);
-    connect(controller_, &Controller::frameReady, this, &MainWindow::onFrame);
+    // Results wait in the presenter for the clock; it hands them over to paint, and says what
+    // it took (the controller sends no more than it can hold).
+    connect(controller_, &Controller::frameReady, presenter_, &Presenter::push);
+    connect(presenter_, &Presenter::present, this, &MainWindow::onFrame);
+    connect(presenter_, &Presenter::consumed, controller_, &Controller::framesConsumed);
+    connect(image_view_, &ImageView::painted, presenter_, &Presenter::painted);
+    connect(presenter_, &Presenter::framePainted, this, &MainWindow::framePainted);
     connect(controller_, &Controller::engineStatusChanged, this, &MainWindow::onEngineStatus);
     connect(controller_, &Controller::playbackChanged, this, &MainWindow::onPlayback);
     connect(controller_, &Controller::referenceLoaded, this, [this](const QString& path) {
@@ -484,9 +495,9 @@ void MainWindow::openFile(const QString& path) {
     emit openRequested(path);
 }
 
-void MainWindow::openRawFile(const QString& path, const QString& format) {
+void MainWindow::openRawFile(const QString& path, const QString& format, double fps) {
     statusBar()->showMessage(tr("Opening %1 as %2...").arg(QFileInfo(path).fileName(), format));
-    emit rawOpenRequested(path, format);
+    emit rawOpenRequested(path, format, fps);
 }
 
 void MainWindow::askRawFormat(const QString& path) {
@@ -619,14 +630,19 @@ void MainWindow::onMediaLoaded(const MediaInfo& info) {
     current_path_ = info.path;
     last_error_.clear();
     controls_->setBitDepth(info.bit_depth);
-    setWindowTitle(tr("%1 - Histoscope").arg(QFileInfo(info.path).fileName()));
+    setWindowTitle(tr("%1 - Histoscope")
+                       .arg(info.live ? tr("standard input") : QFileInfo(info.path).fileName()));
     QString text = tr("%1  %2 x %3  %4 ch  %5-bit")
                        .arg(info.format)
                        .arg(info.width)
                        .arg(info.height)
                        .arg(info.channels)
                        .arg(info.bit_depth);
-    if (info.video) text += tr("  %1 frames at %2 fps").arg(info.frames).arg(info.fps, 0, 'f', 2);
+    if (info.live)
+        text += info.fps > 0.0 ? tr("  live at %1 fps").arg(info.fps, 0, 'f', 2)
+                               : tr("  live, frames shown as they come");
+    else if (info.video)
+        text += tr("  %1 frames at %2 fps").arg(info.frames).arg(info.fps, 0, 'f', 2);
     media_label_->setText(text);
     // "Opened" once something is shown (a large photo's decoding is not the end of it).
     if (!info.notes.isEmpty())
@@ -637,6 +653,8 @@ void MainWindow::onMediaLoaded(const MediaInfo& info) {
     for (QAction* a : media_actions_) a->setEnabled(true);
     for (QAction* a : video_actions_) a->setEnabled(info.video);
     video_bar_->setVisible(info.video);
+    // Live input cannot seek: its frames come once.
+    frame_slider_->setEnabled(!info.live);
     {
         const QSignalBlocker block(frame_slider_);
         frame_slider_->setRange(0, static_cast<int>(std::max<std::int64_t>(0, info.frames - 1)));
@@ -644,6 +662,7 @@ void MainWindow::onMediaLoaded(const MediaInfo& info) {
     }
     timing_model_->clear();
     if (compare_) compare_->close();
+    if (info.live) return;  // standard input cannot be opened again
     addRecent(info.path);
     if (!info.raw_format.isEmpty()) remember_raw_format(info.path, info.raw_format);
 }
@@ -658,8 +677,8 @@ void MainWindow::onLoadFailed(const QString& path, const QString& message) {
 }
 
 void MainWindow::onFrame(const FrameResult& result) {
-    image_view_->setOriginal({result.original, result.original_full, result.original_clipping});
-    image_view_->setEqualized({result.equalized, result.equalized_full, result.equalized_clipping});
+    image_view_->setOriginal({result.original, result.original_clipping});
+    image_view_->setEqualized({result.equalized, result.equalized_clipping});
     source_ = result.source;
     result_ = result.result;
     result_factor_ = result.result_factor;
@@ -684,21 +703,34 @@ void MainWindow::onFrame(const FrameResult& result) {
                 model->setChannelVisible(name, box->isChecked());
     histogram_model_->setHistogram(h);
     equalized_model_->setHistogram(result.equalized_histogram);
-    QStringList names = h.channel_names;
-    std::vector<hs::Stats> stats = h.stats;
+    // The text of the statistics and the timing panel costs more to lay out than the plots to
+    // draw: while a clip plays it follows at most ten times a second, and the last frame's
+    // when playback stops.
+    text_.pending = true;
+    text_.names = h.channel_names;
+    text_.stats = h.stats;
     const HistogramData& e = result.equalized_histogram;
     for (int c = 0; c < e.channel_names.size(); ++c) {
-        names << tr("%1 (eq)").arg(e.channel_names[c]);
-        stats.push_back(e.stats[static_cast<std::size_t>(c)]);
+        text_.names << tr("%1 (eq)").arg(e.channel_names[c]);
+        text_.stats.push_back(e.stats[static_cast<std::size_t>(c)]);
     }
-    stats_model_->setStats(names, stats);
-    timing_model_->add(result.timing);
+    text_.timing = result.timing;
+    constexpr qint64 kPlayingTextEveryMs = 100;
+    if (result.tick < 0 || !text_.clock.isValid() || text_.clock.elapsed() >= kPlayingTextEveryMs)
+        showText();
     if (announce_open_) {
         statusBar()->showMessage(tr("Opened %1").arg(current_path_), 8000);
         announce_open_ = false;
     }
     ++frames_shown_;
-    controller_->frameShown();
+}
+
+void MainWindow::showText() {
+    if (!text_.pending) return;
+    text_.pending = false;
+    text_.clock.start();
+    stats_model_->setStats(text_.names, text_.stats);
+    timing_model_->add(text_.timing);
 }
 
 void MainWindow::onEngineStatus(const EngineStatus& status) {
@@ -707,12 +739,20 @@ void MainWindow::onEngineStatus(const EngineStatus& status) {
 }
 
 void MainWindow::onPixelHovered(QPoint pixel, bool equalized_side) {
+    // The equalized samples come at full resolution only while they are read here.
+    const bool wanted = pixel.x() >= 0 && equalized_side;
+    if (wanted != picker_equalized_) {
+        picker_equalized_ = wanted;
+        emit pixelPickerRequested(wanted);
+    }
     if (pixel.x() < 0 || !source_) {
         statusBar()->clearMessage();
         return;
     }
     QString text = tr("x %1  y %2").arg(pixel.x()).arg(pixel.y());
-    if (equalized_side && result_) {
+    if (equalized_side && !result_) {
+        text += tr("  equalized: ...");
+    } else if (equalized_side) {
         // A preview's equalized samples are those of its reduced copy.
         const QString values =
             pixel_readout(result_->view(), pixel.x() / result_factor_, pixel.y() / result_factor_);
@@ -788,15 +828,27 @@ void MainWindow::showShortcuts() {
 
 void MainWindow::onPlayback(const PlaybackState& state) {
     playback_ = state;
+    presenter_->setSession(state.session);
+    if (!state.playing) showText();  // the frame playback stopped on, in full
     play_button_->setIcon(
         style()->standardIcon(state.playing ? QStyle::SP_MediaPause : QStyle::SP_MediaPlay));
     if (!frame_slider_->isSliderDown()) {
         const QSignalBlocker block(frame_slider_);
         frame_slider_->setValue(static_cast<int>(state.frame));
     }
-    // Frames count from 1 here, as players show them.
-    frame_label_->setText(
-        tr("Frame %1 / %2  dropped %3").arg(state.frame + 1).arg(state.frames).arg(state.dropped));
+    // Frames count from 1 here, as players show them; the drops by the stage that made them.
+    QString text = state.live ? tr("Frame %1 (live%2)")
+                                    .arg(state.frame + 1)
+                                    .arg(state.playing ? QString() : tr(", ended"))
+                              : tr("Frame %1 / %2").arg(state.frame + 1).arg(state.frames);
+    text += tr("  dropped %1").arg(state.dropped);
+    if (state.dropped > 0)
+        text += tr(" (read %1, stream %2, paint %3)")
+                    .arg(state.dropped_read)
+                    .arg(state.dropped_process)
+                    .arg(state.dropped_paint);
+    if (state.failed > 0) text += tr("  failed %1").arg(state.failed);
+    frame_label_->setText(text);
     if (frame_slider_->maximum() != static_cast<int>(std::max<std::int64_t>(0, state.frames - 1))) {
         const QSignalBlocker block(frame_slider_);
         frame_slider_->setMaximum(static_cast<int>(std::max<std::int64_t>(0, state.frames - 1)));

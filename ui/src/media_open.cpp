@@ -11,16 +11,29 @@ namespace hs::ui {
 
 namespace {
 
-void open_raw(OpenedMedia& opened, const std::string& file, const QString& raw_format) {
+void open_raw(OpenedMedia& opened, const std::string& file, const QString& raw_format, double fps) {
     const hs::media::RawFormat format = hs::media::parse_raw_format(raw_format.toStdString());
+    opened.info.format = QStringLiteral("Raw");
+    opened.info.raw_format = QString::fromStdString(hs::media::to_string(format));
+    if (file == "-") {
+        // Live: frames are shown as they arrive, the first one too (nothing waits for it here).
+        opened.frames = stdin_raw_source(format, fps);
+        opened.info.video = true;
+        opened.info.live = true;
+        opened.info.frames = 0;
+        opened.info.fps = fps;
+        opened.info.width = format.width;
+        opened.info.height = format.height;
+        opened.info.channels = format.channels;
+        opened.info.bit_depth = format.bit_depth;
+        return;
+    }
     // The size is checked (a whole number of frames) before anything is allocated.
     hs::media::RawFrame first = hs::media::read_raw_frame(file, format, 0);
     opened.first = std::move(first.image);
-    opened.info.format = QStringLiteral("Raw");
-    opened.info.raw_format = QString::fromStdString(hs::media::to_string(format));
     opened.info.frames = first.frames;
     if (first.frames > 1) {
-        opened.frames = raw_source(file, format, first.frames, 1);
+        opened.frames = raw_source(file, format, first.frames, 1, fps > 0.0 ? fps : kRawFps);
         opened.info.video = true;
         opened.info.fps = opened.frames->fps();
     }
@@ -42,12 +55,13 @@ void open_video(OpenedMedia& opened, const std::string& file) {
 
 }  // namespace
 
-OpenedMedia open_media(const QString& path, const QString& raw_format) {
+OpenedMedia open_media(const QString& path, const QString& raw_format, double fps) {
     const std::string file = path.toStdString();
     OpenedMedia opened;
     opened.info.path = path;
     if (!raw_format.isEmpty()) {
-        open_raw(opened, file, raw_format);
+        open_raw(opened, file, raw_format, fps);
+        if (opened.info.live) return opened;
     } else if (hs::media::probe(file) == hs::media::MediaKind::Video) {
         open_video(opened, file);
     } else {

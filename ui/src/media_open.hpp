@@ -14,15 +14,21 @@ namespace hs::ui {
 
 struct OpenedMedia {
     MediaInfo info;
-    hs::Image first;  // the photo, or the first frame
-    // The frames after the first, for playback; null for a photo and a raw file of one frame.
+    hs::Image first;  // the photo, or the first frame (empty for live input: none came yet)
+    // The frames after the first (every frame of live input), for playback; null for a photo
+    // and a raw file of one frame.
     std::unique_ptr<FrameSource> frames;
 };
 
+// The rate raw frames play at when none is given: PAL video's.
+inline constexpr double kRawFps = 25.0;
+
 // `raw_format` empty: a photo or a video, told by the file's content; else the raw frames of
-// that format ("WxHxC:u8|u16[:DEPTH]"). Throws hs::InputError (unreadable, corrupt, too large,
-// a raw size that is not a whole number of frames), hs::UsageError (a malformed raw format)
-// and std::bad_alloc.
-OpenedMedia open_media(const QString& path, const QString& raw_format = {});
+// that format ("WxHxC:u8|u16[:DEPTH]") from the file, or as they arrive on standard input for
+// path "-" (live), playing at `fps` frames per second (0: kRawFps for a file, as they come on
+// standard input; video plays at its container's rate). Throws hs::InputError (unreadable,
+// corrupt, too large, a raw size that is not a whole number of frames), hs::UsageError (a
+// malformed raw format) and std::bad_alloc.
+OpenedMedia open_media(const QString& path, const QString& raw_format = {}, double fps = 0.0);
 
 }  // namespace hs::ui

@@ -1,9 +1,8 @@
 #include "playback.hpp"
 
-#include <QTimer>
+#include <QMetaObject>
 #include <algorithm>
 #include <cmath>
-#include <exception>
 #include <limits>
 
 #include "frame_source.hpp"
@@ -11,36 +10,48 @@
 namespace hs::ui {
 
 namespace {
-constexpr qint64 kMaxSkipMs = 250;  // decoding frames to drop before one is shown anyway
-}
+constexpr auto kAlwaysShowEvery = std::chrono::milliseconds(250);
+constexpr int kMaxStepOver = 64;  // frames that cannot be read, stepped over in a row
+}  // namespace
 
-Playback::Playback(Sink sink, QObject* parent)
-    : QObject(parent), sink_(std::move(sink)), timer_(new QTimer(this)) {
-    timer_->setSingleShot(true);
-    timer_->setTimerType(Qt::PreciseTimer);
-    connect(timer_, &QTimer::timeout, this, &Playback::tick);
-}
+Playback::Playback(QObject* parent) : QObject(parent), clock_(std::make_shared<PlaybackClock>()) {}
 
 Playback::~Playback() = default;
 
-void Playback::open(std::unique_ptr<FrameSource> source) {
-    pause();
-    source_ = std::move(source);
-    index_ = 0;
-    frames_ = source_->frameCount();
-    fps_ = source_->fps() > 0.0 && std::isfinite(source_->fps()) ? source_->fps() : 25.0;
-    dropped_ = 0;
+void Playback::open(std::unique_ptr<FrameSource> source, std::int64_t shown) {
+    close();
+    live_ = !source->seekable();
+    frames_ = source->frameCount();
+    const double rate = source->fps();
+    fps_ = rate > 0.0 && std::isfinite(rate) ? rate : (live_ ? 0.0 : 25.0);
+    reader_ = std::make_unique<FrameReader>(std::move(source), clock_, [this] {
+        QMetaObject::invokeMethod(this, &Playback::frameAvailable, Qt::QueuedConnection);
+    });
+    reader_->setMemory(memory_);
+    shown_ = shown;
     at_end_ = false;
+    dropped_read_ = dropped_process_ = dropped_paint_ = failed_ = 0;
     emitState();
 }
 
 void Playback::close() {
     pause();
-    source_.reset();
-    frame_ = hs::Image();
-    index_ = 0;
+    reader_.reset();
+    clock_->stop();
+    shown_ = 0;
     frames_ = 0;
-    dropped_ = 0;
+    live_ = false;
+    wanted_.reset();
+    ++session_;
+}
+
+void Playback::setFrameMemory(std::shared_ptr<hs::HostMemory> memory) {
+    memory_ = std::move(memory);
+    if (reader_) reader_->setMemory(memory_);
+}
+
+std::int64_t Playback::dropped() const {
+    return dropped_read_ + dropped_process_ + dropped_paint_;
 }
 
 PlaybackState Playback::state() const {
@@ -48,15 +59,28 @@ PlaybackState Playback::state() const {
     s.video = isOpen();
     s.playing = playing_;
     s.loop = loop_;
-    s.frame = index_;
-    s.frames = std::max(frames_, isOpen() ? index_ + 1 : 0);
+    s.live = live_;
+    s.paced = paced_ && fps_ > 0.0;
+    s.session = session_;
+    s.frame = shown_;
+    s.frames = std::max(frames_, isOpen() ? shown_ + 1 : 0);
     s.fps = fps_;
-    s.dropped = dropped_;
+    s.dropped = dropped();
+    s.dropped_read = dropped_read_;
+    s.dropped_process = dropped_process_;
+    s.dropped_paint = dropped_paint_;
+    s.failed = failed_;
     return s;
 }
 
 void Playback::setLoop(bool on) {
     loop_ = on;
+    if (reader_) reader_->setLoop(on);
+    emitState();
+}
+
+void Playback::setPaced(bool paced) {
+    paced_ = paced;
     emitState();
 }
 
@@ -68,21 +92,35 @@ std::int64_t Playback::lastIndex() const {
     return frames_ > 0 ? frames_ - 1 : std::numeric_limits<std::int64_t>::max();
 }
 
+void Playback::startSession(std::int64_t from, bool continuous) {
+    ++session_;
+    handed_ = done_ = 0;
+    ended_ = false;
+    if (continuous)
+        clock_->reset(session_, fps_, paced_ && fps_ > 0.0);
+    else
+        clock_->stop();
+    last_handed_ = std::chrono::steady_clock::now();
+    reader_->start({session_, from, 0, continuous, continuous && loop_});
+}
+
 void Playback::play() {
-    if (!source_ || playing_) return;
-    if ((at_end_ || index_ >= lastIndex()) && !seek(0)) return;
+    if (!reader_ || playing_) return;
+    std::int64_t from = shown_ + 1;
+    if (!live_ && (at_end_ || shown_ >= lastIndex())) from = 0;
     playing_ = true;
     at_end_ = false;
-    start_frame_ = index_;
-    clock_.start();
-    schedule();
+    wanted_.reset();
+    startSession(std::max<std::int64_t>(from, 0), true);
     emitState();
 }
 
 void Playback::pause() {
     if (!playing_) return;
     playing_ = false;
-    timer_->stop();
+    reader_->stop();
+    ++session_;  // what is on its way is not shown: the frame shown stays
+    clock_->stop();
     emitState();
     emit stopped();
 }
@@ -108,134 +146,123 @@ void Playback::seekLater(std::int64_t index) {
             Qt::QueuedConnection);
 }
 
-bool Playback::seek(std::int64_t index) {
-    dropped_ = 0;
-    return source_ && showAt(index);
-}
-
-bool Playback::showAt(std::int64_t index) {
+void Playback::seek(std::int64_t index) {
+    if (!reader_ || live_) return;
+    dropped_read_ = dropped_process_ = dropped_paint_ = failed_ = 0;
     index = std::clamp<std::int64_t>(index, 0, lastIndex());
-    if (!decodeAt(index)) return false;
     at_end_ = false;
+    step_direction_ = 0;
     if (playing_) {
-        start_frame_ = index_;
-        clock_.start();
-        schedule();
+        wanted_.reset();
+        startSession(index, true);
+    } else {
+        wanted_ = index;
+        startSession(index, false);
     }
-    deliver();
-    return true;
-}
-
-bool Playback::step(std::int64_t delta) {
-    pause();
-    // A frame that fails to decode is stepped over (said by problem()), as playback drops it.
-    constexpr int kMaxStepOver = 64;
-    const std::int64_t direction = delta < 0 ? -1 : 1;
-    std::int64_t i = std::clamp<std::int64_t>(index_ + delta, 0, lastIndex());
-    for (int tries = 0; tries < kMaxStepOver && i >= 0 && i <= lastIndex(); ++tries, i += direction)
-        if (seek(i)) return true;
-    return false;
-}
-
-bool Playback::decodeAt(std::int64_t index) {
-    // A container that reports more frames than it holds ends early: the clip's real last
-    // frame is the one before, learned here.
-    for (; index >= 0; --index) {
-        try {
-            if (index != source_->position()) source_->seek(index);
-            switch (source_->read(frame_)) {
-                case FrameSource::Status::Ok:
-                    index_ = index;
-                    frames_ = std::max(frames_, index + 1);
-                    return true;
-                case FrameSource::Status::Failed:
-                    emit problem(unreadable(index));
-                    return false;
-                case FrameSource::Status::End:
-                    frames_ = index;
-                    break;
-            }
-        } catch (const std::exception& e) {
-            emit problem(QString::fromUtf8(e.what()));
-            return false;
-        }
-    }
-    return false;
-}
-
-QString Playback::unreadable(std::int64_t index) const {
-    const std::string why = source_->failure();
-    const QString frame = tr("Frame %1 could not be decoded").arg(index + 1);
-    return why.empty() ? frame : tr("%1 (%2)").arg(frame, QString::fromStdString(why));
-}
-
-void Playback::deliver() {
-    sink_(index_, frame_);
     emitState();
 }
 
-void Playback::schedule() {
-    if (!playing_) return;
-    const double next_ms = static_cast<double>(index_ + 1 - start_frame_) * 1000.0 / fps_;
-    const double wait = next_ms - static_cast<double>(clock_.nsecsElapsed()) / 1e6;
-    timer_->start(std::max(0, static_cast<int>(std::ceil(wait))));
+void Playback::step(std::int64_t delta) {
+    if (!reader_ || live_) return;
+    pause();
+    step_direction_ = delta < 0 ? -1 : 1;
+    step_tries_ = 0;
+    const std::int64_t index = std::clamp<std::int64_t>(shown_ + delta, 0, lastIndex());
+    wanted_ = index;
+    startSession(index, false);
 }
 
-void Playback::tick() {
-    if (!playing_ || !source_) return;
-    const auto due = start_frame_ + static_cast<std::int64_t>(std::floor(
-                                        static_cast<double>(clock_.nsecsElapsed()) / 1e9 * fps_));
-    if (due <= index_) {
-        schedule();
-        return;
-    }
-    if (ready_ && !ready_()) {  // the UI still draws: look again shortly
-        timer_->start(2);
-        return;
-    }
-    if (index_ >= lastIndex()) {
-        finish();
-        return;
-    }
-    const std::int64_t target = std::min(due, lastIndex());
-    QElapsedTimer skipping;
-    skipping.start();
-    std::int64_t decoded = -1;  // the latest frame decoded into frame_
-    bool ended = false;
-    while (source_->position() <= target) {
-        const std::int64_t at = source_->position();
-        const auto status = source_->read(frame_);
-        if (status == FrameSource::Status::End) {
-            frames_ = (decoded >= 0 ? decoded : index_) + 1;  // the clip ends here
-            ended = true;
-            break;
+std::optional<ReadFrame> Playback::next() {
+    while (reader_) {
+        std::optional<ReadFrame> f = reader_->pop();
+        if (!f) return std::nullopt;
+        if (f->session != session_) continue;
+        dropped_read_ += f->dropped_before;
+        frames_ = reader_->frameCount();
+        switch (f->kind) {
+            case ReadFrame::Kind::End:
+                if (!playing_ && wanted_) {
+                    // Past the real end of a clip that reports more frames than it holds: its
+                    // last frame.
+                    if (frames_ > 0 && *wanted_ >= frames_) {
+                        wanted_ = frames_ - 1;
+                        startSession(*wanted_, false);
+                    } else {
+                        wanted_.reset();
+                    }
+                    emitState();
+                    continue;
+                }
+                ended_ = true;
+                emitState();
+                finishIfDone();
+                continue;
+            case ReadFrame::Kind::Failed: {
+                ++failed_;
+                const QString frame = tr("Frame %1 could not be decoded").arg(f->index + 1);
+                emit problem(
+                    f->problem.empty()
+                        ? tr("%1: dropped").arg(frame)
+                        : tr("%1 (%2): dropped").arg(frame, QString::fromStdString(f->problem)));
+                if (!playing_ && wanted_) {
+                    const std::int64_t i = f->index + step_direction_;
+                    if (step_direction_ != 0 && ++step_tries_ < kMaxStepOver && i >= 0 &&
+                        i <= lastIndex()) {
+                        wanted_ = i;
+                        startSession(i, false);
+                    } else {
+                        wanted_.reset();
+                    }
+                }
+                emitState();
+                continue;
+            }
+            case ReadFrame::Kind::Frame:
+                break;
         }
-        if (status == FrameSource::Status::Ok)
-            decoded = at;
-        else
-            emit problem(tr("%1: dropped").arg(unreadable(at)));
-        if (skipping.elapsed() > kMaxSkipMs) break;
+        const auto now = std::chrono::steady_clock::now();
+        if (playing_ && !f->last && clock_->overtaken(session_, f->tick, now) &&
+            now - last_handed_ < kAlwaysShowEvery) {
+            ++dropped_process_;
+            continue;
+        }
+        ++handed_;
+        last_handed_ = now;
+        return f;
     }
-    if (decoded < 0) {
-        // Only frames that failed to decode: playback goes on (the next frame shown counts
-        // them as dropped), unless the clip ended.
-        if (ended)
-            finish();
-        else
-            schedule();
-        return;
-    }
-    dropped_ += std::max<std::int64_t>(0, decoded - index_ - 1);
-    index_ = decoded;
-    deliver();
-    schedule();
+    return std::nullopt;
 }
 
-void Playback::finish() {
-    if (loop_ && showAt(0)) return;  // which restarts the clock
+void Playback::presented(std::uint64_t session, std::int64_t tick, std::int64_t index,
+                         std::int64_t dropped) {
+    static_cast<void>(tick);  // the presenter started the clock with it
+    if (session != session_) return;
+    shown_ = index;
+    dropped_paint_ += dropped;
+    done_ += 1 + dropped;
+    if (!playing_) wanted_.reset();
+    emitState();
+    finishIfDone();
+}
+
+void Playback::lost(std::uint64_t session, std::int64_t count, bool failed) {
+    if (session != session_) return;
+    done_ += count;
+    if (failed) failed_ += count;
+    emitState();
+    finishIfDone();
+}
+
+void Playback::finishIfDone() {
+    if (!playing_ || !ended_ || done_ < handed_) return;
+    if (loop_ && !live_ && frames_ > 0) {  // turned on since the reader started
+        startSession(0, true);
+        return;
+    }
     playing_ = false;
     at_end_ = true;
-    timer_->stop();
+    ++session_;
+    clock_->stop();
     emitState();
     emit stopped();
 }

@@ -1,28 +1,30 @@
 #pragma once
-// Playback on the controller's thread: the clip's frame source (a video or a raw stream: see
-// frame_source.hpp), the clock, the frames dropped to stay on it, seeking, stepping and looping.
-// Every frame to show goes to the sink, which processes it before the next one is decoded.
+// Playback on the controller's thread, as a video player runs it: the clip's frame source read
+// on a reader thread (FrameReader) into a bounded queue, a clock (PlaybackClock) that the
+// presenter shows frames by, seeking, stepping and looping. The controller takes the frames to
+// process from next() when its frame stream has room, and the presenter reports each frame it
+// shows (presented()), which is what playback calls the frame shown.
 //
-// The frame due is the one the clock has reached since play started. A frame still being drawn
-// by the UI, or processing slower than the clip's rate, lets several fall due; they are decoded
-// and dropped (decoding goes on sequentially: a codec cannot skip to a frame without decoding
-// from a keyframe, which may be the clip's first). The frame due is never past the clip's last,
-// so the last frame is always shown; at the end playback stops there, or starts over when
-// looping. A machine that decodes slower than the clip's rate still shows a frame at least
-// every quarter second. Frames that fail to decode are dropped and reported once each through
-// problem(), never by stopping playback.
+// A frame is dropped only when the whole frame path is slower than the source, and counted by
+// the stage that dropped it: the reader (it was read more than a frame late), next() (the stream
+// took it more than a frame late) and the presenter (it was more than a frame late to be
+// painted, with a later one ready); a frame late by less is shown, and the path catches up. None of
+// them drops the clip's last frame, or a frame when none has passed for a quarter of a second. At
+// the end playback stops on the last frame shown, or starts over when looping. Frames that cannot
+// be read are reported through problem() and skipped, never by stopping playback. Each play, seek
+// or step starts a new session: what is still on its way of the one before is dropped by every
+// stage without being counted.
 
-#include <QElapsedTimer>
 #include <QObject>
+#include <QString>
+#include <chrono>
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <optional>
 
-#include "histoscope/core/image.hpp"
+#include "frame_reader.hpp"
 #include "histoscope/ui/types.hpp"
-
-class QTimer;
+#include "playback_clock.hpp"
 
 namespace hs::ui {
 
@@ -32,68 +34,92 @@ class Playback : public QObject {
     Q_OBJECT
 
   public:
-    // Receives each frame to show and its index; it may swap the frame's storage with its own.
-    using Sink = std::function<void(std::int64_t index, hs::Image& frame)>;
-
-    explicit Playback(Sink sink, QObject* parent = nullptr);
+    explicit Playback(QObject* parent = nullptr);
     ~Playback() override;
 
-    // Takes over `source`, whose first frame the caller has already read and shown. A source
-    // without a rate of its own plays at 25 fps.
-    void open(std::unique_ptr<FrameSource> source);
+    // Takes over `source`. `shown`: the frame the caller has already read and shown (-1 for
+    // live input, whose frames all come through the reader). A source without a rate of its
+    // own plays at 25 fps, live input as frames come unless it has one.
+    void open(std::unique_ptr<FrameSource> source, std::int64_t shown);
     void close();
-    bool isOpen() const { return source_ != nullptr; }
+    bool isOpen() const { return reader_ != nullptr; }
     bool playing() const { return playing_; }
-    std::int64_t frame() const { return index_; }
-    std::int64_t dropped() const { return dropped_; }
+    bool live() const { return live_; }
+    std::int64_t frame() const { return shown_; }
+    std::int64_t dropped() const;
+    std::uint64_t session() const { return session_; }
     PlaybackState state() const;
+    // The clock of the session playing; the presenter shows frames by it and starts it.
+    const std::shared_ptr<PlaybackClock>& clock() const { return clock_; }
 
-    // Whether the owner can take a frame now: false while the last one is still being drawn.
-    void setReady(std::function<bool()> ready) { ready_ = std::move(ready); }
+    // Where the reader allocates frames: the memory the frame stream reads fastest from.
+    void setFrameMemory(std::shared_ptr<hs::HostMemory> memory);
     void setLoop(bool on);
+    // false: every frame is processed and shown, as fast as the frame path goes (a benchmark
+    // of the path); true (default): frames are shown by the clock at the source's rate.
+    void setPaced(bool paced);
 
     void play();  // from the start when stopped at the end
     void pause();
     void toggle();  // plays or pauses
     // Shows frame `index` (clamped to the clip) and starts counting dropped frames anew; a
-    // playing clip goes on from there. False when the frame cannot be decoded (reported).
-    bool seek(std::int64_t index);
+    // playing clip goes on from there.
+    void seek(std::int64_t index);
     // seek() once the event loop runs; requests made meanwhile coalesce (a dragged slider sends
     // many: the latest wins).
     void seekLater(std::int64_t index);
-    // Pauses and shows the frame `delta` frames away.
-    bool step(std::int64_t delta);
+    // Pauses and shows the frame `delta` frames away (frames that cannot be read are stepped
+    // over).
+    void step(std::int64_t delta);
+
+    // The next frame for the frame stream, if one is ready: what the reader queued, less what
+    // belongs to an older session and what came too late (dropped here).
+    std::optional<ReadFrame> next();
+    // The presenter showed `tick` (frame `index`) of `session`, after dropping `dropped` results
+    // of it that fell due earlier.
+    void presented(std::uint64_t session, std::int64_t tick, std::int64_t index,
+                   std::int64_t dropped);
+    // `count` frames of `session` handed out by next() will not be presented: they `failed`,
+    // or were given up (new settings, new media).
+    void lost(std::uint64_t session, std::int64_t count, bool failed);
 
   signals:
     void stateChanged(const hs::ui::PlaybackState& state);
     void stopped();  // paused, or stopped at the end
     void problem(const QString& message);
+    // The reader queued something for next() (emitted on this object's thread).
+    void frameAvailable();
 
   private:
-    void tick();
-    void schedule();  // the timer for the next frame due
-    void finish();    // the clock passed the last frame: loop or stop
+    void startSession(std::int64_t from, bool continuous);
+    void finishIfDone();  // ended, and everything handed out is shown or lost: stop or loop
     std::int64_t lastIndex() const;
-    bool decodeAt(std::int64_t index);  // into frame_, index_ on success
-    bool showAt(std::int64_t index);    // decodes, restarts the clock when playing, delivers
-    void deliver();
-    QString unreadable(std::int64_t index) const;  // what problem() says of a frame
     void emitState();
 
-    Sink sink_;
-    std::function<bool()> ready_;
-    QTimer* timer_;
-    std::unique_ptr<FrameSource> source_;
-    hs::Image frame_;          // the frame last decoded (its storage reused from frame to frame)
-    std::int64_t index_ = 0;   // the frame last shown
-    std::int64_t frames_ = 0;  // as the container reports it, corrected when the clip ends early
+    std::shared_ptr<PlaybackClock> clock_;
+    std::unique_ptr<FrameReader> reader_;
+    std::shared_ptr<hs::HostMemory> memory_;
+    std::int64_t shown_ = 0;   // the frame last presented
+    std::int64_t frames_ = 0;  // as the source reports it, corrected when the clip ends early
     double fps_ = 25.0;
+    bool live_ = false;
     bool playing_ = false;
-    bool at_end_ = false;
+    bool paced_ = true;
     bool loop_ = false;
-    std::int64_t dropped_ = 0;
-    QElapsedTimer clock_;
-    std::int64_t start_frame_ = 0;  // the frame shown when the clock started
+    bool at_end_ = false;
+    std::uint64_t session_ = 0;
+    // The session's frames: handed out by next(), shown or lost since; the reader reached the
+    // end; the latest tick handed out.
+    std::int64_t handed_ = 0;
+    std::int64_t done_ = 0;
+    bool ended_ = false;
+    // A seek or step while paused: the frame asked for, the direction to step over frames that
+    // cannot be read, and how many were tried.
+    std::optional<std::int64_t> wanted_;
+    std::int64_t step_direction_ = 0;
+    int step_tries_ = 0;
+    std::int64_t dropped_read_ = 0, dropped_process_ = 0, dropped_paint_ = 0, failed_ = 0;
+    std::chrono::steady_clock::time_point last_handed_{};
     std::optional<std::int64_t> pending_seek_;
 };
 

@@ -1,75 +1,175 @@
 #include "stream_session.hpp"
 
+#include <stdexcept>
 #include <utility>
 
 #include "engine_choice.hpp"
-#include "frame_work.hpp"
+#include "histoscope/core/error.hpp"
 #include "histoscope/ui/controller.hpp"
 
 namespace hs::ui {
 
+namespace {
+
+// Whether a stream open for `a` computes `b` as it is (the results' context aside).
+bool same_stream(const StreamPlan& a, const StreamPlan& b) {
+    const hs::StreamConfig &x = a.config, &y = b.config;
+    if (!(x.format == y.format) || x.engine != y.engine || x.channels != y.channels ||
+        x.spec.describe() != y.spec.describe() || x.equalizer != y.equalizer ||
+        x.equalized_histograms != y.equalized_histograms ||
+        x.equalized_frame != y.equalized_frame || x.display != y.display ||
+        x.equalize.has_value() != y.equalize.has_value() || a.cpu_only != b.cpu_only ||
+        a.reference != b.reference)
+        return false;
+    if (!x.equalize) return true;
+    const hs::EqualizeRequest &e = *x.equalize, &f = *y.equalize;
+    return e.mode == f.mode && e.space == f.space && e.strength == f.strength && e.clip == f.clip &&
+           e.tiles_x == f.tiles_x && e.tiles_y == f.tiles_y;
+}
+
+}  // namespace
+
 StreamPlan plan_stream(const hs::ImageView& view, const FrameSettings& settings,
-                       const EngineChoice& choice, const hs::Image* reference,
-                       std::uint64_t reference_generation, EngineStatus& status) {
-    const hs::HistogramRequest request = histogram_request(view, settings.bins);
-    choice.histogram(settings.engine, request, status);
+                       const FrameOptions& options, const EngineChoice& choice,
+                       const hs::Image* reference, std::uint64_t reference_generation,
+                       EngineStatus& status) {
     StreamPlan plan;
+    plan.cpu_only = options.cpu_only;
+    plan.reference = reference_generation;
     hs::StreamConfig& config = plan.config;
     config.format = hs::FrameFormat::of(view);
+    // One bin per code value: the window's bins and the exact statistics are summed from it.
+    const hs::HistogramRequest request =
+        histogram_request(view, static_cast<int>(view.max_value()) + 1);
+    choice.histogram(options.cpu_only ? QStringLiteral("cpu") : settings.engine, request, status);
     config.engine = status.resolved.toStdString();
     config.channels = request.channels;
     config.spec = request.spec;
-    const bool equalizing = settings.equalize.mode != EqualizeSettings::Mode::Off;
-    plan.key = {
-        config.format.describe(), config.engine,       config.spec.describe(), {}, equalizing,
-        settings.equalize,        reference_generation};
-    if (equalizing) {
-        const hs::EqualizeRequest eq = equalize_request(view, settings.equalize, reference);
-        config.equalize = eq;
-        config.equalizer = std::string(choice.equalizer(settings.equalizer, eq)->name());
-        plan.key.equalizer = config.equalizer;
+    config.equalized_histograms = true;
+    config.equalized_frame = options.equalized_frame;
+    config.display =
+        hs::DisplaySpec{std::max(options.factor, 1), settings.stretch_deep, settings.clipping};
+    config.depth = 3;
+    plan.context.bins = settings.bins;
+    plan.context.engine = status.resolved;
+    const EqualizeSettings& eq = settings.equalize;
+    if (eq.mode == EqualizeSettings::Mode::Off) {
+        plan.context.equalize_note = QObject::tr("Equalization is off: choose a mode below");
+        return plan;
+    }
+    if (eq.mode == EqualizeSettings::Mode::Match) {
+        if (reference == nullptr) {
+            plan.context.equalize_note =
+                QObject::tr("Match: choose a reference image (Reference...)");
+            return plan;
+        }
+        if (const QString problem = reference_problem(view, *reference); !problem.isEmpty()) {
+            plan.context.equalize_note = QObject::tr("Match: %1").arg(problem);
+            return plan;
+        }
+    }
+    try {
+        const hs::EqualizeRequest request_eq = equalize_request(view, eq, reference);
+        hs::EqualizeEngine* equalizer = choice.equalizer(
+            options.cpu_only ? QStringLiteral("cpu") : settings.equalizer, request_eq);
+        config.equalize = request_eq;
+        config.equalizer = std::string(equalizer->name());
+    } catch (const std::exception& e) {
+        plan.context.equalize_note = QObject::tr("Equalization: %1").arg(describe(e));
     }
     return plan;
 }
 
-void StreamSession::submit(const StreamPlan& plan, std::int64_t index,
-                           std::shared_ptr<const hs::Image> image, const Show& show) {
-    const hs::StreamConfig& config = plan.config;
-    const StreamKey& key = plan.key;
-    if (stream_ && !(key == key_)) {
-        drain(show);
-        close();
-    }
-    if (!stream_) {
-        hs::StreamEngine& engine = hs::choose_stream_engine(registry_, config);
-        stream_ = engine.open(config);
-        key_ = key;
-        const std::string_view name = engine.name();
-        engine_name_ = QString::fromUtf8(name.data(), static_cast<qsizetype>(name.size()));
-    }
-    const hs::ImageView view = image->view();
-    in_flight_.emplace_back(index, std::move(image));
-    stream_->submit(view);
-    while (auto r = stream_->poll()) showReady({0, nullptr, std::move(*r)}, show);
+bool StreamSession::serves(const StreamPlan& plan) const {
+    return stream_ && same_stream(requested_, plan);
 }
 
-void StreamSession::drain(const Show& show) {
-    if (!stream_) return;
-    while (auto r = stream_->wait()) showReady({0, nullptr, std::move(*r)}, show);
+void StreamSession::configure(const StreamPlan& plan) {
+    if (serves(plan)) {
+        plan_.context = plan.context;  // the bins: the counts stay per code value
+        return;
+    }
+    if (!tags_.empty()) throw std::logic_error("StreamSession::configure with frames in flight");
+    hs::StreamEngine& engine = plan.cpu_only ? *registry_.find_stream_engine("cpu")
+                                             : hs::choose_stream_engine(registry_, plan.config);
+    const QString name = qstr(engine.name());
+    StreamPlan next = plan;
+    // The CPU stream has the equalized frame on the host anyway: handing it over costs nothing.
+    if (name == QLatin1String("cpu")) next.config.equalized_frame = true;
+    bool reconfigured = false;
+    if (stream_ && name == engine_name_ && next.config.format == plan_.config.format) {
+        try {
+            stream_->reconfigure(next.config);
+            reconfigured = true;
+        } catch (const hs::UnsupportedError&) {
+            // It cannot run these settings after all: opened anew below.
+        }
+    }
+    if (!reconfigured) {
+        close();
+        stream_ = engine.open(next.config);
+        stream_->set_ready_callback(ready_);
+        engine_ = &engine;
+        engine_name_ = name;
+    }
+    plan_ = std::move(next);
+    equalizer_name_ = qstr(stream_->equalizer());
+    requested_ = plan;
+}
+
+bool StreamSession::hasRoom() const {
+    return stream_ && tags_.size() < static_cast<std::size_t>(plan_.config.depth);
+}
+
+void StreamSession::submit(FrameTag tag) {
+    stream_->submit(tag.image);
+    last_ = tag.image;
+    tags_.push_back(std::move(tag));
+}
+
+void StreamSession::resubmit(FrameTag tag) {
+    stream_->resubmit();
+    tags_.push_back(std::move(tag));
+}
+
+std::optional<StreamSession::Done> StreamSession::take(bool wait) {
+    if (!stream_ || tags_.empty()) return std::nullopt;
+    Done done;
+    try {
+        std::optional<hs::FrameResult> r = wait ? stream_->wait() : stream_->poll();
+        if (!r) return std::nullopt;
+        done.result = std::move(*r);
+    } catch (const hs::DeviceError& e) {
+        done.error = describe(e);
+        done.device_error = true;
+    } catch (const std::exception& e) {
+        done.error = describe(e);
+    }
+    done.tag = std::move(tags_.front());
+    tags_.pop_front();
+    done.context = plan_.context;
+    done.context.stream = engine_name_;
+    done.context.equalizer = equalizer_name_;
+    return done;
+}
+
+std::deque<FrameTag> StreamSession::discard() {
+    if (stream_) stream_->discard();
+    return std::exchange(tags_, {});
 }
 
 void StreamSession::close() {
+    if (stream_) stream_->discard();
     stream_.reset();
-    key_ = {};
+    engine_ = nullptr;
     engine_name_.clear();
-    in_flight_.clear();
+    equalizer_name_.clear();
+    tags_.clear();
+    last_.reset();
 }
 
-void StreamSession::showReady(StreamedFrame frame, const Show& show) {
-    if (in_flight_.empty()) return;
-    std::tie(frame.index, frame.image) = std::move(in_flight_.front());
-    in_flight_.pop_front();
-    show(frame);
+std::shared_ptr<hs::HostMemory> StreamSession::frameMemory() const {
+    return engine_ != nullptr ? engine_->frame_memory() : nullptr;
 }
 
 }  // namespace hs::ui

@@ -1,81 +1,104 @@
 #pragma once
-// The frame stream of playback, on the controller's thread: while a clip plays, its frames go
-// through a frame stream of the registry (the GPU frame pipeline when it can run the settings:
-// the upload of one frame overlaps the kernels of another), several in flight. The stream is
-// opened for one set of settings (its key) and reopened when they change, after the frames in
-// flight have been shown with the settings they ran with.
+// The frame stream of the controller's frames, photos and video alike: a frame stream of the
+// registry (the GPU frame pipeline when it can run the settings, else the CPU one on a pool of
+// threads) that counts the histograms of the original and of the equalized frame, equalizes and
+// makes the pictures at the view's size, several frames in flight. It stays open while the
+// frames keep their format: new settings reconfigure it (once nothing is in flight), and a
+// photo's frame, already on the device, is computed again without a new upload (resubmit()).
+// Results come back in order, with the tag each frame was submitted with; the stream tells
+// when one is ready through the callback given at construction (from any thread).
 
 #include <QString>
 #include <cstdint>
 #include <deque>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
+#include "frame_work.hpp"
 #include "histoscope/core/engine.hpp"
 #include "histoscope/core/stream.hpp"
 #include "histoscope/ui/types.hpp"
 
 namespace hs::ui {
 
-// What a stream was opened with; another key reopens it.
-struct StreamKey {
-    std::string format, engine, spec, equalizer;
-    bool equalizing = false;
-    EqualizeSettings equalize;
-    std::uint64_t reference = 0;  // which reference image (match mode)
-    bool operator==(const StreamKey&) const = default;
-};
-
 class EngineChoice;
 struct FrameSettings;
 
-// What the stream of frames like `view` computed with `settings` is opened with, and its key;
-// `status` says which histogram engine. Throws when the equalizer cannot serve the settings.
+// How a frame is to be computed beyond the user's settings.
+struct FrameOptions {
+    int factor = 1;                // the pictures reduced by this much (the view's size)
+    bool equalized_frame = false;  // the full-resolution equalized frame too
+    bool cpu_only = false;         // the CPU frame stream and engines (after a GPU failure)
+};
+
+// The stream configuration for frames like `view` with `settings` and `options`, and what the
+// results are shown with; `status` says which histogram engine runs.
 struct StreamPlan {
     hs::StreamConfig config;
-    StreamKey key;
+    ResultContext context;
+    std::uint64_t reference = 0;  // which match reference image (its generation)
+    bool cpu_only = false;
 };
 StreamPlan plan_stream(const hs::ImageView& view, const FrameSettings& settings,
-                       const EngineChoice& choice, const hs::Image* reference,
-                       std::uint64_t reference_generation, EngineStatus& status);
+                       const FrameOptions& options, const EngineChoice& choice,
+                       const hs::Image* reference, std::uint64_t reference_generation,
+                       EngineStatus& status);
 
-// A frame back from the stream: its index, the decoded image it was computed from, the result.
-struct StreamedFrame {
-    std::int64_t index = 0;
-    std::shared_ptr<const hs::Image> image;
-    hs::FrameResult result;
+// What came back for a frame: its result, or why it failed (a DeviceError: the GPU failed),
+// and what it is shown with.
+struct StreamDone {
+    FrameTag tag;
+    std::optional<hs::FrameResult> result;
+    QString error;
+    bool device_error = false;
+    ResultContext context;
 };
 
 class StreamSession {
   public:
-    using Show = std::function<void(StreamedFrame&)>;
+    using Done = StreamDone;
 
-    explicit StreamSession(hs::EngineRegistry& registry) : registry_(registry) {}
+    StreamSession(hs::EngineRegistry& registry, std::function<void()> ready)
+        : registry_(registry), ready_(std::move(ready)) {}
 
-    // Queues frame `index` (the stream reads `image`) on the stream of `plan`,
-    // opening it first; shows, in frame order, every result that is ready. Throws when no
-    // stream can run the settings (the caller then computes the frame alone).
-    void submit(const StreamPlan& plan, std::int64_t index, std::shared_ptr<const hs::Image> image,
-                const Show& show);
-    // Shows every frame still in flight.
-    void drain(const Show& show);
+    // Opens, reconfigures or reopens the stream for `plan` (nothing may be in flight for a
+    // change: take(true) or discard() first). Throws when no stream can run it.
+    void configure(const StreamPlan& plan);
+    // Whether the stream open computes `plan` as it is (configure() would change nothing).
+    bool serves(const StreamPlan& plan) const;
+    bool isOpen() const { return stream_ != nullptr; }
+    // Whether a frame can be submitted without waiting for one in flight.
+    bool hasRoom() const;
+    std::size_t inFlight() const { return tags_.size(); }
+    // Queues `tag.image`; resubmit() queues the frame submitted last again (a GPU stream reads
+    // its device copy: no upload), when it is `tag.image`.
+    void submit(FrameTag tag);
+    bool holds(const std::shared_ptr<const hs::Image>& image) const {
+        return stream_ && last_ == image;
+    }
+    void resubmit(FrameTag tag);
+    // The oldest result when ready (wait: waits for it); nullopt when none.
+    std::optional<Done> take(bool wait = false);
+    // Forgets what is in flight (their tags come back through the return value, unfinished).
+    std::deque<FrameTag> discard();
     void close();
 
-    bool isOpen() const { return stream_ != nullptr; }
-    const QString& engineName() const { return engine_name_; }  // the stream engine
-    // The stream's equalizer (hs::FrameStream::equalizer() returns a new string each time).
-    std::string equalizer() const { return stream_ ? stream_->equalizer() : std::string(); }
+    const QString& engineName() const { return engine_name_; }
+    // Where frames are read fastest from (pinned host memory for the GPU stream), null: any.
+    std::shared_ptr<hs::HostMemory> frameMemory() const;
 
   private:
-    void showReady(StreamedFrame frame, const Show& show);
-
     hs::EngineRegistry& registry_;
+    std::function<void()> ready_;
     std::unique_ptr<hs::FrameStream> stream_;
-    StreamKey key_;
-    QString engine_name_;
-    // The frames in flight, oldest first.
-    std::deque<std::pair<std::int64_t, std::shared_ptr<const hs::Image>>> in_flight_;
+    hs::StreamEngine* engine_ = nullptr;
+    StreamPlan plan_;       // what the stream runs
+    StreamPlan requested_;  // what configure() was given for it
+    QString engine_name_, equalizer_name_;
+    std::deque<FrameTag> tags_;              // in flight, oldest first
+    std::shared_ptr<const hs::Image> last_;  // the frame submitted last
 };
 
 }  // namespace hs::ui

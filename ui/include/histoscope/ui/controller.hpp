@@ -1,19 +1,24 @@
 #pragma once
-// The controller owns the engine registry, the loaded media and the frame pipeline (histogram
-// of the original, equalization, histogram of the result, statistics, timing). It lives on a
+// The controller owns the engine registry, the loaded media and the frame path. It lives on a
 // worker thread (see Worker); widgets reach it only through queued signals and receive value
 // types back, so the UI thread never waits for a decoder or an engine.
 //
+// Every frame, a photo's or a video's, goes through one frame stream (StreamSession: the GPU
+// frame pipeline when it can run the settings, else the CPU one), which counts the histograms,
+// equalizes and makes the pictures at the view's size; results come back in order and leave as
+// frameReady() for the window's presenter, which paints them when the playback clock says (a
+// photo's at once). Video is read on its own thread (Playback's reader) into a bounded queue;
+// this thread moves frames from that queue into the stream while it has room and the presenter
+// is not too far behind (back-pressure from the paint all the way to the reader), so the
+// stages of consecutive frames overlap and nothing waits for a paint.
+//
 // Requests coalesce: a settings change marks the frame dirty and posts one process() call;
 // changes that arrive before it runs are folded into it, so the latest settings win and a
-// moving slider never builds a queue. A photo larger than a screen is computed at once on a
-// reduced copy (a preview, by the CPU reference) and at full resolution on a background thread
-// (Background), whose result replaces the preview unless settings changed meanwhile; a busy
-// signal says while work is pending. Video plays on this thread through Playback (clock,
-// dropped frames, seeking, looping); while a video plays, its frames go through a frame stream
-// (StreamSession) and each result is shown as it comes back; pausing waits for the frames in
-// flight. Which engines run is EngineChoice's (the registry's "auto", as in the CLI); the
-// kernel comparison is benchmark_runner's.
+// moving slider never builds a queue. A photo's frame is computed again from the copy the stream
+// holds (on a GPU, without a new upload). A large photo on the CPU stream is first computed on a
+// reduced copy (a preview) while its full resolution follows. Which engines run is
+// EngineChoice's (the registry's "auto", as in the CLI); the kernel comparison is
+// benchmark_runner's.
 
 #include <QObject>
 #include <QString>
@@ -21,24 +26,23 @@
 #include <QVector>
 #include <atomic>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <string>
 
 #include "histoscope/core/engine.hpp"
 #include "histoscope/core/image.hpp"
-#include "histoscope/core/stream.hpp"
 #include "histoscope/ui/types.hpp"
 
 namespace hs::ui {
 
-class Background;
 class EngineChoice;
 class Playback;
+class PlaybackClock;
 class StreamSession;
-struct FrameOutcome;
-struct FrameSpec;
-struct StreamedFrame;
+struct ReadFrame;
+struct StreamDone;
 
 // What the user chose: the settings every frame is computed with.
 struct FrameSettings {
@@ -76,20 +80,15 @@ class Controller : public QObject {
     // clearCancel() before requesting a new one.
     void requestCancel() { cancel_.store(true); }
     void clearCancel() { cancel_.store(false); }
-    // Thread-safe: the UI has drawn a frameReady() result. Video playback skips frames while
-    // the UI still has one to draw, so results never queue up in the UI thread.
-    void frameShown() {
-        int pending = unshown_.load();
-        while (pending > 0 && !unshown_.compare_exchange_weak(pending, pending - 1)) {
-        }
-    }
+    // The clock playback shows frames by (the presenter's), made once with the controller.
+    std::shared_ptr<PlaybackClock> playbackClock() const;
 
   public slots:
     void listEngines();
     void openFile(const QString& path);
     // Raw frames of `format` ("WxHxC:u8|u16[:DEPTH]", the CLI's --raw): one frame shows like a
-    // photo, several play like a video.
-    void openRaw(const QString& path, const QString& format);
+    // photo, several play like a video at `fps` (0: 25 fps); path "-": standard input, live.
+    void openRaw(const QString& path, const QString& format, double fps = 0.0);
     void setEngine(const QString& name);     // "auto" or a registry name
     void setEqualizer(const QString& name);  // "auto" or a registry equalizer name
     void setBins(int bins);
@@ -97,18 +96,29 @@ class Controller : public QObject {
     // How pictures are shown: deep images over a stretched display range; the clipping
     // overlays of these channels (bit 0 R or gray, 1 G, 2 B; 0 for none).
     void setDisplay(bool stretch_deep, unsigned clipping);
+    // The pictures reduced by `factor` for the view's size and zoom (1: full resolution).
+    void setDisplayFactor(int factor);
+    // The window reads the equalized samples under the pointer: results carry the
+    // full-resolution equalized frame while this is on (a GPU otherwise downloads only the
+    // pictures).
+    void setPixelPicker(bool equalized_samples);
     // The image that match mode matches; one of another depth than the image is refused and
     // the last good one stays.
     void setReference(const QString& path);
-    // Writes the equalized image (the original when equalization is off); for a large photo,
-    // once its full resolution is computed.
+    // Writes the equalized image (the original when equalization is off) at the input's depth,
+    // once the result of the settings sent before is there.
     void saveImage(const QString& path);
     void play();
     void pause();
     void togglePlay();
     void setLoop(bool on);
+    // false: play every frame as fast as the frame path goes (its throughput), not by the clock.
+    void setPaced(bool paced);
     void step(int frames);    // pauses; +1 next frame, -1 previous frame
     void seek(qint64 frame);  // from 0; a playing clip goes on from there
+    // The presenter took `count` results (playback session `session`): the last shown (its
+    // `tick` and frame `index`; -1: none), `dropped` of them overtaken on the clock.
+    void framesConsumed(quint64 session, qint64 tick, qint64 index, int count, int dropped);
     // The host's read bandwidth (the CPU engines' roofline) as measured before on this
     // machine; without one it is measured when first needed.
     void setHostBandwidth(double gbs);
@@ -142,20 +152,19 @@ class Controller : public QObject {
     void benchmarkFinished(bool cancelled);
 
   private:
-    void open(const QString& path, const QString& raw_format);
+    void open(const QString& path, const QString& raw_format, double fps);
     void scheduleProcess();
+    // A photo's frame, or the paused video frame shown, computed again with the settings.
     void process();
-    void showFrame(hs::Image& frame);  // a video frame from playback
-    // Reports what failed and emits the result.
-    void finishFrame(FrameOutcome& outcome, EngineStatus status, double total_ms, bool preview);
-    // Playback: queues the frame in source_ on the frame stream and shows the results that are
-    // ready; false when no stream can run, and the frame is processed alone.
-    bool submitToStream();
-    void showStreamed(StreamedFrame& frame);
-    void drainStream();  // shows every frame still in flight
-    void closeStream();
-    // The common tail of a frame: throughput, bandwidth, sequence, frameReady().
-    void emitFrame(FrameResult& out, double total_ms);
+    void schedulePump();
+    // Playback: takes the results that are ready, then moves frames from the reader into the
+    // stream while it has room and the presenter keeps up.
+    void pump();
+    void submitPlayed(ReadFrame& frame);
+    void collect();
+    void deliver(StreamDone& done);
+    void discardStreams();  // forgets the frames in flight (a pause, a seek, new media)
+    void saveNow(const QString& path, const std::shared_ptr<const hs::Image>& image);
     void reportError(const QString& message);
     void updateBusy();
 
@@ -163,37 +172,44 @@ class Controller : public QObject {
     ControllerOptions options_;
     std::unique_ptr<EngineChoice> choice_;
 
-    // The media: the photo or the current video frame, a large photo's reduced copy, the result.
-    std::shared_ptr<hs::Image> source_;
+    // The media: the photo or the video frame shown, a large photo's reduced copy.
+    std::shared_ptr<const hs::Image> source_;
     std::shared_ptr<const hs::Image> proxy_;
     int proxy_factor_ = 1;
-    std::shared_ptr<const hs::Image> equalized_;
     QString path_;
+    MediaInfo media_;
     Playback* playback_;
     std::shared_ptr<const hs::Image> reference_;
     std::uint64_t reference_generation_ = 0;  // counts the references loaded
 
     FrameSettings settings_;
+    int display_factor_ = 1;
+    bool picker_equalized_ = false;
+    bool cpu_only_ = false;  // a GPU engine failed on this media: the CPU stream and reference
 
-    // Pipeline state.
+    std::unique_ptr<StreamSession> stream_;   // every frame
+    std::unique_ptr<StreamSession> preview_;  // a large photo's reduced copy (CPU stream)
+    // Results sent to the presenter and not yet taken, with their frames (the one shown last
+    // becomes source_ when playback stops).
+    struct Sent {
+        std::uint64_t session = 0;
+        std::int64_t tick = -1;
+        std::shared_ptr<const hs::Image> frame;
+    };
+    std::deque<Sent> sent_;
+
     bool process_posted_ = false;
-    bool original_dirty_ = true;
-    bool full_original_dirty_ = true;  // a large photo's full-resolution original is not shown
+    bool pump_posted_ = false;
     std::uint64_t sequence_ = 0;
+    std::uint64_t generation_ = 0;        // settings computed (each process() is one)
+    std::uint64_t shown_generation_ = 0;  // of the last full (not preview) result
     QString last_error_;
-
-    // The background work of large photos: the settings generation its result must match.
-    Background* background_;
-    std::uint64_t generation_ = 0;
-    bool exact_ = true;     // the result shown is not a preview
-    QString pending_save_;  // saved once it is
+    std::shared_ptr<const hs::Image> equalized_;  // the last full result's, when it came
+    QString pending_save_;  // saved once the equalized frame of the current settings is there
     QString opening_;       // the file being opened
     QString busy_;          // what busyChanged() last said
 
-    std::unique_ptr<StreamSession> stream_;  // playback's frame stream
-
     std::atomic<bool> cancel_{false};
-    std::atomic<int> unshown_{0};
 };
 
 }  // namespace hs::ui

@@ -4,8 +4,8 @@
 // (drag). Without an equalized image it shows the original alone. Transparent pixels show a
 // checkerboard; the clipping overlays are drawn over the pictures when shown; a note (preview,
 // display range) sits in the bottom-left corner. Coordinates are the image's full-resolution
-// pixels even when a large photo is shown from a reduced picture; zooming in past the reduced
-// picture's resolution draws the full-resolution one.
+// pixels: the pictures come reduced by a whole factor to about the size they are drawn at
+// (displayFactor(): the frame stream makes them so), and are scaled to the image's size.
 
 #include <QImage>
 #include <QPixmap>
@@ -19,11 +19,10 @@ class ImageView : public QWidget {
 
   public:
     enum class Compare { Split, SideBySide };
-    // What one side shows: `shown` (a large photo's is reduced), the full-resolution picture
-    // when `shown` is reduced (may be null until it is computed), the clipping overlay at
-    // `shown`'s size (null: none).
+    // What one side shows: the picture (reduced by a whole factor, or at full resolution) and
+    // the clipping overlay at its size (null: none).
     struct Picture {
-        QImage shown, full, clipping;
+        QImage shown, clipping;
     };
 
     explicit ImageView(QWidget* parent = nullptr);
@@ -44,6 +43,9 @@ class ImageView : public QWidget {
     double split() const { return split_; }  // 0..1 of the image width
     double zoom() const { return zoom_; }    // displayed pixels per image pixel
     bool fitted() const { return fitted_; }
+    // The whole factor pictures are best reduced by for the zoom: the largest that keeps them
+    // drawn at no more than 1.25 times their size (1: full resolution).
+    int displayFactor() const;
     // The image pixel under widget point `pos` ((-1, -1) off the image) and whether it lies on
     // the equalized side.
     QPoint pixelAt(QPointF pos, bool* equalized_side = nullptr) const;
@@ -64,6 +66,9 @@ class ImageView : public QWidget {
     // The pixel under the mouse (full-resolution coordinates), or (-1, -1) when it leaves the
     // image.
     void pixelHovered(QPoint pixel, bool equalized_side);
+    void displayFactorChanged(int factor);
+    // A paint of the widget ended.
+    void painted();
 
   protected:
     void paintEvent(QPaintEvent* event) override;
@@ -78,7 +83,7 @@ class ImageView : public QWidget {
   private:
     struct Side {
         Picture picture;
-        QPixmap pixmap;  // of picture.shown, for fast drawing
+        QPixmap pixmap, clipping;  // of the picture and its overlay, for fast drawing
     };
     bool comparing() const { return !equalized_.picture.shown.isNull(); }
     QRectF pane(int index) const;                // widget area of pane 0 (or 1, side by side)
@@ -86,6 +91,7 @@ class ImageView : public QWidget {
     double fitZoom() const;
     double dividerX() const;
     void zoomAt(double factor, QPointF anchor);
+    void zoomChangedTo(double zoom);  // says so, and the display factor when it changes
     void drawSide(QPainter& p, const Side& side, const QRectF& target) const;
     void drawLabel(QPainter& p, const QRectF& area, const QString& text, bool right) const;
     static void setSide(Side& side, const Picture& picture);
@@ -97,6 +103,7 @@ class ImageView : public QWidget {
     double zoom_ = 1.0;
     QPointF center_;  // image coordinate shown at the centre of each pane
     bool fitted_ = true;
+    int factor_ = 1;  // the display factor last said
     bool clipping_visible_ = false;
     QString note_;
     enum class Drag { None, Pan, Divider } drag_ = Drag::None;

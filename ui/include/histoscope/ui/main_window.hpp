@@ -4,8 +4,10 @@
 // controls, the statistics and the live timing on the right. It draws and forwards intent to
 // the Controller (queued signals) and shows the value results that come back.
 
+#include <QElapsedTimer>
 #include <QMainWindow>
 #include <QPointer>
+#include <vector>
 
 #include "histoscope/ui/types.hpp"
 
@@ -34,6 +36,8 @@ class RawDialog;
 class StatsModel;
 class TimingModel;
 class TimingPanel;
+
+class Presenter;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -71,7 +75,8 @@ class MainWindow : public QMainWindow {
     // or .bin file) after asking for its format.
     void openFile(const QString& path);
     // Raw frames of `format` (the CLI's --raw: "WxHxC:u8|u16[:DEPTH]").
-    void openRawFile(const QString& path, const QString& format);
+    // Several frames play at `fps` frames per second (0: 25); path "-": standard input, live.
+    void openRawFile(const QString& path, const QString& format, double fps = 0.0);
     // The Open Raw dialog for `path` (window-modal, not blocking).
     void askRawFormat(const QString& path);
     void openCompareDialog();
@@ -81,7 +86,12 @@ class MainWindow : public QMainWindow {
 
   signals:
     void openRequested(const QString& path);
-    void rawOpenRequested(const QString& path, const QString& format);
+    void rawOpenRequested(const QString& path, const QString& format, double fps);
+    // The pointer reads the equalized image's samples (or stopped reading them).
+    void pixelPickerRequested(bool equalized_samples);
+    // A frame's result was painted: its timing, and how long the window's update and the paint
+    // took (the paint stage of the frame path).
+    void framePainted(const hs::ui::FrameTiming& timing, double paint_ms);
     void engineRequested(const QString& name);
     void equalizerRequested(const QString& name);
     void binsRequested(int bins);
@@ -113,6 +123,7 @@ class MainWindow : public QMainWindow {
     void onLoadFailed(const QString& path, const QString& message);
     void onFrame(const FrameResult& result);
     void onEngineStatus(const EngineStatus& status);
+    void showText();  // the statistics and timing of the last frame shown, when not shown yet
     void onPlayback(const PlaybackState& state);
     void onPixelHovered(QPoint pixel, bool equalized_side);
     void onEqualizeChanged(const EqualizeSettings& settings);
@@ -157,6 +168,7 @@ class MainWindow : public QMainWindow {
     QLabel* media_label_;
     QLabel* busy_label_;
     QProgressBar* busy_bar_;
+    Presenter* presenter_;
     QMenu* recent_menu_ = nullptr;
     QAction* play_action_ = nullptr;
     QAction* loop_action_ = nullptr;
@@ -175,6 +187,16 @@ class MainWindow : public QMainWindow {
     std::shared_ptr<const hs::Image> source_;
     std::shared_ptr<const hs::Image> result_;
     int result_factor_ = 1;
+    bool picker_equalized_ = false;  // what pixelPickerRequested() said last
+    // The statistics and timing of the last frame shown, and when they were last put in their
+    // models (see onFrame()).
+    struct Text {
+        bool pending = false;
+        QStringList names;
+        std::vector<hs::Stats> stats;
+        FrameTiming timing;
+        QElapsedTimer clock;
+    } text_;
     EqualizeSettings sent_equalize_;  // what the controller last got
     bool has_reference_ = false;      // the controller holds a match reference
     bool announce_open_ = false;

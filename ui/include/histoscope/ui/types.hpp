@@ -28,7 +28,8 @@ struct MediaInfo {
     int channels = 0;
     int bit_depth = 8;
     std::int64_t frames = 1;  // video: as the container reports it; raw: as the size holds
-    double fps = 0.0;         // video only (raw frames play at 25 fps)
+    double fps = 0.0;         // video and raw streams: the rate they play at (0: as they come)
+    bool live = false;        // raw frames on standard input: no count, no seeking
     QStringList notes;
 };
 
@@ -82,9 +83,10 @@ struct FrameTiming {
     QString engine;     // histogram engine that ran
     QString equalizer;  // equalization engine that ran (empty when equalization is off)
     int bins = 0;
-    // Stages in pipeline order: the histogram engine's (e.g. upload, histogram, download),
-    // the equalizer's (e.g. lut, apply or to_planes, equalize, to_image), the equalized
-    // image's histogram, the statistics.
+    // Stages in pipeline order: reading the frame (playback), the frame stream's (a GPU's:
+    // upload, histogram, lut, apply, histogram (equalized), pictures, download; the CPU's:
+    // histogram, equalize, histogram (equalized), pictures), then "results" (the histograms,
+    // statistics and pictures made ready for the window on the controller's thread).
     QVector<StageTiming> stages;
     double histogram_ms = 0.0;  // the original's histogram stage (what Gpix/s is based on)
     double total_ms = 0.0;      // the whole frame on the worker thread
@@ -95,8 +97,15 @@ struct FrameTiming {
     QString bandwidth_device;         // "GPU", "CPU (N threads)"
     std::int64_t frame = -1;          // video frame number, -1 for a photo
     bool preview = false;             // of a large photo's reduced copy
-    QString stream;                   // playback: the frame stream engine ("gpu", "cpu")
+    QString stream;                   // the frame stream engine ("gpu", "cpu")
     std::int64_t dropped = 0;         // video: frames dropped so far
+    // The frame path's own stages in milliseconds: reading (decoding) the frame (playback),
+    // the frame stream's device span (a GPU's, upload to download; else its stages' sum), and
+    // making the results ready for the window.
+    double read_ms = 0.0;
+    double upload_ms = 0.0;
+    double stream_ms = 0.0;
+    double results_ms = 0.0;
 };
 
 // Everything the window shows for one frame (a photo, a video frame, or a settings change).
@@ -104,35 +113,52 @@ struct FrameResult {
     std::uint64_t sequence = 0;  // increases with every result
     // Computed on a reduced copy of a large photo, at once; the exact result follows.
     bool preview = false;
-    QImage original;   // null when unchanged since the last result
+    // The pictures as the frame stream made them (histoscope/core/display.hpp): the frame
+    // reduced by `factor` for the view's size (each pixel the rounded mean of the block it
+    // stands for), 8 bits per sample over its display range, ready to paint (RGB32, ARGB32
+    // premultiplied with alpha, or Grayscale8).
+    QImage original;
     QImage equalized;  // null when equalization is off or failed
-    // A large photo's pictures above are reduced to about the screen's size; these are the
-    // full-resolution ones to zoom into (null otherwise, and in a preview).
-    QImage original_full;
-    QImage equalized_full;
-    // Clipping overlays at the size of the pictures above; null when the overlay is off.
+    int factor = 1;    // of the full-resolution frame's pixels per picture pixel, each way
+    // Clipping overlays at the size of the pictures (transparent, blue, red); null when off.
     QImage original_clipping;
     QImage equalized_clipping;
     QString display_note;   // how deep data is stretched for viewing, when it is
     QString equalize_note;  // why there is no equalized picture, when there is none
-    // The samples under the pixel picker: the original's at full resolution, the equalized
-    // ones reduced by `result_factor` in a preview.
+    // The samples under the pixel picker, at full resolution, when the window asked for them
+    // (Controller::setPixelPicker); null otherwise. `result_factor` > 1: `result` is the
+    // equalized reduced copy of a preview.
     std::shared_ptr<const hs::Image> source;
     std::shared_ptr<const hs::Image> result;
     int result_factor = 1;
     HistogramData original_histogram;
     HistogramData equalized_histogram;  // empty when equalization is off
     FrameTiming timing;
+    // Playback: the play session it belongs to and its place on that session's clock (the
+    // presenter shows it when it falls due); tick -1: show it at once (photos, paused frames).
+    std::uint64_t session = 0;
+    std::int64_t tick = -1;
 };
 
 struct PlaybackState {
     bool video = false;
     bool playing = false;
     bool loop = false;
-    std::int64_t frame = 0;   // the frame shown, from 0
-    std::int64_t frames = 0;  // as the container reports it, corrected where the clip ends early
+    bool live = false;          // standard input: frames as they arrive, no seeking
+    bool paced = true;          // frames shown by the clock (false: as fast as they come)
+    std::uint64_t session = 0;  // the play session now (a play, a seek or a step starts one)
+    std::int64_t frame = 0;     // the frame shown, from 0
+    std::int64_t frames = 0;    // as the container reports it, corrected where the clip ends early
     double fps = 0.0;
-    std::int64_t dropped = 0;  // frames skipped to keep up with the clock since the last seek
+    // Frames skipped to keep up with the clock since the last seek, in all and by the stage
+    // that dropped them: the reader (read after a later frame fell due), the frame stream's
+    // submission (taken from the reader's queue late), the presenter (ready, but a later one
+    // fell due before it could be painted).
+    std::int64_t dropped = 0;
+    std::int64_t dropped_read = 0;
+    std::int64_t dropped_process = 0;
+    std::int64_t dropped_paint = 0;
+    std::int64_t failed = 0;  // frames that could not be read or processed, since the last seek
 };
 
 // The kernel comparison's context and rows: core's benchmark types (histoscope/core/bench.hpp),

@@ -1,0 +1,249 @@
+#include "frame_reader.hpp"
+
+#include <exception>
+#include <utility>
+#include <vector>
+
+#include "frame_source.hpp"
+
+namespace hs::ui {
+
+namespace {
+constexpr auto kAlwaysShowEvery = std::chrono::milliseconds(250);
+
+double ms_between(PlaybackClock::Clock::time_point a, PlaybackClock::Clock::time_point b) {
+    return std::chrono::duration<double, std::milli>(b - a).count();
+}
+}  // namespace
+
+// Buffers of the last frame format, reused once no stage holds them: a frame handed out is a
+// shared_ptr whose deleter gives its buffer back (while the pool lives, and while the buffer
+// still fits what the pool makes).
+class FramePool : public std::enable_shared_from_this<FramePool> {
+  public:
+    void setMemory(std::shared_ptr<hs::HostMemory> memory) {
+        const std::lock_guard lock(mutex_);
+        if (memory == memory_) return;
+        memory_ = std::move(memory);
+        free_.clear();
+    }
+
+    // A buffer for the next frame: of the last format seen, in the pool's memory (empty before
+    // the first frame: the source then allocates it).
+    hs::Image take() {
+        const std::lock_guard lock(mutex_);
+        if (!free_.empty()) {
+            hs::Image image = std::move(free_.back());
+            free_.pop_back();
+            return image;
+        }
+        if (!format_) return {};
+        return hs::Image(*format_, memory_);
+    }
+
+    std::shared_ptr<const hs::Image> share(hs::Image image) {
+        {
+            const std::lock_guard lock(mutex_);
+            format_ = hs::FrameFormat::of(image.view());
+        }
+        auto* raw = new hs::Image(std::move(image));
+        return {raw, [pool = weak_from_this()](hs::Image* done) {
+                    if (const std::shared_ptr<FramePool> p = pool.lock()) p->give(std::move(*done));
+                    delete done;
+                }};
+    }
+
+  private:
+    void give(hs::Image image) {
+        const std::lock_guard lock(mutex_);
+        // Kept only while it is what take() would make; a handful is all a pipeline holds.
+        constexpr std::size_t kMostFree = 16;
+        if (!format_ || !(hs::FrameFormat::of(image.view()) == *format_) ||
+            image.memory() != memory_.get() || free_.size() >= kMostFree)
+            return;
+        free_.push_back(std::move(image));
+    }
+
+    std::mutex mutex_;
+    std::shared_ptr<hs::HostMemory> memory_;
+    std::optional<hs::FrameFormat> format_;
+    std::vector<hs::Image> free_;
+};
+
+FrameReader::FrameReader(std::unique_ptr<FrameSource> source,
+                         std::shared_ptr<const PlaybackClock> clock, std::function<void()> notify,
+                         std::size_t capacity)
+    : source_(std::move(source)),
+      clock_(std::move(clock)),
+      notify_(std::move(notify)),
+      pool_(std::make_shared<FramePool>()),
+      capacity_(std::max<std::size_t>(capacity, 1)),
+      fps_(source_->fps()),
+      seekable_(source_->seekable()),
+      frames_(source_->frameCount()) {
+    thread_ = std::thread([this] { run(); });
+}
+
+FrameReader::~FrameReader() {
+    {
+        const std::lock_guard lock(mutex_);
+        quit_ = true;
+        job_.reset();
+        ++job_serial_;
+    }
+    wake_.notify_all();
+    thread_.join();
+}
+
+void FrameReader::setMemory(std::shared_ptr<hs::HostMemory> memory) {
+    pool_->setMemory(std::move(memory));
+}
+
+void FrameReader::start(const Job& job) {
+    {
+        const std::lock_guard lock(mutex_);
+        job_ = job;
+        ++job_serial_;
+        queue_.clear();
+    }
+    wake_.notify_all();
+}
+
+void FrameReader::stop() {
+    {
+        const std::lock_guard lock(mutex_);
+        job_.reset();
+        ++job_serial_;
+        queue_.clear();
+    }
+    wake_.notify_all();
+}
+
+void FrameReader::setLoop(bool on) {
+    const std::lock_guard lock(mutex_);
+    if (job_) job_->loop = on && job_->continuous;
+}
+
+std::optional<ReadFrame> FrameReader::pop() {
+    std::optional<ReadFrame> out;
+    {
+        const std::lock_guard lock(mutex_);
+        if (queue_.empty()) return std::nullopt;
+        out = std::move(queue_.front());
+        queue_.pop_front();
+    }
+    wake_.notify_all();  // room in the queue
+    return out;
+}
+
+std::int64_t FrameReader::frameCount() const {
+    const std::lock_guard lock(mutex_);
+    return frames_;
+}
+
+ReadFrame FrameReader::readOne(std::int64_t index, int& status) {
+    ReadFrame f;
+    f.index = index;
+    const auto start = PlaybackClock::Clock::now();
+    try {
+        // Live input goes on where it is: its frames come once, in order.
+        if (seekable_ && source_->position() != index) source_->seek(index);
+        f.index = source_->position();
+        hs::Image image = pool_->take();
+        switch (source_->read(image)) {
+            case FrameSource::Status::Ok:
+                status = 0;
+                f.image = pool_->share(std::move(image));
+                break;
+            case FrameSource::Status::Failed:
+                status = 1;
+                f.kind = ReadFrame::Kind::Failed;
+                f.problem = source_->failure();
+                break;
+            case FrameSource::Status::End:
+                status = 2;
+                f.kind = ReadFrame::Kind::End;
+                break;
+        }
+    } catch (const std::exception& e) {
+        status = 1;
+        f.kind = ReadFrame::Kind::Failed;
+        f.problem = e.what();
+    }
+    f.read_ms = ms_between(start, PlaybackClock::Clock::now());
+    return f;
+}
+
+void FrameReader::run() {
+    std::unique_lock lock(mutex_);
+    // Per job: the next frame and tick, the frame dropped last (shown after all when the source
+    // ends right after it), what was dropped since the last frame queued, when that was.
+    std::uint64_t serial = 0;
+    Job job;
+    std::optional<ReadFrame> held;
+    std::int64_t dropped = 0;
+    PlaybackClock::Clock::time_point last_queued{};
+    for (;;) {
+        wake_.wait(lock, [&] { return quit_ || (job_ && queue_.size() < capacity_); });
+        if (quit_) return;
+        if (serial != job_serial_) {
+            serial = job_serial_;
+            job = *job_;
+            held.reset();
+            dropped = 0;
+            last_queued = PlaybackClock::Clock::now();
+        }
+        lock.unlock();
+        int status = 0;
+        ReadFrame f = readOne(job.from, status);
+        job.from = f.index;
+        f.session = job.session;
+        f.tick = job.tick;
+        const auto now = PlaybackClock::Clock::now();
+        lock.lock();
+        if (serial != job_serial_) continue;  // replaced meanwhile: read for nobody
+        if (status == 2) {
+            frames_ = job.from;  // the source's real end
+            if (job.continuous && job_->loop && job.from > 0 && seekable_) {
+                job.from = 0;  // the tick goes on
+                continue;
+            }
+            if (held) {  // the last frame was dropped: it is shown after all
+                held->dropped_before = dropped - 1;
+                held->last = true;
+                queue_.push_back(std::move(*held));
+                held.reset();
+            }
+            f.index = job.from;
+            queue_.push_back(std::move(f));
+            job_.reset();
+        } else {
+            if (status == 0) {
+                // The last frame as far as the source knows (none when it does not say).
+                f.last = frames_ > 0 && job.from + 1 >= frames_;
+                if (frames_ > 0) frames_ = std::max(frames_, job.from + 1);
+            }
+            ++job.from;
+            ++job.tick;
+            const bool drop = status == 0 && job.continuous && !f.last &&
+                              clock_->overtaken(f.session, f.tick, now) &&
+                              now - last_queued < kAlwaysShowEvery;
+            if (drop) {
+                held = std::move(f);
+                ++dropped;
+                continue;
+            }
+            held.reset();
+            f.dropped_before = dropped;
+            dropped = 0;
+            last_queued = now;
+            queue_.push_back(std::move(f));
+            if (!job.continuous) job_.reset();
+        }
+        lock.unlock();
+        if (notify_) notify_();
+        lock.lock();
+    }
+}
+
+}  // namespace hs::ui
