@@ -25,9 +25,11 @@
 #                                 development machine: there is no Qt here); runs ctest -L ui,
 #                                 then the scripted run (histoscope --screenshot) on the 4K
 #                                 photo decoded to a raw frame (or INPUT: histoscope's arguments)
-#                                 with Compare Kernels of every engine, and on the 4K clip decoded
-#                                 to a raw stream with --screenshot-play; PNGs of the windows and
-#                                 of Compare Kernels to the output folder
+#                                 with its re-renders and Compare Kernels of every engine, on the
+#                                 4K clip decoded to a raw stream with --screenshot-play, and on
+#                                 synthetic 4K60, 8K30 and 16-bit 4K60 streams (600 frames by the
+#                                 clock and unpaced) and an 8K photo's re-renders; PNGs of the
+#                                 windows and of Compare Kernels to the output folder
 #
 # Logs and JSON go to ${OUT:-out}/ (at most 8 files: the runner returns no more). Environment:
 # HS_JOBS (build jobs, default 16), HS_TEST_JOBS (GPU tests at once, default 8),
@@ -202,9 +204,10 @@ cmd_gui() {
     stage "ctest -L ui (gui-host build, bundled Qt, offscreen)" gui-ctest.log \
         ctest --test-dir "$bld" -L ui --output-on-failure
     if [ ${#input[@]} -gt 0 ]; then
-        stage "histoscope --screenshot --screenshot-compare ${input[*]}" gui-screenshot.log \
-            "$bld/app/histoscope" --screenshot "$out/gui-window.png" \
-            --screenshot-compare "$out/gui-compare.png" --screenshot-timeout 300 "${input[@]}"
+        stage "histoscope --screenshot --screenshot-rerender --screenshot-compare ${input[*]}" \
+            gui-screenshot.log "$bld/app/histoscope" --screenshot "$out/gui-window.png" \
+            --screenshot-rerender --screenshot-compare "$out/gui-compare.png" \
+            --screenshot-timeout 300 "${input[@]}"
         stage "Compare Kernels ran and verified every engine" gui-screenshot.log \
             all_engines_ran "$out/gui-screenshot.log"
     else
@@ -219,11 +222,36 @@ cmd_gui() {
         record "the 4K clip as raw frames: not decoded (see gui-environment.txt)" \
             gui-environment.txt 1 0
     fi
-    rm -rf "$raw"
+    # The playback targets: 600 frames of synthetic 4K at 60 fps, 8K at 30 fps and 16-bit 4K
+    # at 60 fps, by the clock and unpaced; the 8K photo's re-renders (their PNGs stay here).
+    local synth scratch name rate f
+    synth="$(mktemp -d)" scratch="$(mktemp -d)"
+    stage "write the synthetic streams and the 8K photo (Python numpy)" gui-environment.txt \
+        python3 "$tools" synth-streams "$root/resources/samples" "$synth"
+    for s in pan_4k:60 pan_8k:30 pan_4k_16bit:60; do
+        name="${s%%:*}" rate="${s##*:}"
+        f="$(find "$synth" -name "$name.*.raw" | head -n 1)"
+        [ -n "$f" ] || continue
+        stage "histoscope --screenshot-play 600 frames of $name at $rate fps, by the clock" \
+            gui-screenshot.log "$bld/app/histoscope" --screenshot "$scratch/$name.png" \
+            --screenshot-play --screenshot-frames 600 --screenshot-timeout 200 \
+            --raw "$(raw_format "$f")" --fps "$rate" "$f"
+        stage "histoscope --screenshot-play 600 frames of $name, unpaced" gui-screenshot.log \
+            "$bld/app/histoscope" --screenshot "$scratch/$name-unpaced.png" --screenshot-play \
+            --screenshot-unpaced --screenshot-frames 600 --screenshot-timeout 200 \
+            --raw "$(raw_format "$f")" "$f"
+    done
+    f="$(find "$synth" -name 'photo_8k.*.raw' | head -n 1)"
+    if [ -n "$f" ]; then
+        stage "histoscope --screenshot-rerender (the 8K photo as a raw frame)" gui-screenshot.log \
+            "$bld/app/histoscope" --screenshot "$scratch/photo_8k.png" --screenshot-rerender \
+            --screenshot-timeout 200 --raw "$(raw_format "$f")" "$f"
+    fi
+    rm -rf "$raw" "$synth" "$scratch"
     echo
     echo "================ gpu.sh gui summary ================"
     grep -E "tests passed|tests failed|Disabled" "$out/gui-ctest.log" | sed "s/^/gui-ctest.log: /" || true
-    grep -E "^compare: |^played: |^wrote " "$out/gui-screenshot.log" |
+    grep -E "^compare: |^played: |^stages |^photo: |^rerender: |^wrote " "$out/gui-screenshot.log" |
         sed "s/^/gui-screenshot.log: /" || true
     printf '%s\n' "${summary[@]}" | tee "$out/gui-summary.txt"
     return "$failed"
@@ -303,11 +331,14 @@ cmd_check() {
     export HS_RAW_PHOTOS="$raw" HS_RAW_CLIPS="$raw"
 
     # Every engine of the matrix on small and 4K inputs and at the most bins and channels it
-    # claims; the frame pipeline's odd, 16-bit and 4-channel frames; lane-private's tiny shapes
-    # and 16-bit counts; packed's one-value warps.
+    # claims; the frame pipeline's odd, 16-bit and 4-channel frames, its pictures (display
+    # kernels) and its resubmitted frames; lane-private's tiny shapes and 16-bit counts; packed's
+    # one-value warps.
     local filter="GpuEngines/GpuEngineMatrix.ServesThePlainCase/*:GpuEngines/GpuEngineMatrix.FourK/*"
     filter+=":GpuEngines/GpuEngineMatrix.LargestConfigurationItClaims/*"
     filter+=":GpuPipeline.OddShapesSixteenBitAndFourChannels:GpuPipeline.EqualizationAloneAndStrengthZero"
+    filter+=":GpuPipeline.PicturesAndEqualizedHistogramsEqualTheReference"
+    filter+=":GpuPipeline.ReconfigureAndResubmitTheFrameOnTheDevice"
     filter+=":LanePrivateGpu.CountsCross65535PerBinAndTinyShapes:PackedGpu.Small"
     local sanitizer="$cuda_bin/compute-sanitizer" timeout_s="${HS_SANITIZER_TIMEOUT:-300}"
     beside "compute-sanitizer memcheck" sanitizer.log timeout "$timeout_s" "$sanitizer" \

@@ -7,6 +7,10 @@
                                    little-endian), which the GPU tests read from $HS_RAW_PHOTOS /
                                    $HS_RAW_CLIPS; --tiled adds the 256 MiB gray tilings of
                                    scripts/gpu/cases.tsv
+  synth-streams SAMPLES OUT        raw streams of the desktop application's playback targets, from
+                                   fruits_4k.jpg panned and brightened frame by frame: 4K 8-bit
+                                   RGB (30 frames), 8K 8-bit RGB (16), 4K 16-bit RGB (30), and the
+                                   8K photo as one raw frame (OUT/NAME.WxHxC.TYPE.raw)
   cases SET RAW                    the cases of SET (bench, learn): NAME<TAB>ARGS per line
   bench-report DIR OUT.json        the bench JSONs of DIR as one document and a table
   stream-report DIR OUT.json       the stream JSONs of DIR as one document and a summary
@@ -110,6 +114,29 @@ def decode(src, out, tiled, only=()):
             n = (1 << 28) // img.dtype.itemsize
             tofile(np.resize(img.ravel(), n), os.path.join(out, f"{name}.gray_256MiB.raw"))
             print("tiled gray:", name, n, "samples")
+
+
+def synth_streams(src, out):
+    import numpy as np  # noqa: PLC0415
+    os.makedirs(out, exist_ok=True)
+    photo = rgb_order(cv().imread(os.path.join(src, "fruits_4k.jpg"), cv().IMREAD_COLOR))
+    big = np.repeat(np.repeat(photo, 2, axis=0), 2, axis=1)  # 8K: each pixel 2x2
+
+    def write(name, img, frames, deep):
+        path = os.path.join(out, raw_name(name, img))
+        with open(path, "wb") as fh:
+            for k in range(frames):
+                # Panned and brightened by the frame: every frame's pixels and counts differ.
+                f = np.roll(img, 37 * k, axis=1).astype(np.int32)
+                f = f * 257 + 13 * k if deep else f + (k % 31) - 15
+                np.clip(f, 0, 65535 if deep else 255).astype("<u2" if deep else "u1").tofile(fh)
+        print("raw stream:", os.path.basename(path), frames, "frames")
+
+    write("pan_4k", photo, 30, False)
+    write("pan_8k", big, 16, False)
+    write("pan_4k_16bit", photo.astype(np.uint16), 30, True)
+    tofile(big, os.path.join(out, raw_name("photo_8k", big)))
+    print("raw photo: photo_8k", big.shape)
 
 
 def cases(which, raw):
@@ -437,6 +464,9 @@ def main(argv):
         return 0
     if cmd == "cases":
         cases(a[0], a[1])
+        return 0
+    if cmd == "synth-streams":
+        synth_streams(a[0], a[1])
         return 0
     handlers = {"bench-report": bench_report, "stream-report": stream_report, "learn": learn,
                 "auto-report": auto_report, "compare": compare}
