@@ -54,11 +54,11 @@ Image::Image(int width, int height, int channels, SampleType type, int bit_depth
     stride_ = static_cast<std::size_t>(width) * static_cast<std::size_t>(channels) *
                   static_cast<std::size_t>(bytes_per_sample(type)) +
               row_padding_bytes;
-    allocate(nullptr);
+    allocate(nullptr, true);
     validate(view());
 }
 
-Image::Image(const FrameFormat& format, std::shared_ptr<HostMemory> memory)
+Image::Image(const FrameFormat& format, std::shared_ptr<HostMemory> memory, bool zeroed)
     : width_(format.width),
       height_(format.height),
       channels_(format.channels),
@@ -68,7 +68,7 @@ Image::Image(const FrameFormat& format, std::shared_ptr<HostMemory> memory)
         throw UsageError("image size " + std::to_string(width_) + "x" + std::to_string(height_) +
                          " is out of range");
     stride_ = format.shape().row_bytes();
-    allocate(std::move(memory));
+    allocate(std::move(memory), zeroed);
     validate(view());
 }
 
@@ -79,15 +79,16 @@ void detail::ImageRelease::operator()(std::byte* data) const noexcept {
         delete[] data;
 }
 
-void Image::allocate(std::shared_ptr<HostMemory> memory) {
+void Image::allocate(std::shared_ptr<HostMemory> memory, bool zeroed) {
     const std::size_t total = std::max<std::size_t>(stride_ * static_cast<std::size_t>(height_), 1);
     if (memory == nullptr) {
-        storage_ = {new std::byte[total](), detail::ImageRelease{nullptr, total}};
+        storage_ = {zeroed ? new std::byte[total]() : new std::byte[total],
+                    detail::ImageRelease{nullptr, total}};
         return;
     }
     std::byte* data = memory->allocate(total);
     storage_ = {data, detail::ImageRelease{std::move(memory), total}};
-    std::memset(data, 0, total);
+    if (zeroed) std::memset(data, 0, total);
 }
 
 Image::Image(const Image& other)

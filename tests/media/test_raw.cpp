@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <cstring>
+#include <vector>
 
 #include "histoscope/core/error.hpp"
 #include "histoscope/media/media.hpp"
@@ -252,6 +254,38 @@ TEST(RawStream, SeeksToAFrame) {
     ASSERT_TRUE(reader.seek(3));  // past the last frame: the end
     EXPECT_EQ(reader.read_into(frame.data()), 0u);
     EXPECT_FALSE(reader.seek(-1));
+}
+
+// Frames of 16 MiB and more are read from a file in parts by several threads: the same bytes,
+// the position after each frame, a frame cut short at the end, seeking in between.
+TEST(RawStream, LargeFramesReadInPartsAreTheFilesBytes) {
+    ScratchDir dir;
+    const std::string path = dir.file("large.bin");
+    const auto format = media::parse_raw_format("2048x2049x4:u8");  // 16 MiB and 8 KiB
+    const std::size_t frame = format.frame_bytes();
+    const std::size_t cut = frame / 3 + 7;
+    std::vector<std::uint8_t> bytes(2 * frame + cut);
+    for (std::size_t i = 0; i < bytes.size(); ++i)
+        bytes[i] = static_cast<std::uint8_t>((i * 2654435761u) >> 13);
+    write_bytes(path, bytes);
+    media::RawStreamReader reader(path, format);
+    std::vector<std::byte> got(frame);
+    const auto same = [&](std::size_t at, std::size_t n) {
+        return std::memcmp(got.data(), bytes.data() + at, n) == 0;
+    };
+    ASSERT_EQ(reader.read_into(got.data()), frame);
+    EXPECT_TRUE(same(0, frame));
+    ASSERT_EQ(reader.read_into(got.data()), frame);
+    EXPECT_TRUE(same(frame, frame));
+    ASSERT_EQ(reader.read_into(got.data()), cut);  // the file ends inside the third
+    EXPECT_TRUE(same(2 * frame, cut));
+    EXPECT_EQ(reader.read_into(got.data()), 0u);
+    ASSERT_TRUE(reader.seek(1));
+    ASSERT_EQ(reader.read_into(got.data()), frame);
+    EXPECT_TRUE(same(frame, frame));
+    ASSERT_TRUE(reader.rewind());
+    ASSERT_EQ(reader.read_some(got.data(), 10), 10u);  // small reads go on where it is
+    EXPECT_TRUE(same(0, 10));
 }
 
 TEST(RawStream, MissingFilesAndEmptyFramesAreRefused) {

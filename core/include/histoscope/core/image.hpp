@@ -88,8 +88,9 @@ class Image {
     Image() = default;
     Image(int width, int height, int channels, SampleType type, int bit_depth = 0,
           std::size_t row_padding_bytes = 0);
-    // A packed frame of `format` in `memory` (ordinary memory when null).
-    Image(const FrameFormat& format, std::shared_ptr<HostMemory> memory);
+    // A packed frame of `format` in `memory` (ordinary memory when null); `zeroed` false leaves
+    // the samples undefined, for a buffer about to be filled (a reader's frames).
+    Image(const FrameFormat& format, std::shared_ptr<HostMemory> memory, bool zeroed = true);
     Image(const Image& other);
     Image& operator=(const Image& other);
     Image(Image&&) noexcept = default;
@@ -116,7 +117,8 @@ class Image {
     const HostMemory* memory() const { return storage_.get_deleter().memory.get(); }
 
   private:
-    void allocate(std::shared_ptr<HostMemory> memory);  // stride_ * height_ bytes, zeroed
+    // stride_ * height_ bytes, zeroed when asked.
+    void allocate(std::shared_ptr<HostMemory> memory, bool zeroed);
 
     std::unique_ptr<std::byte[], detail::ImageRelease> storage_;
     int width_ = 0, height_ = 0, channels_ = 0;

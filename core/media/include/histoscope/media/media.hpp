@@ -91,6 +91,10 @@ class RawStreamReader {
     bool seek(std::int64_t index);
 
   private:
+    // A frame of a file large enough to be read in parts by several threads at once.
+    bool large_from_file(std::size_t bytes) const;
+    std::size_t read_parts(std::byte* dst, std::size_t bytes);
+
     std::FILE* file_ = nullptr;
     bool owned_ = false;
     std::string name_;
