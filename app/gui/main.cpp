@@ -27,7 +27,9 @@
 #include <QDir>
 #include <QFileInfo>
 #include <QSettings>
+#include <chrono>
 #include <cstdio>
+#include <future>
 #include <memory>
 #include <string_view>
 
@@ -191,6 +193,19 @@ int main(int argc, char** argv) {
     }
 
     hs::gui::Engines engines = hs::gui::make_engines();
+    if (engines.options.gpu_absence.isEmpty() && engines.options.gpu_read_bandwidth_gbs) {
+        // The GPU's read bandwidth (the roofline of its kernels) is measured at once on a
+        // thread of its own: that also starts the CUDA context, which the first frame would
+        // otherwise wait for, while the file is still being decoded.
+        auto measured = std::make_shared<std::shared_future<double>>(
+            std::async(std::launch::async, engines.options.gpu_read_bandwidth_gbs).share());
+        // Not waited for: until it is there, frames are shown without their share of it.
+        engines.options.gpu_read_bandwidth_gbs = [measured] {
+            return measured->wait_for(std::chrono::seconds(0)) == std::future_status::ready
+                       ? measured->get()
+                       : 0.0;
+        };
+    }
     hs::ui::Worker worker(std::make_unique<hs::ui::Controller>(std::move(engines.registry),
                                                                std::move(engines.options)));
     hs::ui::MainWindow window(worker.controller(), samples_dir);

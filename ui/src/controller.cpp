@@ -308,6 +308,9 @@ void Controller::process() {
         status.message =
             tr("%1, on the '%2' frame stream").arg(status.message, stream_->engineName());
         emit engineStatusChanged(status);
+        // A clip's reader makes its frames where this stream reads them fastest.
+        if (playback_->isOpen())
+            playback_->setFrameMemory(stream_->frameMemory(), plan.config.format);
         // A large photo on the CPU: its reduced copy first, shown as a preview meanwhile.
         if (proxy_ && stream_->engineName() == QLatin1String("cpu")) {
             EngineStatus ignored;
@@ -365,7 +368,7 @@ void Controller::submitPlayed(ReadFrame& frame) {
             status.message = tr("%1, playing on the '%2' frame stream")
                                  .arg(status.message, stream_->engineName());
             emit engineStatusChanged(status);
-            playback_->setFrameMemory(stream_->frameMemory());
+            playback_->setFrameMemory(stream_->frameMemory(), plan.config.format);
         }
         FrameTag tag;
         tag.session = frame.session;

@@ -96,15 +96,15 @@ hs::EqualizeEngine* EngineChoice::equalizer(const QString& requested,
 double EngineChoice::readBandwidthGbs(const QString& engine, QString& device) {
     if (options_.gpu_engines.contains(engine)) {
         device = QObject::tr("GPU");
-        if (!gpu_bw_) {
-            gpu_bw_ = 0.0;
-            if (options_.gpu_read_bandwidth_gbs) try {
-                    gpu_bw_ = options_.gpu_read_bandwidth_gbs();
-                } catch (const std::exception&) {
-                    gpu_bw_ = 0.0;  // then no percentage is shown
-                }
+        if (!gpu_bw_ && options_.gpu_read_bandwidth_gbs) {
+            try {
+                // 0: not measured yet (asked again with the next frame).
+                if (const double gbs = options_.gpu_read_bandwidth_gbs(); gbs > 0.0) gpu_bw_ = gbs;
+            } catch (const std::exception&) {
+                gpu_bw_ = 0.0;  // then no percentage is shown
+            }
         }
-        return *gpu_bw_;
+        return gpu_bw_.value_or(0.0);
     }
     if (!host_bw_) remeasureHostBandwidth();
     device = QObject::tr("CPU, %1 threads").arg(std::max(1u, std::thread::hardware_concurrency()));

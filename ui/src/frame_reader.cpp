@@ -10,26 +10,47 @@ namespace hs::ui {
 
 namespace {
 constexpr auto kAlwaysShowEvery = std::chrono::milliseconds(250);
+// Frames a playing pipeline holds at once: the reader's queue and the one it reads, the frame
+// stream's ring, the results the presenter holds, the one on screen, and one to spare.
+constexpr int kFramesInUse = 3 + 1 + 3 + 3 + 1 + 1;
 
 double ms_between(PlaybackClock::Clock::time_point a, PlaybackClock::Clock::time_point b) {
     return std::chrono::duration<double, std::milli>(b - a).count();
 }
 }  // namespace
 
-// Buffers of the last frame format, reused once no stage holds them: a frame handed out is a
+// Buffers of the frames' format, reused once no stage holds them: a frame handed out is a
 // shared_ptr whose deleter gives its buffer back (while the pool lives, and while the buffer
-// still fits what the pool makes).
+// still fits what the pool makes). reserve() makes the buffers a pipeline holds at once before
+// they are needed: allocating (pinning) a 4K or 8K frame takes milliseconds that a frame on
+// the clock does not have.
 class FramePool : public std::enable_shared_from_this<FramePool> {
   public:
-    void setMemory(std::shared_ptr<hs::HostMemory> memory) {
+    void setMemory(std::shared_ptr<hs::HostMemory> memory,
+                   const std::optional<hs::FrameFormat>& format) {
         const std::lock_guard lock(mutex_);
-        if (memory == memory_) return;
+        if (memory == memory_ && (!format || format == format_)) return;
         memory_ = std::move(memory);
+        if (format) format_ = format;
         free_.clear();
+        made_ = 0;
     }
 
-    // A buffer for the next frame: of the last format seen, in the pool's memory (empty before
-    // the first frame: the source then allocates it).
+    // Makes buffers until `count` of this memory and format exist (on the reader's thread).
+    void reserve(int count) {
+        std::unique_lock lock(mutex_);
+        while (format_ && made_ < count) {
+            const hs::FrameFormat format = *format_;
+            const std::shared_ptr<hs::HostMemory> memory = memory_;
+            ++made_;
+            lock.unlock();
+            hs::Image image(format, memory, false);
+            lock.lock();
+            if (format_ == format && memory_ == memory) free_.push_back(std::move(image));
+        }
+    }
+
+    // A buffer for the next frame (empty before the format is known: the source makes it).
     hs::Image take() {
         const std::lock_guard lock(mutex_);
         if (!free_.empty()) {
@@ -38,7 +59,8 @@ class FramePool : public std::enable_shared_from_this<FramePool> {
             return image;
         }
         if (!format_) return {};
-        return hs::Image(*format_, memory_);
+        ++made_;
+        return hs::Image(*format_, memory_, false);
     }
 
     std::shared_ptr<const hs::Image> share(hs::Image image) {
@@ -56,18 +78,19 @@ class FramePool : public std::enable_shared_from_this<FramePool> {
   private:
     void give(hs::Image image) {
         const std::lock_guard lock(mutex_);
-        // Kept only while it is what take() would make; a handful is all a pipeline holds.
-        constexpr std::size_t kMostFree = 16;
-        if (!format_ || !(hs::FrameFormat::of(image.view()) == *format_) ||
-            image.memory() != memory_.get() || free_.size() >= kMostFree)
+        if (format_ && hs::FrameFormat::of(image.view()) == *format_ &&
+            image.memory() == memory_.get()) {
+            free_.push_back(std::move(image));
             return;
-        free_.push_back(std::move(image));
+        }
+        if (made_ > 0) --made_;  // one of another memory or format goes
     }
 
     std::mutex mutex_;
     std::shared_ptr<hs::HostMemory> memory_;
     std::optional<hs::FrameFormat> format_;
     std::vector<hs::Image> free_;
+    int made_ = 0;  // buffers of this memory and format in the pool or in use
 };
 
 FrameReader::FrameReader(std::unique_ptr<FrameSource> source,
@@ -95,8 +118,9 @@ FrameReader::~FrameReader() {
     thread_.join();
 }
 
-void FrameReader::setMemory(std::shared_ptr<hs::HostMemory> memory) {
-    pool_->setMemory(std::move(memory));
+void FrameReader::setMemory(std::shared_ptr<hs::HostMemory> memory,
+                            const std::optional<hs::FrameFormat>& format) {
+    pool_->setMemory(std::move(memory), format);
 }
 
 void FrameReader::start(const Job& job) {
@@ -194,6 +218,7 @@ void FrameReader::run() {
             last_queued = PlaybackClock::Clock::now();
         }
         lock.unlock();
+        pool_->reserve(kFramesInUse);
         int status = 0;
         ReadFrame f = readOne(job.from, status);
         job.from = f.index;

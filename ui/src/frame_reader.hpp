@@ -60,8 +60,10 @@ class FrameReader {
     FrameReader(const FrameReader&) = delete;
     FrameReader& operator=(const FrameReader&) = delete;
 
-    // Where new frame buffers are allocated (null: ordinary memory).
-    void setMemory(std::shared_ptr<hs::HostMemory> memory);
+    // Where frame buffers are allocated (null: ordinary memory), for frames of `format` when
+    // known (the buffers are then made before they are needed).
+    void setMemory(std::shared_ptr<hs::HostMemory> memory,
+                   const std::optional<hs::FrameFormat>& format = std::nullopt);
     // Replaces the job (and empties the queue of the one before).
     void start(const Job& job);
     void stop();                     // no job: the thread idles

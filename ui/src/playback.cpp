@@ -27,7 +27,7 @@ void Playback::open(std::unique_ptr<FrameSource> source, std::int64_t shown) {
     reader_ = std::make_unique<FrameReader>(std::move(source), clock_, [this] {
         QMetaObject::invokeMethod(this, &Playback::frameAvailable, Qt::QueuedConnection);
     });
-    reader_->setMemory(memory_);
+    reader_->setMemory(memory_, format_);
     shown_ = shown;
     at_end_ = false;
     dropped_read_ = dropped_process_ = dropped_paint_ = failed_ = 0;
@@ -37,6 +37,8 @@ void Playback::open(std::unique_ptr<FrameSource> source, std::int64_t shown) {
 void Playback::close() {
     pause();
     reader_.reset();
+    memory_.reset();
+    format_.reset();
     clock_->stop();
     shown_ = 0;
     frames_ = 0;
@@ -45,9 +47,11 @@ void Playback::close() {
     ++session_;
 }
 
-void Playback::setFrameMemory(std::shared_ptr<hs::HostMemory> memory) {
+void Playback::setFrameMemory(std::shared_ptr<hs::HostMemory> memory,
+                              const hs::FrameFormat& format) {
     memory_ = std::move(memory);
-    if (reader_) reader_->setMemory(memory_);
+    format_ = format;
+    if (reader_) reader_->setMemory(memory_, format_);
 }
 
 std::int64_t Playback::dropped() const {

@@ -52,8 +52,9 @@ class Playback : public QObject {
     // The clock of the session playing; the presenter shows frames by it and starts it.
     const std::shared_ptr<PlaybackClock>& clock() const { return clock_; }
 
-    // Where the reader allocates frames: the memory the frame stream reads fastest from.
-    void setFrameMemory(std::shared_ptr<hs::HostMemory> memory);
+    // Where the reader allocates frames of `format`: the memory the frame stream reads fastest
+    // from.
+    void setFrameMemory(std::shared_ptr<hs::HostMemory> memory, const hs::FrameFormat& format);
     void setLoop(bool on);
     // false: every frame is processed and shown, as fast as the frame path goes (a benchmark
     // of the path); true (default): frames are shown by the clock at the source's rate.
@@ -99,6 +100,7 @@ class Playback : public QObject {
     std::shared_ptr<PlaybackClock> clock_;
     std::unique_ptr<FrameReader> reader_;
     std::shared_ptr<hs::HostMemory> memory_;
+    std::optional<hs::FrameFormat> format_;
     std::int64_t shown_ = 0;   // the frame last presented
     std::int64_t frames_ = 0;  // as the source reports it, corrected when the clip ends early
     double fps_ = 25.0;

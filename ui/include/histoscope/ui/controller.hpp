@@ -63,8 +63,9 @@ struct ControllerOptions {
     QString gpu_device;
     // The GPU's L2 cache in bytes (0 without one): benchmarks rotate over 4 times as much.
     std::size_t gpu_l2_bytes = 0;
-    // The GPU's measured read bandwidth in GB/s; called once, on the worker thread, when a GPU
-    // engine first runs. May throw (then the percentage is not shown). Empty without CUDA.
+    // The GPU's measured read bandwidth in GB/s; called on the worker thread when a GPU engine
+    // runs, until it gives a value (0: not measured yet, asked again with the next frame). May
+    // throw (then the percentage is not shown). Empty without CUDA.
     std::function<double()> gpu_read_bandwidth_gbs;
 };
 
