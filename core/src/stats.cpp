@@ -71,16 +71,21 @@ Stats stats_from_values(const std::vector<std::uint64_t>& value_counts, std::uin
         ranks.emplace_back(rank_of(percentiles[i]), i);
     ranks.emplace_back(rank_of(50.0), percentiles.size());
     std::sort(ranks.begin(), ranks.end());
-    std::vector<std::uint32_t> found(ranks.size(),
-                                     static_cast<std::uint32_t>(value_counts.size() - 1));
+    const auto last = static_cast<std::uint32_t>(value_counts.size() - 1);
+    std::vector<std::uint32_t> found(percentiles.size(), last);
+    s.median = last;
     std::uint64_t seen = 0;
     std::size_t next = 0;
     for (std::size_t v = 0; v < value_counts.size() && next < ranks.size(); ++v) {
         seen += value_counts[v];
-        for (; next < ranks.size() && seen >= ranks[next].first; ++next)
-            found[ranks[next].second] = static_cast<std::uint32_t>(v);
+        for (; next < ranks.size() && seen >= ranks[next].first; ++next) {
+            const std::size_t which = ranks[next].second;
+            if (which < found.size())
+                found[which] = static_cast<std::uint32_t>(v);
+            else
+                s.median = static_cast<std::uint32_t>(v);
+        }
     }
-    s.median = found.back();
     for (std::size_t i = 0; i < percentiles.size(); ++i)
         s.percentiles.emplace_back(percentiles[i], found[i]);
     return s;
