@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <future>
 #include <memory>
 #include <vector>
 
@@ -26,17 +27,20 @@ constexpr int kSettleMs = 500;
 
 // Writes `widget` as it is drawn now to `path` (temporary file + rename); false with the reason
 // in `error` when it cannot.
-bool save_png(QWidget& widget, const QString& path, QString& error) {
-    const QImage image = widget.grab().toImage();
+// Writes `image` to `path` as a PNG (temporary file + rename): empty, or why it cannot. Any
+// thread: a window grabbed during playback is encoded beside it, not on the GUI thread.
+QString write_png(const QImage& image, const QString& path) {
     QSaveFile file(path);
     if (image.isNull() || !file.open(QIODevice::WriteOnly) || !image.save(&file, "PNG") ||
-        !file.commit()) {
-        error = QStringLiteral("cannot write %1: %2")
-                    .arg(path,
-                         image.isNull() ? QStringLiteral("nothing was drawn") : file.errorString());
-        return false;
-    }
-    return true;
+        !file.commit())
+        return QStringLiteral("cannot write %1: %2")
+            .arg(path, image.isNull() ? QStringLiteral("nothing was drawn") : file.errorString());
+    return {};
+}
+
+bool save_png(QWidget& widget, const QString& path, QString& error) {
+    error = write_png(widget.grab().toImage(), path);
+    return error.isEmpty();
 }
 
 // State of one run, owned by the window (the run ends with the application).
@@ -73,7 +77,9 @@ struct Run {
         bool playing = false;  // playback was seen to start
         bool stopped = false;  // and then to stop
         QElapsedTimer clock;
-        bool window_saved = false;  // during playback
+        // The window grabbed during playback, written to its PNG on a thread of its own.
+        std::future<QString> window_written;
+        QString window_what;
         int shown() const { return static_cast<int>(paint.size()); }
     };
     Played played;
@@ -123,12 +129,14 @@ struct Run {
                 played.engine = t.engine;
                 played.stream_engine = t.stream;
                 const std::int64_t total = toPlay();
-                if (!played.window_saved && total > 0 &&
+                if (!played.window_written.valid() && total > 0 &&
                     played.shown() >= std::max<std::int64_t>(1, total / 2)) {
-                    played.window_saved = true;
-                    writeWindow(QStringLiteral("%1, playing, frame %2")
-                                    .arg(window->currentPath())
-                                    .arg(t.frame + 1));
+                    played.window_what = QStringLiteral("%1, playing, frame %2")
+                                             .arg(window->currentPath())
+                                             .arg(t.frame + 1);
+                    played.window_written =
+                        std::async(std::launch::async, write_png, window->grab().toImage(),
+                                   options.window_png);
                 }
                 const hs::ui::PlaybackState& s = window->playback();
                 if (options.frames > 0 && !played.stopped &&
@@ -216,7 +224,14 @@ struct Run {
                         quantile(values, 0.99));
         std::printf("\n");
         std::fflush(stdout);
-        if (played.window_saved) return afterWindow();
+        if (played.window_written.valid()) {
+            if (const QString error = played.window_written.get(); !error.isEmpty())
+                return fail(error);
+            std::printf("wrote %s (%s)\n", qPrintable(options.window_png),
+                        qPrintable(played.window_what));
+            std::fflush(stdout);
+            return afterWindow();
+        }
         saveWindow();
     }
 

@@ -2,10 +2,11 @@
 # The Debian package as a user gets it: builds it with CPack from the build folder, checks its
 # control fields, unpacks it into a scratch root (dpkg -x, no root needed) and runs the
 # unpacked histoscope-cli; validates the desktop file and the AppStream metainfo it installs.
-# Usage: check_deb.sh BUILD_DIR VERSION
+# Usage: check_deb.sh BUILD_DIR VERSION MAN_PAGE (yes: the build made the man page, help2man)
 set -euo pipefail
 build="$1"
 version="$2"
+man_page="${3:-yes}"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
@@ -34,7 +35,9 @@ cli="$root/usr/bin/histoscope-cli"
 [ "$("$cli" --version)" = "histoscope-cli $version" ] ||
     { echo "--version printed '$("$cli" --version)'"; exit 1; }
 "$cli" kernels >/dev/null
-for f in usr/share/bash-completion/completions/histoscope-cli usr/share/man/man1/histoscope-cli.1.gz; do
+files=(usr/share/bash-completion/completions/histoscope-cli)
+[ "$man_page" = yes ] && files+=(usr/share/man/man1/histoscope-cli.1.gz)
+for f in "${files[@]}"; do
     [ -f "$root/$f" ] || [ -f "$root/${f%.gz}" ] || { echo "missing $f"; exit 1; }
 done
 if [ -x "$root/usr/bin/histoscope" ]; then

@@ -3,10 +3,10 @@
 // the controller's thread, the presenter on the GUI thread), as a video player's master clock.
 //
 // Frames are numbered by their tick: their place in the order of presentation since playback
-// started (it keeps counting across a loop's restart). Tick t is due `(t - t0) / fps` seconds
-// after tick t0 was presented: the clock starts when the presenter shows the session's first
-// frame, so that the time the first frame took to cross the pipeline is not counted against the
-// frames after it. Until then, and without pacing (frames shown as fast as they come), no frame
+// started (it keeps counting across a loop's restart). Tick t is due `(t - t0 + 1) / fps`
+// seconds after tick t0 was presented: the clock starts when the presenter shows the session's
+// first frame, so that the time the first frame took to cross the pipeline is not counted
+// against the frames after it, and it gives them a frame of headroom. Until then, and without pacing (frames shown as fast as they come), no frame
 // is late. Each play starts a new session; stages drop what belongs to an older one.
 
 #include <chrono>
@@ -31,13 +31,16 @@ class PlaybackClock {
     // No session plays (paused, stopped, a photo): nothing is due, nothing is late.
     void stop() { reset(0, fps_, false); }
 
-    // The presenter shows `tick` of `session` now; the first call of a session starts its clock.
+    // The presenter shows `tick` of `session` now; the first call of a session starts its clock,
+    // with the first frame shown for two frames' time: the frames behind it, still crossing the
+    // pipeline, get a frame of headroom (a player's buffer), not a drop at their first delay.
     void presented(std::uint64_t session, std::int64_t tick, Clock::time_point now) {
         const std::lock_guard lock(mutex_);
         if (session != session_ || started_ || !paced_) return;
         started_ = true;
         origin_tick_ = tick;
-        origin_ = now;
+        origin_ = now + std::chrono::duration_cast<Clock::duration>(
+                            std::chrono::duration<double>(1.0 / fps_));
     }
 
     // When `tick` of `session` is due; nullopt when it is not paced (now, as it comes).
