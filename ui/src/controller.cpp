@@ -293,8 +293,8 @@ void Controller::process() {
     if (!source_ || playback_->playing()) return;
     discardStreams();  // what was on its way is computed with older settings
     ++generation_;
-    const FrameOptions options{display_factor_, picker_equalized_ || !pending_save_.isEmpty(),
-                               cpu_only_};
+    FrameOptions options{display_factor_, picker_equalized_ || !pending_save_.isEmpty(), cpu_only_};
+    if (!playback_->isOpen()) options.depth = 2;  // a photo: one frame at a time
     EngineStatus status;
     const StreamPlan plan = plan_stream(source_->view(), settings_, options, *choice_,
                                         reference_.get(), reference_generation_, status);

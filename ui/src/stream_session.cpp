@@ -49,7 +49,7 @@ StreamPlan plan_stream(const hs::ImageView& view, const FrameSettings& settings,
     config.equalized_frame = options.equalized_frame;
     config.display =
         hs::DisplaySpec{std::max(options.factor, 1), settings.stretch_deep, settings.clipping};
-    config.depth = 3;
+    config.depth = options.depth;
     plan.context.bins = settings.bins;
     plan.context.engine = status.resolved;
     const EqualizeSettings& eq = settings.equalize;

@@ -31,6 +31,9 @@ struct FrameOptions {
     int factor = 1;                // the pictures reduced by this much (the view's size)
     bool equalized_frame = false;  // the full-resolution equalized frame too
     bool cpu_only = false;         // the CPU frame stream and engines (after a GPU failure)
+    // Frames in flight: a clip's overlap the upload of one with the work of others; a photo's
+    // one frame needs no more than the stream's least (and opens faster with fewer buffers).
+    int depth = 3;
 };
 
 // The stream configuration for frames like `view` with `settings` and `options`, and what the
