@@ -53,6 +53,8 @@ void reduce_rows(const ImageView& image, int factor, std::int64_t oy0, std::int6
     const auto n = static_cast<std::size_t>(w) * C;
     std::vector<std::uint32_t> means(n);
     std::vector<Sum> sums(n);
+    // A column's sum over one block's rows: at most factor * 65535, for factors up to 65536.
+    std::vector<std::uint32_t> columns(static_cast<std::size_t>(image.width) * C);
     for (auto oy = static_cast<int>(oy0); oy < oy1; ++oy) {
         if (factor == 1) {
             const auto* row = reinterpret_cast<const T*>(image.row(oy));
@@ -60,19 +62,23 @@ void reduce_rows(const ImageView& image, int factor, std::int64_t oy0, std::int6
             f(oy, means.data());
             continue;
         }
-        std::fill(sums.begin(), sums.end(), Sum{0});
+        // The block's rows summed column by column first (one add per sample, which the
+        // compiler vectorizes), then each block's columns: a row of sums per output row.
+        std::fill(columns.begin(), columns.end(), std::uint32_t{0});
         const int y0 = oy * factor, y1 = std::min(image.height, y0 + factor);
         for (int y = y0; y < y1; ++y) {
             const auto* px = reinterpret_cast<const T*>(image.row(y));
-            Sum* sum = sums.data();
-            for (int ox = 0; ox < full; ++ox, sum += C) {
-                Sum acc[C] = {};
-                for (int k = 0; k < factor; ++k, px += C)
-                    for (std::size_t c = 0; c < C; ++c) acc[c] += px[c];
-                for (std::size_t c = 0; c < C; ++c) sum[c] += acc[c];
-            }
-            for (int k = 0; k < edge; ++k, px += C)
-                for (std::size_t c = 0; c < C; ++c) sum[c] += px[c];
+            std::uint32_t* col = columns.data();
+            for (std::size_t i = 0; i < columns.size(); ++i) col[i] += px[i];
+        }
+        const std::uint32_t* col = columns.data();
+        Sum* block = sums.data();
+        for (int ox = 0; ox < w; ++ox, block += C) {
+            const int k1 = ox < full ? factor : edge;
+            Sum acc[C] = {};
+            for (int k = 0; k < k1; ++k, col += C)
+                for (std::size_t c = 0; c < C; ++c) acc[c] += col[c];
+            for (std::size_t c = 0; c < C; ++c) block[c] = acc[c];
         }
         const auto rows = static_cast<std::uint64_t>(y1 - y0);
         const std::uint64_t n_full = rows * static_cast<std::uint64_t>(factor);
