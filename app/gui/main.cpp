@@ -28,9 +28,11 @@
 #include <QFileInfo>
 #include <QSettings>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <future>
 #include <memory>
+#include <optional>
 #include <string_view>
 
 #include "engines.hpp"
@@ -54,6 +56,19 @@ QString find_samples_dir() {
                                   .filePath(QStringLiteral("../share/histoscope/samples"));
     if (QFileInfo::exists(installed)) return QDir::cleanPath(installed);
     return QStringLiteral(HS_SAMPLES_DIR);
+}
+
+// The value of `option` when it is a number within [lo, hi] (and `whole` when asked); else one
+// error line saying it takes `what`, and nullopt.
+std::optional<double> number_in(const QCommandLineParser& parser, const QCommandLineOption& option,
+                                double lo, double hi, bool whole, const char* what) {
+    const QString text = parser.value(option);
+    bool ok = false;
+    const double value = text.toDouble(&ok);
+    if (ok && value >= lo && value <= hi && (!whole || value == std::floor(value))) return value;
+    std::fprintf(stderr, "error: --%s takes %s, not '%s'\n",
+                 qPrintable(option.names().constFirst()), what, qPrintable(text));
+    return std::nullopt;
 }
 
 }  // namespace
@@ -80,8 +95,6 @@ int main(int argc, char** argv) {
     QCommandLineParser parser;
     parser.setApplicationDescription(
         QStringLiteral("Exact image histograms on the CPU and the GPU"));
-    parser.addHelpOption();
-    parser.addVersionOption();
     const QCommandLineOption screenshot(
         QStringLiteral("screenshot"),
         QStringLiteral("Load FILE, wait for its histogram, save the window to OUT and exit."),
@@ -134,7 +147,21 @@ int main(int argc, char** argv) {
         QStringLiteral("file"),
         QStringLiteral("Photo, video or raw frames to open (\"-\" with --raw: standard input)"),
         QStringLiteral("[FILE]"));
-    parser.process(app);
+    // Errors are ours: one line, exit code 2 (QCommandLineParser::process() says them its way
+    // and exits 1).
+    const QCommandLineOption help = parser.addHelpOption();
+    const QCommandLineOption version = parser.addVersionOption();
+    if (!parser.parse(QCoreApplication::arguments())) {
+        std::fprintf(stderr, "error: %s\n", qPrintable(parser.errorText()));
+        return 2;
+    }
+    if (parser.isSet(help)) parser.showHelp(0);
+    if (parser.isSet(version)) parser.showVersion();
+    if (parser.positionalArguments().size() > 1) {
+        std::fprintf(stderr, "error: one FILE at a time, not %lld\n",
+                     static_cast<long long>(parser.positionalArguments().size()));
+        return 2;
+    }
 
     const QString samples_dir = find_samples_dir();
     QString file = parser.positionalArguments().value(0);
@@ -158,15 +185,10 @@ int main(int argc, char** argv) {
     }
     double raw_fps = 0.0;
     if (parser.isSet(fps)) {
-        bool ok = false;
-        raw_fps = parser.value(fps).toDouble(&ok);
-        if (!ok || !(raw_fps >= 0.1 && raw_fps <= 1000.0)) {
-            std::fprintf(stderr,
-                         "error: --fps takes a rate from 0.1 to 1000 frames per second, "
-                         "not '%s'\n",
-                         qPrintable(parser.value(fps)));
-            return 2;
-        }
+        const std::optional<double> rate =
+            number_in(parser, fps, 0.1, 1000.0, false, "a rate from 0.1 to 1000 frames per second");
+        if (!rate) return 2;
+        raw_fps = *rate;
         if (raw_format.isEmpty()) {
             std::fputs(
                 "error: --fps sets the rate of raw frames (--raw); a video plays at its "
@@ -234,23 +256,16 @@ int main(int argc, char** argv) {
     }
     int play_frames = 0;
     if (parser.isSet(screenshot_frames)) {
-        bool ok = false;
-        play_frames = parser.value(screenshot_frames).toInt(&ok);
-        if (!ok || play_frames < 1 || play_frames > 10000000) {
-            std::fputs(
-                "error: --screenshot-frames takes a whole number of frames from 1 to "
-                "10000000\n",
-                stderr);
-            return 2;
-        }
+        const std::optional<double> n = number_in(parser, screenshot_frames, 1, 10000000, true,
+                                                  "a whole number of frames from 1 to 10000000");
+        if (!n) return 2;
+        play_frames = static_cast<int>(*n);
     }
     if (parser.isSet(screenshot)) {
-        bool ok = false;
-        const int timeout_s = parser.value(screenshot_timeout).toInt(&ok);
-        if (!ok || timeout_s < 1 || timeout_s > 86400) {
-            std::fputs("error: --screenshot-timeout takes whole seconds from 1 to 86400\n", stderr);
-            return 2;
-        }
+        const std::optional<double> timeout =
+            number_in(parser, screenshot_timeout, 1, 86400, true, "whole seconds from 1 to 86400");
+        if (!timeout) return 2;
+        const int timeout_s = static_cast<int>(*timeout);
         if (file.isEmpty()) {
             std::fputs("error: --screenshot needs a FILE (no bundled sample found)\n", stderr);
             return 2;

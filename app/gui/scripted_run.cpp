@@ -85,6 +85,13 @@ struct Run {
     Played played;
     QElapsedTimer loaded;  // since the media was decoded (mediaLoaded)
     double first_paint_ms = -1.0;
+    QString first_stages;  // the stages of that first picture, as "name ms, ..."
+
+    // The frames played so far: shown, dropped or failed.
+    std::int64_t playedSoFar() const {
+        const hs::ui::PlaybackState& s = window->playback();
+        return played.shown() + s.dropped + s.failed;
+    }
 
     // The frames the run plays after the first: those asked for, else the rest of the input
     // (0 while unknown).
@@ -112,6 +119,9 @@ struct Run {
             window, &hs::ui::MainWindow::framePainted, window,
             [this](const hs::ui::FrameTiming& t, double paint_ms) {
                 if (t.frame < 0 || !played.playing || ended) return;
+                // With --screenshot-frames, the frames painted after the last one asked for
+                // (while the pause takes effect) are not the run's.
+                if (options.frames > 0 && playedSoFar() >= options.frames) return;
                 played.read.push_back(t.read_ms);
                 played.upload.push_back(t.upload_ms);
                 played.stream.push_back(t.stream_ms);
@@ -130,7 +140,7 @@ struct Run {
                 played.stream_engine = t.stream;
                 const std::int64_t total = toPlay();
                 if (!played.window_written.valid() && total > 0 &&
-                    played.shown() >= std::max<std::int64_t>(1, total / 2)) {
+                    playedSoFar() >= std::max<std::int64_t>(1, total / 2)) {
                     played.window_what = QStringLiteral("%1, playing, frame %2")
                                              .arg(window->currentPath())
                                              .arg(t.frame + 1);
@@ -138,9 +148,8 @@ struct Run {
                         std::async(std::launch::async, write_png, window->grab().toImage(),
                                    options.window_png);
                 }
-                const hs::ui::PlaybackState& s = window->playback();
-                if (options.frames > 0 && !played.stopped &&
-                    played.shown() + s.dropped + s.failed >= options.frames && s.playing)
+                if (options.frames > 0 && !played.stopped && playedSoFar() >= options.frames &&
+                    window->playback().playing)
                     emit window->playToggleRequested();  // enough: pause
             });
         QObject::connect(controller, &hs::ui::Controller::notice, window,
@@ -193,14 +202,19 @@ struct Run {
                             .arg(state.frame + 1)
                             .arg(state.frames));
         if (played.shown() == 0) return fail(QStringLiteral("playback showed no frame"));
-        // Frames played: the input's (its first was shown before playing), or those asked for.
-        const long long frames =
-            options.frames > 0 ? played.shown() + state.dropped + state.failed : state.frames;
+        // What the input is: its frames, the first shown before playing (but live input's, which
+        // all come through playback), or looped.
+        const QString input =
+            state.live ? QStringLiteral("input: %1 frames, live").arg(state.frames)
+            : options.frames > 0
+                ? QStringLiteral("input: %1 frames, looped").arg(state.frames)
+                : QStringLiteral("input: %1 frames, the first shown before playing")
+                      .arg(state.frames);
         std::printf(
-            "played: %lld frames in %.2f s: %d shown, %lld dropped (read %lld, stream %lld, "
+            "played: %lld frames in %.2f s (%s): %d shown, %lld dropped (read %lld, stream %lld, "
             "paint %lld), %lld failed, engine %s, frame stream %s, %s, %.1f frames/s shown\n",
-            frames, wall_s, played.shown(), static_cast<long long>(state.dropped),
-            static_cast<long long>(state.dropped_read),
+            static_cast<long long>(playedSoFar()), wall_s, qPrintable(input), played.shown(),
+            static_cast<long long>(state.dropped), static_cast<long long>(state.dropped_read),
             static_cast<long long>(state.dropped_process),
             static_cast<long long>(state.dropped_paint), static_cast<long long>(state.failed),
             qPrintable(played.engine),
@@ -238,8 +252,8 @@ struct Run {
     void saveWindow() {
         if (ended) return;
         if (!options.play && first_paint_ms >= 0.0) {
-            std::printf("photo: the first picture painted %.1f ms after decoding\n",
-                        first_paint_ms);
+            std::printf("photo: the first picture painted %.1f ms after decoding (%s)\n",
+                        first_paint_ms, qPrintable(first_stages));
             std::fflush(stdout);
         }
         if (!writeWindow(window->currentPath())) return;
@@ -264,6 +278,10 @@ struct Run {
 
     void rerender() {
         stage = QStringLiteral("the re-renders");
+        if (window->playback().video)
+            return fail(QStringLiteral("--screenshot-rerender: %1 is a video or a stream of raw "
+                                       "frames: it times a photo's re-renders")
+                            .arg(window->currentPath()));
         const hs::ui::EqualizeSettings start = window->equalizePanel()->settings();
         hs::ui::EqualizeSettings global = start, clahe = start;
         global.mode = hs::ui::EqualizeSettings::Mode::Global;
@@ -317,8 +335,8 @@ struct Run {
                              if (t.preview || ended || first_paint_ms < 0.0) return;
                              std::printf(
                                  "photo: opened again, the first picture painted %.1f "
-                                 "ms after decoding\n",
-                                 first_paint_ms);
+                                 "ms after decoding (%s)\n",
+                                 first_paint_ms, qPrintable(first_stages));
                              std::fflush(stdout);
                              context->deleteLater();
                              QTimer::singleShot(kSettleMs, window, [this] { afterWindow(); });
@@ -392,12 +410,16 @@ void arm_scripted_run(const ScriptedRun& options, hs::ui::MainWindow& window,
     if (options.play) run->watchPlayback();
     QObject::connect(&controller, &hs::ui::Controller::mediaLoaded, &window,
                      [run] { run->loaded.start(); });
-    QObject::connect(&window, &hs::ui::MainWindow::framePainted, &window,
-                     [run](const hs::ui::FrameTiming& t, double) {
-                         if (run->first_paint_ms < 0.0 && run->loaded.isValid() && !t.preview)
-                             run->first_paint_ms =
-                                 static_cast<double>(run->loaded.nsecsElapsed()) / 1e6;
-                     });
+    QObject::connect(
+        &window, &hs::ui::MainWindow::framePainted, &window,
+        [run](const hs::ui::FrameTiming& t, double) {
+            if (run->first_paint_ms >= 0.0 || !run->loaded.isValid() || t.preview) return;
+            run->first_paint_ms = static_cast<double>(run->loaded.nsecsElapsed()) / 1e6;
+            QStringList stages;
+            for (const hs::ui::StageTiming& st : t.stages)
+                stages << QStringLiteral("%1 %2 ms").arg(st.name).arg(st.ms, 0, 'f', 2);
+            run->first_stages = stages.join(QStringLiteral(", "));
+        });
 
     // The first exact result painted (a large photo's preview comes before it).
     auto started = std::make_shared<bool>(false);

@@ -1,7 +1,9 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include "json.hpp"
@@ -24,6 +26,23 @@ inline std::vector<std::uint64_t> counts_of(const hs::cli::Json& channel) {
     std::vector<std::uint64_t> out;
     for (const auto& c : channel.at("counts")) out.push_back(c.get<std::uint64_t>());
     return out;
+}
+
+// A fresh folder for one test, removed with what the test left in it.
+struct Scratch {
+    explicit Scratch(const std::string& tag) : path(temp_dir(tag)) {}
+    ~Scratch() {
+        std::error_code ec;
+        std::filesystem::remove_all(path, ec);
+    }
+    Scratch(const Scratch&) = delete;
+    Scratch& operator=(const Scratch&) = delete;
+    const std::filesystem::path path;
+};
+
+// `p` single-quoted for the shell.
+inline std::string quote(const std::filesystem::path& p) {
+    return "'" + p.string() + "'";
 }
 
 // An error must be exactly one line starting with "error:".

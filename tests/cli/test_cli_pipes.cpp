@@ -32,22 +32,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// A fresh folder for one test, removed with what the test left in it.
-struct Scratch {
-    explicit Scratch(const std::string& tag) : path(temp_dir(tag)) {}
-    ~Scratch() {
-        std::error_code ec;
-        fs::remove_all(path, ec);
-    }
-    Scratch(const Scratch&) = delete;
-    Scratch& operator=(const Scratch&) = delete;
-    const fs::path path;
-};
-
-std::string quote(const fs::path& p) {
-    return "'" + p.string() + "'";
-}
-
 // The CLI with `args`, stopped after two minutes: a hang fails the test with exit code 124.
 std::string timed_cli(const std::string& args) {
     return "timeout 120 " + cli() + " " + args;

@@ -50,15 +50,18 @@ run() {
     cat "$out_dir/$name.out" "$out_dir/$name.err"
 }
 
-# The played line: "played: N frames in S s: K shown, D dropped (read a, stream b, paint c),
-# F failed, engine E, frame stream P, PACING, R frames/s shown", then the stages line.
-played_re='played: ([0-9]+) frames in [0-9.]+ s: ([0-9]+) shown, ([0-9]+) dropped \(read ([0-9]+), stream ([0-9]+), paint ([0-9]+)\), ([0-9]+) failed, engine [a-z0-9_-]+, frame stream [a-z]+, (paced at [0-9.]+ fps|unpaced), [0-9.]+ frames/s shown'
-check_played() {  # NAME: sets frames shown dropped failed pacing from the run's line
+# The played line: "played: P frames in S s (input: N frames, ...): K shown, D dropped (read a,
+# stream b, paint c), F failed, engine E, frame stream P, PACING, R frames/s shown", then the
+# stages lines.
+played_re='played: ([0-9]+) frames in [0-9.]+ s \(input: ([0-9]+) frames[^)]*\): ([0-9]+) shown, ([0-9]+) dropped \(read ([0-9]+), stream ([0-9]+), paint ([0-9]+)\), ([0-9]+) failed, engine [a-z0-9_-]+, frame stream [a-z]+, (paced at [0-9.]+ fps|unpaced), [0-9.]+ frames/s shown'
+check_played() {  # NAME: sets played frames shown dropped failed pacing from the run's line
     [[ "$out" =~ $played_re ]] || fail "$1: no summary line of the playback"
-    frames="${BASH_REMATCH[1]}" shown="${BASH_REMATCH[2]}" dropped="${BASH_REMATCH[3]}"
-    failed="${BASH_REMATCH[7]}" pacing="${BASH_REMATCH[8]}"
-    [ $((BASH_REMATCH[4] + BASH_REMATCH[5] + BASH_REMATCH[6])) -eq "$dropped" ] ||
+    played="${BASH_REMATCH[1]}" frames="${BASH_REMATCH[2]}" shown="${BASH_REMATCH[3]}"
+    dropped="${BASH_REMATCH[4]}" failed="${BASH_REMATCH[8]}" pacing="${BASH_REMATCH[9]}"
+    [ $((BASH_REMATCH[5] + BASH_REMATCH[6] + BASH_REMATCH[7])) -eq "$dropped" ] ||
         fail "$1: the drops by stage do not add up to $dropped"
+    [ $((shown + dropped + failed)) -eq "$played" ] ||
+        fail "$1: $shown shown, $dropped dropped and $failed failed are not the $played played"
     grep -qE '^stages \(ms, median / 99th percentile of the [0-9]+ frames shown\): read [0-9.]+ / [0-9.]+ upload [0-9.]+ / [0-9.]+ stream [0-9.]+ / [0-9.]+ results [0-9.]+ / [0-9.]+ paint [0-9.]+ / [0-9.]+$' \
         <<<"$out" || fail "$1: no stages line"
     [ "$failed" -eq 0 ] || fail "$1: $failed frames failed"
@@ -88,8 +91,8 @@ case "$mode" in
         [ "$frames" -eq "$frames_in" ] || fail "paced: played $frames frames of $frames_in"
         [ "$pacing" = "paced at 50 fps" ] || fail "paced: $pacing, not at the 50 fps asked"
         # Frame 0 is shown before playback starts; every later one is shown or dropped.
-        [ "$shown" -ge 1 ] && [ $((shown + dropped)) -eq "$last" ] ||
-            fail "paced: $shown shown + $dropped dropped: not the $last frames played"
+        [ "$shown" -ge 1 ] && [ "$played" -eq "$last" ] ||
+            fail "paced: $played frames played ($shown shown): not the $last after the first"
         check_png "$out_dir/window.png" 1600 1000
         check_png "$out_dir/compare.png" 1200 800
 
@@ -107,8 +110,17 @@ case "$mode" in
         stdin_file=/dev/null
         [ "$rc" -eq 0 ] || fail "live: histoscope exited with $rc"
         check_played live
-        [ "$frames" -eq "$frames_in" ] || fail "live: $frames frames came of $frames_in"
+        [ "$frames" -eq "$frames_in" ] && [ "$played" -eq "$frames_in" ] ||
+            fail "live: $played frames played, $frames came, of $frames_in"
         check_png "$out_dir/live.png" 1600 1000
+
+        # Exactly the frames asked for, looping, even unpaced (the pause takes effect late).
+        run frames --screenshot "$out_dir/frames.png" --screenshot-play --screenshot-unpaced \
+            --screenshot-frames 120 --screenshot-timeout 240 --raw 16x8x1:u8 "$stream"
+        [ "$rc" -eq 0 ] || fail "frames: histoscope exited with $rc"
+        check_played frames
+        [ "$played" -eq 120 ] && [ "$shown" -eq 120 ] ||
+            fail "frames: $played played, $shown shown, not the 120 asked for"
 
         # One frame is a photo: nothing to play, which is an error of the run.
         head -c 128 "$stream" >"$out_dir/one.raw"

@@ -111,10 +111,14 @@ void Controller::open(const QString& path, const QString& raw_format, double fps
     last_error_.clear();
     emit mediaLoaded(media_);
     emit playbackChanged(playback_->state());
-    if (live)
-        playback_->play();  // frames are shown as they come
-    else
+    if (live) {
+        // Opened: its frames are shown as they come, whenever that is.
+        opening_.clear();
+        updateBusy();
+        playback_->play();
+    } else {
         scheduleProcess();
+    }
 }
 
 void Controller::setReference(const QString& path) {

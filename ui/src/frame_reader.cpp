@@ -1,6 +1,7 @@
 #include "frame_reader.hpp"
 
 #include <exception>
+#include <new>
 #include <utility>
 #include <vector>
 
@@ -13,6 +14,8 @@ constexpr auto kAlwaysShowEvery = std::chrono::milliseconds(250);
 // Frames a playing pipeline holds at once: the reader's queue and the one it reads, the frame
 // stream's ring, the results the presenter holds, the one on screen, and one to spare.
 constexpr int kFramesInUse = 3 + 1 + 3 + 3 + 1 + 1;
+// Made ahead at most: 12 8K 16-bit frames (2.4 GB); larger frames are made when needed.
+constexpr std::size_t kReserveBytes = std::size_t{3} << 30;
 
 double ms_between(PlaybackClock::Clock::time_point a, PlaybackClock::Clock::time_point b) {
     return std::chrono::duration<double, std::milli>(b - a).count();
@@ -36,9 +39,15 @@ class FramePool : public std::enable_shared_from_this<FramePool> {
         made_ = 0;
     }
 
-    // Makes buffers until `count` of this memory and format exist (on the reader's thread).
-    void reserve(int count) {
+    // Makes buffers until `count` of this memory and format exist, no more than `bytes` in all
+    // (on the reader's thread).
+    void reserve(int count, std::size_t bytes) {
         std::unique_lock lock(mutex_);
+        if (format_)
+            count =
+                std::min<int>(count, static_cast<int>(std::min<std::size_t>(
+                                         bytes / std::max<std::size_t>(format_->frame_bytes(), 1),
+                                         static_cast<std::size_t>(count))));
         while (format_ && made_ < count) {
             const hs::FrameFormat format = *format_;
             const std::shared_ptr<hs::HostMemory> memory = memory_;
@@ -48,6 +57,11 @@ class FramePool : public std::enable_shared_from_this<FramePool> {
             lock.lock();
             if (format_ == format && memory_ == memory) free_.push_back(std::move(image));
         }
+    }
+
+    std::size_t frameBytes() {
+        const std::lock_guard lock(mutex_);
+        return format_ ? format_->frame_bytes() : 0;
     }
 
     // A buffer for the next frame (empty before the format is known: the source makes it).
@@ -189,6 +203,14 @@ ReadFrame FrameReader::readOne(std::int64_t index, int& status) {
                 f.kind = ReadFrame::Kind::End;
                 break;
         }
+    } catch (const std::bad_alloc&) {
+        // Not this frame's fault: no later frame would fit either. Reading stops.
+        status = 3;
+        f.kind = ReadFrame::Kind::Failed;
+        const std::size_t bytes = pool_->frameBytes();
+        f.problem = "out of memory for a frame" +
+                    (bytes > 0 ? " of " + std::to_string(bytes) + " bytes" : std::string()) +
+                    ": reading stops";
     } catch (const std::exception& e) {
         status = 1;
         f.kind = ReadFrame::Kind::Failed;
@@ -218,7 +240,7 @@ void FrameReader::run() {
             last_queued = PlaybackClock::Clock::now();
         }
         lock.unlock();
-        pool_->reserve(kFramesInUse);
+        pool_->reserve(kFramesInUse, kReserveBytes);
         int status = 0;
         ReadFrame f = readOne(job.from, status);
         job.from = f.index;
@@ -227,7 +249,15 @@ void FrameReader::run() {
         const auto now = PlaybackClock::Clock::now();
         lock.lock();
         if (serial != job_serial_) continue;  // replaced meanwhile: read for nobody
-        if (status == 2) {
+        if (status == 3) {  // no memory for a frame: what the reader has is all there is
+            queue_.push_back(std::move(f));
+            ReadFrame end;
+            end.kind = ReadFrame::Kind::End;
+            end.session = job.session;
+            end.index = end.tick = job.from;
+            queue_.push_back(std::move(end));
+            job_.reset();
+        } else if (status == 2) {
             frames_ = job.from;  // the source's real end
             if (job.continuous && job_->loop && job.from > 0 && seekable_) {
                 job.from = 0;  // the tick goes on

@@ -1,6 +1,9 @@
 #include "frame_source.hpp"
 
+#include <algorithm>
+#include <cstring>
 #include <utility>
+#include <vector>
 
 #include "histoscope/core/error.hpp"
 
@@ -58,6 +61,7 @@ class RawSource final : public FrameSource {
     Status read(hs::Image& out) override {
         const hs::media::RawFormat& f = reader_.format();
         if (position_ >= frames_ && !live()) return Status::End;
+        if (live() && position_ == 0) return readFirstLive(out);
         if (!f.matches(out.view()) || out.view().stride != out.view().row_bytes())
             out = hs::Image(f.width, f.height, f.channels, f.type, f.bit_depth);
         std::size_t got = 0;
@@ -90,6 +94,56 @@ class RawSource final : public FrameSource {
 
   private:
     bool live() const { return path_ == "-"; }
+
+    // Standard input's first frame is read into memory that grows as its bytes arrive, before a
+    // frame of the declared size is allocated: a format too large for this machine, on an input
+    // that holds far less, is said as such rather than tried.
+    Status readFirstLive(hs::Image& out) {
+        const hs::media::RawFormat& f = reader_.format();
+        constexpr std::size_t kChunk = std::size_t{1} << 20;
+        std::vector<std::byte> bytes;
+        try {
+            while (bytes.size() < f.frame_bytes()) {
+                const std::size_t at = bytes.size();
+                const std::size_t want = std::min(kChunk, f.frame_bytes() - at);
+                bytes.resize(at + want);
+                const std::size_t got = reader_.read_some(bytes.data() + at, want);
+                bytes.resize(at + got);
+                if (got < want) break;
+            }
+        } catch (const std::exception& e) {
+            failure_ = e.what();
+            frames_ = 0;
+            ended_ = true;
+            return Status::Failed;
+        }
+        if (bytes.empty()) {
+            frames_ = 0;
+            ended_ = true;
+            return Status::End;
+        }
+        if (bytes.size() < f.frame_bytes()) {
+            failure_ =
+                "standard input ended inside its first frame: " + std::to_string(bytes.size()) +
+                " of the " + std::to_string(f.frame_bytes()) + " bytes of a " +
+                hs::media::to_string(f) + " frame";
+            frames_ = 0;
+            ended_ = true;
+            return Status::Failed;
+        }
+        ++position_;
+        frames_ = position_;
+        if (!f.matches(out.view()) || out.view().stride != out.view().row_bytes())
+            out = hs::Image(f.width, f.height, f.channels, f.type, f.bit_depth);
+        std::memcpy(out.data(), bytes.data(), bytes.size());
+        try {
+            hs::media::raw_to_host_samples(out.data(), bytes.size(), f);
+        } catch (const std::exception& e) {
+            failure_ = e.what();
+            return Status::Failed;
+        }
+        return Status::Ok;
+    }
 
     hs::media::RawStreamReader reader_;
     std::string path_;

@@ -130,7 +130,8 @@ QPoint ImageView::pixelAt(QPointF pos, bool* equalized_side) const {
     if (equalized_side != nullptr)
         *equalized_side =
             comparing() && (compare_ == Compare::SideBySide ? index == 1 : pos.x() >= dividerX());
-    const QPointF p = (pos - r.topLeft()) / zoom_;
+    // The screen pixel at `pos` spans [pos, pos + 1): its centre says which image pixel it shows.
+    const QPointF p = (pos + QPointF(0.5, 0.5) - r.topLeft()) / zoom_;
     return {std::clamp(static_cast<int>(p.x()), 0, size_.width() - 1),
             std::clamp(static_cast<int>(p.y()), 0, size_.height() - 1)};
 }

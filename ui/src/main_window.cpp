@@ -60,6 +60,11 @@ QString base_name(const QString& path) {
     return QFileInfo(path).completeBaseName();
 }
 
+// How the status bar names an input: standard input ("-") in words.
+QString shown_name(const QString& path) {
+    return path == QLatin1String("-") ? QObject::tr("standard input") : QFileInfo(path).fileName();
+}
+
 }  // namespace
 
 MainWindow::MainWindow(Controller* controller, const QString& samples_dir, QWidget* parent)
@@ -132,8 +137,9 @@ void MainWindow::buildLayout() {
     play_button_->setIcon(style()->standardIcon(QStyle::SP_MediaPlay));
     play_button_->setToolTip(tr("Play/pause (Space)"));
     frame_slider_->setToolTip(tr("Seek: the frame follows while dragging"));
-    frame_label_->setMinimumWidth(
-        fontMetrics().horizontalAdvance(QStringLiteral("Frame 00000 / 00000  dropped 00000")));
+    // Wide enough for the drops by stage: the slider keeps its width while they appear.
+    frame_label_->setMinimumWidth(fontMetrics().horizontalAdvance(
+        QStringLiteral("Frame 00000 / 00000  dropped 0000 (read 0000, stream 0000, paint 0000)")));
     auto* video_layout = new QHBoxLayout(video_bar_);
     video_layout->setContentsMargins(0, 0, 0, 0);
     auto* prev = new QToolButton(this);
@@ -151,6 +157,7 @@ void MainWindow::buildLayout() {
     connect(play_button_, &QToolButton::clicked, this, &MainWindow::playToggleRequested);
     connect(prev, &QToolButton::clicked, this, [this] { emit stepRequested(-1); });
     connect(next, &QToolButton::clicked, this, [this] { emit stepRequested(1); });
+    step_buttons_ = {prev, next};
     // Every user move, dragging included (the controller keeps the latest); updates from
     // playback block the slider's signals.
     connect(frame_slider_, &QSlider::valueChanged, this,
@@ -491,12 +498,12 @@ void MainWindow::openFile(const QString& path) {
         return openRawFile(path, format);
     const QString suffix = QFileInfo(path).suffix().toLower();
     if (suffix == QLatin1String("raw") || suffix == QLatin1String("bin")) return askRawFormat(path);
-    statusBar()->showMessage(tr("Opening %1...").arg(QFileInfo(path).fileName()));
+    statusBar()->showMessage(tr("Opening %1...").arg(shown_name(path)));
     emit openRequested(path);
 }
 
 void MainWindow::openRawFile(const QString& path, const QString& format, double fps) {
-    statusBar()->showMessage(tr("Opening %1 as %2...").arg(QFileInfo(path).fileName(), format));
+    statusBar()->showMessage(tr("Opening %1 as %2...").arg(shown_name(path), format));
     emit rawOpenRequested(path, format, fps);
 }
 
@@ -651,10 +658,13 @@ void MainWindow::onMediaLoaded(const MediaInfo& info) {
     image_view_->setImageSize(QSize(info.width, info.height));
     equalize_->setImageChannels(info.channels);
     for (QAction* a : media_actions_) a->setEnabled(true);
-    for (QAction* a : video_actions_) a->setEnabled(info.video);
     video_bar_->setVisible(info.video);
-    // Live input cannot seek: its frames come once.
-    frame_slider_->setEnabled(!info.live);
+    // Live input cannot seek or step: its frames come once. Play and pause stay (a paused
+    // reader leaves the writer waiting).
+    frame_slider_->setVisible(!info.live);
+    for (QWidget* b : step_buttons_) b->setEnabled(!info.live);
+    for (QAction* a : video_actions_)
+        a->setEnabled(info.video && (!info.live || a == play_action_));
     {
         const QSignalBlocker block(frame_slider_);
         frame_slider_->setRange(0, static_cast<int>(std::max<std::int64_t>(0, info.frames - 1)));
@@ -704,7 +714,7 @@ void MainWindow::onFrame(const FrameResult& result) {
     histogram_model_->setHistogram(h);
     equalized_model_->setHistogram(result.equalized_histogram);
     // The text of the statistics and the timing panel costs more to lay out than the plots to
-    // draw: while a clip plays it follows at most ten times a second, and the last frame's
+    // draw: while a clip plays it follows at most 30 times a second, and the last frame's
     // when playback stops.
     text_.pending = true;
     text_.names = h.channel_names;
@@ -715,11 +725,11 @@ void MainWindow::onFrame(const FrameResult& result) {
         text_.stats.push_back(e.stats[static_cast<std::size_t>(c)]);
     }
     text_.timing = result.timing;
-    constexpr qint64 kPlayingTextEveryMs = 100;
+    constexpr qint64 kPlayingTextEveryMs = 33;
     if (result.tick < 0 || !text_.clock.isValid() || text_.clock.elapsed() >= kPlayingTextEveryMs)
         showText();
     if (announce_open_) {
-        statusBar()->showMessage(tr("Opened %1").arg(current_path_), 8000);
+        statusBar()->showMessage(tr("Opened %1").arg(shown_name(current_path_)), 8000);
         announce_open_ = false;
     }
     ++frames_shown_;

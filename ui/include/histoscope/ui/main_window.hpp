@@ -178,6 +178,7 @@ class MainWindow : public QMainWindow {
     QAction* side_action_ = nullptr;
     QList<QAction*> media_actions_;  // enabled once media is loaded
     QList<QAction*> video_actions_;  // enabled for video
+    QList<QWidget*> step_buttons_;   // the video bar's previous and next frame
     QPointer<CompareDialog> compare_;
     QPointer<RawDialog> raw_dialog_;
     QPointer<QMessageBox> error_box_;
