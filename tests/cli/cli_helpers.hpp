@@ -6,6 +6,8 @@
 #include <system_error>
 #include <vector>
 
+#include <gtest/gtest.h>
+
 #include "json.hpp"
 #include "run_command.hpp"
 
@@ -48,6 +50,15 @@ inline std::string quote(const std::filesystem::path& p) {
 // An error must be exactly one line starting with "error:".
 inline bool one_error_line(const std::string& err) {
     return err.rfind("error: ", 0) == 0 && err.find('\n') == err.size() - 1;
+}
+
+// Exit 3 (or `code`) with exactly one "error:" line containing `words`, nothing on stdout.
+inline void expect_refused(const CommandResult& r, const std::string& what,
+                           const std::string& words, int code = 3) {
+    EXPECT_EQ(r.exit_code, code) << what << "\n" << r.err;
+    EXPECT_TRUE(one_error_line(r.err)) << what << "\n" << r.err;
+    EXPECT_NE(r.err.find(words), std::string::npos) << what << "\n" << r.err;
+    EXPECT_EQ(r.out, "") << what;
 }
 
 }  // namespace hs::test

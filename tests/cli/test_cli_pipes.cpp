@@ -49,15 +49,6 @@ hs::cli::Json counted(const std::string& json) {
     return j;
 }
 
-// Exit 3 (or `code`) with exactly one "error:" line containing `words`, nothing on stdout.
-void expect_refused(const CommandResult& r, const std::string& what, const std::string& words,
-                    int code = 3) {
-    EXPECT_EQ(r.exit_code, code) << what << "\n" << r.err;
-    EXPECT_TRUE(one_error_line(r.err)) << what << "\n" << r.err;
-    EXPECT_NE(r.err.find(words), std::string::npos) << what << "\n" << r.err;
-    EXPECT_EQ(r.out, "") << what;
-}
-
 // `text` with every `from` replaced by `to`.
 std::string replaced(std::string text, const std::string& from, const std::string& to) {
     for (auto at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))

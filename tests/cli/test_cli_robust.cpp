@@ -52,15 +52,6 @@ bool only_our_lines(const std::string& err) {
     return true;
 }
 
-// Exit 3 (or `code`) with exactly one "error:" line containing `words`, nothing on stdout.
-void expect_refused(const CommandResult& r, const std::string& what, const std::string& words,
-                    int code = 3) {
-    EXPECT_EQ(r.exit_code, code) << what << "\n" << r.err;
-    EXPECT_TRUE(one_error_line(r.err)) << what << "\n" << r.err;
-    EXPECT_NE(r.err.find(words), std::string::npos) << what << "\n" << r.err;
-    EXPECT_EQ(r.out, "") << what;
-}
-
 // Every channel's counts of hist's JSON.
 std::vector<std::vector<std::uint64_t>> histograms(const hs::cli::Json& doc) {
     std::vector<std::vector<std::uint64_t>> out;

@@ -6,8 +6,9 @@
 // started (it keeps counting across a loop's restart). Tick t is due `(t - t0 + 1) / fps`
 // seconds after tick t0 was presented: the clock starts when the presenter shows the session's
 // first frame, so that the time the first frame took to cross the pipeline is not counted
-// against the frames after it, and it gives them a frame of headroom. Until then, and without pacing (frames shown as fast as they come), no frame
-// is late. Each play starts a new session; stages drop what belongs to an older one.
+// against the frames after it, and it gives them a frame of headroom. Until then, and without
+// pacing (frames shown as fast as they come), no frame is late. Each play starts a new session;
+// stages drop what belongs to an older one.
 
 #include <chrono>
 #include <cstdint>
