@@ -29,14 +29,6 @@ std::int64_t rows_per_part(const ImageView& image) {
     return std::max<std::int64_t>(1, kRowsPixels / image.width);
 }
 
-// Y of YCrCb, as rgb_to_ycrcb computes it.
-inline std::uint32_t y_of(std::uint32_t r, std::uint32_t g, std::uint32_t b, int depth) {
-    return ycc_clamp(ycc_descale(static_cast<std::int32_t>(r) * kYcc.r2y +
-                                 static_cast<std::int32_t>(g) * kYcc.g2y +
-                                 static_cast<std::int32_t>(b) * kYcc.b2y),
-                     depth);
-}
-
 // The first row (in row order) holding a sample above the declared depth, with its largest
 // sample: what split_planes() reports.
 struct BadRow {
@@ -66,7 +58,7 @@ void histogram_rows(const ImageView& image, bool luma, int planes, std::int64_t 
         } else if (luma) {
             for (int x = 0; x < image.width; ++x) {
                 const T* px = row + static_cast<std::size_t>(x) * ch;
-                ++counts[y_of(px[0], px[1], px[2], image.bit_depth)];
+                ++counts[rgb_to_ycrcb(px[0], px[1], px[2], image.bit_depth).a];  // Y alone
             }
         } else {
             for (int x = 0; x < image.width; ++x) {
@@ -130,9 +122,7 @@ EqualizeResult equalize_interleaved(const EqualizeRequest& r) {
         if (part_bad.row < bad.row) bad = part_bad;
     });
     if (bad.row != std::numeric_limits<int>::max())
-        throw InputError("sample value " + std::to_string(bad.top) + " in row " +
-                         std::to_string(bad.row) + " exceeds the image's declared " +
-                         std::to_string(image.bit_depth) + "-bit depth");
+        throw_sample_above_depth(image, bad.row, bad.top);
     result.stages.push_back({"histogram", ms_since(start)});
 
     // 2. The LUT of each processed plane.
@@ -152,7 +142,7 @@ EqualizeResult equalize_interleaved(const EqualizeRequest& r) {
 
     // 3. Every pixel through its LUT.
     start = std::chrono::steady_clock::now();
-    result.image = Image(image.width, image.height, image.channels, image.type, image.bit_depth);
+    result.image = Image(FrameFormat::of(image), nullptr, /*zeroed=*/false);  // every row written
     parallel_ranges(image.height, rows_per_part(image), [&](std::int64_t a, std::int64_t b) {
         apply_rows<T>(image, luma, luts, result.image, a, b);
     });

@@ -135,6 +135,11 @@ void reduced_rows(const ImageView& image, int factor, F&& f) {
     });
 }
 
+// An image every row of which is about to be written.
+Image unfilled(const FrameFormat& format) {
+    return Image(format, nullptr, /*zeroed=*/false);
+}
+
 void check_factor(int factor) {
     if (factor < 1 || factor > 65536)
         throw UsageError("a display factor must be 1..65536, not " + std::to_string(factor));
@@ -192,8 +197,8 @@ DisplayRange display_range(const ImageView& image, const DisplaySpec& spec) {
 Image downscale(const ImageView& image, int factor) {
     validate(image);
     check_factor(factor);
-    Image out(out_size(image.width, factor), out_size(image.height, factor), image.channels,
-              image.type, image.bit_depth);
+    Image out = unfilled({out_size(image.width, factor), out_size(image.height, factor),
+                          image.channels, image.type, image.bit_depth});
     const auto n = static_cast<std::size_t>(out.width()) * static_cast<std::size_t>(image.channels);
     reduced_rows(image, factor, [&](int oy, const std::uint32_t* means) {
         if (image.type == SampleType::U8) {
@@ -213,8 +218,8 @@ Image display_picture(const ImageView& image, int factor, DisplayRange range) {
     const std::uint32_t max = image.max_value();
     if (range.lo > range.hi || range.hi > max)
         throw UsageError("a display range must lie within 0.." + std::to_string(max));
-    Image out(out_size(image.width, factor), out_size(image.height, factor), image.channels,
-              SampleType::U8);
+    Image out = unfilled({out_size(image.width, factor), out_size(image.height, factor),
+                          image.channels, SampleType::U8, 8});
     const auto ch = static_cast<std::size_t>(image.channels);
     const auto w = static_cast<std::size_t>(out.width());
     // One entry per code value: the 8-bit value shown, for colour samples and for alpha.
@@ -260,8 +265,9 @@ Image clipping_mask(const ImageView& image, int factor, unsigned channels) {
     if (channels == 0) return out;
     const std::uint32_t max = image.max_value();
     const auto ch = static_cast<std::size_t>(image.channels);
-    const std::size_t colour = std::min<std::size_t>(ch, 3);
-    const auto f = static_cast<std::size_t>(factor);
+    std::size_t counted[3], n_counted = 0;  // the sample offsets of the counted channels
+    for (std::size_t c = 0; c < 3; ++c)
+        if (channels & (1u << c)) counted[n_counted++] = c;
     const auto mark = [&](auto sample) {
         using T = decltype(sample);
         detail::parallel_ranges(
@@ -271,16 +277,19 @@ Image clipping_mask(const ImageView& image, int factor, unsigned channels) {
                     const int y1 = std::min(image.height, (oy + 1) * factor);
                     for (int y = oy * factor; y < y1; ++y) {
                         const auto* row = reinterpret_cast<const T*>(image.row(y));
-                        for (std::size_t x = 0; x < static_cast<std::size_t>(image.width); ++x) {
-                            std::uint8_t& m = dst[x / f];
-                            for (std::size_t c = 0; c < colour; ++c) {
-                                if (!(channels & (1u << c))) continue;
-                                const std::uint32_t v = row[x * ch + c];
-                                if (v == max)
-                                    m = kClippedHigh;  // the highlights win where a block has both
-                                else if (v == 0 && m != kClippedHigh)
-                                    m = kClippedLow;
-                            }
+                        for (int ox = 0; ox < w; ++ox) {
+                            std::uint8_t m = dst[ox];
+                            const int x1 = std::min(image.width, (ox + 1) * factor);
+                            for (int x = ox * factor; x < x1 && m != kClippedHigh; ++x)
+                                for (std::size_t k = 0; k < n_counted; ++k) {
+                                    const std::uint32_t v =
+                                        row[static_cast<std::size_t>(x) * ch + counted[k]];
+                                    if (v == max)  // the highlights win where a block has both
+                                        m = kClippedHigh;
+                                    else if (v == 0 && m != kClippedHigh)
+                                        m = kClippedLow;
+                                }
+                            dst[ox] = m;
                         }
                     }
                 }
@@ -291,11 +300,6 @@ Image clipping_mask(const ImageView& image, int factor, unsigned channels) {
     else
         mark(std::uint16_t{});
     return out;
-}
-
-int display_factor(int width, int height, int view_width, int view_height) {
-    if (view_width <= 0 || view_height <= 0) return 1;
-    return std::max(1, std::min(width / view_width, height / view_height));
 }
 
 }  // namespace hs

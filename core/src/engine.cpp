@@ -163,6 +163,7 @@ class CpuEqualizeEngine final : public EqualizeEngine {
         return "exact CPU reference: OpenCV-exact global equalization, YCrCb and CLAHE; global "
                "and matching in two passes over the pixels on every hardware thread";
     }
+    bool concurrent() const override { return true; }
 
   protected:
     EqualizeResult run(const EqualizeRequest& r) override { return detail::cpu_equalize(r); }
@@ -175,6 +176,7 @@ class CpuReferenceEngine final : public HistogramEngine {
         return "exact CPU reference: 64-bit counts, lookup table, rows split over threads";
     }
     Capabilities capabilities() const override { return {}; }
+    bool concurrent() const override { return true; }
 
   protected:
     HistogramResult run(const HistogramRequest& r) override {

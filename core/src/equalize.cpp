@@ -72,10 +72,7 @@ void store_row(Image& img, int y, const std::vector<std::uint16_t>& in) {
 void check_row_depth(const ImageView& v, int y, const std::vector<std::uint16_t>& row) {
     if (v.type == SampleType::U8 || v.bit_depth == 16) return;
     const std::uint16_t top = *std::max_element(row.begin(), row.end());
-    if (top > v.max_value())
-        throw InputError("sample value " + std::to_string(top) + " in row " + std::to_string(y) +
-                         " exceeds the image's declared " + std::to_string(v.bit_depth) +
-                         "-bit depth");
+    if (top > v.max_value()) throw_sample_above_depth(v, y, top);
 }
 
 void blend_plane(Plane& plane, const Plane& target, double strength) {
@@ -261,6 +258,12 @@ void EqualizeRequest::validate() const {
         validate_match(*this);
     else if (reference || !reference_histograms.empty())
         throw UsageError("a reference image or histogram applies to match mode only");
+}
+
+void throw_sample_above_depth(const ImageView& image, int row, std::uint32_t top) {
+    throw InputError("sample value " + std::to_string(top) + " in row " + std::to_string(row) +
+                     " exceeds the image's declared " + std::to_string(image.bit_depth) +
+                     "-bit depth");
 }
 
 WorkingPlanes split_planes(const ImageView& image, EqualizeSpace space) {

@@ -48,14 +48,7 @@ Image::Image(int width, int height, int channels, SampleType type, int bit_depth
       channels_(channels),
       type_(type),
       bit_depth_(bit_depth != 0 ? bit_depth : 8 * bytes_per_sample(type)) {
-    if (width <= 0 || height <= 0 || width > (1 << 20) || height > (1 << 20))
-        throw UsageError("image size " + std::to_string(width) + "x" + std::to_string(height) +
-                         " is out of range");
-    stride_ = static_cast<std::size_t>(width) * static_cast<std::size_t>(channels) *
-                  static_cast<std::size_t>(bytes_per_sample(type)) +
-              row_padding_bytes;
-    allocate(nullptr, true);
-    validate(view());
+    allocate(row_padding_bytes, nullptr, true);
 }
 
 Image::Image(const FrameFormat& format, std::shared_ptr<HostMemory> memory, bool zeroed)
@@ -64,12 +57,7 @@ Image::Image(const FrameFormat& format, std::shared_ptr<HostMemory> memory, bool
       channels_(format.channels),
       type_(format.type),
       bit_depth_(format.bit_depth) {
-    if (width_ <= 0 || height_ <= 0 || width_ > (1 << 20) || height_ > (1 << 20))
-        throw UsageError("image size " + std::to_string(width_) + "x" + std::to_string(height_) +
-                         " is out of range");
-    stride_ = format.shape().row_bytes();
-    allocate(std::move(memory), zeroed);
-    validate(view());
+    allocate(0, std::move(memory), zeroed);
 }
 
 void detail::ImageRelease::operator()(std::byte* data) const noexcept {
@@ -79,16 +67,24 @@ void detail::ImageRelease::operator()(std::byte* data) const noexcept {
         delete[] data;
 }
 
-void Image::allocate(std::shared_ptr<HostMemory> memory, bool zeroed) {
+void Image::allocate(std::size_t row_padding_bytes, std::shared_ptr<HostMemory> memory,
+                     bool zeroed) {
+    if (width_ <= 0 || height_ <= 0 || width_ > (1 << 20) || height_ > (1 << 20))
+        throw UsageError("image size " + std::to_string(width_) + "x" + std::to_string(height_) +
+                         " is out of range");
+    stride_ = static_cast<std::size_t>(width_) * static_cast<std::size_t>(channels_) *
+                  static_cast<std::size_t>(bytes_per_sample(type_)) +
+              row_padding_bytes;
     const std::size_t total = std::max<std::size_t>(stride_ * static_cast<std::size_t>(height_), 1);
     if (memory == nullptr) {
         storage_ = {zeroed ? new std::byte[total]() : new std::byte[total],
                     detail::ImageRelease{nullptr, total}};
-        return;
+    } else {
+        std::byte* data = memory->allocate(total);
+        storage_ = {data, detail::ImageRelease{std::move(memory), total}};
+        if (zeroed) std::memset(data, 0, total);
     }
-    std::byte* data = memory->allocate(total);
-    storage_ = {data, detail::ImageRelease{std::move(memory), total}};
-    if (zeroed) std::memset(data, 0, total);
+    validate(view());
 }
 
 Image::Image(const Image& other)

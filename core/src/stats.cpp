@@ -10,15 +10,20 @@ namespace hs {
 namespace {
 // Exact sums of values and squares: N * 65535^2 overflows 64 bits past 4 Gsamples.
 __extension__ typedef unsigned __int128 u128;
+
+// Nearest rank of percentile p among `total` samples: ceil(p/100 * N), at least 1.
+std::uint64_t nearest_rank(double p, std::uint64_t total) {
+    if (!(p >= 0.0 && p <= 100.0)) throw UsageError("percentile must lie within 0..100");
+    const auto rank = static_cast<std::uint64_t>(std::ceil(p / 100.0 * static_cast<double>(total)));
+    return std::max<std::uint64_t>(rank, 1);
+}
 }  // namespace
 
 std::uint32_t percentile(const std::vector<std::uint64_t>& value_counts, std::uint64_t total,
                          double p) {
     if (total == 0) throw UsageError("percentile of an empty histogram");
-    if (!(p >= 0.0 && p <= 100.0)) throw UsageError("percentile must lie within 0..100");
-    // Nearest rank: the smallest v with at least ceil(p/100 * N) samples <= v (rank >= 1).
-    auto rank = static_cast<std::uint64_t>(std::ceil(p / 100.0 * static_cast<double>(total)));
-    if (rank == 0) rank = 1;
+    // The smallest v with at least that many samples <= v.
+    const std::uint64_t rank = nearest_rank(p, total);
     std::uint64_t seen = 0;
     for (std::size_t v = 0; v < value_counts.size(); ++v) {
         seen += value_counts[v];
@@ -61,15 +66,9 @@ Stats stats_from_values(const std::vector<std::uint64_t>& value_counts, std::uin
     // Every percentile (the median is p50) in one pass over the cumulative counts, each rank as
     // percentile() takes it.
     std::vector<std::pair<std::uint64_t, std::size_t>> ranks;  // rank, which (last: the median)
-    const auto rank_of = [&](double p) {
-        if (!(p >= 0.0 && p <= 100.0)) throw UsageError("percentile must lie within 0..100");
-        const auto r =
-            static_cast<std::uint64_t>(std::ceil(p / 100.0 * static_cast<double>(s.count)));
-        return std::max<std::uint64_t>(r, 1);
-    };
     for (std::size_t i = 0; i < percentiles.size(); ++i)
-        ranks.emplace_back(rank_of(percentiles[i]), i);
-    ranks.emplace_back(rank_of(50.0), percentiles.size());
+        ranks.emplace_back(nearest_rank(percentiles[i], s.count), i);
+    ranks.emplace_back(nearest_rank(50.0, s.count), percentiles.size());
     std::sort(ranks.begin(), ranks.end());
     const auto last = static_cast<std::uint32_t>(value_counts.size() - 1);
     std::vector<std::uint32_t> found(percentiles.size(), last);

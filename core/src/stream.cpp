@@ -39,11 +39,15 @@ void StreamConfig::validate() const {
 
 // --- FrameStream
 
-void FrameStream::submit(const ImageView& frame) {
+void FrameStream::check_frame(const ImageView& frame) const {
     const FrameFormat& f = config().format;
     if (!f.matches(frame))
         throw InputError("a " + FrameFormat::of(frame).describe() +
                          " frame does not fit the stream's " + f.describe() + " frames");
+}
+
+void FrameStream::submit(const ImageView& frame) {
+    check_frame(frame);
     std::byte* dst = next_input();
     const std::size_t row = frame.row_bytes();
     if (frame.stride == row) {
@@ -180,11 +184,7 @@ class CpuStream final : public FrameStream {
     void submit(std::shared_ptr<const Image> frame) override {
         if (frame == nullptr || frame->empty())
             throw UsageError("a frame stream needs a frame, not nothing");
-        const ImageView v = frame->view();
-        if (!config_.format.matches(v))
-            throw InputError("a " + FrameFormat::of(v).describe() +
-                             " frame does not fit the stream's " + config_.format.describe() +
-                             " frames");
+        check_frame(frame->view());
         std::unique_lock lock(mutex_);
         Slot& s = free_slot(lock);
         s.frame = std::move(frame);
@@ -331,7 +331,8 @@ class CpuStream final : public FrameStream {
             Slot& s = *jobs_.front();
             jobs_.pop_front();
             ++running_;
-            const StreamConfig config = config_;
+            // reconfigure() refuses while a frame is in flight: config_ stays as it is.
+            const StreamConfig& config = config_;
             HistogramEngine* h = histograms_;
             EqualizeEngine* e = equalizer_;
             const std::uint64_t generation = s.generation;
@@ -363,14 +364,18 @@ class CpuStream final : public FrameStream {
         }
     }
 
+    // Frames run on an engine at once when it allows it, else one after another.
+    std::unique_lock<std::mutex> turn_for(bool concurrent) {
+        return concurrent ? std::unique_lock<std::mutex>() : std::unique_lock(engine_mutex_);
+    }
+
     // One frame's work; stops between stages once `cancelled()`.
     template <typename Cancelled>
     FrameResult run(const StreamConfig& c, HistogramEngine* h, EqualizeEngine* e,
                     const ImageView& frame, Cancelled&& cancelled) {
         FrameResult r;
         const auto count = [&](const ImageView& image) {
-            std::unique_lock<std::mutex> one_at_a_time;
-            if (h->name() != "cpu") one_at_a_time = std::unique_lock(engine_mutex_);
+            const std::unique_lock turn = turn_for(h->concurrent());
             return h->compute({image, c.channels, c.spec});
         };
         if (h != nullptr) {
@@ -386,8 +391,7 @@ class CpuStream final : public FrameStream {
         if (e != nullptr) {
             EqualizeRequest request = *c.equalize;
             request.image = frame;
-            std::unique_lock<std::mutex> one_at_a_time;
-            if (e->name() != "cpu") one_at_a_time = std::unique_lock(engine_mutex_);
+            const std::unique_lock turn = turn_for(e->concurrent());
             EqualizeResult er = e->equalize(request);
             equalized = std::move(er.image);
             r.stages.push_back({"equalize", er.total_ms});
@@ -419,7 +423,7 @@ class CpuStream final : public FrameStream {
     int running_ = 0;
     bool stopping_ = false;
     std::function<void()> ready_callback_;
-    std::mutex engine_mutex_;  // engines other than "cpu" run one frame at a time
+    std::mutex engine_mutex_;  // engines that are not concurrent() run one frame at a time
     mutable std::mutex mutex_;
     std::condition_variable wake_, done_;
     std::vector<std::jthread> workers_;

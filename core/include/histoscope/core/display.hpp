@@ -68,9 +68,4 @@ Image display_picture(const ImageView& image, int factor, DisplayRange range);
 // The clipping mask of `image` reduced by `factor` (one 8-bit channel).
 Image clipping_mask(const ImageView& image, int factor, unsigned channels);
 
-// The largest whole factor that keeps a width x height frame at least as large as a view of
-// view_width x view_height in both directions (1 for a frame smaller than the view, or an
-// empty view).
-int display_factor(int width, int height, int view_width, int view_height);
-
 }  // namespace hs

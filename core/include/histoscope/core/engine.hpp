@@ -81,6 +81,9 @@ class HistogramEngine {
     virtual std::string_view description() const = 0;
     virtual Availability availability() const { return {}; }
     virtual Capabilities capabilities() const = 0;
+    // Whether several threads may compute() at once (an engine that keeps no state of its
+    // own); the others are called by one thread at a time.
+    virtual bool concurrent() const { return false; }
 
     // Empty when the engine can serve `request`, otherwise one sentence saying why not.
     std::string unsupported_reason(const HistogramRequest& request) const;
@@ -124,6 +127,8 @@ class EqualizeEngine {
     virtual Availability availability() const { return {}; }
     // Empty when the engine can serve a valid `request`, otherwise one sentence saying why not.
     virtual std::string unsupported_reason(const EqualizeRequest&) const { return {}; }
+    // Whether several threads may equalize() at once (see HistogramEngine::concurrent()).
+    virtual bool concurrent() const { return false; }
     // Empty when the engine is available here and serves `request`, otherwise why not.
     std::string refusal(const EqualizeRequest& request) const;
 

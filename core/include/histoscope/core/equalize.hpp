@@ -248,6 +248,9 @@ struct WorkingPlanes {
 // 6: the planes of `image` (converting to YCrCb in Luma space). Throws InputError when a
 // 16-bit sample exceeds the image's declared depth.
 WorkingPlanes split_planes(const ImageView& image, EqualizeSpace space);
+// The InputError split_planes() throws: `row` is the first row holding a sample above the
+// image's declared depth, `top` that row's largest sample.
+[[noreturn]] void throw_sample_above_depth(const ImageView& image, int row, std::uint32_t top);
 // The reference histogram of each processed plane (match mode; empty otherwise).
 std::vector<ValueHistogram> match_references(const EqualizeRequest& request);
 // Equalizes the processed planes in place (global, CLAHE or match, then strength).

@@ -117,8 +117,9 @@ class Image {
     const HostMemory* memory() const { return storage_.get_deleter().memory.get(); }
 
   private:
-    // stride_ * height_ bytes, zeroed when asked.
-    void allocate(std::shared_ptr<HostMemory> memory, bool zeroed);
+    // Checks the size, then stride_ * height_ bytes (rows padded by `row_padding_bytes`),
+    // zeroed when asked.
+    void allocate(std::size_t row_padding_bytes, std::shared_ptr<HostMemory> memory, bool zeroed);
 
     std::unique_ptr<std::byte[], detail::ImageRelease> storage_;
     int width_ = 0, height_ = 0, channels_ = 0;

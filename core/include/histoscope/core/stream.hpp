@@ -131,6 +131,10 @@ class FrameStream {
     virtual double measure_steady_state_ms(int frames);
     // Device memory in use on the stream's GPU (cudaMemGetInfo), nullopt without one.
     virtual std::optional<std::size_t> device_memory_used() const { return std::nullopt; }
+
+  protected:
+    // InputError unless `frame` has the configured format.
+    void check_frame(const ImageView& frame) const;
 };
 
 class StreamEngine {
@@ -150,8 +154,8 @@ class StreamEngine {
 
 // "cpu": on a pool of host threads (one per hardware thread, at most `depth`), each frame on
 // one of them, with the registry's histogram engine (any; "" or "auto": the registry's "auto"
-// engine when it can run, else "cpu") and equalizer ("" or "auto": "cpu"). Engines other than
-// "cpu" run one frame at a time. Host-clock stages "histogram", "equalize", "histogram
+// engine when it can run, else "cpu") and equalizer ("" or "auto": "cpu"). Engines that are not
+// concurrent() run one frame at a time. Host-clock stages "histogram", "equalize", "histogram
 // (equalized)" and "pictures".
 std::unique_ptr<StreamEngine> make_cpu_stream_engine(const EngineRegistry& registry);
 
