@@ -1001,8 +1001,18 @@ class TestUi : public QObject {
         QTRY_VERIFY_WITH_TIMEOUT(window_->playback().frame == 7, kTimeoutMs);
         QTRY_VERIFY_WITH_TIMEOUT(window_->playback().frame < 7, kTimeoutMs);
         QVERIFY(window_->playback().playing);
+        // Bins chosen while it plays: the next frames are shown with them, exactly.
+        QComboBox* bins = window_->controls()->binsCombo();
+        bins->setCurrentIndex(bins->findData(64));
+        QTRY_COMPARE_WITH_TIMEOUT(window_->histogramModel()->rowCount(), 64, kTimeoutMs);
+        QVERIFY(window_->playback().playing);
         emit window_->playToggleRequested();
         QTRY_VERIFY_WITH_TIMEOUT(!window_->playback().playing, kTimeoutMs);
+        settle();
+        QVERIFY(model_matches(
+            *window_->histogramModel(),
+            reference_of(frames[static_cast<std::size_t>(window_->playback().frame)].view(), 64)));
+        selectBins(256);
         emit window_->loopRequested(false);
         settle();
         // The file cut short while it is open: the frame it ends inside is dropped and said in

@@ -307,26 +307,24 @@ void Controller::process() {
     tag.index = playback_->isOpen() ? playback_->frame() : -1;
     tag.session = playback_->isOpen() ? playback_->session() : 0;
     tag.generation = generation_;
+    tag.context = plan.context;
     try {
-        stream_->configure(plan);
-        status.message =
-            tr("%1, on the '%2' frame stream").arg(status.message, stream_->engineName());
-        emit engineStatusChanged(status);
-        // A clip's reader makes its frames where this stream reads them fastest.
-        if (playback_->isOpen())
-            playback_->setFrameMemory(stream_->frameMemory(), plan.config.format);
+        configureStream(plan, status);
         // A large photo on the CPU: its reduced copy first, shown as a preview meanwhile.
         if (proxy_ && stream_->engineName() == QLatin1String("cpu")) {
             EngineStatus ignored;
             FrameOptions reduced = options;
             reduced.factor = std::max(1, display_factor_ / proxy_factor_);
             reduced.cpu_only = true;
-            preview_->configure(plan_stream(proxy_->view(), settings_, reduced, *choice_,
-                                            reference_.get(), reference_generation_, ignored));
+            const StreamPlan small_plan =
+                plan_stream(proxy_->view(), settings_, reduced, *choice_, reference_.get(),
+                            reference_generation_, ignored);
+            preview_->configure(small_plan);
             FrameTag small = tag;
             small.image = proxy_;
             small.preview = true;
             small.preview_factor = proxy_factor_;
+            small.context = small_plan.context;
             if (preview_->holds(proxy_))
                 preview_->resubmit(small);
             else
@@ -341,6 +339,16 @@ void Controller::process() {
         stream_->close();
     }
     updateBusy();
+}
+
+void Controller::configureStream(const StreamPlan& plan, EngineStatus status) {
+    stream_->configure(plan);
+    status.message = (playback_->playing() ? tr("%1, playing on the '%2' frame stream")
+                                           : tr("%1, on the '%2' frame stream"))
+                         .arg(status.message, stream_->engineName());
+    emit engineStatusChanged(status);
+    // A clip's reader makes its frames where this stream reads them fastest.
+    if (playback_->isOpen()) playback_->setFrameMemory(stream_->frameMemory(), plan.config.format);
 }
 
 void Controller::pump() {
@@ -368,11 +376,7 @@ void Controller::submitPlayed(ReadFrame& frame) {
         if (!stream_->serves(plan)) {
             // New settings wait for the frames in flight, shown with the settings they ran with.
             while (std::optional<StreamDone> done = stream_->take(true)) deliver(*done);
-            stream_->configure(plan);
-            status.message = tr("%1, playing on the '%2' frame stream")
-                                 .arg(status.message, stream_->engineName());
-            emit engineStatusChanged(status);
-            playback_->setFrameMemory(stream_->frameMemory(), plan.config.format);
+            configureStream(plan, status);
         }
         FrameTag tag;
         tag.session = frame.session;
@@ -381,6 +385,7 @@ void Controller::submitPlayed(ReadFrame& frame) {
         tag.image = tag.source = frame.image;
         tag.read_ms = frame.read_ms;
         tag.generation = generation_;
+        tag.context = plan.context;
         stream_->submit(std::move(tag));
     } catch (const std::exception& e) {
         reportError(tr("Playback stream: %1").arg(describe(e)));
@@ -403,11 +408,11 @@ void Controller::deliver(StreamDone& done) {
         if (done.device_error && !cpu_only_) {
             // A GPU failure (no device, out of memory, ...): the CPU reference takes over.
             reportError(tr("Kernel %1 failed: %2. Using the CPU reference.")
-                            .arg(done.context.engine, done.error));
+                            .arg(tag.context.engine, done.error));
             EngineStatus status;
             status.requested = settings_.engine;
             status.resolved = QStringLiteral("cpu");
-            status.message = tr("Kernel: cpu (%1 failed)").arg(done.context.engine);
+            status.message = tr("Kernel: cpu (%1 failed)").arg(tag.context.engine);
             status.detail = done.error;
             emit engineStatusChanged(status);
             cpu_only_ = true;
@@ -420,7 +425,7 @@ void Controller::deliver(StreamDone& done) {
         return;
     }
     if (tag.preview && shown_generation_ >= tag.generation) return;  // the exact one came first
-    FrameResult out = results(*done.result, tag, done.context);
+    FrameResult out = results(*done.result, tag);
     if (!tag.preview) {
         shown_generation_ = tag.generation;
         equalized_ = out.result;

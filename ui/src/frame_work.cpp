@@ -103,9 +103,10 @@ HistogramData histogram_from_values(const hs::ImageView& shape,
     data.bytes = image_bytes(shape);
     const std::uint32_t max_code = shape.max_value();
     // Every frame of a stream asks for the same table (65536 entries at 16 bits): made once.
-    thread_local std::pair<std::string, std::vector<std::int32_t>> table;
-    const std::string key = spec.describe() + "/" + std::to_string(max_code);
-    if (table.first != key) table = {key, hs::bin_table(spec, max_code)};
+    // The spec is even bins over the depth's range: its bins and the depth make it.
+    thread_local std::pair<std::pair<int, std::uint32_t>, std::vector<std::int32_t>> table;
+    if (const std::pair key{spec.bins, max_code}; table.first != key)
+        table = {key, hs::bin_table(spec, max_code)};
     const std::vector<std::int32_t>& bin = table.second;
     for (const auto& channel : values) {
         data.channel_names << qstr(hs::channel_name(channel.channel));
@@ -135,7 +136,8 @@ PreviewCopy preview_copy(const hs::Image& photo) {
     return {std::make_shared<hs::Image>(hs::downscale(photo.view(), factor)), factor};
 }
 
-FrameResult results(hs::FrameResult& r, const FrameTag& tag, const ResultContext& context) {
+FrameResult results(hs::FrameResult& r, const FrameTag& tag) {
+    const ResultContext& context = tag.context;
     QElapsedTimer clock;
     clock.start();
     FrameResult out;

@@ -44,6 +44,15 @@ struct PreviewCopy {
 };
 PreviewCopy preview_copy(const hs::Image& photo);
 
+// The settings a result is shown with besides those the stream computed it with.
+struct ResultContext {
+    int bins = 256;         // the histograms' bins in the window
+    QString engine;         // the histogram engine the user's choice resolved to
+    QString stream;         // the frame stream engine
+    QString equalizer;      // the stream's equalizer ("" without equalization)
+    QString equalize_note;  // why there is no equalized frame, when there is none
+};
+
 // What a frame stream's result is shown with besides the result itself.
 struct FrameTag {
     std::uint64_t session = 0;                // playback session (0 for a photo)
@@ -55,19 +64,12 @@ struct FrameTag {
     int preview_factor = 1;
     double read_ms = 0.0;
     std::uint64_t generation = 0;  // of the settings it was computed with
-};
-
-struct ResultContext {
-    int bins = 256;         // the histograms' bins in the window
-    QString engine;         // the histogram engine the user's choice resolved to
-    QString stream;         // the frame stream engine
-    QString equalizer;      // the stream's equalizer ("" without equalization)
-    QString equalize_note;  // why there is no equalized frame, when there is none
+    ResultContext context;         // and shown with (the stream's names added on submission)
 };
 
 // The window's result of frame `tag` from the stream's `r` (its pictures and counts are moved
 // out of it).
-FrameResult results(hs::FrameResult& r, const FrameTag& tag, const ResultContext& context);
+FrameResult results(hs::FrameResult& r, const FrameTag& tag);
 
 // One line for any failure: typed errors carry their own, bad_alloc gets a readable one.
 QString describe(const std::exception& e);

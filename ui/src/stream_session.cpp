@@ -85,10 +85,7 @@ bool StreamSession::serves(const StreamPlan& plan) const {
 }
 
 void StreamSession::configure(const StreamPlan& plan) {
-    if (serves(plan)) {
-        plan_.context = plan.context;  // the bins: the counts stay per code value
-        return;
-    }
+    if (serves(plan)) return;  // the bins aside (each frame's tag has them), nothing changed
     if (!tags_.empty()) throw std::logic_error("StreamSession::configure with frames in flight");
     hs::StreamEngine& engine = plan.cpu_only ? *registry_.find_stream_engine("cpu")
                                              : hs::choose_stream_engine(registry_, plan.config);
@@ -124,11 +121,17 @@ bool StreamSession::hasRoom() const {
 void StreamSession::submit(FrameTag tag) {
     stream_->submit(tag.image);
     last_ = tag.image;
-    tags_.push_back(std::move(tag));
+    queued(std::move(tag));
 }
 
 void StreamSession::resubmit(FrameTag tag) {
     stream_->resubmit();
+    queued(std::move(tag));
+}
+
+void StreamSession::queued(FrameTag tag) {
+    tag.context.stream = engine_name_;
+    tag.context.equalizer = equalizer_name_;
     tags_.push_back(std::move(tag));
 }
 
@@ -147,9 +150,6 @@ std::optional<StreamSession::Done> StreamSession::take(bool wait) {
     }
     done.tag = std::move(tags_.front());
     tags_.pop_front();
-    done.context = plan_.context;
-    done.context.stream = engine_name_;
-    done.context.equalizer = equalizer_name_;
     return done;
 }
 

@@ -50,13 +50,12 @@ StreamPlan plan_stream(const hs::ImageView& view, const FrameSettings& settings,
                        EngineStatus& status);
 
 // What came back for a frame: its result, or why it failed (a DeviceError: the GPU failed),
-// and what it is shown with.
+// and its tag (with what it is shown with).
 struct StreamDone {
     FrameTag tag;
     std::optional<hs::FrameResult> result;
     QString error;
     bool device_error = false;
-    ResultContext context;
 };
 
 class StreamSession {
@@ -76,7 +75,8 @@ class StreamSession {
     bool hasRoom() const;
     std::size_t inFlight() const { return tags_.size(); }
     // Queues `tag.image`; resubmit() queues the frame submitted last again (a GPU stream reads
-    // its device copy: no upload), when it is `tag.image`.
+    // its device copy: no upload), when it is `tag.image`. The tag's context gets the names of
+    // the stream and its equalizer.
     void submit(FrameTag tag);
     bool holds(const std::shared_ptr<const hs::Image>& image) const {
         return stream_ && last_ == image;
@@ -93,6 +93,8 @@ class StreamSession {
     std::shared_ptr<hs::HostMemory> frameMemory() const;
 
   private:
+    void queued(FrameTag tag);
+
     hs::EngineRegistry& registry_;
     std::function<void()> ready_;
     std::unique_ptr<hs::FrameStream> stream_;

@@ -43,6 +43,7 @@ class PlaybackClock;
 class StreamSession;
 struct ReadFrame;
 struct StreamDone;
+struct StreamPlan;
 
 // What the user chose: the settings every frame is computed with.
 struct FrameSettings {
@@ -162,6 +163,8 @@ class Controller : public QObject {
     // stream while it has room and the presenter keeps up.
     void pump();
     void submitPlayed(ReadFrame& frame);
+    // Opens or reconfigures the stream for `plan` and says which engines run it.
+    void configureStream(const StreamPlan& plan, EngineStatus status);
     void collect();
     void deliver(StreamDone& done);
     void discardStreams();  // forgets the frames in flight (a pause, a seek, new media)
