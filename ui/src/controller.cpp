@@ -99,17 +99,16 @@ void Controller::open(const QString& path, const QString& raw_format, double fps
     sent_.clear();
     const bool live = opened.info.live;
     if (opened.frames) playback_->open(std::move(opened.frames), live ? -1 : 0);
-    media_ = opened.info;
     source_ = live ? nullptr : std::make_shared<const hs::Image>(std::move(opened.first));
     path_ = path;
     // A large photo's reduced copy for previews, made once.
-    PreviewCopy preview = media_.video || !source_ ? PreviewCopy{} : preview_copy(*source_);
+    PreviewCopy preview = opened.info.video || !source_ ? PreviewCopy{} : preview_copy(*source_);
     proxy_ = std::move(preview.image);
     proxy_factor_ = preview.factor;
     equalized_.reset();
     cpu_only_ = false;
     last_error_.clear();
-    emit mediaLoaded(media_);
+    emit mediaLoaded(opened.info);
     emit playbackChanged(playback_->state());
     if (live) {
         // Opened: its frames are shown as they come, whenever that is.
@@ -435,7 +434,7 @@ void Controller::deliver(StreamDone& done) {
     choice_->addThroughput(out.timing, out.original_histogram);
     out.timing.dropped = playback_->isOpen() ? playback_->dropped() : 0;
     out.sequence = ++sequence_;
-    sent_.push_back({tag.session, out.tick, tag.source});
+    sent_.push_back(tag.source);
     emit frameReady(out);
     if (!opening_.isEmpty()) {
         opening_.clear();
@@ -452,16 +451,15 @@ void Controller::deliver(StreamDone& done) {
     }
 }
 
-void Controller::framesConsumed(quint64 session, qint64 tick, qint64 index, int count,
-                                int dropped) {
+void Controller::framesConsumed(quint64 session, qint64 index, int count, int dropped) {
     std::shared_ptr<const hs::Image> shown;
     for (int i = 0; i < count && !sent_.empty(); ++i) {
-        shown = sent_.front().frame;
+        shown = std::move(sent_.front());
         sent_.pop_front();
     }
     if (index >= 0 && session != 0 && session == playback_->session()) {
         source_ = shown;  // the frame on screen: what a paused settings change computes again
-        playback_->presented(session, tick, index, dropped);
+        playback_->presented(session, index, dropped);
     }
     schedulePump();
 }

@@ -10,7 +10,6 @@
 namespace hs::ui {
 
 namespace {
-constexpr auto kAlwaysShowEvery = std::chrono::milliseconds(250);
 // Frames a playing pipeline holds at once: the reader's queue and the one it reads, the frame
 // stream's ring, the results the presenter holds, the one on screen, and one to spare.
 constexpr int kFramesInUse = 3 + 1 + 3 + 3 + 1 + 1;
@@ -115,7 +114,6 @@ FrameReader::FrameReader(std::unique_ptr<FrameSource> source,
       notify_(std::move(notify)),
       pool_(std::make_shared<FramePool>()),
       capacity_(std::max<std::size_t>(capacity, 1)),
-      fps_(source_->fps()),
       seekable_(source_->seekable()),
       frames_(source_->frameCount()) {
     thread_ = std::thread([this] { run(); });
@@ -179,7 +177,7 @@ std::int64_t FrameReader::frameCount() const {
     return frames_;
 }
 
-ReadFrame FrameReader::readOne(std::int64_t index, int& status) {
+ReadFrame FrameReader::readOne(std::int64_t index, bool& fatal) {
     ReadFrame f;
     f.index = index;
     const auto start = PlaybackClock::Clock::now();
@@ -190,29 +188,25 @@ ReadFrame FrameReader::readOne(std::int64_t index, int& status) {
         hs::Image image = pool_->take();
         switch (source_->read(image)) {
             case FrameSource::Status::Ok:
-                status = 0;
                 f.image = pool_->share(std::move(image));
                 break;
             case FrameSource::Status::Failed:
-                status = 1;
                 f.kind = ReadFrame::Kind::Failed;
                 f.problem = source_->failure();
                 break;
             case FrameSource::Status::End:
-                status = 2;
                 f.kind = ReadFrame::Kind::End;
                 break;
         }
     } catch (const std::bad_alloc&) {
         // Not this frame's fault: no later frame would fit either. Reading stops.
-        status = 3;
+        fatal = true;
         f.kind = ReadFrame::Kind::Failed;
         const std::size_t bytes = pool_->frameBytes();
         f.problem = "out of memory for a frame" +
                     (bytes > 0 ? " of " + std::to_string(bytes) + " bytes" : std::string()) +
                     ": reading stops";
     } catch (const std::exception& e) {
-        status = 1;
         f.kind = ReadFrame::Kind::Failed;
         f.problem = e.what();
     }
@@ -241,15 +235,15 @@ void FrameReader::run() {
         }
         lock.unlock();
         pool_->reserve(kFramesInUse, kReserveBytes);
-        int status = 0;
-        ReadFrame f = readOne(job.from, status);
+        bool fatal = false;
+        ReadFrame f = readOne(job.from, fatal);
         job.from = f.index;
         f.session = job.session;
         f.tick = job.tick;
         const auto now = PlaybackClock::Clock::now();
         lock.lock();
         if (serial != job_serial_) continue;  // replaced meanwhile: read for nobody
-        if (status == 3) {  // no memory for a frame: what the reader has is all there is
+        if (fatal) {  // no memory for a frame: what the reader has is all there is
             queue_.push_back(std::move(f));
             ReadFrame end;
             end.kind = ReadFrame::Kind::End;
@@ -257,7 +251,7 @@ void FrameReader::run() {
             end.index = end.tick = job.from;
             queue_.push_back(std::move(end));
             job_.reset();
-        } else if (status == 2) {
+        } else if (f.kind == ReadFrame::Kind::End) {
             frames_ = job.from;  // the source's real end
             if (job.continuous && job_->loop && job.from > 0 && seekable_) {
                 job.from = 0;  // the tick goes on
@@ -273,17 +267,16 @@ void FrameReader::run() {
             queue_.push_back(std::move(f));
             job_.reset();
         } else {
-            if (status == 0) {
+            const bool read = f.kind == ReadFrame::Kind::Frame;
+            if (read) {
                 // The last frame as far as the source knows (none when it does not say).
                 f.last = frames_ > 0 && job.from + 1 >= frames_;
                 if (frames_ > 0) frames_ = std::max(frames_, job.from + 1);
             }
             ++job.from;
             ++job.tick;
-            const bool drop = status == 0 && job.continuous && !f.last &&
-                              clock_->overtaken(f.session, f.tick, now) &&
-                              now - last_queued < kAlwaysShowEvery;
-            if (drop) {
+            if (read && job.continuous &&
+                clock_->droppable(f.session, f.tick, f.last, now, last_queued)) {
                 held = std::move(f);
                 ++dropped;
                 continue;

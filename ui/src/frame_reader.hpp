@@ -70,24 +70,20 @@ class FrameReader {
     void setLoop(bool on);           // for the continuous job under way too
     std::optional<ReadFrame> pop();  // never blocks
 
-    // As the source knows them: its frame count (corrected when it ends early; 0 if unknown),
-    // its rate (0: none of its own), and whether it can seek.
+    // As the source knows it: its frame count (corrected when it ends early; 0 if unknown).
     std::int64_t frameCount() const;
-    double fps() const { return fps_; }
-    bool seekable() const { return seekable_; }
 
   private:
     void run();
-    // Reads frame job_.from + done into a pooled buffer, with the source's status (0 Ok, 1
-    // Failed, 2 End), outside the lock.
-    ReadFrame readOne(std::int64_t index, int& status);
+    // Reads frame `index` into a pooled buffer, outside the lock; `fatal` when no frame can be
+    // read any more (no memory for one).
+    ReadFrame readOne(std::int64_t index, bool& fatal);
 
     std::unique_ptr<FrameSource> source_;
     std::shared_ptr<const PlaybackClock> clock_;
     std::function<void()> notify_;
     std::shared_ptr<FramePool> pool_;
     const std::size_t capacity_;
-    const double fps_;
     const bool seekable_;
 
     mutable std::mutex mutex_;

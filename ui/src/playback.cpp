@@ -10,7 +10,6 @@
 namespace hs::ui {
 
 namespace {
-constexpr auto kAlwaysShowEvery = std::chrono::milliseconds(250);
 constexpr int kMaxStepOver = 64;  // frames that cannot be read, stepped over in a row
 }  // namespace
 
@@ -225,8 +224,7 @@ std::optional<ReadFrame> Playback::next() {
                 break;
         }
         const auto now = std::chrono::steady_clock::now();
-        if (playing_ && !f->last && clock_->overtaken(session_, f->tick, now) &&
-            now - last_handed_ < kAlwaysShowEvery) {
+        if (playing_ && clock_->droppable(session_, f->tick, f->last, now, last_handed_)) {
             ++dropped_process_;
             continue;
         }
@@ -237,9 +235,7 @@ std::optional<ReadFrame> Playback::next() {
     return std::nullopt;
 }
 
-void Playback::presented(std::uint64_t session, std::int64_t tick, std::int64_t index,
-                         std::int64_t dropped) {
-    static_cast<void>(tick);  // the presenter started the clock with it
+void Playback::presented(std::uint64_t session, std::int64_t index, std::int64_t dropped) {
     if (session != session_) return;
     shown_ = index;
     dropped_paint_ += dropped;

@@ -44,7 +44,6 @@ class Playback : public QObject {
     void close();
     bool isOpen() const { return reader_ != nullptr; }
     bool playing() const { return playing_; }
-    bool live() const { return live_; }
     std::int64_t frame() const { return shown_; }
     std::int64_t dropped() const;
     std::uint64_t session() const { return session_; }
@@ -76,10 +75,9 @@ class Playback : public QObject {
     // The next frame for the frame stream, if one is ready: what the reader queued, less what
     // belongs to an older session and what came too late (dropped here).
     std::optional<ReadFrame> next();
-    // The presenter showed `tick` (frame `index`) of `session`, after dropping `dropped` results
-    // of it that fell due earlier.
-    void presented(std::uint64_t session, std::int64_t tick, std::int64_t index,
-                   std::int64_t dropped);
+    // The presenter showed frame `index` of `session`, after dropping `dropped` results of it
+    // that fell due earlier.
+    void presented(std::uint64_t session, std::int64_t index, std::int64_t dropped);
     // `count` frames of `session` handed out by next() will not be presented: they `failed`,
     // or were given up (new settings, new media).
     void lost(std::uint64_t session, std::int64_t count, bool failed);

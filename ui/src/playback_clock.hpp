@@ -61,12 +61,17 @@ class PlaybackClock {
         return after_next && *after_next <= now;
     }
 
-    bool paced() const {
-        const std::lock_guard lock(mutex_);
-        return paced_;
+    // Whether a stage may drop `tick` at `now`: it is overtaken, not the source's `last`, and a
+    // frame passed that stage less than a quarter of a second ago (at `passed`), so that a
+    // machine slower than the source still shows a frame four times a second, and the last one.
+    bool droppable(std::uint64_t session, std::int64_t tick, bool last, Clock::time_point now,
+                   Clock::time_point passed) const {
+        return !last && now - passed < kAlwaysShowEvery && overtaken(session, tick, now);
     }
 
   private:
+    static constexpr auto kAlwaysShowEvery = std::chrono::milliseconds(250);
+
     mutable std::mutex mutex_;
     std::uint64_t session_ = 0;
     double fps_ = 25.0;

@@ -28,15 +28,19 @@ Presenter::Presenter(std::shared_ptr<PlaybackClock> clock, QObject* parent)
 void Presenter::setSession(std::uint64_t session) {
     if (session <= session_) return;
     session_ = session;
+    pump();
+}
+
+void Presenter::dropStale() {
+    // A photo or paused frame (tick -1) is always shown.
     int stale = 0;
     std::uint64_t of = 0;
-    while (!queue_.empty() && queue_.front().session < session_ && queue_.front().tick >= 0) {
+    while (!queue_.empty() && queue_.front().tick >= 0 && queue_.front().session < session_) {
         of = queue_.front().session;
         queue_.pop_front();
         ++stale;
     }
-    if (stale > 0) emit consumed(of, -1, -1, stale, 0);
-    pump();
+    if (stale > 0) emit consumed(of, -1, stale, 0);
 }
 
 void Presenter::push(const FrameResult& result) {
@@ -61,15 +65,8 @@ void Presenter::paintDone() {
 }
 
 void Presenter::pump() {
-    if (awaiting_paint_) return;
-    // Results of an older session are dropped unshown; a photo or paused frame (tick -1) is
-    // always shown.
-    while (!queue_.empty() && queue_.front().tick >= 0 && queue_.front().session < session_) {
-        const std::uint64_t of = queue_.front().session;
-        queue_.pop_front();
-        emit consumed(of, -1, -1, 1, 0);
-    }
-    if (queue_.empty()) return;
+    dropStale();
+    if (awaiting_paint_ || queue_.empty()) return;
     const FrameResult& front = queue_.front();
     if (front.tick < 0) return show(0);
     if (front.session > session_) session_ = front.session;
@@ -101,7 +98,7 @@ void Presenter::show(std::size_t index) {
     awaiting_paint_ = true;
     paint_timeout_->start();
     emit present(result);
-    emit consumed(result.session, result.tick, result.timing.frame, dropped + 1, dropped);
+    emit consumed(result.session, result.timing.frame, dropped + 1, dropped);
 }
 
 }  // namespace hs::ui

@@ -30,7 +30,6 @@ class Presenter : public QObject {
 
     // Results of sessions before `session` are not shown any more (a seek, a pause).
     void setSession(std::uint64_t session);
-    std::size_t queued() const { return queue_.size(); }
 
   public slots:
     void push(const hs::ui::FrameResult& result);
@@ -40,16 +39,16 @@ class Presenter : public QObject {
   signals:
     // Show this result now (connected directly to the window).
     void present(const hs::ui::FrameResult& result);
-    // `count` results left the queue: the last of them presented (tick and frame `index` of
-    // `session`; index -1 when none was), `dropped` of them overtaken by it on the clock; the
-    // others belonged to an older session.
-    void consumed(std::uint64_t session, std::int64_t tick, std::int64_t index, int count,
-                  int dropped);
+    // `count` results left the queue: the last of them presented (frame `index` of `session`;
+    // -1 when none was), `dropped` of them overtaken by it on the clock; the others belonged to
+    // an older session.
+    void consumed(std::uint64_t session, std::int64_t index, int count, int dropped);
     // The paint of a presented result ended: the window's update and paint took `paint_ms`.
     void framePainted(const hs::ui::FrameTiming& timing, double paint_ms);
 
   private:
     void pump();
+    void dropStale();              // the results of older sessions leave unshown
     void show(std::size_t index);  // presents queue_[index], dropping the ones before it
     void paintDone();
 

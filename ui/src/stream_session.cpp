@@ -15,7 +15,7 @@ namespace {
 bool same_stream(const StreamPlan& a, const StreamPlan& b) {
     const hs::StreamConfig &x = a.config, &y = b.config;
     if (!(x.format == y.format) || x.engine != y.engine || x.channels != y.channels ||
-        x.spec.describe() != y.spec.describe() || x.equalizer != y.equalizer ||
+        !(x.spec == y.spec) || x.equalizer != y.equalizer ||
         x.equalized_histograms != y.equalized_histograms ||
         x.equalized_frame != y.equalized_frame || x.display != y.display ||
         x.equalize.has_value() != y.equalize.has_value() || a.cpu_only != b.cpu_only ||

@@ -41,6 +41,7 @@ struct HistogramSpec {
     // thresholds lower + ceil(i * (upper - lower) / bins).
     std::vector<std::int64_t> thresholds() const;
     std::string describe() const;
+    friend bool operator==(const HistogramSpec&, const HistogramSpec&) = default;
 };
 
 // Bin of `value` under `spec`, or -1 when the value is outside the histogram.

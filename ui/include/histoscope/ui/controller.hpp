@@ -118,9 +118,9 @@ class Controller : public QObject {
     void setPaced(bool paced);
     void step(int frames);    // pauses; +1 next frame, -1 previous frame
     void seek(qint64 frame);  // from 0; a playing clip goes on from there
-    // The presenter took `count` results (playback session `session`): the last shown (its
-    // `tick` and frame `index`; -1: none), `dropped` of them overtaken on the clock.
-    void framesConsumed(quint64 session, qint64 tick, qint64 index, int count, int dropped);
+    // The presenter took `count` results (playback session `session`): the last shown (frame
+    // `index`; -1: none), `dropped` of them overtaken on the clock.
+    void framesConsumed(quint64 session, qint64 index, int count, int dropped);
     // The host's read bandwidth (the CPU engines' roofline) as measured before on this
     // machine; without one it is measured when first needed.
     void setHostBandwidth(double gbs);
@@ -181,7 +181,6 @@ class Controller : public QObject {
     std::shared_ptr<const hs::Image> proxy_;
     int proxy_factor_ = 1;
     QString path_;
-    MediaInfo media_;
     Playback* playback_;
     std::shared_ptr<const hs::Image> reference_;
     std::uint64_t reference_generation_ = 0;  // counts the references loaded
@@ -193,14 +192,9 @@ class Controller : public QObject {
 
     std::unique_ptr<StreamSession> stream_;   // every frame
     std::unique_ptr<StreamSession> preview_;  // a large photo's reduced copy (CPU stream)
-    // Results sent to the presenter and not yet taken, with their frames (the one shown last
+    // The frames of the results sent to the presenter and not yet taken (the one shown last
     // becomes source_ when playback stops).
-    struct Sent {
-        std::uint64_t session = 0;
-        std::int64_t tick = -1;
-        std::shared_ptr<const hs::Image> frame;
-    };
-    std::deque<Sent> sent_;
+    std::deque<std::shared_ptr<const hs::Image>> sent_;
 
     bool process_posted_ = false;
     bool pump_posted_ = false;
