@@ -34,6 +34,7 @@
 #include <memory>
 #include <optional>
 #include <string_view>
+#include <utility>
 
 #include "engines.hpp"
 #include "histoscope/core/error.hpp"
@@ -214,35 +215,17 @@ int main(int argc, char** argv) {
         if (QFileInfo::exists(sample)) file = sample;
     }
 
-    hs::gui::Engines engines = hs::gui::make_engines();
-    if (engines.options.gpu_absence.isEmpty() && engines.options.gpu_read_bandwidth_gbs) {
-        // The GPU's read bandwidth (the roofline of its kernels) is measured at once on a
-        // thread of its own: that also starts the CUDA context, which the first frame would
-        // otherwise wait for, while the file is still being decoded.
-        auto measured = std::make_shared<std::shared_future<double>>(
-            std::async(std::launch::async, engines.options.gpu_read_bandwidth_gbs).share());
-        // Not waited for: until it is there, frames are shown without their share of it.
-        engines.options.gpu_read_bandwidth_gbs = [measured] {
-            return measured->wait_for(std::chrono::seconds(0)) == std::future_status::ready
-                       ? measured->get()
-                       : 0.0;
-        };
-    }
-    hs::ui::Worker worker(std::make_unique<hs::ui::Controller>(std::move(engines.registry),
-                                                               std::move(engines.options)));
-    hs::ui::MainWindow window(worker.controller(), samples_dir);
-
-    for (const QCommandLineOption* option : {&screenshot_compare, &screenshot_play}) {
-        if (parser.isSet(*option) && !parser.isSet(screenshot)) {
-            std::fprintf(stderr, "error: --%s needs --screenshot\n",
-                         qPrintable(option->names().constFirst()));
-            return 2;
-        }
-    }
-    for (const QCommandLineOption* option : {&screenshot_unpaced, &screenshot_frames}) {
-        if (parser.isSet(*option) && !parser.isSet(screenshot_play)) {
-            std::fprintf(stderr, "error: --%s needs --screenshot-play\n",
-                         qPrintable(option->names().constFirst()));
+    // Options that only mean something with another.
+    const std::pair<const QCommandLineOption*, const QCommandLineOption*> needs[] = {
+        {&screenshot_compare, &screenshot},
+        {&screenshot_play, &screenshot},
+        {&screenshot_unpaced, &screenshot_play},
+        {&screenshot_frames, &screenshot_play}};
+    for (const auto& [option, needed] : needs) {
+        if (parser.isSet(*option) && !parser.isSet(*needed)) {
+            std::fprintf(stderr, "error: --%s needs --%s\n",
+                         qPrintable(option->names().constFirst()),
+                         qPrintable(needed->names().constFirst()));
             return 2;
         }
     }
@@ -261,11 +244,12 @@ int main(int argc, char** argv) {
         if (!n) return 2;
         play_frames = static_cast<int>(*n);
     }
+    int timeout_s = 0;
     if (parser.isSet(screenshot)) {
         const std::optional<double> timeout =
             number_in(parser, screenshot_timeout, 1, 86400, true, "whole seconds from 1 to 86400");
         if (!timeout) return 2;
-        const int timeout_s = static_cast<int>(*timeout);
+        timeout_s = static_cast<int>(*timeout);
         if (file.isEmpty()) {
             std::fputs("error: --screenshot needs a FILE (no bundled sample found)\n", stderr);
             return 2;
@@ -283,12 +267,31 @@ int main(int argc, char** argv) {
                 return 2;
             }
         }
+    }
+
+    hs::gui::Engines engines = hs::gui::make_engines();
+    if (engines.options.gpu_absence.isEmpty() && engines.options.gpu_read_bandwidth_gbs) {
+        // The GPU's read bandwidth (the roofline of its kernels) is measured at once on a
+        // thread of its own: that also starts the CUDA context, which the first frame would
+        // otherwise wait for, while the file is still being decoded.
+        auto measured = std::make_shared<std::shared_future<double>>(
+            std::async(std::launch::async, engines.options.gpu_read_bandwidth_gbs).share());
+        // Not waited for: until it is there, frames are shown without their share of it.
+        engines.options.gpu_read_bandwidth_gbs = [measured] {
+            return measured->wait_for(std::chrono::seconds(0)) == std::future_status::ready
+                       ? measured->get()
+                       : 0.0;
+        };
+    }
+    hs::ui::Worker worker(std::make_unique<hs::ui::Controller>(std::move(engines.registry),
+                                                               std::move(engines.options)));
+    hs::ui::MainWindow window(worker.controller(), samples_dir);
+    if (parser.isSet(screenshot))
         hs::gui::arm_scripted_run(
             {parser.value(screenshot), parser.isSet(screenshot_play),
              parser.isSet(screenshot_unpaced), play_frames, parser.isSet(screenshot_rerender),
              parser.value(screenshot_compare), timeout_s},
             window, *worker.controller());
-    }
     window.show();
     if (!raw_format.isEmpty())
         window.openRawFile(file, raw_format, raw_fps);

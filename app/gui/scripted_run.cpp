@@ -25,8 +25,6 @@ constexpr int kExitFailed = 3;
 // The layout and the repaint the new data triggers settle before a window is grabbed.
 constexpr int kSettleMs = 500;
 
-// Writes `widget` as it is drawn now to `path` (temporary file + rename); false with the reason
-// in `error` when it cannot.
 // Writes `image` to `path` as a PNG (temporary file + rename): empty, or why it cannot. Any
 // thread: a window grabbed during playback is encoded beside it, not on the GUI thread.
 QString write_png(const QImage& image, const QString& path) {
@@ -38,6 +36,8 @@ QString write_png(const QImage& image, const QString& path) {
     return {};
 }
 
+// Writes `widget` as it is drawn now to `path` (temporary file + rename); false with the reason
+// in `error` when it cannot.
 bool save_png(QWidget& widget, const QString& path, QString& error) {
     error = write_png(widget.grab().toImage(), path);
     return error.isEmpty();
@@ -49,7 +49,8 @@ struct Run {
     hs::ui::MainWindow* window = nullptr;
     hs::ui::Controller* controller = nullptr;
     QString stage = QStringLiteral("the first histogram");
-    bool ended = false;  // the verdict is given; later signals change nothing
+    bool ended = false;    // the verdict is given; later signals change nothing
+    bool started = false;  // the first exact result was painted
 
     void fail(const QString& message) {
         if (ended) return;
@@ -101,6 +102,18 @@ struct Run {
         return window->playback().live || frames < 2 ? 0 : frames - 1;
     }
 
+    static void reportWritten(const QString& path, const QString& what) {
+        std::printf("wrote %s (%s)\n", qPrintable(path), qPrintable(what));
+        std::fflush(stdout);
+    }
+
+    // `again`: the photo opened a second time.
+    void reportFirstPicture(bool again) const {
+        std::printf("photo: %sthe first picture painted %.1f ms after decoding (%s)\n",
+                    again ? "opened again, " : "", first_paint_ms, qPrintable(first_stages));
+        std::fflush(stdout);
+    }
+
     // Saves the window; false (after fail()) when it cannot.
     bool writeWindow(const QString& what) {
         QString error;
@@ -108,8 +121,7 @@ struct Run {
             fail(error);
             return false;
         }
-        std::printf("wrote %s (%s)\n", qPrintable(options.window_png), qPrintable(what));
-        std::fflush(stdout);
+        reportWritten(options.window_png, what);
         return true;
     }
 
@@ -241,9 +253,7 @@ struct Run {
         if (played.window_written.valid()) {
             if (const QString error = played.window_written.get(); !error.isEmpty())
                 return fail(error);
-            std::printf("wrote %s (%s)\n", qPrintable(options.window_png),
-                        qPrintable(played.window_what));
-            std::fflush(stdout);
+            reportWritten(options.window_png, played.window_what);
             return afterWindow();
         }
         saveWindow();
@@ -251,11 +261,7 @@ struct Run {
 
     void saveWindow() {
         if (ended) return;
-        if (!options.play && first_paint_ms >= 0.0) {
-            std::printf("photo: the first picture painted %.1f ms after decoding (%s)\n",
-                        first_paint_ms, qPrintable(first_stages));
-            std::fflush(stdout);
-        }
+        if (!options.play && first_paint_ms >= 0.0) reportFirstPicture(false);
         if (!writeWindow(window->currentPath())) return;
         if (options.rerender && !options.play) return rerender();
         afterWindow();
@@ -333,11 +339,7 @@ struct Run {
         QObject::connect(window, &hs::ui::MainWindow::framePainted, context,
                          [this, context](const hs::ui::FrameTiming& t, double) {
                              if (t.preview || ended || first_paint_ms < 0.0) return;
-                             std::printf(
-                                 "photo: opened again, the first picture painted %.1f "
-                                 "ms after decoding (%s)\n",
-                                 first_paint_ms, qPrintable(first_stages));
-                             std::fflush(stdout);
+                             reportFirstPicture(true);
                              context->deleteLater();
                              QTimer::singleShot(kSettleMs, window, [this] { afterWindow(); });
                          });
@@ -389,9 +391,10 @@ struct Run {
         std::fflush(stdout);
         QString error;
         if (!save_png(dialog, options.compare_png, error)) return fail(error);
-        std::printf("wrote %s (Compare Kernels: %d engines verified and timed of %d)\n",
-                    qPrintable(options.compare_png), timed, static_cast<int>(dialog.rows().size()));
-        std::fflush(stdout);
+        reportWritten(options.compare_png,
+                      QStringLiteral("Compare Kernels: %1 engines verified and timed of %2")
+                          .arg(timed)
+                          .arg(dialog.rows().size()));
         if (!failures.isEmpty()) return fail(QStringLiteral("Compare Kernels:") + failures);
         if (timed == 0) return fail(QStringLiteral("Compare Kernels timed no engine"));
         succeed();
@@ -410,25 +413,23 @@ void arm_scripted_run(const ScriptedRun& options, hs::ui::MainWindow& window,
     if (options.play) run->watchPlayback();
     QObject::connect(&controller, &hs::ui::Controller::mediaLoaded, &window,
                      [run] { run->loaded.start(); });
+    // The first exact result painted after the media was decoded (a large photo's preview comes
+    // before it): its time, and the run goes on from the first one.
     QObject::connect(
         &window, &hs::ui::MainWindow::framePainted, &window,
         [run](const hs::ui::FrameTiming& t, double) {
-            if (run->first_paint_ms >= 0.0 || !run->loaded.isValid() || t.preview) return;
-            run->first_paint_ms = static_cast<double>(run->loaded.nsecsElapsed()) / 1e6;
-            QStringList stages;
-            for (const hs::ui::StageTiming& st : t.stages)
-                stages << QStringLiteral("%1 %2 ms").arg(st.name).arg(st.ms, 0, 'f', 2);
-            run->first_stages = stages.join(QStringLiteral(", "));
+            if (t.preview) return;
+            if (run->first_paint_ms < 0.0 && run->loaded.isValid()) {
+                run->first_paint_ms = static_cast<double>(run->loaded.nsecsElapsed()) / 1e6;
+                QStringList stages;
+                for (const hs::ui::StageTiming& st : t.stages)
+                    stages << QStringLiteral("%1 %2 ms").arg(st.name).arg(st.ms, 0, 'f', 2);
+                run->first_stages = stages.join(QStringLiteral(", "));
+            }
+            if (run->started) return;
+            run->started = true;
+            QTimer::singleShot(kSettleMs, run->window, [run] { run->firstFrame(); });
         });
-
-    // The first exact result painted (a large photo's preview comes before it).
-    auto started = std::make_shared<bool>(false);
-    QObject::connect(&window, &hs::ui::MainWindow::framePainted, &window,
-                     [run, started](const hs::ui::FrameTiming& t, double) {
-                         if (*started || t.preview) return;
-                         *started = true;
-                         QTimer::singleShot(kSettleMs, run->window, [run] { run->firstFrame(); });
-                     });
     QObject::connect(&controller, &hs::ui::Controller::loadFailed, &window,
                      [run](const QString&, const QString& message) { run->fail(message); });
     QObject::connect(&controller, &hs::ui::Controller::errorOccurred, &window,
