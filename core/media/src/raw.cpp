@@ -265,15 +265,18 @@ RawStreamReader::RawStreamReader(const std::string& path, const RawFormat& forma
         throw UsageError("raw format " + to_string(format) + " describes an empty frame");
     if (path == "-") {
         file_ = stdin;
-        return;
+    } else {
+        file_ = std::fopen(path.c_str(), "rb");
+        if (file_ == nullptr) {
+            // The precise reason (missing, unreadable, a directory) as the other readers give it.
+            static_cast<void>(detail::read_file_head(path, 1));
+            throw InputError("cannot open " + name_);
+        }
+        owned_ = true;
     }
-    file_ = std::fopen(path.c_str(), "rb");
-    if (file_ == nullptr) {
-        // The precise reason (missing, unreadable, a directory) as the other readers give it.
-        static_cast<void>(detail::read_file_head(path, 1));
-        throw InputError("cannot open " + name_);
-    }
-    owned_ = true;
+    struct stat st {};
+    const int fd = ::fileno(file_);
+    regular_ = fd >= 0 && ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
 }
 
 RawStreamReader::~RawStreamReader() {
@@ -302,8 +305,7 @@ bool RawStreamReader::large_from_file(std::size_t bytes) const {
     // One thread copies a file's cached pages at a few GB/s: a 4K or 8K frame at 60 fps needs
     // more, and its parts are read at once.
     constexpr std::size_t kLarge = std::size_t{16} << 20;
-    struct stat st {};
-    return owned_ && bytes >= kLarge && ::fstat(::fileno(file_), &st) == 0 && S_ISREG(st.st_mode);
+    return owned_ && regular_ && bytes >= kLarge;
 }
 
 std::size_t RawStreamReader::read_parts(std::byte* dst, std::size_t bytes) {
@@ -345,10 +347,8 @@ std::size_t RawStreamReader::read_parts(std::byte* dst, std::size_t bytes) {
 }
 
 bool RawStreamReader::ready() const {
-    struct stat st {};
-    const int fd = ::fileno(file_);
-    if (fd < 0 || ::fstat(fd, &st) != 0 || S_ISREG(st.st_mode)) return true;
-    pollfd p{fd, POLLIN, 0};
+    if (regular_) return true;
+    pollfd p{::fileno(file_), POLLIN, 0};
     return ::poll(&p, 1, 0) > 0;
 }
 

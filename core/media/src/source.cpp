@@ -11,8 +11,8 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstring>
 #include <limits>
+#include <memory>
 #include <system_error>
 
 #include "formats.hpp"
@@ -100,15 +100,20 @@ std::vector<std::uint8_t> read_stream(const std::string& path, const std::string
     if (::isatty(input.get()) == 1)
         throw InputError(name + " is a terminal: pipe a photo or video into it, or name a file");
     const std::uint64_t limit = stream_input_limit(options);
-    std::vector<std::vector<std::uint8_t>> chunks;
+    // Chunks as they arrive (not zeroed first: read() fills them), joined at the end.
+    struct Chunk {
+        std::unique_ptr<std::uint8_t[]> data;
+        std::size_t size = 0;
+    };
+    std::vector<Chunk> chunks;
     std::uint64_t total = 0;
     for (bool more = true; more;) {
         // At most one byte past the limit is ever held: enough to know it is exceeded.
         const auto want =
             static_cast<std::size_t>(std::min<std::uint64_t>(kChunkBytes, limit + 1 - total));
-        std::vector<std::uint8_t> chunk(want);
-        const std::size_t got = fill(input.get(), chunk.data(), want, name);
-        chunk.resize(got);
+        Chunk chunk{std::unique_ptr<std::uint8_t[]>(new std::uint8_t[want]), 0};
+        const std::size_t got = fill(input.get(), chunk.data.get(), want, name);
+        chunk.size = got;
         more = got == want;
         total += got;
         if (total > limit)
@@ -117,17 +122,17 @@ std::vector<std::uint8_t> read_stream(const std::string& path, const std::string
                              std::to_string(options.max_pixels) +
                              " pixels takes (8 bytes a pixel, plus 64 MiB): a pipe is held in "
                              "memory; give it as a file");
-        if (chunks.empty() && more) check_start(chunk, name, options);
+        if (chunks.empty() && more) check_start({chunk.data.get(), got}, name, options);
         if (got > 0) chunks.push_back(std::move(chunk));
     }
     if (total == 0) throw InputError(name + " is empty");
-    if (chunks.size() == 1) return std::move(chunks.front());
-    std::vector<std::uint8_t> bytes(static_cast<std::size_t>(total));
-    std::size_t at = 0;
-    for (std::vector<std::uint8_t>& chunk : chunks) {
-        std::memcpy(bytes.data() + at, chunk.data(), chunk.size());
-        at += chunk.size();
-        std::vector<std::uint8_t>().swap(chunk);  // copied: not held twice for longer
+    // Reserved, not zeroed: its pages are touched as the chunks are copied and given back, so
+    // the input is not held twice.
+    std::vector<std::uint8_t> bytes;
+    bytes.reserve(static_cast<std::size_t>(total));
+    for (Chunk& chunk : chunks) {
+        bytes.insert(bytes.end(), chunk.data.get(), chunk.data.get() + chunk.size);
+        chunk.data.reset();
     }
     return bytes;
 }

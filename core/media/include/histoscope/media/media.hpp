@@ -97,6 +97,7 @@ class RawStreamReader {
 
     std::FILE* file_ = nullptr;
     bool owned_ = false;
+    bool regular_ = false;  // a regular file (standard input too when redirected from one)
     std::string name_;
     RawFormat format_;
 };
