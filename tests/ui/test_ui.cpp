@@ -2,6 +2,10 @@
 // thread, the models, the drawing of the histogram and image views, equalization, video
 // playback and the kernel comparison, driven through the main window as a user would.
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <QCheckBox>
 #include <QComboBox>
 #include <QCoreApplication>
@@ -34,6 +38,7 @@
 #include <atomic>
 #include <memory>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "engines.hpp"
@@ -407,6 +412,39 @@ class TestUi : public QObject {
         EqualizeSettings global;
         global.mode = EqualizeSettings::Mode::Global;
         setEqualize(global);
+        openAndWait(sample("fruits.jpg"));
+    }
+
+    void photosFromAFifoAreReadOnce() {
+        // A named FIFO can be read once: its bytes are probed and decoded from memory (a GIF's
+        // by Qt's reader too), with the counts of the file.
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const std::pair<QString, QString> cases[] = {
+            {sample("fruits.jpg"), sample("fruits.jpg")},
+            {sample("fruits.gif"), test_data("fruits_gif.png")}};
+        for (const auto& [file, twin] : cases) {
+            const QString fifo = dir.filePath(QFileInfo(file).fileName() + QStringLiteral(".fifo"));
+            QCOMPARE(::mkfifo(qPrintable(fifo), 0600), 0);
+            QFile in(file);
+            QVERIFY(in.open(QIODevice::ReadOnly));
+            const QByteArray bytes = in.readAll();
+            std::jthread writer([&] {
+                const int fd = ::open(qPrintable(fifo), O_WRONLY);  // waits for the reader
+                if (fd < 0) return;
+                for (qsizetype at = 0; at < bytes.size();) {
+                    const ssize_t n = ::write(fd, bytes.constData() + at,
+                                              static_cast<std::size_t>(bytes.size() - at));
+                    if (n <= 0) break;
+                    at += n;
+                }
+                ::close(fd);
+            });
+            openAndWait(fifo);
+            const hs::Image expected = hs::media::read_image(twin.toStdString()).image;
+            QVERIFY2(model_matches(*window_->histogramModel(), reference_of(expected.view(), 256)),
+                     qPrintable(file));
+        }
         openAndWait(sample("fruits.jpg"));
     }
 

@@ -39,12 +39,12 @@ void open_raw(OpenedMedia& opened, const std::string& file, const QString& raw_f
     }
 }
 
-void open_video(OpenedMedia& opened, const std::string& file) {
-    auto video = std::make_unique<hs::media::VideoReader>(file);
+void open_video(OpenedMedia& opened, const hs::media::Source& source) {
+    auto video = std::make_unique<hs::media::VideoReader>(source);
     // Playback starts at frame 0, so a clip whose first frame is damaged is refused with the
     // decoder's reason rather than shown from a later frame under the wrong number.
     std::optional<hs::Image> first = video->read();
-    if (!first) throw hs::InputError("'" + file + "': the video has no frame");
+    if (!first) throw hs::InputError(source.name() + ": the video has no frame");
     opened.first = std::move(*first);
     opened.info.video = true;
     opened.info.format = QString::fromStdString(video->codec());
@@ -62,13 +62,17 @@ OpenedMedia open_media(const QString& path, const QString& raw_format, double fp
     if (!raw_format.isEmpty()) {
         open_raw(opened, file, raw_format, fps);
         if (opened.info.live) return opened;
-    } else if (hs::media::probe(file) == hs::media::MediaKind::Video) {
-        open_video(opened, file);
     } else {
-        hs::media::LoadedImage loaded = read_photo(path);
-        opened.info.format = QString::fromStdString(loaded.format);
-        for (const auto& note : loaded.notes) opened.info.notes << QString::fromStdString(note);
-        opened.first = std::move(loaded.image);
+        // A pipe or FIFO is read once, here, then probed and decoded from its bytes.
+        const hs::media::Source source(file);
+        if (hs::media::probe(source) == hs::media::MediaKind::Video) {
+            open_video(opened, source);
+        } else {
+            hs::media::LoadedImage loaded = read_photo(source);
+            opened.info.format = QString::fromStdString(loaded.format);
+            for (const auto& note : loaded.notes) opened.info.notes << QString::fromStdString(note);
+            opened.first = std::move(loaded.image);
+        }
     }
     opened.info.width = opened.first.width();
     opened.info.height = opened.first.height();

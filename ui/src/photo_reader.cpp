@@ -1,5 +1,6 @@
 #include "histoscope/ui/photo_reader.hpp"
 
+#include <QBuffer>
 #include <QImage>
 #include <QImageReader>
 #include <cstring>
@@ -48,18 +49,27 @@ hs::Image to_image(const QImage& decoded) {
 
 }  // namespace
 
-hs::media::LoadedImage read_photo(const QString& path) {
+hs::media::LoadedImage read_photo(const hs::media::Source& source) {
     try {
-        return hs::media::read_image(path.toStdString());
+        return hs::media::read_image(source);
     } catch (const hs::InputError&) {
-        QImageReader reader(path);
+        // A stream input's bytes, which cannot be read again.
+        QBuffer buffer;
+        QImageReader reader;
+        if (const std::vector<std::uint8_t>* bytes = source.bytes()) {
+            buffer.setData(QByteArray::fromRawData(reinterpret_cast<const char*>(bytes->data()),
+                                                   static_cast<qsizetype>(bytes->size())));
+            buffer.open(QIODevice::ReadOnly);
+            reader.setDevice(&buffer);
+        } else {
+            reader.setFileName(QString::fromStdString(source.path()));
+        }
         const QString format = QString::fromLatin1(reader.format()).toUpper();
         if (!qt_reads(reader.format())) throw;  // hs::media's message stands
         const int frames = reader.imageCount();
         QImage decoded;
         if (!reader.read(&decoded) || decoded.isNull())
-            throw hs::InputError("'" + path.toStdString() +
-                                 "': " + reader.errorString().toStdString());
+            throw hs::InputError(source.name() + ": " + reader.errorString().toStdString());
         hs::media::LoadedImage loaded;
         loaded.image = to_image(decoded);
         // (reader.format() is empty once the image is read.)
@@ -69,6 +79,10 @@ hs::media::LoadedImage read_photo(const QString& path) {
                                    std::to_string(frames));
         return loaded;
     }
+}
+
+hs::media::LoadedImage read_photo(const QString& path) {
+    return read_photo(hs::media::Source(path.toStdString()));
 }
 
 }  // namespace hs::ui

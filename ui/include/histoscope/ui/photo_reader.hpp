@@ -12,6 +12,7 @@
 namespace hs::ui {
 
 // Throws hs::InputError as hs::media::read_image() does.
+hs::media::LoadedImage read_photo(const hs::media::Source& source);
 hs::media::LoadedImage read_photo(const QString& path);
 
 }  // namespace hs::ui
