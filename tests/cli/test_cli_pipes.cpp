@@ -25,6 +25,7 @@
 
 #include "cli_helpers.hpp"
 #include "damaged_media.hpp"
+#include "pipe_writing.hpp"
 #include "synthetic.hpp"
 
 using namespace hs::test;
@@ -80,14 +81,7 @@ class FifoWriter {
             std::this_thread::sleep_for(std::chrono::milliseconds(5));
         if (fd < 0) return;
         ::fcntl(fd, F_SETFL, 0);  // blocking writes from here on
-        for (std::size_t at = 0; at < bytes_.size();) {
-            const std::size_t n = std::min(piece_, bytes_.size() - at);
-            const ssize_t wrote = ::write(fd, bytes_.data() + at, n);
-            if (wrote < 0 && errno == EINTR) continue;
-            if (wrote <= 0) break;
-            at += static_cast<std::size_t>(wrote);
-            std::this_thread::sleep_for(std::chrono::microseconds(200));
-        }
+        write_in_pieces(fd, bytes_.data(), bytes_.size(), piece_, std::chrono::microseconds(200));
         ::close(fd);
     }
 

@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "histoscope/core/image.hpp"
+
 namespace hs::test {
 
 // A fresh directory under the system temp dir, removed with everything in it at scope exit.
@@ -63,6 +65,17 @@ inline void write_prefix(const std::string& from, const std::string& to, std::si
     ASSERT_LE(count, bytes.size());
     bytes.resize(count);
     write_bytes(to, bytes);
+}
+
+// Same size, channels, sample type and samples (the declared depths aside).
+inline bool same_samples(const ImageView& a, const ImageView& b) {
+    if (a.width != b.width || a.height != b.height || a.channels != b.channels || a.type != b.type)
+        return false;
+    for (int y = 0; y < a.height; ++y)
+        for (int x = 0; x < a.width; ++x)
+            for (int c = 0; c < a.channels; ++c)
+                if (a.sample(x, y, c) != b.sample(x, y, c)) return false;
+    return true;
 }
 
 // Runs `f`, expects it to throw E and returns the message ("" and a failure otherwise).

@@ -54,16 +54,6 @@ bool identical(const cv::Mat& a, const cv::Mat& b) {
     return a.type() == b.type() && a.size() == b.size() && cv::norm(a, b, cv::NORM_INF) == 0.0;
 }
 
-bool identical(const ImageView& a, const ImageView& b) {
-    if (a.width != b.width || a.height != b.height || a.channels != b.channels || a.type != b.type)
-        return false;
-    for (int y = 0; y < a.height; ++y)
-        for (int x = 0; x < a.width; ++x)
-            for (int c = 0; c < a.channels; ++c)
-                if (a.sample(x, y, c) != b.sample(x, y, c)) return false;
-    return true;
-}
-
 std::uint32_t max_sample(const ImageView& v) {
     std::uint32_t m = 0;
     for (int y = 0; y < v.height; ++y)
@@ -710,7 +700,7 @@ TEST(WriteImage, RoundTripsExactly) {
         const std::string path = dir.file(c.name);
         media::write_image(path, c.image.view());
         const media::LoadedImage back = media::read_image(path);
-        EXPECT_TRUE(identical(back.image.view(), c.image.view())) << c.name;
+        EXPECT_TRUE(test::same_samples(back.image.view(), c.image.view())) << c.name;
     }
 }
 

@@ -14,7 +14,6 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstring>
 #include <string>
 #include <thread>
 #include <vector>
@@ -22,6 +21,7 @@
 #include "histoscope/core/error.hpp"
 #include "histoscope/media/media.hpp"
 #include "media_test_support.hpp"
+#include "pipe_writing.hpp"
 #include "synthetic.hpp"
 
 using namespace hs;
@@ -57,16 +57,7 @@ class PipeFeed {
   private:
     void run() {
         for (int i = 0; i < repeat_; ++i)
-            for (std::size_t at = 0; at < bytes_.size();) {
-                const std::size_t n = std::min<std::size_t>(65536, bytes_.size() - at);
-                const ssize_t wrote = ::write(write_, bytes_.data() + at, n);
-                if (wrote < 0 && errno == EINTR) continue;
-                if (wrote <= 0) {
-                    i = repeat_;
-                    break;
-                }
-                at += static_cast<std::size_t>(wrote);
-            }
+            if (!test::write_in_pieces(write_, bytes_.data(), bytes_.size(), 65536)) break;
         ::close(write_);
     }
 
@@ -76,13 +67,9 @@ class PipeFeed {
     std::thread thread_;
 };
 
+// The same pixels at the same declared depth.
 bool same_pixels(const ImageView& a, const ImageView& b) {
-    if (a.width != b.width || a.height != b.height || a.channels != b.channels ||
-        a.type != b.type || a.bit_depth != b.bit_depth)
-        return false;
-    for (int y = 0; y < a.height; ++y)
-        if (std::memcmp(a.row(y), b.row(y), a.row_bytes()) != 0) return false;
-    return true;
+    return a.bit_depth == b.bit_depth && test::same_samples(a, b);
 }
 
 }  // namespace
