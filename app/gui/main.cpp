@@ -61,14 +61,20 @@ QString find_samples_dir() {
 
 // The value of `option` when it is a number within [lo, hi] (and `whole` when asked); else one
 // error line saying it takes `what`, and nullopt.
+// Says `message` as our one error line; the exit code of a usage error.
+int usage_error(const QString& message) {
+    std::fprintf(stderr, "error: %s\n", qPrintable(message));
+    return 2;
+}
+
 std::optional<double> number_in(const QCommandLineParser& parser, const QCommandLineOption& option,
                                 double lo, double hi, bool whole, const char* what) {
     const QString text = parser.value(option);
     bool ok = false;
     const double value = text.toDouble(&ok);
     if (ok && value >= lo && value <= hi && (!whole || value == std::floor(value))) return value;
-    std::fprintf(stderr, "error: --%s takes %s, not '%s'\n",
-                 qPrintable(option.names().constFirst()), what, qPrintable(text));
+    usage_error(QStringLiteral("--%1 takes %2, not '%3'")
+                    .arg(option.names().constFirst(), QString::fromUtf8(what), text));
     return std::nullopt;
 }
 
@@ -152,16 +158,12 @@ int main(int argc, char** argv) {
     // and exits 1).
     const QCommandLineOption help = parser.addHelpOption();
     const QCommandLineOption version = parser.addVersionOption();
-    if (!parser.parse(QCoreApplication::arguments())) {
-        std::fprintf(stderr, "error: %s\n", qPrintable(parser.errorText()));
-        return 2;
-    }
+    if (!parser.parse(QCoreApplication::arguments())) return usage_error(parser.errorText());
     if (parser.isSet(help)) parser.showHelp(0);
     if (parser.isSet(version)) parser.showVersion();
     if (parser.positionalArguments().size() > 1) {
-        std::fprintf(stderr, "error: one FILE at a time, not %lld\n",
-                     static_cast<long long>(parser.positionalArguments().size()));
-        return 2;
+        return usage_error(
+            QStringLiteral("one FILE at a time, not %1").arg(parser.positionalArguments().size()));
     }
 
     const QString samples_dir = find_samples_dir();
@@ -173,16 +175,11 @@ int main(int argc, char** argv) {
             // Checked here, as the CLI checks it, so that a typo is an error and exit code 2.
             static_cast<void>(hs::media::parse_raw_format(raw_format.toStdString()));
         } catch (const hs::UsageError& e) {
-            std::fprintf(stderr, "error: %s\n", e.what());
-            return 2;
+            return usage_error(QString::fromUtf8(e.what()));
         }
-        if (file.isEmpty()) {
-            std::fputs(
-                "error: --raw FORMAT needs the FILE of raw frames (or - for standard "
-                "input)\n",
-                stderr);
-            return 2;
-        }
+        if (file.isEmpty())
+            return usage_error(QStringLiteral(
+                "--raw FORMAT needs the FILE of raw frames (or - for standard input)"));
     }
     double raw_fps = 0.0;
     if (parser.isSet(fps)) {
@@ -190,21 +187,15 @@ int main(int argc, char** argv) {
             number_in(parser, fps, 0.1, 1000.0, false, "a rate from 0.1 to 1000 frames per second");
         if (!rate) return 2;
         raw_fps = *rate;
-        if (raw_format.isEmpty()) {
-            std::fputs(
-                "error: --fps sets the rate of raw frames (--raw); a video plays at its "
-                "container's rate\n",
-                stderr);
-            return 2;
-        }
+        if (raw_format.isEmpty())
+            return usage_error(
+                QStringLiteral("--fps sets the rate of raw frames (--raw); a "
+                               "video plays at its container's rate"));
     }
-    if (file == QLatin1String("-") && raw_format.isEmpty()) {
-        std::fputs(
-            "error: standard input (-) holds raw frames: say their format with --raw "
-            "WxHxC:u8|u16[:DEPTH]\n",
-            stderr);
-        return 2;
-    }
+    if (file == QLatin1String("-") && raw_format.isEmpty())
+        return usage_error(
+            QStringLiteral("standard input (-) holds raw frames: say their format with --raw "
+                           "WxHxC:u8|u16[:DEPTH]"));
     if (file.isEmpty() && !parser.isSet(screenshot)) {
         const QString last =
             QSettings().value(QStringLiteral("recentFiles")).toStringList().value(0);
@@ -222,21 +213,15 @@ int main(int argc, char** argv) {
         {&screenshot_unpaced, &screenshot_play},
         {&screenshot_frames, &screenshot_play}};
     for (const auto& [option, needed] : needs) {
-        if (parser.isSet(*option) && !parser.isSet(*needed)) {
-            std::fprintf(stderr, "error: --%s needs --%s\n",
-                         qPrintable(option->names().constFirst()),
-                         qPrintable(needed->names().constFirst()));
-            return 2;
-        }
+        if (parser.isSet(*option) && !parser.isSet(*needed))
+            return usage_error(
+                QStringLiteral("--%1 needs --%2")
+                    .arg(option->names().constFirst(), needed->names().constFirst()));
     }
     if (parser.isSet(screenshot_rerender) &&
-        (!parser.isSet(screenshot) || parser.isSet(screenshot_play))) {
-        std::fputs(
-            "error: --screenshot-rerender needs --screenshot of a photo (without "
-            "--screenshot-play)\n",
-            stderr);
-        return 2;
-    }
+        (!parser.isSet(screenshot) || parser.isSet(screenshot_play)))
+        return usage_error(QStringLiteral(
+            "--screenshot-rerender needs --screenshot of a photo (without --screenshot-play)"));
     int play_frames = 0;
     if (parser.isSet(screenshot_frames)) {
         const std::optional<double> n = number_in(parser, screenshot_frames, 1, 10000000, true,
@@ -250,22 +235,18 @@ int main(int argc, char** argv) {
             number_in(parser, screenshot_timeout, 1, 86400, true, "whole seconds from 1 to 86400");
         if (!timeout) return 2;
         timeout_s = static_cast<int>(*timeout);
-        if (file.isEmpty()) {
-            std::fputs("error: --screenshot needs a FILE (no bundled sample found)\n", stderr);
-            return 2;
-        }
+        if (file.isEmpty())
+            return usage_error(
+                QStringLiteral("--screenshot needs a FILE (no bundled sample found)"));
         // (QFileInfo's own == is undefined for files that do not exist yet.)
         if (QFileInfo(parser.value(screenshot)).absoluteFilePath() ==
-            QFileInfo(parser.value(screenshot_compare)).absoluteFilePath()) {
-            std::fputs("error: --screenshot and --screenshot-compare name the same file\n", stderr);
-            return 2;
-        }
+            QFileInfo(parser.value(screenshot_compare)).absoluteFilePath())
+            return usage_error(
+                QStringLiteral("--screenshot and --screenshot-compare name the same file"));
         for (const QString& out : {parser.value(screenshot), parser.value(screenshot_compare)}) {
-            if (!out.isEmpty() && hs::media::same_file(out.toStdString(), file.toStdString())) {
-                std::fprintf(stderr, "error: %s is the input: a screenshot never replaces it\n",
-                             qPrintable(out));
-                return 2;
-            }
+            if (!out.isEmpty() && hs::media::same_file(out.toStdString(), file.toStdString()))
+                return usage_error(
+                    QStringLiteral("%1 is the input: a screenshot never replaces it").arg(out));
         }
     }
 
