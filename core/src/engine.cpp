@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "histoscope/core/error.hpp"
+#include "histoscope/core/scopes.hpp"
 #include "histoscope/core/stream.hpp"
 #include "histoscope/core/timing.hpp"
 
@@ -48,6 +49,28 @@ std::string refusal_of(const Engine& engine, const Request& request) {
     return engine.unsupported_reason(request);
 }
 
+// The default benchmark of an engine without a clock of its own: `run()` timed on the host's,
+// the last run's result kept for verification.
+template <typename Timing, typename Run>
+Timing host_timed(const BenchOptions& options, std::vector<double> Timing::*ms, Run&& run) {
+    Timing timing;
+    for (int i = 0; i < options.warmup_runs; ++i) run();
+    for (int i = 0; i < options.timed_runs; ++i) {
+        const auto start = std::chrono::steady_clock::now();
+        auto result = run();
+        const double elapsed = ms_since(start);
+        (timing.*ms).push_back(elapsed);
+        timing.end_to_end_ms.push_back(elapsed);
+        if (i + 1 == options.timed_runs) timing.last = std::move(result);
+    }
+    return timing;
+}
+
+void check_bench_options(const BenchOptions& options) {
+    if (options.warmup_runs < 0 || options.timed_runs < 1)
+        throw UsageError("a benchmark needs at least one timed run");
+}
+
 }  // namespace
 
 std::string HistogramEngine::refusal(const HistogramRequest& request) const {
@@ -70,8 +93,7 @@ HistogramResult HistogramEngine::compute(const HistogramRequest& request) {
 BenchTiming HistogramEngine::benchmark(const HistogramRequest& request,
                                        const BenchOptions& options) {
     check_request(request);
-    if (options.warmup_runs < 0 || options.timed_runs < 1)
-        throw UsageError("a benchmark needs at least one timed run");
+    check_bench_options(options);
     BenchTiming timing = run_benchmark(request, options);
     apply_saturation(request.spec, timing.last);
     return timing;
@@ -79,38 +101,80 @@ BenchTiming HistogramEngine::benchmark(const HistogramRequest& request,
 
 BenchTiming HistogramEngine::run_benchmark(const HistogramRequest& request,
                                            const BenchOptions& options) {
-    BenchTiming timing;
-    for (int i = 0; i < options.warmup_runs; ++i) run(request);
-    for (int i = 0; i < options.timed_runs; ++i) {
-        const auto start = std::chrono::steady_clock::now();
-        HistogramResult r = run(request);
-        const double ms = ms_since(start);
-        timing.histogram_ms.push_back(ms);
-        timing.end_to_end_ms.push_back(ms);
-        if (i + 1 == options.timed_runs) timing.last = std::move(r.channels);
-    }
-    return timing;
+    return host_timed<BenchTiming>(options, &BenchTiming::histogram_ms,
+                                   [&] { return run(request).channels; });
+}
+
+void ScopeEngine::check_request(const ScopeRequest& request) const {
+    validate(request.image);
+    request.spec.validate(request.image);
+    if (std::string why = refusal(request); !why.empty()) throw UnsupportedError(why);
+}
+
+std::string ScopeEngine::refusal(const ScopeRequest& request) const {
+    return refusal_of(*this, request);
+}
+
+ScopeResult ScopeEngine::compute(const ScopeRequest& request) {
+    check_request(request);
+    const auto start = std::chrono::steady_clock::now();
+    ScopeResult result = run(request);
+    result.total_ms = ms_since(start);
+    return result;
+}
+
+ScopeBenchTiming ScopeEngine::benchmark(const ScopeRequest& request, const BenchOptions& options) {
+    check_request(request);
+    check_bench_options(options);
+    return run_benchmark(request, options);
+}
+
+ScopeBenchTiming ScopeEngine::run_benchmark(const ScopeRequest& request,
+                                            const BenchOptions& options) {
+    return host_timed<ScopeBenchTiming>(options, &ScopeBenchTiming::scope_ms,
+                                        [&] { return run(request).planes; });
 }
 
 EngineRegistry::EngineRegistry() = default;
 EngineRegistry::~EngineRegistry() = default;
 
-void EngineRegistry::add(std::unique_ptr<HistogramEngine> engine) {
-    if (find(engine->name()) != nullptr)
-        throw UsageError("engine '" + std::string(engine->name()) + "' is registered twice");
-    engines_.push_back(std::move(engine));
-}
+namespace {
 
-HistogramEngine* EngineRegistry::find(std::string_view name) const {
-    for (const auto& e : engines_)
+template <typename Engine>
+Engine* find_named(const std::vector<std::unique_ptr<Engine>>& list, std::string_view name) {
+    for (const auto& e : list)
         if (e->name() == name) return e.get();
     return nullptr;
 }
 
-std::vector<std::string> EngineRegistry::names() const {
+template <typename Engine>
+void add_named(std::vector<std::unique_ptr<Engine>>& list, std::unique_ptr<Engine> engine,
+               const char* what) {
+    if (find_named(list, engine->name()) != nullptr)
+        throw UsageError(std::string(what) + "'" + std::string(engine->name()) +
+                         "' is registered twice");
+    list.push_back(std::move(engine));
+}
+
+template <typename Engine>
+std::vector<std::string> names_of(const std::vector<std::unique_ptr<Engine>>& list) {
     std::vector<std::string> out;
-    for (const auto& e : engines_) out.emplace_back(e->name());
+    for (const auto& e : list) out.emplace_back(e->name());
     return out;
+}
+
+}  // namespace
+
+void EngineRegistry::add(std::unique_ptr<HistogramEngine> engine) {
+    add_named(engines_, std::move(engine), "engine ");
+}
+
+HistogramEngine* EngineRegistry::find(std::string_view name) const {
+    return find_named(engines_, name);
+}
+
+std::vector<std::string> EngineRegistry::names() const {
+    return names_of(engines_);
 }
 
 EqualizeResult EqualizeEngine::equalize(const EqualizeRequest& request) {
@@ -123,34 +187,31 @@ EqualizeResult EqualizeEngine::equalize(const EqualizeRequest& request) {
 }
 
 void EngineRegistry::add_equalizer(std::unique_ptr<EqualizeEngine> engine) {
-    if (find_equalizer(engine->name()) != nullptr)
-        throw UsageError("equalize engine '" + std::string(engine->name()) +
-                         "' is registered twice");
-    equalizers_.push_back(std::move(engine));
+    add_named(equalizers_, std::move(engine), "equalize engine ");
 }
 
 EqualizeEngine* EngineRegistry::find_equalizer(std::string_view name) const {
-    for (const auto& e : equalizers_)
-        if (e->name() == name) return e.get();
-    return nullptr;
+    return find_named(equalizers_, name);
 }
 
 std::vector<std::string> EngineRegistry::equalizer_names() const {
-    std::vector<std::string> out;
-    for (const auto& e : equalizers_) out.emplace_back(e->name());
-    return out;
+    return names_of(equalizers_);
 }
 
 void EngineRegistry::add_stream_engine(std::unique_ptr<StreamEngine> engine) {
-    if (find_stream_engine(engine->name()) != nullptr)
-        throw UsageError("stream engine '" + std::string(engine->name()) + "' is registered twice");
-    stream_engines_.push_back(std::move(engine));
+    add_named(stream_engines_, std::move(engine), "stream engine ");
 }
 
 StreamEngine* EngineRegistry::find_stream_engine(std::string_view name) const {
-    for (const auto& e : stream_engines_)
-        if (e->name() == name) return e.get();
-    return nullptr;
+    return find_named(stream_engines_, name);
+}
+
+void EngineRegistry::add_scope_engine(std::unique_ptr<ScopeEngine> engine) {
+    add_named(scope_engines_, std::move(engine), "scope engine ");
+}
+
+ScopeEngine* EngineRegistry::find_scope_engine(std::string_view name) const {
+    return find_named(scope_engines_, name);
 }
 
 namespace {
@@ -188,12 +249,32 @@ class CpuReferenceEngine final : public HistogramEngine {
     }
 };
 
+class CpuScopeEngine final : public ScopeEngine {
+  public:
+    std::string_view name() const override { return "cpu"; }
+    std::string_view description() const override {
+        return "exact CPU reference: 64-bit counts; waveforms by column bands, vectorscopes by "
+               "rows, over every hardware thread";
+    }
+    bool concurrent() const override { return true; }
+
+  protected:
+    ScopeResult run(const ScopeRequest& r) override {
+        const auto start = std::chrono::steady_clock::now();
+        ScopeResult result;
+        result.planes = reference_scope(r.image, r.spec);
+        result.stages.push_back({"scope", ms_since(start)});
+        return result;
+    }
+};
+
 }  // namespace
 
 void register_core_engines(EngineRegistry& registry) {
     registry.add(std::make_unique<CpuReferenceEngine>());
     registry.add_equalizer(std::make_unique<CpuEqualizeEngine>());
     registry.add_stream_engine(make_cpu_stream_engine(registry));
+    registry.add_scope_engine(std::make_unique<CpuScopeEngine>());
 }
 
 }  // namespace hs

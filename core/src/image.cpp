@@ -1,6 +1,7 @@
 #include "histoscope/core/image.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cstring>
 #include <limits>
 
@@ -39,6 +40,51 @@ void validate(const ImageView& v) {
     if (v.type == SampleType::U16 && v.stride % 2 != 0)
         throw UsageError("row stride of a 16-bit image must be even");
     if (v.data == nullptr) throw UsageError("image has no data");
+}
+
+std::string Region::describe() const {
+    return std::to_string(x) + "," + std::to_string(y) + "," + std::to_string(width) + "," +
+           std::to_string(height);
+}
+
+Region parse_region(std::string_view text) {
+    const std::string shown(text.substr(0, 64));
+    const auto bad = [&shown](const std::string& why) {
+        return UsageError("region '" + shown + "' " + why + " (expected x,y,w,h)");
+    };
+    int values[4] = {};
+    std::size_t at = 0;
+    for (int i = 0; i < 4; ++i) {
+        const std::size_t end = i < 3 ? text.find(',', at) : text.size();
+        if (end == std::string_view::npos) throw bad("has fewer than four numbers");
+        const std::string_view part = text.substr(at, end - at);
+        const auto [ptr, ec] = std::from_chars(part.data(), part.data() + part.size(), values[i]);
+        if (part.empty() || ec != std::errc() || ptr != part.data() + part.size())
+            throw bad("has a part that is not a whole number");
+        at = end + 1;
+    }
+    const Region r{values[0], values[1], values[2], values[3]};
+    if (r.x < 0 || r.y < 0) throw bad("starts at a negative position");
+    if (r.width < 1 || r.height < 1) throw bad("is empty");
+    return r;
+}
+
+ImageView crop(const ImageView& image, const Region& r) {
+    if (r.width < 1 || r.height < 1) throw UsageError("region " + r.describe() + " is empty");
+    // 64-bit sums: x + width cannot overflow.
+    if (r.x < 0 || r.y < 0 ||
+        static_cast<std::int64_t>(r.x) + r.width > static_cast<std::int64_t>(image.width) ||
+        static_cast<std::int64_t>(r.y) + r.height > static_cast<std::int64_t>(image.height))
+        throw UsageError("region " + r.describe() + " reaches outside the " +
+                         std::to_string(image.width) + "x" + std::to_string(image.height) +
+                         " image");
+    ImageView v = image;
+    v.data = image.row(r.y) + static_cast<std::size_t>(r.x) *
+                                  static_cast<std::size_t>(image.channels) *
+                                  static_cast<std::size_t>(bytes_per_sample(image.type));
+    v.width = r.width;
+    v.height = r.height;
+    return v;
 }
 
 Image::Image(int width, int height, int channels, SampleType type, int bit_depth,

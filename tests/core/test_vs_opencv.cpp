@@ -1,5 +1,6 @@
 // The CPU reference judged against OpenCV: cv::calcHist for histograms (uniform and
-// non-uniform bins), cv::cvtColor for Rec.601 luma, cv::meanStdDev / cv::minMaxLoc for stats.
+// non-uniform bins, with masks for regions, 2-D for the vectorscope), cv::cvtColor for Rec.601
+// luma and YCrCb, cv::meanStdDev / cv::minMaxLoc for stats.
 // Photos are decoded here with cv::imread directly, independently of hs::media.
 
 #include <gtest/gtest.h>
@@ -9,6 +10,7 @@
 #include <opencv2/imgproc.hpp>
 
 #include "histoscope/core/histogram.hpp"
+#include "histoscope/core/scopes.hpp"
 #include "histoscope/core/stats.hpp"
 #include "synthetic.hpp"
 
@@ -195,4 +197,95 @@ TEST(SyntheticVsOpenCV, DegenerateRampAndStridedImages) {
                           opencv_even(plane_of(m, c), bins, 0, top))
                     << v.width << "x" << v.height << "x" << v.channels << " bins=" << bins;
     }
+}
+
+// Regions and scopes against cv::calcHist: a region's histogram equals calcHist with a mask of
+// the rectangle over the whole photo; a waveform column equals calcHist of that column; the
+// Rec.601 vectorscope equals the 2-D calcHist of (Cb, Cr) of cv::cvtColor's YCrCb.
+TEST_P(PhotoVsOpenCV, RegionsEqualCalcHistWithAMask) {
+    const Photo p = load(GetParam());
+    const ImageView v = p.view();
+    const std::vector<Region> regions{{0, 0, v.width, v.height},
+                                      {v.width / 3, v.height / 4, v.width / 2, v.height / 3},
+                                      {v.width - 1, v.height - 1, 1, 1},
+                                      {1, 2, 3, v.height - 2}};
+    for (const Region& r : regions) {
+        cv::Mat mask = cv::Mat::zeros(p.rgb.rows, p.rgb.cols, CV_8U);
+        mask(cv::Rect(r.x, r.y, r.width, r.height)).setTo(255);
+        for (Channel c : channels_with_luma(p.rgb.channels())) {
+            const cv::Mat plane = plane_of(p.rgb, c);
+            cv::Mat hist;
+            const int bins = 256;
+            const float range[] = {0, 256};
+            const float* ranges[] = {range};
+            cv::calcHist(&plane, 1, nullptr, mask, hist, 1, &bins, ranges, true, false);
+            EXPECT_EQ(ours(crop(v, r), c, HistogramSpec::even(256, 0, 256)), to_counts(hist))
+                << GetParam() << " " << channel_name(c) << " region " << r.describe();
+        }
+    }
+}
+
+TEST_P(PhotoVsOpenCV, WaveformColumnsEqualCalcHistOfTheColumn) {
+    const Photo p = load(GetParam());
+    const ImageView v = p.view();
+    ScopeSpec spec;
+    spec.channel = p.rgb.channels() == 1 ? Channel::Gray : Channel::Luma601;
+    spec.levels = 64;
+    const ScopePlane wave = reference_scope(v, spec).front();
+    const cv::Mat plane = plane_of(p.rgb, spec.channel);
+    for (int x : {0, 1, v.width / 2, v.width - 1}) {
+        const std::vector<std::uint64_t> column(
+            wave.counts.begin() + static_cast<std::ptrdiff_t>(x) * 64,
+            wave.counts.begin() + static_cast<std::ptrdiff_t>(x + 1) * 64);
+        EXPECT_EQ(column, opencv_even(plane.col(x).clone(), 64, 0, 256))
+            << GetParam() << " x=" << x;
+    }
+}
+
+TEST_P(PhotoVsOpenCV, Vectorscope601EqualsCalcHistOfCbCr) {
+    const Photo p = load(GetParam());
+    if (p.rgb.channels() < 3) GTEST_SKIP() << "a gray photo has no vectorscope";
+    cv::Mat rgb = p.rgb, ycrcb;
+    if (rgb.channels() == 4) cv::cvtColor(rgb, rgb, cv::COLOR_RGBA2RGB);
+    cv::cvtColor(rgb, ycrcb, cv::COLOR_RGB2YCrCb);
+    for (int size : {256, 64}) {
+        ScopeSpec spec;
+        spec.kind = ScopeKind::Vectorscope;
+        spec.size = size;
+        const ScopePlane scope = reference_scope(p.view(), spec).front();
+        // calcHist's first dimension is the first channel listed: Cb (2), then Cr (1), so
+        // hist(cb, cr) is scope.at(cb, cr).
+        const int channels[] = {2, 1};
+        const int sizes[] = {size, size};
+        const float range[] = {0, 256};
+        const float* ranges[] = {range, range};
+        cv::Mat hist;
+        cv::calcHist(&ycrcb, 1, channels, cv::Mat(), hist, 2, sizes, ranges, true, false);
+        for (int cb = 0; cb < size; ++cb)
+            for (int cr = 0; cr < size; ++cr)
+                ASSERT_EQ(scope.at(cb, cr), static_cast<std::uint64_t>(hist.at<float>(cb, cr)))
+                    << GetParam() << " size " << size << " at " << cb << "," << cr;
+    }
+}
+
+TEST(SyntheticVsOpenCV, Vectorscope601EqualsCalcHistOfCbCrAt16Bits) {
+    const Image img = hs::test::uniform(211, 97, 3, SampleType::U16, 16, 23);
+    const ImageView v = img.view();
+    const cv::Mat m(v.height, v.width, CV_16UC3, const_cast<std::byte*>(v.data), v.stride);
+    cv::Mat ycrcb;
+    cv::cvtColor(m, ycrcb, cv::COLOR_RGB2YCrCb);
+    ScopeSpec spec;
+    spec.kind = ScopeKind::Vectorscope;
+    spec.size = 1024;
+    const ScopePlane scope = reference_scope(v, spec).front();
+    const int channels[] = {2, 1};
+    const int sizes[] = {1024, 1024};
+    const float range[] = {0, 65536};
+    const float* ranges[] = {range, range};
+    cv::Mat hist;
+    cv::calcHist(&ycrcb, 1, channels, cv::Mat(), hist, 2, sizes, ranges, true, false);
+    for (int cb = 0; cb < 1024; ++cb)
+        for (int cr = 0; cr < 1024; ++cr)
+            ASSERT_EQ(scope.at(cb, cr), static_cast<std::uint64_t>(hist.at<float>(cb, cr)))
+                << cb << "," << cr;
 }

@@ -142,6 +142,7 @@ class EqualizeEngine {
 };
 
 class StreamEngine;  // histoscope/core/stream.hpp
+class ScopeEngine;   // histoscope/core/scopes.hpp
 
 class EngineRegistry {
   public:
@@ -168,14 +169,22 @@ class EngineRegistry {
         return stream_engines_;
     }
 
+    // Scope engines (waveform, parade, vectorscope): a fourth list with its own unique names.
+    void add_scope_engine(std::unique_ptr<ScopeEngine> engine);
+    ScopeEngine* find_scope_engine(std::string_view name) const;
+    const std::vector<std::unique_ptr<ScopeEngine>>& scope_engines() const {
+        return scope_engines_;
+    }
+
   private:
     std::vector<std::unique_ptr<HistogramEngine>> engines_;
     std::vector<std::unique_ptr<EqualizeEngine>> equalizers_;
     std::vector<std::unique_ptr<StreamEngine>> stream_engines_;
+    std::vector<std::unique_ptr<ScopeEngine>> scope_engines_;
 };
 
-// Adds the engines of hs::core: the "cpu" histogram reference, the "cpu" equalizer and the
-// "cpu" stream engine (which runs the registry's engines frame by frame).
+// Adds the engines of hs::core: the "cpu" histogram reference, the "cpu" equalizer, the "cpu"
+// stream engine (which runs the registry's engines frame by frame) and the "cpu" scope engine.
 void register_core_engines(EngineRegistry& registry);
 
 }  // namespace hs

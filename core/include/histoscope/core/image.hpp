@@ -44,6 +44,19 @@ struct ImageView {
 // depth, stride) so that no engine ever sees a malformed view.
 void validate(const ImageView& view);
 
+// A rectangle of pixels: columns [x, x + width), rows [y, y + height).
+struct Region {
+    int x = 0, y = 0, width = 0, height = 0;
+    std::string describe() const;  // "x,y,w,h", as parse_region() reads it
+    friend bool operator==(const Region&, const Region&) = default;
+};
+// "x,y,w,h" (whole numbers, x and y >= 0, w and h >= 1). Throws UsageError.
+Region parse_region(std::string_view text);
+// The part of `image` inside `region`: a view with the image's stride, no copy. Throws
+// UsageError when the region is empty or reaches outside the image (a region is never clipped
+// silently: counts over a smaller area than asked would look right and be wrong).
+ImageView crop(const ImageView& image, const Region& region);
+
 // The shape of packed frames (rows back to back): a stream's frames, a raw file's frames.
 struct FrameFormat {
     int width = 0, height = 0, channels = 3;
