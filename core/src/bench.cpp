@@ -60,21 +60,30 @@ BenchContext bench_context(const BenchOptions& options, const std::string& devic
     return c;
 }
 
-bool bench_engine(HistogramEngine& engine, const HistogramRequest& request,
-                  const std::vector<ChannelHistogram>& reference, const BenchOptions& options,
-                  double read_bandwidth_gbs, BenchRow& row, const BenchControl& control) {
-    const ImageView& image = request.image;
+namespace {
+
+// The row's input fields for `image`.
+void describe_input(const ImageView& image, std::string channels, std::string spec, int bins,
+                    std::string_view kernel, BenchRow& row) {
     row = BenchRow();
     row.width = image.width;
     row.height = image.height;
     row.image_channels = image.channels;
     row.depth = image.bit_depth;
     row.bytes = image.row_bytes() * static_cast<std::uint64_t>(image.height);
-    for (Channel c : request.channels)
-        row.channels += (row.channels.empty() ? "" : ",") + std::string(channel_name(c));
-    row.spec = request.spec.describe();
-    row.bins = request.spec.bins;
-    row.kernel = std::string(engine.name());
+    row.channels = std::move(channels);
+    row.spec = std::move(spec);
+    row.bins = bins;
+    row.kernel = std::string(kernel);
+}
+
+// What bench_engine() and bench_scope_engine() share: the refusals, the timed runs in chunks,
+// the medians and rates. `run_chunk(options, ms, end_to_end_ms)` runs one benchmark() call,
+// appends its timings and returns whether its last result was verified.
+template <typename Engine, typename Request, typename RunChunk>
+bool bench_rows(Engine& engine, const Request& request, const BenchOptions& options,
+                double read_bandwidth_gbs, BenchRow& row, const BenchControl& control,
+                RunChunk&& run_chunk) {
     if (const Availability a = engine.availability(); !a.available) {
         row.status = "unavailable";
         row.reason = a.reason;
@@ -85,8 +94,6 @@ bool bench_engine(HistogramEngine& engine, const HistogramRequest& request,
         row.reason = std::move(why);
         return true;
     }
-    std::vector<ChannelHistogram> expected = reference;
-    apply_saturation(request.spec, expected);
     const int runs = std::max(options.timed_runs, 1);
     std::vector<double> histogram_ms, end_to_end_ms;
     bool verified = true;
@@ -101,13 +108,8 @@ bool bench_engine(HistogramEngine& engine, const HistogramRequest& request,
             chunk.timed_runs =
                 std::min(chunk.timed_runs, runs - static_cast<int>(histogram_ms.size()));
             const auto start = Clock::now();
-            const BenchTiming t = engine.benchmark(request, chunk);
+            verified = run_chunk(chunk, histogram_ms, end_to_end_ms) && verified;
             const double per_run = ms_since(start) / (chunk.warmup_runs + chunk.timed_runs);
-            histogram_ms.insert(histogram_ms.end(), t.histogram_ms.begin(), t.histogram_ms.end());
-            end_to_end_ms.insert(end_to_end_ms.end(), t.end_to_end_ms.begin(),
-                                 t.end_to_end_ms.end());
-            row.input_copies = t.input_copies;
-            verified = verified && t.last == expected;
             chunk.timed_runs = std::max(1, static_cast<int>(kChunkMs / std::max(per_run, 1e-3)));
             chunk.warmup_runs = std::min(options.warmup_runs, 1);
             if (control.progress) control.progress(static_cast<int>(histogram_ms.size()));
@@ -126,13 +128,62 @@ bool bench_engine(HistogramEngine& engine, const HistogramRequest& request,
     row.min_ms = *std::min_element(histogram_ms.begin(), histogram_ms.end());
     row.end_to_end_median_ms = median(end_to_end_ms);
     if (row.median_ms > 0) {
-        row.gpix_s = static_cast<double>(image.pixel_count()) / (row.median_ms * 1e6);
+        row.gpix_s = static_cast<double>(request.image.pixel_count()) / (row.median_ms * 1e6);
         row.gb_s = static_cast<double>(row.bytes) / (row.median_ms * 1e6);
     }
     if (read_bandwidth_gbs > 0) row.pct_read_bw = 100.0 * row.gb_s / read_bandwidth_gbs;
     row.verified = verified;
     if (!verified) row.reason = "counts differ from the CPU reference";
     return true;
+}
+
+template <typename Timing>
+void append_times(const Timing& t, const std::vector<double>& ms, std::vector<double>& all_ms,
+                  std::vector<double>& end_to_end_ms, BenchRow& row) {
+    all_ms.insert(all_ms.end(), ms.begin(), ms.end());
+    end_to_end_ms.insert(end_to_end_ms.end(), t.end_to_end_ms.begin(), t.end_to_end_ms.end());
+    row.input_copies = t.input_copies;
+}
+
+}  // namespace
+
+bool bench_engine(HistogramEngine& engine, const HistogramRequest& request,
+                  const std::vector<ChannelHistogram>& reference, const BenchOptions& options,
+                  double read_bandwidth_gbs, BenchRow& row, const BenchControl& control) {
+    std::string channels;
+    for (Channel c : request.channels)
+        channels += (channels.empty() ? "" : ",") + std::string(channel_name(c));
+    describe_input(request.image, std::move(channels), request.spec.describe(), request.spec.bins,
+                   engine.name(), row);
+    std::vector<ChannelHistogram> expected = reference;
+    apply_saturation(request.spec, expected);
+    return bench_rows(engine, request, options, read_bandwidth_gbs, row, control,
+                      [&](const BenchOptions& chunk, std::vector<double>& ms,
+                          std::vector<double>& end_to_end_ms) {
+                          const BenchTiming t = engine.benchmark(request, chunk);
+                          append_times(t, t.histogram_ms, ms, end_to_end_ms, row);
+                          return t.last == expected;
+                      });
+}
+
+bool bench_scope_engine(ScopeEngine& engine, const ScopeRequest& request,
+                        const std::vector<ScopePlane>& reference, const BenchOptions& options,
+                        double read_bandwidth_gbs, BenchRow& row, const BenchControl& control) {
+    std::string planes;
+    int bins = 0;
+    for (const ScopePlane& p : reference) {
+        planes += (planes.empty() ? "" : ",") + p.name;
+        bins = p.width * p.height;
+    }
+    describe_input(request.image, std::move(planes), request.spec.describe(request.image.width),
+                   bins, engine.name(), row);
+    return bench_rows(engine, request, options, read_bandwidth_gbs, row, control,
+                      [&](const BenchOptions& chunk, std::vector<double>& ms,
+                          std::vector<double>& end_to_end_ms) {
+                          const ScopeBenchTiming t = engine.benchmark(request, chunk);
+                          append_times(t, t.scope_ms, ms, end_to_end_ms, row);
+                          return t.last == reference;
+                      });
 }
 
 double measure_host_read_bandwidth_gbs(int passes) {

@@ -77,6 +77,34 @@ TEST(Bench, TheCpuReferenceIsTimedAndVerified) {
     EXPECT_NEAR(row.pct_read_bw, 100.0 * row.gb_s / 10.0, 1e-9);
 }
 
+TEST(Bench, ScopesAreTimedAndVerifiedLikeHistograms) {
+    EngineRegistry reg;
+    register_core_engines(reg);
+    const Image img = hs::test::uniform(301, 77, 3, SampleType::U8, 8);
+    ScopeSpec spec;
+    spec.kind = ScopeKind::Parade;
+    spec.levels = 128;
+    const ScopeRequest req{img.view(), spec};
+    const auto reference = reference_scope(req.image, spec);
+    BenchRow row;
+    ASSERT_TRUE(bench_scope_engine(*reg.find_scope_engine("cpu"), req, reference,
+                                   bench_options(5, 0), 10.0, row));
+    EXPECT_EQ(row.kernel, "cpu");
+    EXPECT_EQ(row.status, "ok");
+    EXPECT_TRUE(row.verified);
+    EXPECT_EQ(row.runs, 5);
+    EXPECT_EQ(row.channels, "r,g,b");
+    EXPECT_EQ(row.spec, "parade r,g,b, 128 levels x 301 columns");
+    EXPECT_EQ(row.bins, 128 * 301);
+    EXPECT_GT(row.median_ms, 0.0);
+    // Counts that differ are not verified.
+    auto wrong = reference;
+    ++wrong.back().counts.back();
+    ASSERT_TRUE(bench_scope_engine(*reg.find_scope_engine("cpu"), req, wrong, bench_options(2, 0),
+                                   10.0, row));
+    EXPECT_FALSE(row.verified);
+}
+
 TEST(Bench, WrongCountsAreNotVerifiedAndFailuresAreRows) {
     const Image img = hs::test::uniform(64, 32, 3, SampleType::U8, 8);
     const HistogramRequest req = request_of(img);

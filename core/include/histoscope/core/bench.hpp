@@ -1,7 +1,7 @@
 #pragma once
-// Benchmarks of histogram engines: what `histoscope-cli bench` and the GUI's Compare Kernels
-// both run, under one set of rules, reported as one row type with one context (written as JSON
-// and CSV by histoscope/report/bench_report.hpp).
+// Benchmarks of histogram and scope engines: what `histoscope-cli bench` and the GUI's Compare
+// Kernels both run, under one set of rules, reported as one row type with one context (written as
+// JSON and CSV by histoscope/report/bench_report.hpp).
 
 #include <atomic>
 #include <cstdint>
@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "histoscope/core/engine.hpp"
+#include "histoscope/core/scopes.hpp"
 #include "histoscope/core/timing.hpp"
 
 namespace hs {
@@ -74,6 +75,12 @@ struct BenchControl {
 bool bench_engine(HistogramEngine& engine, const HistogramRequest& request,
                   const std::vector<ChannelHistogram>& reference, const BenchOptions& options,
                   double read_bandwidth_gbs, BenchRow& row, const BenchControl& control = {});
+
+// The same for a scope engine, verified against the reference planes; the row's "channels" are
+// the planes' names, its "spec" the scope's description, its "bins" those of one plane.
+bool bench_scope_engine(ScopeEngine& engine, const ScopeRequest& request,
+                        const std::vector<ScopePlane>& reference, const BenchOptions& options,
+                        double read_bandwidth_gbs, BenchRow& row, const BenchControl& control = {});
 
 // The host's read bandwidth: the best of `passes` parallel sums over 128 MiB, in GB/s.
 double measure_host_read_bandwidth_gbs(int passes = 5);
