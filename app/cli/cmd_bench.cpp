@@ -19,6 +19,7 @@
 #include "input.hpp"
 #include "json.hpp"
 #include "request_options.hpp"
+#include "scope_options.hpp"
 
 namespace hs::cli {
 
@@ -84,23 +85,50 @@ int run_bench(const Context& ctx) {
                              " applies to the stream benchmark (a video, or "
                              "--stream)");
     const std::string format = args.value("--format").value_or("table");
+    const auto scope_kind = args.value("--scope");
+    if (!scope_kind)
+        for (const char* o : {"--levels", "--size", "--matrix"})
+            if (args.has(o)) throw UsageError(std::string(o) + " applies to --scope");
+    if (scope_kind && (args.has("--saturate") || args.has("--edges") || args.has("--range") ||
+                       args.has("--bins")))
+        throw UsageError(
+            "--bins, --range, --edges and --saturate apply to histograms, not to "
+            "--scope (use --levels or --size)");
 
-    std::vector<HistogramEngine*> engines;
+    // Named kernels must exist, once each, and run here (as --kernel of hist); "all" lists the
+    // unavailable ones with why.
     const std::string list = args.value("--kernels").value_or("all");
-    if (list == "all") {
-        for (const auto& e : ctx.registry.engines()) engines.push_back(e.get());
-    } else {
-        // Named kernels must exist, once each, and run here (as --kernel of hist); "all" lists
-        // the unavailable ones with why.
+    const auto chosen = [&](const auto& all, const auto& available) {
+        std::vector<std::remove_cvref_t<decltype(*all.front())>*> engines;
+        if (list == "all") {
+            for (const auto& e : all) engines.push_back(e.get());
+            return engines;
+        }
         std::stringstream names(list);
         for (std::string name; std::getline(names, name, ',');) {
-            HistogramEngine& e = available_kernel(ctx.registry, name);
+            auto& e = available(name);
             if (std::find(engines.begin(), engines.end(), &e) != engines.end())
                 throw UsageError("kernel '" + name + "' is listed twice in --kernels");
             engines.push_back(&e);
         }
         if (engines.empty()) throw UsageError("--kernels lists no kernel");
-    }
+        return engines;
+    };
+    std::vector<HistogramEngine*> engines;
+    std::vector<ScopeEngine*> scope_engines;
+    if (scope_kind)
+        scope_engines =
+            chosen(ctx.registry.scope_engines(), [&](const std::string& name) -> ScopeEngine& {
+                ScopeEngine* e = ctx.registry.find_scope_engine(name);
+                if (e == nullptr) throw UsageError("no scope engine named '" + name + "'");
+                if (const Availability a = e->availability(); !a.available)
+                    throw DeviceError("scope engine '" + name + "' is not available: " + a.reason);
+                return *e;
+            });
+    else
+        engines = chosen(ctx.registry.engines(), [&](const std::string& name) -> HistogramEngine& {
+            return available_kernel(ctx.registry, name);
+        });
 
     // The rules and the rooflines of every benchmark (core's bench_options), for the device
     // when there is one, and the host's for the CPU engines.
@@ -117,20 +145,40 @@ int run_bench(const Context& ctx) {
 
     const bool progress = isatty(STDERR_FILENO) != 0;
     std::vector<BenchRow> rows;
+    // Where an engine runs: the bandwidth its row's percentage is of.
+    const auto bandwidth_of = [&](std::string_view name) {
+        const bool on_gpu =
+            std::find(gpu_engines.begin(), gpu_engines.end(), name) != gpu_engines.end();
+        return on_gpu ? context.device_read_bandwidth_gbs : context.host_read_bandwidth_gbs;
+    };
+    // Progress for a person watching; standard error redirected keeps only Histoscope's error:,
+    // warning: and note: lines.
+    const auto announce = [&](std::string_view engine, const std::string& input) {
+        if (progress) std::cerr << "bench: " << engine << " on " << input << "\n";
+    };
     for (BenchInput& in : bench_inputs(args)) {
-        const HistogramRequest request = request_from_args(args, in.image.view(), "--select");
+        const ImageView image = apply_region(args, in.image.view());
+        if (scope_kind) {
+            const ScopeRequest request{
+                image, scope_from_args(args, *parse_scope_kind(*scope_kind), image, "--select")};
+            const std::vector<ScopePlane> reference = reference_scope(image, request.spec);
+            for (ScopeEngine* engine : scope_engines) {
+                announce(engine->name(), in.name);
+                BenchRow row;
+                bench_scope_engine(*engine, request, reference, options,
+                                   bandwidth_of(engine->name()), row);
+                row.input = in.name;
+                rows.push_back(std::move(row));
+            }
+            continue;
+        }
+        const HistogramRequest request = request_from_args(args, image, "--select");
         const std::vector<ChannelHistogram> reference =
             reference_histogram(request.image, request.channels, request.spec);
         for (HistogramEngine* engine : engines) {
-            // Progress for a person watching; standard error redirected keeps only Histoscope's
-            // error:, warning: and note: lines.
-            if (progress) std::cerr << "bench: " << engine->name() << " on " << in.name << "\n";
-            const bool on_gpu = std::find(gpu_engines.begin(), gpu_engines.end(), engine->name()) !=
-                                gpu_engines.end();
+            announce(engine->name(), in.name);
             BenchRow row;
-            bench_engine(
-                *engine, request, reference, options,
-                on_gpu ? context.device_read_bandwidth_gbs : context.host_read_bandwidth_gbs, row);
+            bench_engine(*engine, request, reference, options, bandwidth_of(engine->name()), row);
             row.input = in.name;
             rows.push_back(std::move(row));
         }

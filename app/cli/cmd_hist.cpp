@@ -10,6 +10,7 @@
 #include "input.hpp"
 #include "json.hpp"
 #include "request_options.hpp"
+#include "scope_options.hpp"
 
 namespace hs::cli {
 
@@ -69,7 +70,7 @@ int run_hist(const Context& ctx) {
 
     const Input in = load_input(args, decode_options(args));
     for (const auto& n : in.notes) std::cerr << "note: " << n << "\n";
-    const ImageView image = in.image.view();
+    const ImageView image = apply_region(args, in.image.view());
     const HistogramRequest request = request_from_args(args, image, "--channels");
     const HistogramResult result = engine.compute(request);
 
@@ -81,10 +82,11 @@ int run_hist(const Context& ctx) {
     const auto bins = static_cast<std::size_t>(spec.bins);
     std::string out;
     if (format == "json") {
-        Json j = input_json(in.name, in.kind, in.format, image);
+        Json j = input_json(in.name, in.kind, in.format, in.image.view());
         if (in.kind != "image") j["frame"] = in.frame;
         j["image_channels"] = image.channels;
         j["corrupt"] = in.corrupt;
+        j["region"] = region_json(region_option(args));
         j["spec"] = spec_json(spec);
         j["kernel"] = kernel;
         Json t = Json::object();
@@ -104,11 +106,12 @@ int run_hist(const Context& ctx) {
         std::ostringstream os;
         const char sep = format == "csv" ? ',' : '\t';
         if (format == "text") {
-            os << "# " << in.name << ": " << image.width << "x" << image.height << ", "
+            const auto region = region_option(args);
+            os << "# " << in.name << ": " << in.image.width() << "x" << in.image.height() << ", "
                << image.channels << " channel(s), " << image.bit_depth << "-bit " << in.kind << " ("
                << in.format << ")"
                << (in.kind == "image" ? std::string() : ", frame " + std::to_string(in.frame))
-               << "\n"
+               << (region ? ", region " + region->describe() : std::string()) << "\n"
                << "# kernel " << kernel << ", " << spec.describe() << ", "
                << number(result.total_ms) << " ms\n";
         }

@@ -6,6 +6,7 @@
 
 #include "histoscope/core/error.hpp"
 #include "histoscope/core/histogram.hpp"
+#include "histoscope/core/scopes.hpp"
 #include "histoscope/core/version.hpp"
 
 namespace hs::cli {
@@ -82,6 +83,13 @@ void spec(CLI::App& c) {
     integer(c, "--saturate", 1, INT64_MAX, "cap every count at N");
 }
 
+void region(CLI::App& c) {
+    option(c, "--roi",
+           "only the pixels of this rectangle: x,y from the top left, width, height (inside "
+           "the image)")
+        ->type_name("X,Y,W,H");
+}
+
 constexpr const char* kOneInput =
     "a photo or a video (a file, - for standard input, or a pipe: read once, into memory), or "
     "with --raw a raw file (with --raw, - or none: standard input)";
@@ -95,7 +103,7 @@ constexpr const char* kChannels =
 CommandLine::CommandLine()
     : app_(std::make_unique<CLI::App>(
           "histoscope-cli: exact histograms of photos, video and raw frames, contrast "
-          "equalization, and benchmarks of the histogram kernels",
+          "equalization, scopes, and benchmarks of the histogram and scope kernels",
           "histoscope-cli")) {
     CLI::App& app = *app_;
     app.set_version_flag("--version", "histoscope-cli " + std::string(kVersion));
@@ -131,6 +139,7 @@ CommandLine::CommandLine()
         ->type_name("NAME");
     flag(hist, "--stats", "mean, std, min, max, median, percentiles, clipped counts");
     flag(hist, "--per-frame", "one row per frame of a video or raw stream");
+    region(hist);
     output(hist, {"text", "csv", "json"}, "text");
 
     CLI::App& equalize = command(
@@ -162,6 +171,29 @@ CommandLine::CommandLine()
     flag(equalize, "--per-frame", "equalize every frame of a raw stream");
     output(equalize, {"text", "json"}, "text");
 
+    CLI::App& scope = command(
+        "scope", "the waveform, RGB parade or vectorscope of a photo or a frame", kOneInput);
+    input(scope);
+    integer(scope, "--frame", 0, kMaxFrame, "the frame of a video or raw stream (default 0)");
+    choice(scope, "--kind", {"waveform", "parade", "vectorscope"},
+           "waveform (default: one channel per column), parade (r, g, b side by side) or "
+           "vectorscope (Cb, Cr)");
+    option(scope, "--channel",
+           "waveform: r, g, b, a, gray, luma (Rec.601) or luma709 (default luma, gray for a "
+           "gray image)")
+        ->type_name("C");
+    integer(scope, "--levels", 1, kMaxScopeLevels, "waveform and parade: levels (default 256)");
+    integer(scope, "--columns", 1, std::int64_t{1} << 20,
+            "waveform and parade: columns, each the histogram of adjacent image columns "
+            "(default: the image's width)");
+    integer(scope, "--size", 1, kMaxScopeSize, "vectorscope: S x S bins (default 256)");
+    choice(scope, "--matrix", {"601", "709"}, "vectorscope: Rec.601 (default) or Rec.709 chroma");
+    region(scope);
+    option(scope, "--kernel", "the scope engine: auto (default: the GPU's when it runs), cpu, gpu")
+        ->type_name("NAME");
+    output(scope, {"json", "csv", "png"},
+           "json, or png when -o names a .png file; png: the scope drawn with log brightness");
+
     CLI::App& kernels =
         command("kernels", "the histogram engines and equalizers, and whether they run here", "");
     output(kernels, {"text", "json"}, "text");
@@ -191,6 +223,14 @@ CommandLine::CommandLine()
     spec(bench);
     integer(bench, "--runs", 20, 100000, "timed runs per kernel (default 20)");
     integer(bench, "--warmup", 0, 100000, "untimed runs first (default 3)");
+    region(bench);
+    choice(bench, "--scope", {"waveform", "parade", "vectorscope"},
+           "benchmark the scope engines on this scope instead of the histogram kernels (with "
+           "--levels, --size, --matrix; a waveform shows the one channel --select names, or "
+           "luma)");
+    integer(bench, "--levels", 1, kMaxScopeLevels, "scope: levels (default 256)");
+    integer(bench, "--size", 1, kMaxScopeSize, "scope: vectorscope bins S x S (default 256)");
+    choice(bench, "--matrix", {"601", "709"}, "scope: Rec.601 (default) or Rec.709 chroma");
     flag(bench, "--stream", "benchmark the frame pipeline on the input's frames");
     option(bench, "--kernel", "stream: the histogram engine (default auto)")->type_name("NAME");
     flag(bench, "--no-equalize", "stream: histograms only, no equalization");
@@ -217,7 +257,7 @@ bool CommandLine::is_command(const std::string& name) const {
 CommandLine::Parsed CommandLine::parse(const std::vector<std::string>& arguments) {
     if (arguments.empty())
         throw UsageError(
-            "no command: give one of info, hist, equalize, kernels, bench (see "
+            "no command: give one of info, hist, scope, equalize, kernels, bench (see "
             "--help)");
     const std::string& first = arguments.front();
     if (first.rfind('-', 0) != 0 && !is_command(first))

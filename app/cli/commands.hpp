@@ -21,6 +21,7 @@ struct Context {
 
 int run_info(const Context& ctx);
 int run_hist(const Context& ctx);
+int run_scope(const Context& ctx);
 int run_kernels(const Context& ctx);
 int run_bench(const Context& ctx);
 int run_equalize(const Context& ctx);

@@ -40,6 +40,7 @@ int main(int argc, char** argv) {
         const std::string& command = parsed.command;
         if (command == "info") return hs::cli::run_info(ctx);
         if (command == "hist") return hs::cli::run_hist(ctx);
+        if (command == "scope") return hs::cli::run_scope(ctx);
         if (command == "kernels") return hs::cli::run_kernels(ctx);
         if (command == "equalize") return hs::cli::run_equalize(ctx);
         return hs::cli::run_bench(ctx);

@@ -206,6 +206,27 @@ StreamEngine* EngineRegistry::find_stream_engine(std::string_view name) const {
     return find_named(stream_engines_, name);
 }
 
+ScopeEngine& choose_scope_engine(const EngineRegistry& registry, std::string_view name,
+                                 const ScopeRequest& request) {
+    if (name.empty() || name == "auto") {
+        for (const auto& e : registry.scope_engines())
+            if (e->name() != "cpu" && e->refusal(request).empty()) return *e;
+        name = "cpu";
+    }
+    ScopeEngine* engine = registry.find_scope_engine(name);
+    if (engine == nullptr) {
+        std::string known;
+        for (const auto& e : registry.scope_engines()) known += " " + std::string(e->name());
+        throw UsageError("no scope engine named '" + std::string(name) + "' (known: auto" + known +
+                         ")");
+    }
+    if (const Availability a = engine->availability(); !a.available)
+        throw DeviceError("scope engine '" + std::string(name) + "' is not available: " + a.reason);
+    if (std::string why = engine->unsupported_reason(request); !why.empty())
+        throw UnsupportedError(why);
+    return *engine;
+}
+
 void EngineRegistry::add_scope_engine(std::unique_ptr<ScopeEngine> engine) {
     add_named(scope_engines_, std::move(engine), "scope engine ");
 }

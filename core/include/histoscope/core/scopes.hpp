@@ -160,4 +160,10 @@ class ScopeEngine {
     void check_request(const ScopeRequest& request) const;
 };
 
+// The scope engine `name` names; "auto" (or ""): the first available engine other than "cpu"
+// that serves `request`, else "cpu". Throws UsageError for an unknown name, DeviceError when
+// the named engine is not available here, UnsupportedError when it cannot serve the request.
+ScopeEngine& choose_scope_engine(const EngineRegistry& registry, std::string_view name,
+                                 const ScopeRequest& request);
+
 }  // namespace hs

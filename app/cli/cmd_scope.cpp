@@ -1,0 +1,124 @@
+// histoscope-cli scope: the waveform, RGB parade or vectorscope of a photo or a frame (of a
+// region), as JSON or CSV counts or as the picture a user sees (PNG).
+
+#include <iostream>
+#include <sstream>
+
+#include "args.hpp"
+#include "commands.hpp"
+#include "histoscope/core/error.hpp"
+#include "histoscope/core/scope_picture.hpp"
+#include "histoscope/report/bench_report.hpp"
+#include "input.hpp"
+#include "json.hpp"
+#include "scope_options.hpp"
+
+namespace hs::cli {
+
+namespace {
+
+bool ends_with(const std::string& text, const std::string& suffix) {
+    return text.size() >= suffix.size() &&
+           text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+Json scope_json(const ScopeSpec& spec, int width) {
+    Json j = Json::object();
+    j["kind"] = std::string(scope_kind_name(spec.kind));
+    if (spec.kind == ScopeKind::Vectorscope) {
+        j["matrix"] = std::string(matrix_name(spec.matrix));
+        j["size"] = spec.size;
+        return j;
+    }
+    if (spec.kind == ScopeKind::Waveform) j["channel"] = std::string(channel_name(spec.channel));
+    j["levels"] = spec.levels;
+    j["columns"] = spec.output_columns(width);
+    return j;
+}
+
+Json plane_json(const ScopePlane& p) {
+    Json j = Json::object();
+    j["name"] = p.name;
+    j["width"] = p.width;
+    j["height"] = p.height;
+    std::uint64_t total = 0;
+    Json columns = Json::array();
+    for (int x = 0; x < p.width; ++x) {
+        Json column = Json::array();
+        for (int y = 0; y < p.height; ++y) {
+            column.push_back(p.at(x, y));
+            total += p.at(x, y);
+        }
+        columns.push_back(std::move(column));
+    }
+    j["total"] = total;
+    j["counts"] = std::move(columns);
+    return j;
+}
+
+}  // namespace
+
+int run_scope(const Context& ctx) {
+    const Args& args = ctx.args;
+    refuse_output_onto_input(args);
+    const std::string path = args.value("-o").value_or("");
+    const std::string format =
+        args.value("--format").value_or(ends_with(path, ".png") ? "png" : "json");
+    if (format == "png") {
+        if (path.empty() || path == "-")
+            throw UsageError("--format png writes a picture: name it with -o FILE.png");
+        media::check_image_output(path);
+    }
+    const ScopeKind kind = *parse_scope_kind(args.value("--kind").value_or("waveform"));
+
+    const Input in = load_input(args, decode_options(args));
+    for (const auto& n : in.notes) std::cerr << "note: " << n << "\n";
+    const ImageView image = apply_region(args, in.image.view());
+    const ScopeRequest request{image, scope_from_args(args, kind, image, "--channel")};
+    ScopeEngine& engine =
+        choose_scope_engine(ctx.registry, args.value("--kernel").value_or("auto"), request);
+    const ScopeResult result = engine.compute(request);
+
+    if (format == "png") {
+        media::write_image(path, scope_picture(result.planes, request.spec).view());
+        return 0;
+    }
+    std::string out;
+    if (format == "json") {
+        Json j = input_json(in.name, in.kind, in.format, in.image.view());
+        if (in.kind != "image") j["frame"] = in.frame;
+        j["image_channels"] = image.channels;
+        j["corrupt"] = in.corrupt;
+        j["region"] = region_json(region_option(args));
+        j["scope"] = scope_json(request.spec, image.width);
+        j["kernel"] = std::string(engine.name());
+        Json t = Json::object();
+        t["total"] = result.total_ms;
+        for (const auto& st : result.stages) t[st.name] = st.ms;
+        j["timing_ms"] = std::move(t);
+        Json planes = Json::array();
+        for (const ScopePlane& p : result.planes) planes.push_back(plane_json(p));
+        j["planes"] = std::move(planes);
+        j["notes"] = in.notes;
+        out = to_text(j);
+    } else {
+        // One line per column of each plane: the plane, the column, then its counts upwards.
+        std::ostringstream os;
+        const ScopePlane& first = result.planes.front();
+        os << "plane," << (kind == ScopeKind::Vectorscope ? "cb_bin" : "column");
+        for (int y = 0; y < first.height; ++y)
+            os << (kind == ScopeKind::Vectorscope ? ",cr_" : ",level_") << y;
+        os << "\n";
+        for (const ScopePlane& p : result.planes)
+            for (int x = 0; x < p.width; ++x) {
+                os << report::csv_field(p.name) << ',' << x;
+                for (int y = 0; y < p.height; ++y) os << ',' << p.at(x, y);
+                os << "\n";
+            }
+        out = os.str();
+    }
+    write_output(path, out);
+    return 0;
+}
+
+}  // namespace hs::cli

@@ -1,0 +1,194 @@
+// histoscope-cli scope, --roi and bench --scope, end to end on raw frames (with or without
+// OpenCV): every count the CLI prints equals core's reference of the same pixels.
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "cli_helpers.hpp"
+#include "histoscope/core/histogram.hpp"
+#include "histoscope/core/scope_picture.hpp"
+#include "histoscope/core/scopes.hpp"
+#include "histoscope/media/media.hpp"
+#include "synthetic.hpp"
+
+using namespace hs;
+using namespace hs::test;
+
+namespace {
+
+std::filesystem::path write_raw(const Image& img, const std::filesystem::path& path) {
+    std::ofstream f(path, std::ios::binary);
+    const ImageView v = img.view();
+    for (int y = 0; y < v.height; ++y)
+        f.write(reinterpret_cast<const char*>(v.row(y)),
+                static_cast<std::streamsize>(v.row_bytes()));
+    return path;
+}
+
+std::vector<std::uint64_t> plane_counts(const cli::Json& plane) {
+    std::vector<std::uint64_t> out;
+    for (const auto& column : plane.at("counts"))
+        for (const auto& c : column) out.push_back(c.get<std::uint64_t>());
+    return out;
+}
+
+}  // namespace
+
+TEST(CliScope, WaveformParadeAndVectorscopeJsonEqualTheReference) {
+    Scratch dir("scope");
+    const Image img = gaussian(101, 37, 3, SampleType::U16, 12, 300.0);
+    const auto raw = quote(write_raw(img, dir.path / "deep.raw"));
+    const std::string in = "--raw 101x37x3:u16:12 " + raw;
+
+    ScopeSpec wave;
+    wave.channel = Channel::G;
+    wave.levels = 1024;
+    wave.columns = 50;
+    auto r = run_cli("scope " + in + " --channel g --levels 1024 --columns 50");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    auto j = parse_json(r.out);
+    EXPECT_EQ(j.at("scope").at("kind"), "waveform");
+    EXPECT_EQ(j.at("scope").at("channel"), "g");
+    EXPECT_EQ(j.at("scope").at("columns"), 50);
+    EXPECT_TRUE(j.at("region").is_null());
+    const auto wave_ref = reference_scope(img.view(), wave);
+    ASSERT_EQ(j.at("planes").size(), 1u);
+    EXPECT_EQ(j.at("planes")[0].at("width"), 50);
+    EXPECT_EQ(j.at("planes")[0].at("height"), 1024);
+    EXPECT_EQ(plane_counts(j.at("planes")[0]), wave_ref[0].counts);
+    EXPECT_EQ(j.at("planes")[0].at("total"), 101 * 37);
+
+    ScopeSpec parade;
+    parade.kind = ScopeKind::Parade;
+    r = run_cli("scope " + in + " --kind parade --roi 3,4,50,20");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    j = parse_json(r.out);
+    EXPECT_EQ(j.at("region"), cli::Json::parse("[3, 4, 50, 20]"));
+    const auto parade_ref = reference_scope(crop(img.view(), {3, 4, 50, 20}), parade);
+    ASSERT_EQ(j.at("planes").size(), 3u);
+    for (std::size_t i = 0; i < 3; ++i) {
+        EXPECT_EQ(j.at("planes")[i].at("name"), parade_ref[i].name);
+        EXPECT_EQ(plane_counts(j.at("planes")[i]), parade_ref[i].counts);
+    }
+
+    ScopeSpec vector;
+    vector.kind = ScopeKind::Vectorscope;
+    vector.size = 64;
+    vector.matrix = ChromaMatrix::Rec709;
+    r = run_cli("scope " + in + " --kind vectorscope --size 64 --matrix 709");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    j = parse_json(r.out);
+    EXPECT_EQ(j.at("scope").at("matrix"), "709");
+    EXPECT_EQ(plane_counts(j.at("planes")[0]), reference_scope(img.view(), vector)[0].counts);
+}
+
+TEST(CliScope, CsvHasOneLinePerColumn) {
+    Scratch dir("scope-csv");
+    const Image img = uniform(9, 5, 3, SampleType::U8, 8, 3);
+    const auto raw = quote(write_raw(img, dir.path / "small.rgb"));
+    auto r = run_cli("scope --raw 9x5x3:u8 " + raw + " --kind vectorscope --size 2 --format csv");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    ScopeSpec spec;
+    spec.kind = ScopeKind::Vectorscope;
+    spec.size = 2;
+    const auto ref = reference_scope(img.view(), spec).front();
+    EXPECT_EQ(r.out, "plane,cb_bin,cr_0,cr_1\n\"cb,cr\",0," + std::to_string(ref.at(0, 0)) + "," +
+                         std::to_string(ref.at(0, 1)) + "\n\"cb,cr\",1," +
+                         std::to_string(ref.at(1, 0)) + "," + std::to_string(ref.at(1, 1)) + "\n");
+}
+
+TEST(CliScope, PngIsThePictureOfTheCounts) {
+#ifndef HS_TEST_WITH_OPENCV
+    GTEST_SKIP() << "this build writes no PNG (no OpenCV)";
+#endif
+    Scratch dir("scope-png");
+    const Image img = uniform(9, 5, 3, SampleType::U8, 8, 3);
+    const auto raw = quote(write_raw(img, dir.path / "small.rgb"));
+    ScopeSpec spec;
+    const auto png = dir.path / "parade.png";
+    const auto r =
+        run_cli("scope --raw 9x5x3:u8 " + raw + " --kind parade --levels 16 -o " + quote(png));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    spec.kind = ScopeKind::Parade;
+    spec.levels = 16;
+    const Image expected = scope_picture(reference_scope(img.view(), spec), spec);
+    const media::LoadedImage written = media::read_image(png.string());
+    ASSERT_EQ(written.image.width(), 3 * 9 + 2 * kScopeGap);
+    ASSERT_EQ(written.image.height(), 16);
+    for (int y = 0; y < 16; ++y)
+        for (int x = 0; x < written.image.width(); ++x)
+            for (int c = 0; c < 3; ++c)
+                ASSERT_EQ(written.image.view().sample(x, y, c), expected.view().sample(x, y, c));
+}
+
+TEST(CliScope, WrongOptionsAreUsageErrors) {
+    Scratch dir("scope-bad");
+    const Image rgb = uniform(8, 8, 3, SampleType::U8, 8, 4);
+    const Image gray = uniform(8, 8, 1, SampleType::U8, 8, 5);
+    const std::string in = "--raw 8x8x3:u8 " + quote(write_raw(rgb, dir.path / "rgb.raw"));
+    const std::string in_gray = "--raw 8x8x1:u8 " + quote(write_raw(gray, dir.path / "g.raw"));
+    const std::vector<std::pair<std::string, std::string>> cases{
+        {"scope " + in + " --kind vectorscope --levels 4", "--levels applies to"},
+        {"scope " + in + " --kind waveform --size 4", "--size applies to"},
+        {"scope " + in + " --kind parade --channel r", "--channel applies to"},
+        {"scope " + in + " --channel r,g", "one channel"},
+        {"scope " + in + " --channel gray", "gray"},
+        {"scope " + in + " --columns 9", "columns must be between"},
+        {"scope " + in + " --levels 4097", "--levels"},
+        {"scope " + in + " --size 0", "--size"},
+        {"scope " + in + " --kind histogram", "--kind"},
+        {"scope " + in + " --roi 4,4,5,1", "reaches outside"},
+        {"scope " + in + " --roi 1,1,0,1", "is empty"},
+        {"scope " + in + " --roi 1,1,x,1", "not a whole number"},
+        {"scope " + in + " --format png", "-o FILE.png"},
+        {"scope " + in + " --kernel nope", "no scope engine named 'nope'"},
+        {"scope " + in_gray + " --kind vectorscope", "gray image has no chroma"},
+        {"scope " + in_gray + " --kind parade", "colour image"},
+        {"hist " + in + " --roi 0,0,9,8", "reaches outside"},
+        {"bench " + in + " --levels 4", "--levels applies to --scope"},
+        {"bench " + in + " --scope waveform --bins 4", "apply to histograms"},
+        {"bench " + in + " --scope waveform --select r,g", "one channel"},
+    };
+    for (const auto& [command, words] : cases) expect_refused(run_cli(command), command, words, 2);
+}
+
+TEST(CliScope, RoiRestrictsHistAndBench) {
+    Scratch dir("roi");
+    const Image img = uniform(40, 30, 3, SampleType::U8, 8, 6);
+    const std::string in = "--raw 40x30x3:u8 " + quote(write_raw(img, dir.path / "f.rgb"));
+    const ImageView part = crop(img.view(), {5, 6, 7, 8});
+    auto r = run_cli("hist " + in + " --roi 5,6,7,8 --bins 16 --stats --format json");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    auto j = parse_json(r.out);
+    EXPECT_EQ(j.at("width"), 40);  // the input's size; the region says which part
+    EXPECT_EQ(j.at("region"), cli::Json::parse("[5, 6, 7, 8]"));
+    const auto ref = reference_histogram(part, all_channels(3), HistogramSpec::even(16, 0, 256));
+    for (std::size_t k = 0; k < 3; ++k) {
+        EXPECT_EQ(counts_of(j.at("channels")[k]), ref[k].counts);
+        EXPECT_EQ(j.at("channels")[k].at("stats").at("count"), 56);
+    }
+    r = run_cli("bench " + in + " --roi 5,6,7,8 --kernels cpu --runs 20 --format json");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    j = parse_json(r.out);
+    EXPECT_EQ(j.at("results")[0].at("width"), 7);
+    EXPECT_EQ(j.at("results")[0].at("verified"), true);
+    r = run_cli("bench " + in +
+                " --roi 5,6,7,8 --scope vectorscope --size 32 --kernels cpu --runs 20 --format "
+                "json");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    j = parse_json(r.out);
+    ASSERT_EQ(j.at("results").size(), 1u);
+    EXPECT_EQ(j.at("results")[0].at("kernel"), "cpu");
+    EXPECT_EQ(j.at("results")[0].at("spec"), "vectorscope Rec.601, 32x32 bins");
+    EXPECT_EQ(j.at("results")[0].at("height"), 8);
+    EXPECT_EQ(j.at("results")[0].at("verified"), true);
+    r = run_cli("bench " + in + " --scope waveform --select g --runs 20 --format json");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    j = parse_json(r.out);
+    for (const auto& row : j.at("results"))
+        if (row.at("status") == "ok") {
+            EXPECT_EQ(row.at("channels"), "g");
+            EXPECT_EQ(row.at("verified"), true) << row.at("kernel");
+        }
+}
