@@ -147,8 +147,8 @@ int run_bench(const Context& ctx) {
     std::vector<BenchRow> rows;
     // Where an engine runs: the bandwidth its row's percentage is of.
     const auto bandwidth_of = [&](std::string_view name) {
-        const bool on_gpu =
-            std::find(gpu_engines.begin(), gpu_engines.end(), name) != gpu_engines.end();
+        const auto& on_device = scope_kind ? ctx.engines.gpu_scope_engines : gpu_engines;
+        const bool on_gpu = std::find(on_device.begin(), on_device.end(), name) != on_device.end();
         return on_gpu ? context.device_read_bandwidth_gbs : context.host_read_bandwidth_gbs;
     };
     // Progress for a person watching; standard error redirected keeps only Histoscope's error:,

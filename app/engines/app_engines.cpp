@@ -1,5 +1,6 @@
 #include "app_engines.hpp"
 
+#include "histoscope/core/scopes.hpp"
 #include "histoscope/media/media.hpp"
 #ifdef HS_HAVE_CUDA
 #include "histoscope/cuda/device.hpp"
@@ -15,9 +16,12 @@ Engines make_engines() {
     media::register_engines(*out.registry);
 #ifdef HS_HAVE_CUDA
     const std::size_t before = out.registry->engines().size();
+    const std::size_t scopes_before = out.registry->scope_engines().size();
     cuda::register_engines(*out.registry);
     for (std::size_t i = before; i < out.registry->engines().size(); ++i)
         out.gpu_engines.emplace_back(out.registry->engines()[i]->name());
+    for (std::size_t i = scopes_before; i < out.registry->scope_engines().size(); ++i)
+        out.gpu_scope_engines.emplace_back(out.registry->scope_engines()[i]->name());
     out.query_gpu = [] {
         const cuda::DeviceQuery query = cuda::query_devices();
         GpuInfo info;

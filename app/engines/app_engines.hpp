@@ -24,6 +24,8 @@ struct Engines {
     std::unique_ptr<EngineRegistry> registry;
     // Registry names of the histogram engines that run on the GPU.
     std::vector<std::string> gpu_engines;
+    // Registry names of the scope engines that run on the GPU.
+    std::vector<std::string> gpu_scope_engines;
     // Asks the driver (the first call initializes CUDA, so it is not done before it is needed).
     std::function<GpuInfo()> query_gpu;
     // The GPU's read bandwidth in GB/s (median of 20 passes over 1 GiB); throws hs::DeviceError

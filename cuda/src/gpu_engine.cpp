@@ -188,49 +188,56 @@ HistogramResult GpuEngine::run(const HistogramRequest& r) {
     return result;
 }
 
-BenchTiming GpuEngine::run_benchmark(const HistogramRequest& r, const BenchOptions& options) {
-    use_device();
-
-    const std::size_t padded = padded_bytes(r.image);
-    const auto bins = static_cast<std::size_t>(r.spec.bins);
-    const std::size_t n_counts = bins * r.channels.size();
-
-    // Enough copies to cover options.rotate_bytes, within half of the free device memory.
+BenchInput bench_input(const ImageView& img, const BenchOptions& options, cudaStream_t stream) {
+    BenchInput input;
+    input.padded = padded_bytes(img);
+    const std::size_t padded = input.padded;
     std::size_t free_bytes = 0, total_bytes = 0;
     check(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
     std::size_t copies = std::max<std::size_t>(1, (options.rotate_bytes + padded - 1) / padded);
-    copies = std::clamp<std::size_t>(copies, 1, std::max<std::size_t>(1, free_bytes / 2 / padded));
-
-    Stream stream;
-    PinnedBuffer<std::byte> pinned(padded, "pinned copy of the image");
-    PinnedBuffer<unsigned long long> pinned_counts(n_counts, "pinned histogram counters");
-    DeviceBuffer<std::byte> samples(copies * padded, "rotated device copies of the image");
-    DeviceBuffer<unsigned long long> counts(n_counts, "histogram counters");
-
+    input.copies =
+        std::clamp<std::size_t>(copies, 1, std::max<std::size_t>(1, free_bytes / 2 / padded));
+    input.pinned = PinnedBuffer<std::byte>(padded, "pinned copy of the image");
+    input.samples =
+        DeviceBuffer<std::byte>(input.copies * padded, "rotated device copies of the image");
     // The pinned staging copy, packed and zero-padded like the device copies.
-    const ImageView& img = r.image;
     for (int y = 0; y < img.height; ++y)
         std::copy_n(img.row(y), img.row_bytes(),
-                    pinned.data() + static_cast<std::size_t>(y) * img.row_bytes());
+                    input.pinned.data() + static_cast<std::size_t>(y) * img.row_bytes());
     const std::size_t packed = img.row_bytes() * static_cast<std::size_t>(img.height);
-    std::fill(pinned.data() + packed, pinned.data() + padded, std::byte{0});
+    std::fill(input.pinned.data() + packed, input.pinned.data() + padded, std::byte{0});
     // One upload, then the copies double on the device: a tiny image has millions of copies,
     // which one upload each would take minutes to make.
-    check(cudaMemcpyAsync(samples.data(), pinned.data(), padded, cudaMemcpyHostToDevice,
-                          stream.get()),
+    check(cudaMemcpyAsync(input.samples.data(), input.pinned.data(), padded, cudaMemcpyHostToDevice,
+                          stream),
           "image upload (cudaMemcpyAsync)");
-    for (std::size_t have = 1; have < copies;) {
-        const std::size_t n = std::min(have, copies - have);
-        check(cudaMemcpyAsync(samples.data() + have * padded, samples.data(), n * padded,
-                              cudaMemcpyDeviceToDevice, stream.get()),
+    for (std::size_t have = 1; have < input.copies;) {
+        const std::size_t n = std::min(have, input.copies - have);
+        check(cudaMemcpyAsync(input.samples.data() + have * padded, input.samples.data(),
+                              n * padded, cudaMemcpyDeviceToDevice, stream),
               "image copies (cudaMemcpyAsync)");
         have += n;
     }
+    return input;
+}
+
+BenchTiming GpuEngine::run_benchmark(const HistogramRequest& r, const BenchOptions& options) {
+    use_device();
+
+    const auto bins = static_cast<std::size_t>(r.spec.bins);
+    const std::size_t n_counts = bins * r.channels.size();
+    const ImageView& img = r.image;
+
+    Stream stream;
+    BenchInput input = bench_input(img, options, stream.get());
+    const std::size_t copies = input.copies;
+    PinnedBuffer<unsigned long long> pinned_counts(n_counts, "pinned histogram counters");
+    DeviceBuffer<unsigned long long> counts(n_counts, "histogram counters");
     const std::unique_ptr<KernelRun> kernel = make_run(r, stream.get());
 
     const auto histogram_once = [&](std::size_t copy) {
         kernel->clear_counts(counts.data(), n_counts, stream.get());
-        kernel->launch(device_image(img, samples.data() + copy * padded), r.channels, counts.data(),
+        kernel->launch(device_image(img, input.copy(copy)), r.channels, counts.data(),
                        stream.get());
         check(cudaGetLastError(), "histogram kernel launch");
     };
@@ -259,8 +266,8 @@ BenchTiming GpuEngine::run_benchmark(const HistogramRequest& r, const BenchOptio
     // End to end: upload from pinned memory, histogram, download of the counts.
     for (std::size_t i = 0; i < runs; ++i) {
         start[i].record(stream);
-        check(cudaMemcpyAsync(samples.data(), pinned.data(), padded, cudaMemcpyHostToDevice,
-                              stream.get()),
+        check(cudaMemcpyAsync(input.copy(0), input.pinned.data(), input.padded,
+                              cudaMemcpyHostToDevice, stream.get()),
               "image upload (cudaMemcpyAsync)");
         histogram_once(0);
         check(cudaMemcpyAsync(pinned_counts.data(), counts.data(), counts.bytes(),

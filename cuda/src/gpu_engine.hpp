@@ -16,6 +16,7 @@
 #include <string>
 #include <string_view>
 
+#include "device_buffer.hpp"
 #include "histoscope/core/engine.hpp"
 #include "histoscope/cuda/device.hpp"
 
@@ -45,6 +46,20 @@ DeviceImage device_image(const ImageView& image, const std::byte* data);
 // Queues the upload of `image` into `dst` (padded_bytes(image) bytes): its rows packed, the
 // padding zeroed.
 void upload_image(const ImageView& image, std::byte* dst, cudaStream_t stream);
+
+// What a device-resident benchmark reads: the image packed and padded in pinned memory (for
+// the end-to-end runs' uploads) and `copies` device copies of it covering the options'
+// rotate_bytes, within half of the free device memory, so that no run reads what the one
+// before left in the cache.
+struct BenchInput {
+    PinnedBuffer<std::byte> pinned;
+    DeviceBuffer<std::byte> samples;
+    std::size_t padded = 0;
+    std::size_t copies = 1;
+    std::byte* copy(std::size_t i) const { return samples.data() + (i % copies) * padded; }
+};
+// Makes it: one upload queued on `stream`, then the copies doubled on the device.
+BenchInput bench_input(const ImageView& image, const BenchOptions& options, cudaStream_t stream);
 
 // The device limits strategies tune from.
 struct DeviceLimits {

@@ -5,6 +5,7 @@
 #include "equalize/equalize_engine.hpp"
 #include "kernels/strategies.hpp"
 #include "pipeline/frame_pipeline.hpp"
+#include "scopes/scope_engine.hpp"
 
 namespace hs::cuda {
 
@@ -18,6 +19,7 @@ void register_engines(EngineRegistry& registry) {
     registry.add(detail::make_auto_engine(std::move(gpu)));
     registry.add_equalizer(detail::make_gpu_equalize_engine());
     registry.add_stream_engine(detail::make_pipeline_stream_engine(registry));
+    registry.add_scope_engine(detail::make_gpu_scope_engine());
 }
 
 }  // namespace hs::cuda

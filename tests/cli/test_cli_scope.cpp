@@ -98,10 +98,9 @@ TEST(CliScope, CsvHasOneLinePerColumn) {
                          std::to_string(ref.at(1, 0)) + "," + std::to_string(ref.at(1, 1)) + "\n");
 }
 
+// A build without OpenCV writes no PNG (scope refuses -o FILE.png with an error).
+#ifdef HS_TEST_WITH_OPENCV
 TEST(CliScope, PngIsThePictureOfTheCounts) {
-#ifndef HS_TEST_WITH_OPENCV
-    GTEST_SKIP() << "this build writes no PNG (no OpenCV)";
-#endif
     Scratch dir("scope-png");
     const Image img = uniform(9, 5, 3, SampleType::U8, 8, 3);
     const auto raw = quote(write_raw(img, dir.path / "small.rgb"));
@@ -121,6 +120,7 @@ TEST(CliScope, PngIsThePictureOfTheCounts) {
             for (int c = 0; c < 3; ++c)
                 ASSERT_EQ(written.image.view().sample(x, y, c), expected.view().sample(x, y, c));
 }
+#endif
 
 TEST(CliScope, WrongOptionsAreUsageErrors) {
     Scratch dir("scope-bad");

@@ -1,0 +1,365 @@
+#include <algorithm>
+#include <cstdint>
+
+#include "../cuda_check.hpp"
+#include "../shared_memory.hpp"
+#include "histoscope/core/channels.hpp"
+#include "histoscope/core/error.hpp"
+#include "kernels/common/launch.hpp"
+#include "scope_kernels.hpp"
+
+namespace hs::cuda::detail {
+
+namespace {
+
+constexpr int kWaveformThreads = 1024;
+constexpr int kVectorThreads = 1024;
+// A chunk of pixels of one vectorscope block: no 16-bit counter can pass 65535.
+constexpr std::uint32_t kChunkPixels = 65535;
+// Pixels each thread loads before counting them: loads in flight hide the memory's latency.
+constexpr int kWaveformUnroll = 4;
+constexpr int kVectorUnroll = 8;
+
+struct WaveformArgs {
+    const void* data;
+    int width, height;
+    std::uint32_t max_value;
+    int depth;
+    int levels;
+    int columns;  // output columns N
+    int tile;     // output columns per block
+    int offset;   // one plane: the sample counted, or -1 for luma
+    LumaWeights weights;
+    std::uint32_t* out;
+};
+
+// Value of plane p of a pixel (`px` its first sample).
+template <typename T, int C, int Planes>
+__device__ __forceinline__ std::uint32_t plane_value(const T* px, int p, const WaveformArgs& a) {
+    if constexpr (Planes == 3) {
+        return px[p];
+    } else {
+        if constexpr (C >= 3)
+            if (a.offset < 0) return hs::luma(a.weights, px[0], px[1], px[2]);
+        return px[a.offset < 0 ? 0 : a.offset];
+    }
+}
+
+// Block b counts output columns [b * tile, (b + 1) * tile) over every row, in shared memory
+// (each column's levels padded by one counter, so that lanes on neighbouring columns at the
+// same level hit different banks), then writes every bin once.
+template <typename T, int C, int Planes>
+__global__ void waveform_kernel(WaveformArgs a) {
+    extern __shared__ std::uint32_t hist[];
+    const int stride = a.levels + 1;
+    const int plane_words = a.tile * stride;
+    for (int i = threadIdx.x; i < Planes * plane_words; i += blockDim.x) hist[i] = 0;
+
+    const int c0 = blockIdx.x * a.tile;
+    const int c1 = min(a.columns, c0 + a.tile);
+    // Image columns [x0, x1): those whose output column floor(x * N / W) lies in [c0, c1).
+    const auto first_x = [&](int c) {
+        return static_cast<int>((static_cast<std::uint64_t>(c) * a.width + a.columns - 1) /
+                                a.columns);
+    };
+    const int x0 = first_x(c0), x1 = first_x(c1);
+    const int span = x1 - x0;
+    const bool grouped = a.columns != a.width;
+    __syncthreads();
+
+    // Thread t takes pixels t, t + blockDim, ... of the tile, row by row: x and y step by
+    // (blockDim % span, blockDim / span) without a division per pixel.
+    // Below 2^32: the engine refuses images of 2^32 pixels or more.
+    const std::uint32_t pixels =
+        static_cast<std::uint32_t>(span) * static_cast<std::uint32_t>(a.height);
+    const int step_x = static_cast<int>(blockDim.x % span),
+              step_y = static_cast<int>(blockDim.x / span);
+    int x = static_cast<int>(threadIdx.x % span), y = static_cast<int>(threadIdx.x / span);
+    const T* data = static_cast<const T*>(a.data);
+    const std::size_t row = static_cast<std::size_t>(a.width) * C;
+    for (std::uint64_t i = threadIdx.x; i < pixels;
+         i += static_cast<std::uint64_t>(blockDim.x) * kWaveformUnroll) {
+        T px[kWaveformUnroll][C];
+        int col[kWaveformUnroll];
+        bool have[kWaveformUnroll];
+#pragma unroll
+        for (int u = 0; u < kWaveformUnroll; ++u) {
+            have[u] = i + static_cast<std::uint32_t>(u) * blockDim.x < pixels;
+            col[u] = x0 + x;
+            if (have[u]) {
+                const T* p =
+                    data + static_cast<std::size_t>(y) * row + static_cast<std::size_t>(x0 + x) * C;
+#pragma unroll
+                for (int c = 0; c < C; ++c) px[u][c] = p[c];
+            }
+            x += step_x;
+            y += step_y;
+            if (x >= span) {
+                x -= span;
+                ++y;
+            }
+        }
+#pragma unroll
+        for (int u = 0; u < kWaveformUnroll; ++u) {
+            if (!have[u]) continue;
+            int local = col[u] - x0;
+            if (grouped) {
+                const std::uint64_t num = static_cast<std::uint64_t>(col[u]) * a.columns;
+                const int c = num < 0x100000000ull
+                                  ? static_cast<int>(static_cast<std::uint32_t>(num) /
+                                                     static_cast<std::uint32_t>(a.width))
+                                  : static_cast<int>(num / static_cast<std::uint64_t>(a.width));
+                local = c - c0;
+            }
+#pragma unroll
+            for (int p = 0; p < Planes; ++p) {
+                const std::uint32_t v = plane_value<T, C, Planes>(px[u], p, a);
+                if (v > a.max_value) continue;
+                const std::uint32_t level =
+                    hs::scope_bin(v, static_cast<std::uint32_t>(a.levels), a.depth);
+                atomicAdd(&hist[p * plane_words + local * stride + static_cast<int>(level)], 1u);
+            }
+        }
+    }
+    __syncthreads();
+    // One write per bin: plane p, column c0 + k, level l at ((p * N + c0 + k) * L + l).
+    const int columns_here = c1 - c0;
+    for (int p = 0; p < Planes; ++p)
+        for (int i = threadIdx.x; i < columns_here * a.levels; i += blockDim.x) {
+            const int k = i / a.levels, l = i - k * a.levels;
+            a.out[(static_cast<std::size_t>(p) * a.columns + c0 + k) * a.levels + l] =
+                hist[p * plane_words + k * stride + l];
+        }
+}
+
+struct VectorArgs {
+    const void* data;
+    std::uint64_t pixels;
+    std::uint32_t max_value;
+    int depth;
+    std::uint32_t size;
+    ChromaWeights weights;
+    std::uint32_t* out;
+};
+
+// The bin of pixel `i` (counts[cb_bin * S + cr_bin]), or ~0 when it is not counted.
+template <typename T, int C>
+__device__ __forceinline__ std::uint32_t chroma_bin(const VectorArgs& a, std::uint64_t i) {
+    if (i >= a.pixels) return ~0u;
+    const T* px = static_cast<const T*>(a.data) + i * C;
+    const std::uint32_t r = px[0], g = px[1], b = px[2];
+    if (r > a.max_value || g > a.max_value || b > a.max_value) return ~0u;
+    const Chroma c = hs::chroma(a.weights, r, g, b, a.depth);
+    return hs::scope_bin(c.cb, a.size, a.depth) * a.size + hs::scope_bin(c.cr, a.size, a.depth);
+}
+
+// Neighbouring pixels often share a bin: each run of lanes holding the same bin adds once, its
+// first lane adding the run's length (a shuffle and a ballot, much cheaper than a match).
+__device__ __forceinline__ void add_runs(std::uint32_t bin, std::uint32_t* counters, bool packed) {
+    const int lane = static_cast<int>(threadIdx.x & 31u);
+    const std::uint32_t before = __shfl_up_sync(0xFFFFFFFFu, bin, 1);
+    const bool head = lane == 0 || before != bin;
+    const unsigned heads = __ballot_sync(0xFFFFFFFFu, head);
+    if (!head || bin == ~0u) return;
+    const unsigned later = lane == 31 ? 0u : heads >> (lane + 1) << (lane + 1);
+    const int next = later == 0 ? 32 : __ffs(later) - 1;
+    const auto n = static_cast<std::uint32_t>(next - lane);
+    if (packed)
+        atomicAdd(&counters[bin >> 1], n << ((bin & 1u) * 16u));
+    else
+        atomicAdd(&counters[bin], n);
+}
+
+// S x S <= 65536: block b counts pixels [b * 65535, (b + 1) * 65535) into 16-bit halves of
+// shared words, then adds the bins it hit to the global counts.
+template <typename T, int C>
+__global__ void vectorscope_shared_kernel(VectorArgs a) {
+    extern __shared__ std::uint32_t words[];
+    const std::uint32_t bins = a.size * a.size;
+    const std::uint32_t n_words = (bins + 1) / 2;
+    for (std::uint32_t i = threadIdx.x; i < n_words; i += blockDim.x) words[i] = 0;
+    __syncthreads();
+    const std::uint64_t begin = static_cast<std::uint64_t>(blockIdx.x) * kChunkPixels;
+    const std::uint64_t end = min(a.pixels, begin + kChunkPixels);
+    // Every lane of a warp runs the same iterations (the shuffle and ballot need all 32).
+    for (std::uint64_t base = begin; base < end;
+         base += static_cast<std::uint64_t>(blockDim.x) * kVectorUnroll) {
+        std::uint32_t bin[kVectorUnroll];
+#pragma unroll
+        for (int u = 0; u < kVectorUnroll; ++u) {
+            const std::uint64_t i = base + threadIdx.x + static_cast<std::uint64_t>(u) * blockDim.x;
+            bin[u] = i < end ? chroma_bin<T, C>(a, i) : ~0u;
+        }
+#pragma unroll
+        for (int u = 0; u < kVectorUnroll; ++u) add_runs(bin[u], words, true);
+    }
+    __syncthreads();
+    for (std::uint32_t w = threadIdx.x; w < n_words; w += blockDim.x) {
+        const std::uint32_t v = words[w];
+        if ((v & 0xFFFFu) != 0) atomicAdd(&a.out[2 * w], v & 0xFFFFu);
+        if ((v >> 16) != 0) atomicAdd(&a.out[2 * w + 1], v >> 16);
+    }
+}
+
+// Larger vectorscopes: lanes aggregated, straight into the global counts.
+template <typename T, int C>
+__global__ void vectorscope_global_kernel(VectorArgs a) {
+    const std::uint64_t step = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
+    const std::uint64_t first = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x;
+    for (std::uint64_t base = first; base < a.pixels; base += step)
+        add_runs(chroma_bin<T, C>(a, base + threadIdx.x), a.out, false);
+}
+
+template <typename T, int C, int Planes>
+const void* waveform_for() {
+    return reinterpret_cast<const void*>(&waveform_kernel<T, C, Planes>);
+}
+
+// The kernel of a request: sample type, channels, planes.
+const void* waveform_kernel_of(const DeviceImage& image, int planes) {
+    const bool u8 = image.type == SampleType::U8;
+    switch (image.channels * 4 + planes) {
+        case 1 * 4 + 1:
+            return u8 ? waveform_for<std::uint8_t, 1, 1>() : waveform_for<std::uint16_t, 1, 1>();
+        case 3 * 4 + 1:
+            return u8 ? waveform_for<std::uint8_t, 3, 1>() : waveform_for<std::uint16_t, 3, 1>();
+        case 3 * 4 + 3:
+            return u8 ? waveform_for<std::uint8_t, 3, 3>() : waveform_for<std::uint16_t, 3, 3>();
+        case 4 * 4 + 1:
+            return u8 ? waveform_for<std::uint8_t, 4, 1>() : waveform_for<std::uint16_t, 4, 1>();
+        case 4 * 4 + 3:
+            return u8 ? waveform_for<std::uint8_t, 4, 3>() : waveform_for<std::uint16_t, 4, 3>();
+        default:
+            throw UnsupportedError("no waveform kernel for this image");
+    }
+}
+
+const void* vectorscope_kernel_of(const DeviceImage& image, bool shared) {
+    const bool u8 = image.type == SampleType::U8;
+    if (image.channels == 3) {
+        if (shared)
+            return u8 ? reinterpret_cast<const void*>(&vectorscope_shared_kernel<std::uint8_t, 3>)
+                      : reinterpret_cast<const void*>(&vectorscope_shared_kernel<std::uint16_t, 3>);
+        return u8 ? reinterpret_cast<const void*>(&vectorscope_global_kernel<std::uint8_t, 3>)
+                  : reinterpret_cast<const void*>(&vectorscope_global_kernel<std::uint16_t, 3>);
+    }
+    if (shared)
+        return u8 ? reinterpret_cast<const void*>(&vectorscope_shared_kernel<std::uint8_t, 4>)
+                  : reinterpret_cast<const void*>(&vectorscope_shared_kernel<std::uint16_t, 4>);
+    return u8 ? reinterpret_cast<const void*>(&vectorscope_global_kernel<std::uint8_t, 4>)
+              : reinterpret_cast<const void*>(&vectorscope_global_kernel<std::uint16_t, 4>);
+}
+
+int largest_power_of_two_at_most(int n) {
+    int p = 1;
+    while (p * 2 <= n) p *= 2;
+    return p;
+}
+
+}  // namespace
+
+std::string ScopePlan::describe(const ScopeSpec& spec) const {
+    if (spec.kind == ScopeKind::Vectorscope)
+        return std::string(shared_counts ? "16-bit shared counters per 65535-pixel chunk"
+                                         : "global counters") +
+               ", " + std::to_string(blocks) + " blocks of " + std::to_string(threads) + " threads";
+    return std::to_string(tile_columns) + " columns per block, " + std::to_string(blocks) +
+           " blocks of " + std::to_string(threads) + " threads, " + std::to_string(smem >> 10) +
+           " KiB shared";
+}
+
+ScopePlan plan_scope(const DeviceImage& image, const ScopeSpec& spec, const DeviceLimits& limits) {
+    ScopePlan plan;
+    if (spec.kind == ScopeKind::Vectorscope) {
+        const std::uint64_t bins = static_cast<std::uint64_t>(spec.size) * spec.size;
+        plan.shared_counts = bins <= 65536;
+        plan.threads = kVectorThreads;
+        if (plan.shared_counts) {
+            plan.smem = (bins + 1) / 2 * sizeof(std::uint32_t);
+            plan.blocks = static_cast<int>((image.pixels + kChunkPixels - 1) / kChunkPixels);
+            const void* kernel = vectorscope_kernel_of(image, true);
+            if (plan.smem > dynamic_smem_limit(kernel, limits.shared_per_block_optin))
+                plan.shared_counts = false;
+            else
+                reserve_dynamic_smem(kernel, plan.smem, limits.shared_per_block_optin,
+                                     "the vectorscope kernel");
+        }
+        if (!plan.shared_counts) {
+            plan.smem = 0;
+            plan.blocks = static_cast<int>(grid_blocks(
+                image.pixels, kVectorThreads, static_cast<std::uint64_t>(limits.sm_count) * 2));
+        }
+        return plan;
+    }
+    const int planes = spec.kind == ScopeKind::Parade ? 3 : 1;
+    const int columns = spec.output_columns(image.width);
+    const std::size_t column_bytes = static_cast<std::size_t>(planes) *
+                                     (static_cast<std::size_t>(spec.levels) + 1) *
+                                     sizeof(std::uint32_t);
+    const void* kernel = waveform_kernel_of(image, planes);
+    const std::size_t budget = dynamic_smem_limit(kernel, limits.shared_per_block_optin);
+    if (column_bytes > budget)
+        throw UnsupportedError("one column of this waveform needs " + std::to_string(column_bytes) +
+                               " bytes of shared memory, more than the " + std::to_string(budget) +
+                               " the device gives a block");
+    // Wide tiles read long pieces of each row (on the H100, a 4K parade takes 36 us with 32
+    // columns a block, 40 with 16, 48 with 8), as long as about half the SMs get a block; at
+    // most 32 columns, and what shared memory holds.
+    const int wanted = std::max(1, columns / std::max(1, limits.sm_count / 2));
+    plan.tile_columns = std::min(
+        {largest_power_of_two_at_most(wanted), 32, static_cast<int>(budget / column_bytes)});
+    plan.blocks = (columns + plan.tile_columns - 1) / plan.tile_columns;
+    plan.threads = kWaveformThreads;
+    plan.smem = static_cast<std::size_t>(plan.tile_columns) * column_bytes;
+    reserve_dynamic_smem(kernel, plan.smem, limits.shared_per_block_optin, "the waveform kernel");
+    return plan;
+}
+
+void launch_scope(const DeviceImage& image, const ScopeSpec& spec, const ScopePlan& plan,
+                  std::uint32_t* counts, std::size_t n_counts, cudaStream_t stream) {
+    if (spec.kind == ScopeKind::Vectorscope) {
+        check(cudaMemsetAsync(counts, 0, n_counts * sizeof(std::uint32_t), stream),
+              "vectorscope counters (cudaMemsetAsync)");
+        const VectorArgs a{image.data,
+                           image.pixels,
+                           (1u << image.bit_depth) - 1u,
+                           image.bit_depth,
+                           static_cast<std::uint32_t>(spec.size),
+                           chroma_weights(spec.matrix),
+                           counts};
+        const void* kernel = vectorscope_kernel_of(image, plan.shared_counts);
+        void* args[] = {const_cast<VectorArgs*>(&a)};
+        check(cudaLaunchKernel(kernel, dim3(static_cast<unsigned>(plan.blocks)),
+                               dim3(static_cast<unsigned>(plan.threads)), args, plan.smem, stream),
+              "vectorscope kernel launch");
+        return;
+    }
+    const int planes = spec.kind == ScopeKind::Parade ? 3 : 1;
+    WaveformArgs a{};
+    a.data = image.data;
+    a.width = image.width;
+    a.height = image.height;
+    a.max_value = (1u << image.bit_depth) - 1u;
+    a.depth = image.bit_depth;
+    a.levels = spec.levels;
+    a.columns = spec.output_columns(image.width);
+    a.tile = plan.tile_columns;
+    a.offset = planes == 3 ? 0
+               : is_luma(spec.channel) && image.channels > 1
+                   ? -1
+                   : std::max(0, channel_offset(spec.channel, image.channels));
+    a.weights = spec.channel == Channel::Luma709 ? kLuma709 : kLuma601;
+    a.out = counts;
+    const void* kernel = waveform_kernel_of(image, planes);
+    void* args[] = {&a};
+    check(cudaLaunchKernel(kernel, dim3(static_cast<unsigned>(plan.blocks)),
+                           dim3(static_cast<unsigned>(plan.threads)), args, plan.smem, stream),
+          "waveform kernel launch");
+}
+
+std::string scope_probe() {
+    return probe_kernel(reinterpret_cast<const void*>(&waveform_kernel<std::uint8_t, 3, 3>),
+                        "the scope kernels");
+}
+
+}  // namespace hs::cuda::detail
