@@ -2,12 +2,14 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <system_error>
 #include <vector>
 
 #include <gtest/gtest.h>
 
+#include "histoscope/core/image.hpp"
 #include "json.hpp"
 #include "run_command.hpp"
 
@@ -41,6 +43,16 @@ struct Scratch {
     Scratch& operator=(const Scratch&) = delete;
     const std::filesystem::path path;
 };
+
+// The rows of `img` packed into the raw file `path`; returns `path`.
+inline std::filesystem::path write_raw_file(const Image& img, const std::filesystem::path& path) {
+    std::ofstream f(path, std::ios::binary);
+    const ImageView v = img.view();
+    for (int y = 0; y < v.height; ++y)
+        f.write(reinterpret_cast<const char*>(v.row(y)),
+                static_cast<std::streamsize>(v.row_bytes()));
+    return path;
+}
 
 // `p` single-quoted for the shell.
 inline std::string quote(const std::filesystem::path& p) {

@@ -15,13 +15,7 @@ using namespace hs::test;
 namespace {
 
 std::filesystem::path write_raw(const Image& img, const std::string& name) {
-    const auto path = temp_dir("raw") / name;
-    std::ofstream f(path, std::ios::binary);
-    const ImageView v = img.view();
-    for (int y = 0; y < v.height; ++y)
-        f.write(reinterpret_cast<const char*>(v.row(y)),
-                static_cast<std::streamsize>(v.row_bytes()));
-    return path;
+    return write_raw_file(img, temp_dir("raw") / name);
 }
 
 }  // namespace

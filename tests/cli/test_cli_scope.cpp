@@ -3,8 +3,6 @@
 
 #include <gtest/gtest.h>
 
-#include <fstream>
-
 #include "cli_helpers.hpp"
 #include "histoscope/core/histogram.hpp"
 #include "histoscope/core/scope_picture.hpp"
@@ -16,15 +14,6 @@ using namespace hs;
 using namespace hs::test;
 
 namespace {
-
-std::filesystem::path write_raw(const Image& img, const std::filesystem::path& path) {
-    std::ofstream f(path, std::ios::binary);
-    const ImageView v = img.view();
-    for (int y = 0; y < v.height; ++y)
-        f.write(reinterpret_cast<const char*>(v.row(y)),
-                static_cast<std::streamsize>(v.row_bytes()));
-    return path;
-}
 
 std::vector<std::uint64_t> plane_counts(const cli::Json& plane) {
     std::vector<std::uint64_t> out;
@@ -38,7 +27,7 @@ std::vector<std::uint64_t> plane_counts(const cli::Json& plane) {
 TEST(CliScope, WaveformParadeAndVectorscopeJsonEqualTheReference) {
     Scratch dir("scope");
     const Image img = gaussian(101, 37, 3, SampleType::U16, 12, 300.0);
-    const auto raw = quote(write_raw(img, dir.path / "deep.raw"));
+    const auto raw = quote(write_raw_file(img, dir.path / "deep.raw"));
     const std::string in = "--raw 101x37x3:u16:12 " + raw;
 
     ScopeSpec wave;
@@ -86,7 +75,7 @@ TEST(CliScope, WaveformParadeAndVectorscopeJsonEqualTheReference) {
 TEST(CliScope, CsvHasOneLinePerColumn) {
     Scratch dir("scope-csv");
     const Image img = uniform(9, 5, 3, SampleType::U8, 8, 3);
-    const auto raw = quote(write_raw(img, dir.path / "small.rgb"));
+    const auto raw = quote(write_raw_file(img, dir.path / "small.rgb"));
     auto r = run_cli("scope --raw 9x5x3:u8 " + raw + " --kind vectorscope --size 2 --format csv");
     ASSERT_EQ(r.exit_code, 0) << r.err;
     ScopeSpec spec;
@@ -103,7 +92,7 @@ TEST(CliScope, CsvHasOneLinePerColumn) {
 TEST(CliScope, PngIsThePictureOfTheCounts) {
     Scratch dir("scope-png");
     const Image img = uniform(9, 5, 3, SampleType::U8, 8, 3);
-    const auto raw = quote(write_raw(img, dir.path / "small.rgb"));
+    const auto raw = quote(write_raw_file(img, dir.path / "small.rgb"));
     ScopeSpec spec;
     const auto png = dir.path / "parade.png";
     const auto r =
@@ -126,8 +115,8 @@ TEST(CliScope, WrongOptionsAreUsageErrors) {
     Scratch dir("scope-bad");
     const Image rgb = uniform(8, 8, 3, SampleType::U8, 8, 4);
     const Image gray = uniform(8, 8, 1, SampleType::U8, 8, 5);
-    const std::string in = "--raw 8x8x3:u8 " + quote(write_raw(rgb, dir.path / "rgb.raw"));
-    const std::string in_gray = "--raw 8x8x1:u8 " + quote(write_raw(gray, dir.path / "g.raw"));
+    const std::string in = "--raw 8x8x3:u8 " + quote(write_raw_file(rgb, dir.path / "rgb.raw"));
+    const std::string in_gray = "--raw 8x8x1:u8 " + quote(write_raw_file(gray, dir.path / "g.raw"));
     const std::vector<std::pair<std::string, std::string>> cases{
         {"scope " + in + " --kind vectorscope --levels 4", "--levels applies to"},
         {"scope " + in + " --kind waveform --size 4", "--size applies to"},
@@ -156,7 +145,7 @@ TEST(CliScope, WrongOptionsAreUsageErrors) {
 TEST(CliScope, RoiRestrictsHistAndBench) {
     Scratch dir("roi");
     const Image img = uniform(40, 30, 3, SampleType::U8, 8, 6);
-    const std::string in = "--raw 40x30x3:u8 " + quote(write_raw(img, dir.path / "f.rgb"));
+    const std::string in = "--raw 40x30x3:u8 " + quote(write_raw_file(img, dir.path / "f.rgb"));
     const ImageView part = crop(img.view(), {5, 6, 7, 8});
     auto r = run_cli("hist " + in + " --roi 5,6,7,8 --bins 16 --stats --format json");
     ASSERT_EQ(r.exit_code, 0) << r.err;
