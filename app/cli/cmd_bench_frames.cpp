@@ -85,8 +85,9 @@ int run_bench_frames(const Context& ctx, const Args& args) {
     if (format != "table" && format != "json")
         throw UsageError("--format for a stream benchmark must be table or json, not '" + format +
                          "'");
-    for (const char* o : {"--synthetic", "--pixels", "--depth", "--channels", "--kernels", "--runs",
-                          "--warmup", "--frame"})
+    for (const char* o :
+         {"--synthetic", "--pixels", "--depth", "--channels", "--kernels", "--runs", "--warmup",
+          "--frame", "--roi", "--scope", "--levels", "--size", "--matrix"})
         if (args.has(o)) throw UsageError(std::string(o) + " does not apply to a stream benchmark");
     const auto passes = static_cast<int>(args.integer("--loop").value_or(1));
     const std::int64_t limit = args.integer("--frames").value_or(0);

@@ -47,6 +47,8 @@ Json timing_json(const std::vector<StageTime>& stages) {
 int run_hist_frames(const Context& ctx, const Args& args) {
     const std::string format = args.value("--format").value_or("text");
     if (args.flag("--stats")) throw UsageError("--stats applies to one image, not to --per-frame");
+    if (args.has("--roi"))
+        throw UsageError("--roi applies to one image or frame (--frame N), not yet to --per-frame");
     if (args.has("--frame"))
         throw UsageError("--frame N picks one frame; --per-frame histograms every frame");
     const std::int64_t limit = args.integer("--frames").value_or(0);

@@ -135,6 +135,8 @@ TEST(CliScope, WrongOptionsAreUsageErrors) {
         {"scope " + in_gray + " --kind vectorscope", "gray image has no chroma"},
         {"scope " + in_gray + " --kind parade", "colour image"},
         {"hist " + in + " --roi 0,0,9,8", "reaches outside"},
+        {"hist " + in + " --per-frame --roi 0,0,2,2", "not yet to --per-frame"},
+        {"bench " + in + " --stream --roi 0,0,2,2", "does not apply to a stream benchmark"},
         {"bench " + in + " --levels 4", "--levels applies to --scope"},
         {"bench " + in + " --scope waveform --bins 4", "apply to histograms"},
         {"bench " + in + " --scope waveform --select r,g", "one channel"},
