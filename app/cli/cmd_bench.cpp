@@ -70,6 +70,30 @@ std::vector<BenchInput> bench_inputs(const Args& args) {
     return inputs;
 }
 
+// The engines --kernels names, of `all` (the registry's list): "all" (default) is every one,
+// the unavailable ones included (their rows say why); named ones must exist, once each, and run
+// here (`available` finds one, as --kernel of hist does).
+template <typename Engine, typename Available>
+std::vector<Engine*> engines_named(const Args& args,
+                                   const std::vector<std::unique_ptr<Engine>>& all,
+                                   Available&& available) {
+    std::vector<Engine*> engines;
+    const std::string list = args.value("--kernels").value_or("all");
+    if (list == "all") {
+        for (const auto& e : all) engines.push_back(e.get());
+        return engines;
+    }
+    std::stringstream names(list);
+    for (std::string name; std::getline(names, name, ',');) {
+        Engine& e = available(name);
+        if (std::find(engines.begin(), engines.end(), &e) != engines.end())
+            throw UsageError("kernel '" + name + "' is listed twice in --kernels");
+        engines.push_back(&e);
+    }
+    if (engines.empty()) throw UsageError("--kernels lists no kernel");
+    return engines;
+}
+
 }  // namespace
 
 int run_bench(const Context& ctx) {
@@ -95,40 +119,18 @@ int run_bench(const Context& ctx) {
             "--bins, --range, --edges and --saturate apply to histograms, not to "
             "--scope (use --levels or --size)");
 
-    // Named kernels must exist, once each, and run here (as --kernel of hist); "all" lists the
-    // unavailable ones with why.
-    const std::string list = args.value("--kernels").value_or("all");
-    const auto chosen = [&](const auto& all, const auto& available) {
-        std::vector<std::remove_cvref_t<decltype(*all.front())>*> engines;
-        if (list == "all") {
-            for (const auto& e : all) engines.push_back(e.get());
-            return engines;
-        }
-        std::stringstream names(list);
-        for (std::string name; std::getline(names, name, ',');) {
-            auto& e = available(name);
-            if (std::find(engines.begin(), engines.end(), &e) != engines.end())
-                throw UsageError("kernel '" + name + "' is listed twice in --kernels");
-            engines.push_back(&e);
-        }
-        if (engines.empty()) throw UsageError("--kernels lists no kernel");
-        return engines;
-    };
     std::vector<HistogramEngine*> engines;
     std::vector<ScopeEngine*> scope_engines;
     if (scope_kind)
-        scope_engines =
-            chosen(ctx.registry.scope_engines(), [&](const std::string& name) -> ScopeEngine& {
-                ScopeEngine* e = ctx.registry.find_scope_engine(name);
-                if (e == nullptr) throw UsageError("no scope engine named '" + name + "'");
-                if (const Availability a = e->availability(); !a.available)
-                    throw DeviceError("scope engine '" + name + "' is not available: " + a.reason);
-                return *e;
-            });
+        scope_engines = engines_named(args, ctx.registry.scope_engines(),
+                                      [&](const std::string& n) -> ScopeEngine& {
+                                          return available_scope_engine(ctx.registry, n);
+                                      });
     else
-        engines = chosen(ctx.registry.engines(), [&](const std::string& name) -> HistogramEngine& {
-            return available_kernel(ctx.registry, name);
-        });
+        engines = engines_named(args, ctx.registry.engines(),
+                                [&](const std::string& n) -> HistogramEngine& {
+                                    return available_kernel(ctx.registry, n);
+                                });
 
     // The rules and the rooflines of every benchmark (core's bench_options), for the device
     // when there is one, and the host's for the CPU engines.

@@ -23,6 +23,7 @@
 #include "histoscope/media/media.hpp"
 #include "input.hpp"
 #include "json.hpp"
+#include "request_options.hpp"
 
 namespace hs::cli {
 
@@ -179,9 +180,7 @@ std::string report_json(const Report& rep, bool timing) {
         j["tiles"] = std::to_string(r.tiles_x) + "x" + std::to_string(r.tiles_y);
     }
     if (timing) {
-        Json t = Json::object();
-        for (const auto& s : rep.stages) t[s.name] = s.ms;
-        j["timing_ms"] = std::move(t);
+        j["timing_ms"] = timing_json(rep.stages);
     }
     return to_text(j);
 }

@@ -89,10 +89,7 @@ int run_hist(const Context& ctx) {
         j["region"] = region_json(region_option(args));
         j["spec"] = spec_json(spec);
         j["kernel"] = kernel;
-        Json t = Json::object();
-        t["total"] = result.total_ms;
-        for (const auto& st : result.stages) t[st.name] = st.ms;
-        j["timing_ms"] = std::move(t);
+        j["timing_ms"] = timing_json(result.stages, result.total_ms);
         Json chans = Json::array();
         for (std::size_t k = 0; k < result.channels.size(); ++k) {
             Json c = channel_json(result.channels[k]);

@@ -36,12 +36,6 @@ class Output {
     std::unique_ptr<media::AtomicFile> file_;
 };
 
-Json timing_json(const std::vector<StageTime>& stages) {
-    Json t = Json::object();
-    for (const auto& s : stages) t[s.name] = s.ms;
-    return t;
-}
-
 }  // namespace
 
 int run_hist_frames(const Context& ctx, const Args& args) {

@@ -11,6 +11,7 @@
 #include "histoscope/report/bench_report.hpp"
 #include "input.hpp"
 #include "json.hpp"
+#include "request_options.hpp"
 #include "scope_options.hpp"
 
 namespace hs::cli {
@@ -92,10 +93,7 @@ int run_scope(const Context& ctx) {
         j["region"] = region_json(region_option(args));
         j["scope"] = scope_json(request.spec, image.width);
         j["kernel"] = std::string(engine.name());
-        Json t = Json::object();
-        t["total"] = result.total_ms;
-        for (const auto& st : result.stages) t[st.name] = st.ms;
-        j["timing_ms"] = std::move(t);
+        j["timing_ms"] = timing_json(result.stages, result.total_ms);
         Json planes = Json::array();
         for (const ScopePlane& p : result.planes) planes.push_back(plane_json(p));
         j["planes"] = std::move(planes);

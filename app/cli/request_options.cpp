@@ -77,6 +77,13 @@ std::string channel_list(const std::vector<Channel>& channels) {
     return s;
 }
 
+Json timing_json(const std::vector<StageTime>& stages, std::optional<double> total_ms) {
+    Json t = Json::object();
+    if (total_ms) t["total"] = *total_ms;
+    for (const auto& s : stages) t[s.name] = s.ms;
+    return t;
+}
+
 Json channel_json(const ChannelHistogram& histogram) {
     Json c = Json::object();
     c["name"] = channel_name(histogram.channel);

@@ -2,7 +2,9 @@
 // The histogram request options shared by `hist` and `bench`: channels, --bins, --range,
 // --edges, --saturate.
 
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "args.hpp"
 #include "histoscope/core/engine.hpp"
@@ -31,6 +33,8 @@ Json spec_json(const HistogramSpec& spec);
 // "r,g,b": the channels' names, comma-separated.
 std::string channel_list(const std::vector<Channel>& channels);
 
+// {"total": total_ms (when given), then each stage's name: its milliseconds}.
+Json timing_json(const std::vector<StageTime>& stages, std::optional<double> total_ms = {});
 // {"name", "total", "counts": [...]}.
 Json channel_json(const ChannelHistogram& histogram);
 

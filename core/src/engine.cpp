@@ -206,13 +206,7 @@ StreamEngine* EngineRegistry::find_stream_engine(std::string_view name) const {
     return find_named(stream_engines_, name);
 }
 
-ScopeEngine& choose_scope_engine(const EngineRegistry& registry, std::string_view name,
-                                 const ScopeRequest& request) {
-    if (name.empty() || name == "auto") {
-        for (const auto& e : registry.scope_engines())
-            if (e->name() != "cpu" && e->refusal(request).empty()) return *e;
-        name = "cpu";
-    }
+ScopeEngine& available_scope_engine(const EngineRegistry& registry, std::string_view name) {
     ScopeEngine* engine = registry.find_scope_engine(name);
     if (engine == nullptr) {
         std::string known;
@@ -222,9 +216,20 @@ ScopeEngine& choose_scope_engine(const EngineRegistry& registry, std::string_vie
     }
     if (const Availability a = engine->availability(); !a.available)
         throw DeviceError("scope engine '" + std::string(name) + "' is not available: " + a.reason);
-    if (std::string why = engine->unsupported_reason(request); !why.empty())
-        throw UnsupportedError(why);
     return *engine;
+}
+
+ScopeEngine& choose_scope_engine(const EngineRegistry& registry, std::string_view name,
+                                 const ScopeRequest& request) {
+    if (name.empty() || name == "auto") {
+        for (const auto& e : registry.scope_engines())
+            if (e->name() != "cpu" && e->refusal(request).empty()) return *e;
+        name = "cpu";
+    }
+    ScopeEngine& engine = available_scope_engine(registry, name);
+    if (std::string why = engine.unsupported_reason(request); !why.empty())
+        throw UnsupportedError(why);
+    return engine;
 }
 
 void EngineRegistry::add_scope_engine(std::unique_ptr<ScopeEngine> engine) {

@@ -210,6 +210,14 @@ std::string ScopeSpec::describe(int width) const {
            " levels x " + std::to_string(output_columns(width)) + " columns";
 }
 
+std::size_t ScopeSpec::counts(int width) const {
+    const std::size_t plane =
+        kind == ScopeKind::Vectorscope
+            ? static_cast<std::size_t>(size) * static_cast<std::size_t>(size)
+            : static_cast<std::size_t>(output_columns(width)) * static_cast<std::size_t>(levels);
+    return static_cast<std::size_t>(planes()) * plane;
+}
+
 std::vector<ScopePlane> scope_planes(const ImageView& image, const ScopeSpec& spec) {
     std::vector<ScopePlane> planes;
     const auto add = [&](std::string name, int width, int height) {

@@ -58,6 +58,9 @@ struct ScopeSpec {
     std::vector<Channel> channels() const;
     // Columns of the output for an image `width` wide.
     int output_columns(int width) const { return columns == 0 ? width : columns; }
+    // How many planes, and the counts of all of them, for an image `width` wide.
+    int planes() const { return kind == ScopeKind::Parade ? 3 : 1; }
+    std::size_t counts(int width) const;
     // Throws UsageError naming the problem (a channel or colour the image lacks, levels,
     // columns or size out of range).
     void validate(const ImageView& image) const;
@@ -160,6 +163,9 @@ class ScopeEngine {
     void check_request(const ScopeRequest& request) const;
 };
 
+// The scope engine `name` names, available here: UsageError for an unknown name, DeviceError
+// when it is not available.
+ScopeEngine& available_scope_engine(const EngineRegistry& registry, std::string_view name);
 // The scope engine `name` names; "auto" (or ""): the first available engine other than "cpu"
 // that serves `request`, else "cpu". Throws UsageError for an unknown name, DeviceError when
 // the named engine is not available here, UnsupportedError when it cannot serve the request.
