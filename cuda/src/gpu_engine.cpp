@@ -188,6 +188,11 @@ HistogramResult GpuEngine::run(const HistogramRequest& r) {
     return result;
 }
 
+void BenchInput::upload(cudaStream_t stream) const {
+    check(cudaMemcpyAsync(copy(0), pinned.data(), padded, cudaMemcpyHostToDevice, stream),
+          "image upload (cudaMemcpyAsync)");
+}
+
 BenchInput bench_input(const ImageView& img, const BenchOptions& options, cudaStream_t stream) {
     BenchInput input;
     input.padded = padded_bytes(img);
@@ -230,7 +235,6 @@ BenchTiming GpuEngine::run_benchmark(const HistogramRequest& r, const BenchOptio
 
     Stream stream;
     BenchInput input = bench_input(img, options, stream.get());
-    const std::size_t copies = input.copies;
     PinnedBuffer<unsigned long long> pinned_counts(n_counts, "pinned histogram counters");
     DeviceBuffer<unsigned long long> counts(n_counts, "histogram counters");
     const std::unique_ptr<KernelRun> kernel = make_run(r, stream.get());
@@ -242,42 +246,29 @@ BenchTiming GpuEngine::run_benchmark(const HistogramRequest& r, const BenchOptio
         check(cudaGetLastError(), "histogram kernel launch");
     };
 
-    for (int i = 0; i < options.warmup_runs; ++i)
-        histogram_once(static_cast<std::size_t>(i) % copies);
+    for (int i = 0; i < options.warmup_runs; ++i) histogram_once(static_cast<std::size_t>(i));
     stream.synchronize("benchmark warm-up");
 
     const auto runs = static_cast<std::size_t>(options.timed_runs);
-    std::vector<Event> start(runs), stop(runs);
-    for (std::size_t i = 0; i < runs; ++i) {
-        start[i].record(stream);
-        histogram_once(i % copies);
-        stop[i].record(stream);
-    }
-    stream.synchronize("benchmark (histogram)");
     BenchTiming timing;
-    timing.input_copies = static_cast<int>(copies);
-    for (std::size_t i = 0; i < runs; ++i)
-        timing.histogram_ms.push_back(static_cast<double>(stop[i].ms_since(start[i])));
+    timing.input_copies = static_cast<int>(input.copies);
+    timing.histogram_ms = event_timed(stream, runs, histogram_once, "benchmark (histogram)");
     std::vector<std::uint64_t> host(n_counts);
     check(cudaMemcpy(host.data(), counts.data(), counts.bytes(), cudaMemcpyDeviceToHost),
           "histogram download (cudaMemcpy)");
     timing.last = split(r.channels, host, bins);
 
     // End to end: upload from pinned memory, histogram, download of the counts.
-    for (std::size_t i = 0; i < runs; ++i) {
-        start[i].record(stream);
-        check(cudaMemcpyAsync(input.copy(0), input.pinned.data(), input.padded,
-                              cudaMemcpyHostToDevice, stream.get()),
-              "image upload (cudaMemcpyAsync)");
-        histogram_once(0);
-        check(cudaMemcpyAsync(pinned_counts.data(), counts.data(), counts.bytes(),
-                              cudaMemcpyDeviceToHost, stream.get()),
-              "histogram download (cudaMemcpyAsync)");
-        stop[i].record(stream);
-    }
-    stream.synchronize("benchmark (end to end)");
-    for (std::size_t i = 0; i < runs; ++i)
-        timing.end_to_end_ms.push_back(static_cast<double>(stop[i].ms_since(start[i])));
+    timing.end_to_end_ms = event_timed(
+        stream, runs,
+        [&](std::size_t) {
+            input.upload(stream.get());
+            histogram_once(0);
+            check(cudaMemcpyAsync(pinned_counts.data(), counts.data(), counts.bytes(),
+                                  cudaMemcpyDeviceToHost, stream.get()),
+                  "histogram download (cudaMemcpyAsync)");
+        },
+        "benchmark (end to end)");
     if (!std::equal(host.begin(), host.end(), pinned_counts.data()))
         throw DeviceError("engine '" + std::string(name()) +
                           "' gave different counts for the same input in two runs");

@@ -15,6 +15,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "device_buffer.hpp"
 #include "histoscope/core/engine.hpp"
@@ -57,9 +58,29 @@ struct BenchInput {
     std::size_t padded = 0;
     std::size_t copies = 1;
     std::byte* copy(std::size_t i) const { return samples.data() + (i % copies) * padded; }
+    // Queues the upload of the pinned image into copy 0 (an end-to-end run's upload).
+    void upload(cudaStream_t stream) const;
 };
 // Makes it: one upload queued on `stream`, then the copies doubled on the device.
 BenchInput bench_input(const ImageView& image, const BenchOptions& options, cudaStream_t stream);
+
+// The milliseconds of each of `runs` calls of `queue(i)`, each between two events on `stream`
+// (the calls queue work on it); waits for the last, naming `what` when the stream fails.
+template <typename Queue>
+std::vector<double> event_timed(const Stream& stream, std::size_t runs, Queue&& queue,
+                                const char* what) {
+    std::vector<Event> start(runs), stop(runs);
+    for (std::size_t i = 0; i < runs; ++i) {
+        start[i].record(stream);
+        queue(i);
+        stop[i].record(stream);
+    }
+    stream.synchronize(what);
+    std::vector<double> ms;
+    for (std::size_t i = 0; i < runs; ++i)
+        ms.push_back(static_cast<double>(stop[i].ms_since(start[i])));
+    return ms;
+}
 
 // The device limits strategies tune from.
 struct DeviceLimits {

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <vector>
 
-#include "../cuda_check.hpp"
-#include "../device_buffer.hpp"
-#include "../gpu_engine.hpp"
+#include "cuda_check.hpp"
+#include "device_buffer.hpp"
+#include "gpu_engine.hpp"
 #include "histoscope/core/error.hpp"
 #include "scope_kernels.hpp"
 
@@ -21,12 +21,6 @@ std::vector<ScopePlane> planes_of(const ImageView& image, const ScopeSpec& spec,
     for (ScopePlane& p : planes)
         for (auto& c : p.counts) c = host[at++];
     return planes;
-}
-
-std::size_t count_of(const ImageView& image, const ScopeSpec& spec) {
-    std::size_t n = 0;
-    for (const ScopePlane& p : scope_planes(image, spec)) n += p.counts.size();
-    return n;
 }
 
 class GpuScopeEngine final : public ScopeEngine {
@@ -56,7 +50,7 @@ class GpuScopeEngine final : public ScopeEngine {
             static_cast<void>(plan_scope(device_image(r.image, nullptr), r.spec, s.limits()));
             std::size_t free_bytes = 0, total_bytes = 0;
             check(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
-            const std::size_t need = padded_bytes(r.image) + 4 * count_of(r.image, r.spec);
+            const std::size_t need = padded_bytes(r.image) + 4 * r.spec.counts(r.image.width);
             if (need > free_bytes / 2)
                 return "engine 'gpu' needs about " + std::to_string(need >> 20) +
                        " MiB of device memory, more than half of the " +
@@ -72,7 +66,7 @@ class GpuScopeEngine final : public ScopeEngine {
   protected:
     ScopeResult run(const ScopeRequest& r) override {
         use_device();
-        const std::size_t n = count_of(r.image, r.spec);
+        const std::size_t n = r.spec.counts(r.image.width);
         Stream stream;
         Event t0, t1, t2, t3;
         DeviceBuffer<std::byte> samples(padded_bytes(r.image), "image upload buffer");
@@ -102,7 +96,7 @@ class GpuScopeEngine final : public ScopeEngine {
     // end to end from pinned memory to the counts in pinned memory.
     ScopeBenchTiming run_benchmark(const ScopeRequest& r, const BenchOptions& options) override {
         use_device();
-        const std::size_t n = count_of(r.image, r.spec);
+        const std::size_t n = r.spec.counts(r.image.width);
         Stream stream;
         BenchInput input = bench_input(r.image, options, stream.get());
         PinnedBuffer<std::uint32_t> pinned_counts(n, "pinned scope counters");
@@ -115,35 +109,23 @@ class GpuScopeEngine final : public ScopeEngine {
         for (int i = 0; i < options.warmup_runs; ++i) once(static_cast<std::size_t>(i));
         stream.synchronize("benchmark warm-up");
         const auto runs = static_cast<std::size_t>(options.timed_runs);
-        std::vector<Event> start(runs), stop(runs);
-        for (std::size_t i = 0; i < runs; ++i) {
-            start[i].record(stream);
-            once(i);
-            stop[i].record(stream);
-        }
-        stream.synchronize("benchmark (scope)");
         ScopeBenchTiming timing;
         timing.input_copies = static_cast<int>(input.copies);
-        for (std::size_t i = 0; i < runs; ++i)
-            timing.scope_ms.push_back(static_cast<double>(stop[i].ms_since(start[i])));
+        timing.scope_ms = event_timed(stream, runs, once, "benchmark (scope)");
         std::vector<std::uint32_t> host(n);
         check(cudaMemcpy(host.data(), counts.data(), counts.bytes(), cudaMemcpyDeviceToHost),
               "scope download (cudaMemcpy)");
         timing.last = planes_of(r.image, r.spec, host);
-        for (std::size_t i = 0; i < runs; ++i) {
-            start[i].record(stream);
-            check(cudaMemcpyAsync(input.copy(0), input.pinned.data(), input.padded,
-                                  cudaMemcpyHostToDevice, stream.get()),
-                  "image upload (cudaMemcpyAsync)");
-            once(0);
-            check(cudaMemcpyAsync(pinned_counts.data(), counts.data(), counts.bytes(),
-                                  cudaMemcpyDeviceToHost, stream.get()),
-                  "scope download (cudaMemcpyAsync)");
-            stop[i].record(stream);
-        }
-        stream.synchronize("benchmark (end to end)");
-        for (std::size_t i = 0; i < runs; ++i)
-            timing.end_to_end_ms.push_back(static_cast<double>(stop[i].ms_since(start[i])));
+        timing.end_to_end_ms = event_timed(
+            stream, runs,
+            [&](std::size_t) {
+                input.upload(stream.get());
+                once(0);
+                check(cudaMemcpyAsync(pinned_counts.data(), counts.data(), counts.bytes(),
+                                      cudaMemcpyDeviceToHost, stream.get()),
+                      "scope download (cudaMemcpyAsync)");
+            },
+            "benchmark (end to end)");
         if (!std::equal(host.begin(), host.end(), pinned_counts.data()))
             throw DeviceError(
                 "engine 'gpu' gave different scope counts for the same input in "

@@ -1,12 +1,12 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "../cuda_check.hpp"
-#include "../shared_memory.hpp"
+#include "cuda_check.hpp"
 #include "histoscope/core/channels.hpp"
 #include "histoscope/core/error.hpp"
 #include "kernels/common/launch.hpp"
 #include "scope_kernels.hpp"
+#include "shared_memory.hpp"
 
 namespace hs::cuda::detail {
 
