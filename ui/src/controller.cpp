@@ -457,7 +457,7 @@ void Controller::framesConsumed(quint64 session, qint64 index, int count, int dr
         shown = std::move(sent_.front());
         sent_.pop_front();
     }
-    if (index >= 0 && session != 0 && session == playback_->session()) {
+    if (index >= 0 && session != 0 && playback_->onScreen(session)) {
         source_ = shown;  // the frame on screen: what a paused settings change computes again
         playback_->presented(session, index, dropped);
     }

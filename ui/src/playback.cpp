@@ -44,6 +44,7 @@ void Playback::close() {
     live_ = false;
     wanted_.reset();
     ++session_;
+    stopped_session_ = 0;
 }
 
 void Playback::setFrameMemory(std::shared_ptr<hs::HostMemory> memory,
@@ -97,6 +98,7 @@ std::int64_t Playback::lastIndex() const {
 
 void Playback::startSession(std::int64_t from, bool continuous) {
     ++session_;
+    stopped_session_ = 0;
     handed_ = done_ = 0;
     ended_ = false;
     if (continuous)
@@ -122,6 +124,7 @@ void Playback::pause() {
     if (!playing_) return;
     playing_ = false;
     reader_->stop();
+    stopped_session_ = session_;
     ++session_;  // what is on its way is not shown: the frame shown stays
     clock_->stop();
     emitState();
@@ -236,8 +239,12 @@ std::optional<ReadFrame> Playback::next() {
 }
 
 void Playback::presented(std::uint64_t session, std::int64_t index, std::int64_t dropped) {
-    if (session != session_) return;
+    if (!onScreen(session)) return;
     shown_ = index;
+    if (session != session_) {  // the last of a stopped session: its counts are closed
+        emitState();
+        return;
+    }
     dropped_paint_ += dropped;
     done_ += 1 + dropped;
     if (!playing_) wanted_.reset();
@@ -261,6 +268,7 @@ void Playback::finishIfDone() {
     }
     playing_ = false;
     at_end_ = true;
+    stopped_session_ = session_;
     ++session_;
     clock_->stop();
     emitState();

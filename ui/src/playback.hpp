@@ -47,6 +47,12 @@ class Playback : public QObject {
     std::int64_t frame() const { return shown_; }
     std::int64_t dropped() const;
     std::uint64_t session() const { return session_; }
+    // Whether a frame of `session` presented now is the frame on screen: a frame of the session
+    // playing, or of the one a pause or the end just stopped (its last results can reach the
+    // screen after the stop, and the position is then theirs).
+    bool onScreen(std::uint64_t session) const {
+        return session == session_ || (session != 0 && session == stopped_session_);
+    }
     PlaybackState state() const;
     // The clock of the session playing; the presenter shows frames by it and starts it.
     const std::shared_ptr<PlaybackClock>& clock() const { return clock_; }
@@ -108,6 +114,7 @@ class Playback : public QObject {
     bool loop_ = false;
     bool at_end_ = false;
     std::uint64_t session_ = 0;
+    std::uint64_t stopped_session_ = 0;  // the one a pause or the end stopped, until the next
     // The session's frames: handed out by next(), shown or lost since; the reader reached the
     // end; the latest tick handed out.
     std::int64_t handed_ = 0;
