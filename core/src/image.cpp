@@ -69,15 +69,17 @@ Region parse_region(std::string_view text) {
     return r;
 }
 
-ImageView crop(const ImageView& image, const Region& r) {
+void check_region(const Region& r, int width, int height) {
     if (r.width < 1 || r.height < 1) throw UsageError("region " + r.describe() + " is empty");
     // 64-bit sums: x + width cannot overflow.
-    if (r.x < 0 || r.y < 0 ||
-        static_cast<std::int64_t>(r.x) + r.width > static_cast<std::int64_t>(image.width) ||
-        static_cast<std::int64_t>(r.y) + r.height > static_cast<std::int64_t>(image.height))
+    if (r.x < 0 || r.y < 0 || static_cast<std::int64_t>(r.x) + r.width > width ||
+        static_cast<std::int64_t>(r.y) + r.height > height)
         throw UsageError("region " + r.describe() + " reaches outside the " +
-                         std::to_string(image.width) + "x" + std::to_string(image.height) +
-                         " image");
+                         std::to_string(width) + "x" + std::to_string(height) + " image");
+}
+
+ImageView crop(const ImageView& image, const Region& r) {
+    check_region(r, image.width, image.height);
     ImageView v = image;
     v.data = image.row(r.y) + static_cast<std::size_t>(r.x) *
                                   static_cast<std::size_t>(image.channels) *

@@ -21,8 +21,11 @@ namespace hs {
 void StreamConfig::validate() const {
     const ImageView shape = format.shape();
     hs::validate(shape);
-    if (channels.empty() && !equalize)
-        throw UsageError("the stream has nothing to do: no histogram channel and no equalization");
+    if (channels.empty() && !equalize && scopes.empty())
+        throw UsageError(
+            "the stream has nothing to do: no histogram channel, no scope and no equalization");
+    const ImageView counted = counted_shape();
+    for (const ScopeSpec& s : scopes) s.validate(counted);
     if (!channels.empty()) {
         spec.validate();
         for (Channel c : channels) check_channel(c, format.channels, format.type);
@@ -35,6 +38,16 @@ void StreamConfig::validate() const {
     if (depth < 2 || depth > 16)
         throw UsageError("the stream's depth (frames in flight) must be 2..16, not " +
                          std::to_string(depth));
+}
+
+ImageView StreamConfig::counted_shape() const {
+    ImageView shape = format.shape();
+    if (region) {
+        check_region(*region, shape.width, shape.height);
+        shape.width = region->width;
+        shape.height = region->height;
+    }
+    return shape;
 }
 
 // --- FrameStream
@@ -103,21 +116,45 @@ EqualizeEngine* stream_equalizer(const EngineRegistry& registry, const StreamCon
     return why.empty() ? e : nullptr;
 }
 
+ScopeEngine* stream_scope_engine(const EngineRegistry& registry, const StreamConfig& c,
+                                 std::string& why) {
+    const ImageView counted = c.counted_shape();
+    const auto refusal = [&](const ScopeEngine& e) {
+        for (const ScopeSpec& spec : c.scopes)
+            if (std::string r = e.refusal({counted, spec}); !r.empty()) return r;
+        return std::string();
+    };
+    std::string name = c.scope_engine;
+    if (name.empty() || name == "auto") {
+        for (const auto& e : registry.scope_engines())
+            if (e->name() != "cpu" && refusal(*e).empty()) return e.get();
+        name = "cpu";
+    }
+    ScopeEngine* e = registry.find_scope_engine(name);
+    why = e == nullptr ? "unknown scope engine '" + name + "'" : refusal(*e);
+    return why.empty() ? e : nullptr;
+}
+
 // The engines a config names, or why it cannot run.
-std::pair<HistogramEngine*, EqualizeEngine*> resolve_engines(const EngineRegistry& registry,
-                                                             const StreamConfig& c,
-                                                             std::string& why) {
-    const ImageView shape = c.format.shape();
-    HistogramEngine* h = nullptr;
-    EqualizeEngine* e = nullptr;
+struct StreamEngines {
+    HistogramEngine* histograms = nullptr;
+    EqualizeEngine* equalizer = nullptr;
+    ScopeEngine* scopes = nullptr;
+};
+
+StreamEngines resolve_engines(const EngineRegistry& registry, const StreamConfig& c,
+                              std::string& why) {
+    StreamEngines out;
     if (!c.channels.empty())
-        h = stream_histogram_engine(registry, c, {shape, c.channels, c.spec}, why);
+        out.histograms =
+            stream_histogram_engine(registry, c, {c.counted_shape(), c.channels, c.spec}, why);
+    if (why.empty() && !c.scopes.empty()) out.scopes = stream_scope_engine(registry, c, why);
     if (why.empty() && c.equalize) {
         EqualizeRequest request = *c.equalize;
-        request.image = shape;
-        e = stream_equalizer(registry, c, request, why);
+        request.image = c.format.shape();
+        out.equalizer = stream_equalizer(registry, c, request, why);
     }
-    return {h, e};
+    return out;
 }
 
 // Pictures of the original and of the equalized frame, timed as one stage.
@@ -136,8 +173,8 @@ void add_pictures(const StreamConfig& c, const ImageView& frame, const Image* eq
 class CpuStream final : public FrameStream {
   public:
     CpuStream(const EngineRegistry& registry, const StreamConfig& config,
-              HistogramEngine* histograms, EqualizeEngine* equalizer)
-        : registry_(registry), config_(config), histograms_(histograms), equalizer_(equalizer) {
+              const StreamEngines& engines)
+        : registry_(registry), config_(config), engines_(engines) {
         for (int i = 0; i < config.depth; ++i) slots_.push_back(std::make_unique<Slot>());
         const unsigned hardware = std::max(1u, std::thread::hardware_concurrency());
         const unsigned workers = std::min(hardware, static_cast<unsigned>(config.depth));
@@ -157,11 +194,13 @@ class CpuStream final : public FrameStream {
 
     std::string histogram_engine() const override {
         const std::lock_guard lock(mutex_);
-        return histograms_ != nullptr ? std::string(histograms_->name()) : std::string();
+        return engines_.histograms != nullptr ? std::string(engines_.histograms->name())
+                                              : std::string();
     }
     std::string equalizer() const override {
         const std::lock_guard lock(mutex_);
-        return equalizer_ != nullptr ? std::string(equalizer_->name()) : std::string();
+        return engines_.equalizer != nullptr ? std::string(engines_.equalizer->name())
+                                             : std::string();
     }
     const StreamConfig& config() const override { return config_; }
 
@@ -210,13 +249,12 @@ class CpuStream final : public FrameStream {
                              ", not " + config.format.describe());
         config.validate();
         std::string why;
-        const auto [h, e] = resolve_engines(registry_, config, why);
+        const StreamEngines engines = resolve_engines(registry_, config, why);
         if (!why.empty()) throw UnsupportedError(why);
         const int depth = config_.depth;
         config_ = config;
         config_.depth = depth;  // the pool keeps its slots
-        histograms_ = h;
-        equalizer_ = e;
+        engines_ = engines;
     }
 
     void discard() override {
@@ -333,8 +371,7 @@ class CpuStream final : public FrameStream {
             ++running_;
             // reconfigure() refuses while a frame is in flight: config_ stays as it is.
             const StreamConfig& config = config_;
-            HistogramEngine* h = histograms_;
-            EqualizeEngine* e = equalizer_;
+            const StreamEngines engines = engines_;
             const std::uint64_t generation = s.generation;
             lock.unlock();
             FrameResult r;
@@ -342,7 +379,7 @@ class CpuStream final : public FrameStream {
             try {
                 const ImageView frame =
                     s.frame != nullptr ? s.frame->view() : config.format.view(s.buffer.data());
-                r = run(config, h, e, frame, [&] { return generation_.load() != generation; });
+                r = run(config, engines, frame, [&] { return generation_.load() != generation; });
                 r.index = s.index;
                 r.source = s.frame;
             } catch (...) {
@@ -371,12 +408,13 @@ class CpuStream final : public FrameStream {
 
     // One frame's work; stops between stages once `cancelled()`.
     template <typename Cancelled>
-    FrameResult run(const StreamConfig& c, HistogramEngine* h, EqualizeEngine* e,
-                    const ImageView& frame, Cancelled&& cancelled) {
+    FrameResult run(const StreamConfig& c, const StreamEngines& engines, const ImageView& frame,
+                    Cancelled&& cancelled) {
         FrameResult r;
+        HistogramEngine* h = engines.histograms;
         const auto count = [&](const ImageView& image) {
             const std::unique_lock turn = turn_for(h->concurrent());
-            return h->compute({image, c.channels, c.spec});
+            return h->compute({c.counted(image), c.channels, c.spec});
         };
         if (h != nullptr) {
             HistogramResult hr = count(frame);
@@ -386,9 +424,18 @@ class CpuStream final : public FrameStream {
             // is the whole call's.
             r.stages.push_back({"histogram", hr.total_ms});
         }
+        if (ScopeEngine* s = engines.scopes; s != nullptr && !cancelled()) {
+            const auto start = std::chrono::steady_clock::now();
+            for (const ScopeSpec& spec : c.scopes) {
+                const std::unique_lock turn = turn_for(s->concurrent());
+                r.scopes.push_back(s->compute({c.counted(frame), spec}).planes);
+            }
+            r.scope_engine = std::string(s->name());
+            r.stages.push_back({"scopes", ms_since(start)});
+        }
         if (cancelled()) return r;
         Image equalized;
-        if (e != nullptr) {
+        if (EqualizeEngine* e = engines.equalizer; e != nullptr) {
             EqualizeRequest request = *c.equalize;
             request.image = frame;
             const std::unique_lock turn = turn_for(e->concurrent());
@@ -410,8 +457,7 @@ class CpuStream final : public FrameStream {
 
     const EngineRegistry& registry_;
     StreamConfig config_;
-    HistogramEngine* histograms_;
-    EqualizeEngine* equalizer_;
+    StreamEngines engines_;
     std::vector<std::unique_ptr<Slot>> slots_;
     std::size_t next_ = 0;
     std::int64_t submitted_ = 0;
@@ -448,9 +494,9 @@ class CpuStreamEngine final : public StreamEngine {
     std::unique_ptr<FrameStream> open(const StreamConfig& config) override {
         config.validate();
         std::string why;
-        const auto [h, e] = resolve_engines(registry_, config, why);
+        const StreamEngines engines = resolve_engines(registry_, config, why);
         if (!why.empty()) throw UnsupportedError(why);
-        return std::make_unique<CpuStream>(registry_, config, h, e);
+        return std::make_unique<CpuStream>(registry_, config, engines);
     }
 
   private:

@@ -12,7 +12,9 @@
 #include <thread>
 
 #include "histoscope/core/engine.hpp"
+#include "histoscope/core/equalize.hpp"
 #include "histoscope/core/error.hpp"
+#include "histoscope/core/scopes.hpp"
 #include "histoscope/core/stream.hpp"
 #include "synthetic.hpp"
 
@@ -162,6 +164,94 @@ TEST(Stream, BadConfigsAreUsageErrors) {
     EqualizeRequest eq;
     eq.strength = 2.0;
     c.equalize = eq;
+    EXPECT_THROW(cpu.open(c), UsageError);
+}
+
+// Histograms and scopes of a region, of the original and of the equalized frame; the pictures
+// and the equalization stay the whole frame's.
+TEST(Stream, RegionsAndScopesEqualTheReference) {
+    Registry r;
+    for (const auto& [w, h, channels, type, depth, region] :
+         {std::tuple{1, 1, 3, SampleType::U8, 8, Region{0, 0, 1, 1}},
+          std::tuple{37, 21, 3, SampleType::U8, 8, Region{5, 3, 17, 11}},
+          std::tuple{40, 9, 4, SampleType::U16, 12, Region{39, 0, 1, 9}},
+          std::tuple{23, 30, 1, SampleType::U16, 16, Region{0, 29, 23, 1}}}) {
+        StreamConfig c;
+        c.format = {w, h, channels, type, depth};
+        c.channels = channels == 1 ? std::vector<Channel>{Channel::Gray}
+                                   : std::vector<Channel>{Channel::R, Channel::Luma709};
+        c.spec = HistogramSpec::even(1 << depth, 0, std::int64_t{1} << depth);
+        c.region = region;
+        EqualizeRequest eq;
+        eq.strength = 0.5;
+        c.equalize = eq;
+        c.equalized_histograms = true;
+        c.display = DisplaySpec{};
+        ScopeSpec waveform;
+        waveform.channel = channels == 1 ? Channel::Gray : Channel::G;
+        waveform.levels = 17;
+        c.scopes.push_back(waveform);
+        if (channels >= 3) {
+            ScopeSpec parade{ScopeKind::Parade};
+            parade.columns = (region.width + 1) / 2;
+            ScopeSpec vector{ScopeKind::Vectorscope};
+            vector.size = 33;
+            vector.matrix = ChromaMatrix::Rec709;
+            c.scopes.push_back(parade);
+            c.scopes.push_back(vector);
+        }
+        const auto stream = r.registry.find_stream_engine("cpu")->open(c);
+        const std::vector<Image> frames = frames_of(4, w, h, channels, type, depth);
+        for (const Image& f : frames) stream->submit(f.view());
+        std::size_t next = 0;
+        while (auto res = stream->wait()) {
+            const ImageView in = frames[next++].view();
+            const ImageView part = crop(in, region);
+            EXPECT_EQ(res->channels, reference_histogram(part, c.channels, c.spec));
+            ASSERT_EQ(res->scopes.size(), c.scopes.size());
+            for (std::size_t i = 0; i < c.scopes.size(); ++i)
+                EXPECT_EQ(res->scopes[i], reference_scope(part, c.scopes[i])) << i;
+            EXPECT_EQ(res->scope_engine, "cpu");
+            EqualizeRequest want = eq;
+            want.image = in;
+            const Image expected = equalize_reference(want);
+            EXPECT_EQ(res->equalized_channels,
+                      reference_histogram(crop(expected.view(), region), c.channels, c.spec));
+            ASSERT_EQ(res->equalized.width(), w);
+            ASSERT_TRUE(res->pictures.has_value());
+            EXPECT_EQ(res->pictures->original.width(), w);
+            bool timed = false;
+            for (const auto& st : res->stages) timed = timed || st.name == "scopes";
+            EXPECT_TRUE(timed);
+        }
+        EXPECT_EQ(next, frames.size());
+    }
+}
+
+// Scopes alone are work enough; a region outside the frame and a scope the region cannot have
+// are usage errors, an unknown scope engine is refused with its name.
+TEST(Stream, ScopeAndRegionConfigs) {
+    Registry r;
+    StreamEngine& cpu = *r.registry.find_stream_engine("cpu");
+    StreamConfig c = rgb_config(8, 6);
+    c.channels.clear();
+    c.scopes.push_back(ScopeSpec{ScopeKind::Vectorscope});
+    EXPECT_NO_THROW(cpu.open(c));
+    c.region = Region{4, 2, 5, 4};
+    EXPECT_THROW(cpu.open(c), UsageError);
+    c.region = Region{4, 2, 4, 4};
+    EXPECT_NO_THROW(cpu.open(c));
+    ScopeSpec wide;
+    wide.columns = 5;  // more columns than the region is wide
+    c.scopes = {wide};
+    EXPECT_THROW(cpu.open(c), UsageError);
+    c.scopes = {ScopeSpec{}};
+    c.scope_engine = "no-such-scope";
+    EXPECT_NE(cpu.unsupported_reason(c).find("no-such-scope"), std::string::npos);
+    EXPECT_THROW(cpu.open(c), UnsupportedError);
+    c.scope_engine = "auto";
+    c.format.channels = 1;
+    c.scopes = {ScopeSpec{ScopeKind::Vectorscope}};  // a gray frame has no chroma
     EXPECT_THROW(cpu.open(c), UsageError);
 }
 

@@ -56,6 +56,8 @@ Region parse_region(std::string_view text);
 // UsageError when the region is empty or reaches outside the image (a region is never clipped
 // silently: counts over a smaller area than asked would look right and be wrong).
 ImageView crop(const ImageView& image, const Region& region);
+// Throws crop()'s UsageError unless `region` lies inside a `width` x `height` image.
+void check_region(const Region& region, int width, int height);
 
 // The shape of packed frames (rows back to back): a stream's frames, a raw file's frames.
 struct FrameFormat {

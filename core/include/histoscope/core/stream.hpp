@@ -28,6 +28,7 @@
 
 #include "histoscope/core/display.hpp"
 #include "histoscope/core/engine.hpp"
+#include "histoscope/core/scopes.hpp"
 
 namespace hs {
 
@@ -51,8 +52,24 @@ struct StreamConfig {
     bool equalized_frame = true;
     // The pictures of the original and the equalized frame (display.hpp), when set.
     std::optional<DisplaySpec> display;
+    // The part of every frame that the histograms (of the original and of the equalized frame)
+    // and the scopes count; none: the whole frame. Equalization and the pictures always take
+    // the whole frame.
+    std::optional<Region> region;
+    // The scopes of every frame (of its region), by the scope engine named `scope_engine` (""
+    // or "auto": the stream engine's choice).
+    std::vector<ScopeSpec> scopes;
+    std::string scope_engine;
 
-    // Throws UsageError naming the first problem (format, channels, spec, equalization, depth).
+    // What histograms and scopes count of `frame`: its region (a view, no copy) or all of it.
+    ImageView counted(const ImageView& frame) const {
+        return region ? crop(frame, *region) : frame;
+    }
+    // The shape of what they count (no data), for engines' refusals and plans; UsageError when
+    // the region reaches outside the frame.
+    ImageView counted_shape() const;
+    // Throws UsageError naming the first problem (format, channels, spec, equalization, region,
+    // scopes, depth).
     void validate() const;
 };
 
@@ -77,6 +94,9 @@ struct FrameResult {
     // first to last event, and the stages of overlapping frames overlap).
     std::vector<StageTime> stages;
     std::string histogram_engine;  // the engine that counted (empty without histograms)
+    // The planes of each of the config's scopes, in its order, and the engine that made them.
+    std::vector<std::vector<ScopePlane>> scopes;
+    std::string scope_engine;
 };
 
 class FrameStream {
@@ -154,9 +174,10 @@ class StreamEngine {
 
 // "cpu": on a pool of host threads (one per hardware thread, at most `depth`), each frame on
 // one of them, with the registry's histogram engine (any; "" or "auto": the registry's "auto"
-// engine when it can run, else "cpu") and equalizer ("" or "auto": "cpu"). Engines that are not
-// concurrent() run one frame at a time. Host-clock stages "histogram", "equalize", "histogram
-// (equalized)" and "pictures".
+// engine when it can run, else "cpu"), equalizer ("" or "auto": "cpu") and scope engine (any;
+// "" or "auto": choose_scope_engine's). Engines that are not concurrent() run one frame at a
+// time. Host-clock stages "histogram", "scopes", "equalize", "histogram (equalized)" and
+// "pictures".
 std::unique_ptr<StreamEngine> make_cpu_stream_engine(const EngineRegistry& registry);
 
 // The pictures of `frame` as `spec` shows it (display.hpp), of its equalized frame when there
