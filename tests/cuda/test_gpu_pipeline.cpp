@@ -16,13 +16,16 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "bundled_media.hpp"
 #include "histoscope/core/engine.hpp"
 #include "histoscope/core/error.hpp"
+#include "histoscope/core/scopes.hpp"
 #include "histoscope/core/stream.hpp"
 #include "histoscope/cuda/register.hpp"
 #include "histoscope/media/media.hpp"
@@ -41,16 +44,20 @@ void expect_same_image(const Image& got, const Image& want, const std::string& w
             << what << " row " << y;
 }
 
-// One result against the CPU reference: histograms, the equalized frame and its histograms,
-// the pictures.
+// One result against the CPU reference: histograms and scopes (of the region), the equalized
+// frame and its histograms, the pictures.
 void verify_result(const StreamConfig& config, const ImageView& in, const FrameResult& r,
                    const std::string& what) {
     std::vector<ChannelHistogram> reference;
     if (!config.channels.empty()) {
-        reference = reference_histogram(in, config.channels, config.spec);
+        reference = reference_histogram(config.counted(in), config.channels, config.spec);
         apply_saturation(config.spec, reference);
         ASSERT_EQ(r.channels, reference) << what << " engine " << r.histogram_engine;
     }
+    ASSERT_EQ(r.scopes.size(), config.scopes.size()) << what;
+    for (std::size_t i = 0; i < config.scopes.size(); ++i)
+        ASSERT_EQ(r.scopes[i], reference_scope(config.counted(in), config.scopes[i]))
+            << what << " scope " << config.scopes[i].describe(config.counted(in).width);
     Image expected;
     if (config.equalize) {
         EqualizeRequest request = *config.equalize;
@@ -65,7 +72,8 @@ void verify_result(const StreamConfig& config, const ImageView& in, const FrameR
             EXPECT_TRUE(r.equalized.empty()) << what;
         }
         if (config.equalized_histograms && !config.channels.empty()) {
-            auto eq = reference_histogram(expected.view(), config.channels, config.spec);
+            auto eq =
+                reference_histogram(config.counted(expected.view()), config.channels, config.spec);
             apply_saturation(config.spec, eq);
             ASSERT_EQ(r.equalized_channels, eq) << what << " (equalized)";
         }
@@ -205,6 +213,65 @@ TEST_F(GpuPipeline, OddShapesSixteenBitAndFourChannels) {
     StreamConfig d = config_for(deep16[0], {Channel::R, Channel::Luma709}, 65536);
     d.equalize = EqualizeRequest{};
     check(d, deep16, "u16/16 rgb 65536 bins");
+}
+
+// Histograms and scopes of a region (copied on the device) and of the whole frame, with
+// equalization and pictures of the whole frame; odd shapes, 16 bits, the last column and row.
+TEST_F(GpuPipeline, RegionsAndScopes) {
+    for (const auto& [w, h, channels, type, depth, region] :
+         {std::tuple{1, 1, 3, SampleType::U8, 8, std::optional<Region>(Region{0, 0, 1, 1})},
+          std::tuple{333, 97, 3, SampleType::U8, 8, std::optional<Region>(Region{17, 5, 301, 91})},
+          std::tuple{64, 48, 3, SampleType::U8, 8, std::optional<Region>()},
+          std::tuple{131, 29, 4, SampleType::U16, 12, std::optional<Region>(Region{130, 0, 1, 29})},
+          std::tuple{45, 70, 3, SampleType::U16, 16, std::optional<Region>(Region{0, 69, 45, 1})},
+          std::tuple{77, 33, 1, SampleType::U16, 10,
+                     std::optional<Region>(Region{3, 4, 70, 20})}}) {
+        const std::vector<Image> frames = sequence(6, w, h, channels, type, depth);
+        StreamConfig c = config_for(
+            frames[0],
+            channels == 1 ? std::vector<Channel>{Channel::Gray}
+                          : std::vector<Channel>{Channel::R, Channel::G, Channel::Luma601},
+            depth == 8 ? 256 : 1024);
+        c.region = region;
+        EqualizeRequest eq;
+        eq.strength = 0.75;
+        c.equalize = eq;
+        c.equalized_histograms = true;
+        DisplaySpec display;
+        display.clipping = 7;
+        c.display = display;
+        ScopeSpec waveform;
+        waveform.channel = channels == 1 ? Channel::Gray : Channel::Luma709;
+        waveform.levels = depth == 8 ? 256 : 1024;
+        c.scopes.push_back(waveform);
+        if (channels >= 3) {
+            ScopeSpec parade{ScopeKind::Parade};
+            parade.columns = (c.counted_shape().width + 2) / 3;
+            ScopeSpec vector{ScopeKind::Vectorscope};
+            vector.size = depth == 8 ? 256 : 1024;
+            c.scopes.push_back(parade);
+            c.scopes.push_back(vector);
+        }
+        const std::string what = std::to_string(w) + "x" + std::to_string(h) + "x" +
+                                 std::to_string(channels) + " " + std::to_string(depth) +
+                                 "-bit region " + (region ? region->describe() : "none");
+        check(c, frames, what);
+        // Scopes alone are work enough.
+        StreamConfig alone = c;
+        alone.channels.clear();
+        alone.equalize.reset();
+        alone.display.reset();
+        check(alone, frames, what + " (scopes alone)", true);
+    }
+    // Scope engines other than the GPU's are the CPU stream's.
+    const Image frame = test::uniform(16, 16, 3, SampleType::U8, 8, 9);
+    StreamConfig c = config_for(frame, {Channel::R}, 256);
+    c.scopes.push_back(ScopeSpec{});
+    c.scope_engine = "cpu";
+    EXPECT_NE(gpu_->unsupported_reason(c), "");
+    EXPECT_EQ(&choose_stream_engine(registry_, c), registry_.find_stream_engine("cpu"));
+    c.scope_engine = "auto";
+    EXPECT_EQ(gpu_->unsupported_reason(c), "");
 }
 
 TEST_F(GpuPipeline, EveryGpuEngineItCanRun) {

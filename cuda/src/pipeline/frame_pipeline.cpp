@@ -7,11 +7,16 @@
 // the equalized frame, the pictures and clipping masks, and their pinned host copies. A frame's
 // work is queued on its slot's stream in order: upload (straight from the frame's memory when
 // it is the engine's pinned frame memory), histograms (the chosen engine's KernelRun, one per
-// slot since runs may own scratch memory), equalization, histograms of the equalized frame,
+// slot since runs may own scratch memory), the scopes (scopes/scope_kernels), equalization,
+// histograms of the equalized frame,
 // the pictures at the display factor (display kernels: stretched range, reduced picture,
 // clipping mask), then the downloads of what the host asked for: counts, pictures, and the
 // full equalized frame only with `equalized_frame`. Consecutive frames sit on different
 // streams, so the copy engines (one per direction) and the SMs work on three frames at once.
+//
+// A region (StreamConfig::region) is copied on the device into a packed buffer of its own, the
+// original's and then the equalized frame's, so that the histogram and scope kernels read it
+// as they read any packed frame; without one they read the frame itself.
 //
 // The three channels of a frame are not split over streams: the histogram kernels read the
 // interleaved R, G, B samples in one pass, so one stream per channel would read the frame three
@@ -25,6 +30,8 @@
 #include <stdexcept>
 
 #include "pipeline/frame_pipeline.hpp"
+#include "scopes/scope_engine.hpp"
+#include "scopes/scope_kernels.hpp"
 
 #include "auto/auto_select.hpp"
 #include "cuda_check.hpp"
@@ -81,6 +88,10 @@ struct Work {
     PinnedBuffer<std::uint32_t> host_ranges;
     DeviceBuffer<std::uint8_t> pictures, masks;  // original, then equalized
     PinnedBuffer<std::uint8_t> host_pictures, host_masks;
+    DeviceBuffer<std::byte> region;  // the region's samples, packed and padded (padding zero)
+    std::vector<ScopePlan> scope_plans;
+    DeviceBuffer<std::uint32_t> scope_counts;  // every scope's planes, one after the other
+    PinnedBuffer<std::uint32_t> host_scope_counts;
 };
 
 struct Slot {
@@ -103,7 +114,7 @@ struct Slot {
     std::shared_ptr<const Image> frame;  // or the frame submitted by shared_ptr
     DeviceBuffer<std::byte> dev_in;      // padded, padding zero
     Stream stream;
-    Event start, uploaded, histogrammed, lut_done, applied, eq_histogrammed, pictured, end;
+    Event start, uploaded, histogrammed, scoped, lut_done, applied, eq_histogrammed, pictured, end;
     Event done{false};  // the frame's work is finished (no timing: cheap to query and wait on)
     std::unique_ptr<Work> work;
     bool busy = false;
@@ -117,6 +128,28 @@ struct Resolved {
     std::string why;
 };
 
+// Why the scope kernels cannot count `config`'s scopes on this device, or empty.
+std::string scope_refusal(const StreamConfig& config) {
+    if (config.scopes.empty()) return {};
+    if (!config.scope_engine.empty() && config.scope_engine != "auto" &&
+        config.scope_engine != "gpu")
+        return "the GPU frame pipeline counts scopes with the 'gpu' scope engine's kernels, not '" +
+               config.scope_engine + "'";
+    const ImageView counted = config.counted_shape();
+    if (counted.pixel_count() >= (std::uint64_t{1} << 32))
+        return "the GPU frame pipeline keeps scope counts exact only below 2^32 pixels";
+    static const DeviceSelection selection;
+    const SelectedDevice& device = selection.get(scope_probe);
+    if (!device.error.empty()) return device.error;
+    try {
+        for (const ScopeSpec& spec : config.scopes)
+            static_cast<void>(plan_scope(device_image(counted, nullptr), spec, device.limits()));
+    } catch (const UnsupportedError& e) {
+        return e.what();
+    }
+    return {};
+}
+
 Resolved resolve(const EngineRegistry& registry, const StreamConfig& config) {
     Resolved out;
     if (config.equalize) {
@@ -129,8 +162,9 @@ Resolved resolve(const EngineRegistry& registry, const StreamConfig& config) {
         request.image = config.format.shape();
         if (out.why = gpu_equalize_refusal(request); !out.why.empty()) return out;
     }
+    if (out.why = scope_refusal(config); !out.why.empty()) return out;
     if (config.channels.empty()) return out;
-    const HistogramRequest request{config.format.shape(), config.channels, config.spec};
+    const HistogramRequest request{config.counted_shape(), config.channels, config.spec};
     if (!config.engine.empty() && config.engine != "auto") {
         HistogramEngine* e = registry.find(config.engine);
         if (e == nullptr) {
@@ -207,6 +241,9 @@ class FramePipeline final : public FrameStream {
     FrameResult collect(Slot& s);
     void complete_oldest();
     void enqueue(Slot& s, bool upload);
+    // What the histograms and scopes count of `image` (a frame on the device): the region's
+    // copy in `w`, queued on `st`, or the image itself.
+    DeviceImage counted_part(const DeviceImage& image, Work& w, cudaStream_t st) const;
     std::optional<FrameResult> take_ready();
     static void CUDART_CB notify(void* pipeline);
 
@@ -240,6 +277,7 @@ FramePipeline::FramePipeline(const EngineRegistry& registry, GpuEngine* engine,
     const SelectedDevice device = select_device([&] {
         std::string why = config.equalize ? eq::probe() : std::string();
         if (why.empty() && config.display) why = display::probe();
+        if (why.empty() && !config.scopes.empty()) why = scope_probe();
         return why;
     });
     if (!device.found) throw DeviceError("no CUDA device: " + device.error);
@@ -288,9 +326,23 @@ std::unique_ptr<Work> FramePipeline::make_work(Slot& s) const {
     const std::size_t n_counts =
         engine_ != nullptr ? static_cast<std::size_t>(c.spec.bins) * c.channels.size() : 0;
     const std::size_t all_counts = n_counts * (eq_hist ? 2 : 1);
+    const ImageView counted = c.counted_shape();
     w->counts = DeviceBuffer<unsigned long long>(all_counts, "histogram counters");
     w->host_counts = PinnedBuffer<unsigned long long>(all_counts, "pinned histogram counters");
-    if (engine_ != nullptr) w->run = engine_->make_run({shape, c.channels, c.spec}, s.stream.get());
+    if (engine_ != nullptr)
+        w->run = engine_->make_run({counted, c.channels, c.spec}, s.stream.get());
+    if (c.region) {
+        w->region = DeviceBuffer<std::byte>(padded_bytes(counted), "region (pipeline ring)");
+        check(cudaMemsetAsync(w->region.data(), 0, w->region.bytes(), s.stream.get()),
+              "region padding (cudaMemsetAsync)");
+    }
+    std::size_t n_scope = 0;
+    for (const ScopeSpec& spec : c.scopes) {
+        w->scope_plans.push_back(plan_scope(device_image(counted, nullptr), spec, limits_));
+        n_scope += spec.counts(counted.width);
+    }
+    w->scope_counts = DeviceBuffer<std::uint32_t>(n_scope, "scope counters");
+    w->host_scope_counts = PinnedBuffer<std::uint32_t>(n_scope, "pinned scope counters");
     if (c.equalize) {
         EqualizeRequest request = *c.equalize;
         request.image = shape;
@@ -346,12 +398,20 @@ void FramePipeline::enqueue(Slot& s, bool upload) {
     s.uploaded.record(s.stream);
     const std::size_t n_counts =
         engine_ != nullptr ? static_cast<std::size_t>(c.spec.bins) * c.channels.size() : 0;
+    const DeviceImage counted = counted_part(frame, w, st);
     if (engine_ != nullptr) {
         w.run->clear_counts(w.counts.data(), n_counts, st);
-        w.run->launch(frame, c.channels, w.counts.data(), st);
+        w.run->launch(counted, c.channels, w.counts.data(), st);
         check(cudaGetLastError(), "histogram kernel launch");
     }
     s.histogrammed.record(s.stream);
+    std::size_t at = 0;
+    for (std::size_t i = 0; i < c.scopes.size(); ++i) {
+        const std::size_t n = c.scopes[i].counts(counted.width);
+        launch_scope(counted, c.scopes[i], w.scope_plans[i], w.scope_counts.data() + at, n, st);
+        at += n;
+    }
+    s.scoped.record(s.stream);
     // The equalized frame on the device: the equalizer's output, or the frame itself at
     // strength 0 (the reference returns the input then).
     DeviceImage equalized = frame;
@@ -371,7 +431,7 @@ void FramePipeline::enqueue(Slot& s, bool upload) {
     s.applied.record(s.stream);
     if (engine_ != nullptr && c.equalize && c.equalized_histograms) {
         w.run->clear_counts(w.counts.data() + n_counts, n_counts, st);
-        w.run->launch(equalized, c.channels, w.counts.data() + n_counts, st);
+        w.run->launch(counted_part(equalized, w, st), c.channels, w.counts.data() + n_counts, st);
         check(cudaGetLastError(), "histogram kernel launch (equalized frame)");
     }
     s.eq_histogrammed.record(s.stream);
@@ -407,6 +467,10 @@ void FramePipeline::enqueue(Slot& s, bool upload) {
         check(cudaMemcpyAsync(w.host_counts.data(), w.counts.data(), w.counts.bytes(),
                               cudaMemcpyDeviceToHost, st),
               "histogram download (cudaMemcpyAsync)");
+    if (w.scope_counts.size() != 0)
+        check(cudaMemcpyAsync(w.host_scope_counts.data(), w.scope_counts.data(),
+                              w.scope_counts.bytes(), cudaMemcpyDeviceToHost, st),
+              "scope download (cudaMemcpyAsync)");
     if (c.equalize && w.equalizer->weight() != 0) {
         check(cudaMemcpyAsync(w.host_bad.data(), w.bad.data(), w.bad.bytes(),
                               cudaMemcpyDeviceToHost, st),
@@ -433,6 +497,21 @@ void FramePipeline::enqueue(Slot& s, bool upload) {
     s.done.record(s.stream);
     if (callback_)
         check(cudaLaunchHostFunc(st, &FramePipeline::notify, this), "cudaLaunchHostFunc");
+}
+
+DeviceImage FramePipeline::counted_part(const DeviceImage& image, Work& w, cudaStream_t st) const {
+    if (!config_.region) return image;
+    const Region& r = *config_.region;
+    const ImageView shape = config_.counted_shape();
+    const std::size_t pixel = static_cast<std::size_t>(image.channels) *
+                              static_cast<std::size_t>(bytes_per_sample(image.type));
+    const std::size_t row = pixel * static_cast<std::size_t>(image.width);
+    const std::byte* first =
+        image.data + static_cast<std::size_t>(r.y) * row + static_cast<std::size_t>(r.x) * pixel;
+    check(cudaMemcpy2DAsync(w.region.data(), shape.row_bytes(), first, row, shape.row_bytes(),
+                            static_cast<std::size_t>(r.height), cudaMemcpyDeviceToDevice, st),
+          "region copy (cudaMemcpy2DAsync)");
+    return device_image(shape, w.region.data());
 }
 
 void CUDART_CB FramePipeline::notify(void* pipeline) {
@@ -472,6 +551,15 @@ FrameResult FramePipeline::collect(Slot& s) {
         if (c.equalize && c.equalized_histograms)
             r.equalized_channels = histograms(w.host_counts.data() + bins * c.channels.size());
         r.histogram_engine = std::string(engine_->name());
+    }
+    if (!c.scopes.empty()) {
+        const ImageView counted = c.counted_shape();
+        const std::uint32_t* counts = w.host_scope_counts.data();
+        for (const ScopeSpec& spec : c.scopes) {
+            r.scopes.push_back(planes_of(counted, spec, counts));
+            counts += spec.counts(counted.width);
+        }
+        r.scope_engine = "gpu";
     }
     if (c.equalize && c.equalized_frame && keep_images_) {
         if (!equalizing) {
@@ -513,8 +601,9 @@ FrameResult FramePipeline::collect(Slot& s) {
     };
     r.stages.push_back({"upload", ms(s.uploaded, s.start)});
     if (engine_ != nullptr) r.stages.push_back({"histogram", ms(s.histogrammed, s.uploaded)});
+    if (!c.scopes.empty()) r.stages.push_back({"scopes", ms(s.scoped, s.histogrammed)});
     if (equalizing) {
-        r.stages.push_back({"lut", ms(s.lut_done, s.histogrammed)});
+        r.stages.push_back({"lut", ms(s.lut_done, s.scoped)});
         r.stages.push_back({"apply", ms(s.applied, s.lut_done)});
     }
     if (engine_ != nullptr && c.equalize && c.equalized_histograms)
@@ -706,7 +795,8 @@ class PipelineStreamEngine final : public StreamEngine {
     std::string_view description() const override {
         return "GPU frame pipeline: a ring of pinned frames and CUDA streams, so the upload of "
                "one frame, the kernels of another and the download of a third overlap; "
-               "histograms with the kernels of a GPU engine, equalization (global, CLAHE, "
+               "histograms with the kernels of a GPU engine and scopes with the 'gpu' scope "
+               "engine's, of the whole frame or of a region, equalization (global, CLAHE, "
                "matching) with the 'gpu' equalizer's kernels, the display pictures made on the "
                "device, every stage timed with CUDA events";
     }
