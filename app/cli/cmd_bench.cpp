@@ -111,7 +111,7 @@ int run_bench(const Context& ctx) {
     const std::string format = args.value("--format").value_or("table");
     const auto scope_kind = args.value("--scope");
     if (!scope_kind)
-        for (const char* o : {"--levels", "--size", "--matrix"})
+        for (const char* o : {"--levels", "--columns", "--size", "--matrix"})
             if (args.has(o)) throw UsageError(std::string(o) + " applies to --scope");
     if (scope_kind && (args.has("--saturate") || args.has("--edges") || args.has("--range") ||
                        args.has("--bins")))
@@ -161,8 +161,11 @@ int run_bench(const Context& ctx) {
     for (BenchInput& in : bench_inputs(args)) {
         const ImageView image = apply_region(args, in.image.view());
         if (scope_kind) {
-            const ScopeRequest request{
-                image, scope_from_args(args, *parse_scope_kind(*scope_kind), image, "--select")};
+            const std::vector<ScopeSpec> specs = scopes_from_args(args, image, "--select");
+            if (specs.size() != 1)
+                throw UsageError(
+                    "bench --scope times one scope at a time (a stream benchmark counts several)");
+            const ScopeRequest request{image, specs.front()};
             const std::vector<ScopePlane> reference = reference_scope(image, request.spec);
             for (ScopeEngine* engine : scope_engines) {
                 announce(engine->name(), in.name);

@@ -17,6 +17,7 @@
 #include "histoscope/core/error.hpp"
 #include "json.hpp"
 #include "request_options.hpp"
+#include "scope_options.hpp"
 
 namespace hs::cli {
 
@@ -32,8 +33,8 @@ Memory memory_now(const FrameStream& stream) {
 }
 
 // Every frame of one pass (at most `limit`) through `stream`, each compared with the CPU
-// reference: histograms bin for bin, equalized frames sample for sample. Returns the frames
-// compared; `ok` is false after the first mismatch.
+// reference: histograms and scopes bin for bin, equalized frames sample for sample. Returns the
+// frames compared; `ok` is false after the first mismatch.
 std::int64_t verify(const Args& args, FrameStream& stream, std::int64_t limit, bool& ok,
                     std::string& mismatch) {
     FrameSource source(args, 1);
@@ -52,7 +53,7 @@ std::int64_t verify(const Args& args, FrameStream& stream, std::int64_t limit, b
         if (!r) throw std::logic_error("frame stream: no result for a submitted frame");
         std::vector<ChannelHistogram> reference;
         if (!c.channels.empty()) {
-            reference = reference_histogram(view, c.channels, c.spec);
+            reference = reference_histogram(c.counted(view), c.channels, c.spec);
             apply_saturation(c.spec, reference);
         }
         if (r->channels != reference) {
@@ -60,6 +61,14 @@ std::int64_t verify(const Args& args, FrameStream& stream, std::int64_t limit, b
             mismatch = "the histograms of frame " + std::to_string(source.position() - 1) +
                        " differ from the CPU reference";
         }
+        for (std::size_t i = 0; ok && i < c.scopes.size(); ++i)
+            if (r->scopes.size() != c.scopes.size() ||
+                r->scopes[i] != reference_scope(c.counted(view), c.scopes[i])) {
+                ok = false;
+                mismatch = "the " + std::string(scope_kind_name(c.scopes[i].kind)) + " of frame " +
+                           std::to_string(source.position() - 1) +
+                           " differs from the CPU reference";
+            }
         if (ok && c.equalize) {
             EqualizeRequest request = *c.equalize;
             request.image = view;
@@ -85,9 +94,8 @@ int run_bench_frames(const Context& ctx, const Args& args) {
     if (format != "table" && format != "json")
         throw UsageError("--format for a stream benchmark must be table or json, not '" + format +
                          "'");
-    for (const char* o :
-         {"--synthetic", "--pixels", "--depth", "--channels", "--kernels", "--runs", "--warmup",
-          "--frame", "--roi", "--scope", "--levels", "--size", "--matrix"})
+    for (const char* o : {"--synthetic", "--pixels", "--depth", "--channels", "--kernels", "--runs",
+                          "--warmup", "--frame"})
         if (args.has(o)) throw UsageError(std::string(o) + " does not apply to a stream benchmark");
     const auto passes = static_cast<int>(args.integer("--loop").value_or(1));
     const std::int64_t limit = args.integer("--frames").value_or(0);
@@ -103,6 +111,13 @@ int run_bench_frames(const Context& ctx, const Args& args) {
         EqualizeRequest eq;  // global equalization of the luminance, full strength
         config.equalize = eq;
         config.equalizer = "auto";
+    }
+    if (args.has("--scope")) {
+        config.scopes = scopes_from_args(args, config.counted_shape(), "--channel");
+        config.scope_engine = "auto";
+    } else {
+        for (const char* o : {"--levels", "--columns", "--size", "--matrix"})
+            if (args.has(o)) throw UsageError(std::string(o) + " applies to --scope");
     }
     config.depth = static_cast<int>(args.integer("--depth-in-flight").value_or(3));
     config.validate();
@@ -120,9 +135,11 @@ int run_bench_frames(const Context& ctx, const Args& args) {
     std::map<std::string, std::vector<double>> stages;
     std::vector<std::int64_t> failed_frames;
     StreamEvents events;
+    std::string scope_engine;
     events.result = [&](std::int64_t frame, const std::string& corrupt, FrameResult& r) {
         if (!corrupt.empty()) std::cerr << "warning: " << corrupt << " (kept: --allow-corrupt)\n";
         for (const auto& st : r.stages) stages[st.name].push_back(st.ms);
+        scope_engine = r.scope_engine;
         if (frame + 1 == first_pass_end) after_first_pass = memory_now(*stream);
     };
     events.failed = [&](std::int64_t frame, const std::string& why) {
@@ -156,8 +173,14 @@ int run_bench_frames(const Context& ctx, const Args& args) {
     j["passes"] = passes;
     j["stream_engine"] = std::string(streamer.name());
     j["histogram_engine"] = stream->histogram_engine();
+    j["scope_engine"] = scope_engine;
     j["channels"] = channel_list(config.channels);
     j["spec"] = config.spec.describe();
+    j["roi"] = region_json(config.region);
+    Json scopes = Json::array();
+    for (const ScopeSpec& spec : config.scopes)
+        scopes.push_back(spec.describe(config.counted_shape().width));
+    j["scopes"] = std::move(scopes);
     j["equalizer"] = stream->equalizer();
     j["equalize"] = config.equalize ? Json("global, luma, strength 1") : Json();
     j["frames"] = stats.frames;
@@ -171,7 +194,7 @@ int run_bench_frames(const Context& ctx, const Args& args) {
     j["wall_ms"] = stats.wall_ms;
     Json st = Json::object();
     for (const char* name :
-         {"upload", "histogram", "lut", "apply", "download", "equalize", "gpu_total"})
+         {"upload", "histogram", "scopes", "lut", "apply", "download", "equalize", "gpu_total"})
         if (const auto it = stages.find(name); it != stages.end()) st[name] = median(it->second);
     j["stage_median_ms"] = std::move(st);
     j["upload_alone_ms"] = upload.empty() ? Json() : Json(upload_ms);
@@ -210,6 +233,13 @@ int run_bench_frames(const Context& ctx, const Args& args) {
                       "frames ok %lld, failed %lld; decode %.1f fps; end to end %.1f fps\n",
                       static_cast<long long>(stats.ok), static_cast<long long>(stats.failed),
                       decode_fps, e2e_fps);
+        if (!config.scopes.empty()) {
+            os << "# scopes by '" << scope_engine << "':";
+            for (const auto& spec : j.at("scopes")) os << " " << spec.get<std::string>() << ";";
+            os << "\n";
+        }
+        if (config.region)
+            os << "# histograms and scopes of the region " << config.region->describe() << "\n";
         os << line << "per-frame stage medians (ms):";
         for (const auto& [name, value] : j.at("stage_median_ms").items())
             os << " " << name << " " << value.get<double>();

@@ -14,6 +14,7 @@
 #include "histoscope/media/atomic_file.hpp"
 #include "json.hpp"
 #include "request_options.hpp"
+#include "scope_options.hpp"
 
 namespace hs::cli {
 
@@ -41,8 +42,6 @@ class Output {
 int run_hist_frames(const Context& ctx, const Args& args) {
     const std::string format = args.value("--format").value_or("text");
     if (args.flag("--stats")) throw UsageError("--stats applies to one image, not to --per-frame");
-    if (args.has("--roi"))
-        throw UsageError("--roi applies to one image or frame (--frame N), not yet to --per-frame");
     if (args.has("--frame"))
         throw UsageError("--frame N picks one frame; --per-frame histograms every frame");
     const std::int64_t limit = args.integer("--frames").value_or(0);
@@ -64,6 +63,7 @@ int run_hist_frames(const Context& ctx, const Args& args) {
     if (format == "json") {
         Json head = source_json(source);
         head["spec"] = spec_json(spec);
+        head["roi"] = region_json(config.region);
         head["kernel"] = kernel;
         head["stream_engine"] = std::string(streamer.name());
         std::string text = to_text(head);
@@ -77,7 +77,8 @@ int run_hist_frames(const Context& ctx, const Args& args) {
                << " channel(s), " << f.bit_depth << "-bit " << source.kind() << " ("
                << source.codec() << "), " << source.reported_frames() << " frames reported\n"
                << "# kernel " << kernel << " on the '" << streamer.name() << "' stream engine, "
-               << spec.describe() << "\n";
+               << spec.describe()
+               << (config.region ? ", region " + config.region->describe() : std::string()) << "\n";
         os << "frame" << sep << "status";
         for (Channel c : config.channels)
             for (std::size_t b = 0; b < bins; ++b) os << sep << channel_name(c) << '_' << b;

@@ -224,11 +224,15 @@ CommandLine::CommandLine()
     integer(bench, "--runs", 20, 100000, "timed runs per kernel (default 20)");
     integer(bench, "--warmup", 0, 100000, "untimed runs first (default 3)");
     region(bench);
-    choice(bench, "--scope", {"waveform", "parade", "vectorscope"},
-           "benchmark the scope engines on this scope instead of the histogram kernels (with "
-           "--levels, --size, --matrix; a waveform shows the one channel --select names, or "
-           "luma)");
+    option(bench, "--scope",
+           "waveform, parade or vectorscope: benchmark the scope engines on this scope instead "
+           "of the histogram kernels (with --levels, --size, --matrix; a waveform shows the one "
+           "channel --select names, or luma); a stream: the scopes (comma-separated) counted "
+           "in every frame besides its histograms")
+        ->type_name("KIND[,KIND...]");
     integer(bench, "--levels", 1, kMaxScopeLevels, "scope: levels (default 256)");
+    integer(bench, "--columns", 1, std::int64_t{1} << 20,
+            "scope: columns of a waveform or parade (default: one per image column)");
     integer(bench, "--size", 1, kMaxScopeSize, "scope: vectorscope bins S x S (default 256)");
     choice(bench, "--matrix", {"601", "709"}, "scope: Rec.601 (default) or Rec.709 chroma");
     flag(bench, "--stream", "benchmark the frame pipeline on the input's frames");

@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "histoscope/core/error.hpp"
+#include "scope_options.hpp"
 
 namespace hs::cli {
 
@@ -54,6 +55,7 @@ StreamConfig histogram_stream_config(const Args& args, const FrameFormat& format
     config.engine = kernel;
     config.channels = shape.channels;
     config.spec = shape.spec;
+    config.region = region_option(args);
     return config;
 }
 

@@ -24,7 +24,7 @@ HistogramRequest request_from_args(const Args& args, const ImageView& image,
 HistogramEngine& available_kernel(const EngineRegistry& registry, const std::string& kernel);
 
 // A stream of `format` frames histogrammed by `kernel` with the channels and spec of the
-// options (as request_from_args reads them); no equalization.
+// options (as request_from_args reads them) over the --roi region; no equalization.
 StreamConfig histogram_stream_config(const Args& args, const FrameFormat& format,
                                      const std::string& kernel, const std::string& channels_option);
 

@@ -1,5 +1,8 @@
 #include "scope_options.hpp"
 
+#include <algorithm>
+#include <initializer_list>
+
 #include "histoscope/core/error.hpp"
 
 namespace hs::cli {
@@ -19,13 +22,17 @@ Json region_json(const std::optional<Region>& region) {
     return Json::array({region->x, region->y, region->width, region->height});
 }
 
-ScopeSpec scope_from_args(const Args& args, ScopeKind kind, const ImageView& image,
-                          const std::string& channel_option) {
+namespace {
+
+// The scope of `kind` from the options; those of another kind of scope are refused with
+// `refuse_others`, else left to the kinds they apply to.
+ScopeSpec make_scope(const Args& args, ScopeKind kind, const ImageView& image,
+                     const std::string& channel_option, bool refuse_others) {
     ScopeSpec spec;
     spec.kind = kind;
     const std::string name(scope_kind_name(kind));
     const auto refuse = [&](const std::string& option, const char* applies) {
-        if (args.has(option))
+        if (refuse_others && args.has(option))
             throw UsageError(option + " applies to " + applies + ", not to a " + name);
     };
     if (kind == ScopeKind::Vectorscope) {
@@ -51,6 +58,50 @@ ScopeSpec scope_from_args(const Args& args, ScopeKind kind, const ImageView& ima
     }
     spec.validate(image);
     return spec;
+}
+
+}  // namespace
+
+ScopeSpec scope_from_args(const Args& args, ScopeKind kind, const ImageView& image,
+                          const std::string& channel_option) {
+    return make_scope(args, kind, image, channel_option, true);
+}
+
+std::vector<ScopeSpec> scopes_from_args(const Args& args, const ImageView& image,
+                                        const std::string& channel_option) {
+    std::vector<ScopeKind> kinds;
+    std::string list = args.value("--scope").value_or("");
+    for (std::size_t at = 0; at <= list.size();) {
+        const std::size_t comma = std::min(list.find(',', at), list.size());
+        const std::string name = list.substr(at, comma - at);
+        const auto kind = parse_scope_kind(name);
+        if (!kind)
+            throw UsageError("unknown scope '" + name +
+                             "' in --scope (waveform, parade or vectorscope)");
+        if (std::find(kinds.begin(), kinds.end(), *kind) != kinds.end())
+            throw UsageError("--scope names " + name + " twice");
+        kinds.push_back(*kind);
+        at = comma + 1;
+    }
+    if (kinds.size() == 1) return {scope_from_args(args, kinds.front(), image, channel_option)};
+    const auto listed = [&](std::initializer_list<ScopeKind> any) {
+        for (ScopeKind k : any)
+            if (std::find(kinds.begin(), kinds.end(), k) != kinds.end()) return true;
+        return false;
+    };
+    const auto refuse = [&](const std::string& option, const char* applies, bool taken) {
+        if (!taken && args.has(option))
+            throw UsageError(option + " applies to " + applies + ", and --scope lists none");
+    };
+    const bool waveforms = listed({ScopeKind::Waveform, ScopeKind::Parade});
+    refuse("--levels", "waveforms and parades", waveforms);
+    refuse("--columns", "waveforms and parades", waveforms);
+    refuse("--size", "vectorscopes", listed({ScopeKind::Vectorscope}));
+    refuse("--matrix", "vectorscopes", listed({ScopeKind::Vectorscope}));
+    refuse(channel_option, "waveforms", listed({ScopeKind::Waveform}));
+    std::vector<ScopeSpec> specs;
+    for (ScopeKind k : kinds) specs.push_back(make_scope(args, k, image, channel_option, false));
+    return specs;
 }
 
 }  // namespace hs::cli

@@ -2,6 +2,8 @@
 // The scope and region options shared by `scope`, `hist` and `bench`.
 
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "args.hpp"
 #include "histoscope/core/image.hpp"
@@ -22,5 +24,9 @@ Json region_json(const std::optional<Region>& region);
 // or gray for a gray image). Throws UsageError.
 ScopeSpec scope_from_args(const Args& args, ScopeKind kind, const ImageView& image,
                           const std::string& channel_option);
+// The scopes --scope lists (comma-separated kinds, each once), each as scope_from_args()
+// makes it, except that with several an option is refused only when none of them takes it.
+std::vector<ScopeSpec> scopes_from_args(const Args& args, const ImageView& image,
+                                        const std::string& channel_option);
 
 }  // namespace hs::cli

@@ -44,14 +44,21 @@ struct Scratch {
     const std::filesystem::path path;
 };
 
-// The rows of `img` packed into the raw file `path`; returns `path`.
-inline std::filesystem::path write_raw_file(const Image& img, const std::filesystem::path& path) {
+// The rows of `frames`, packed, one frame after the other, into the raw file `path`; returns
+// `path`.
+inline std::filesystem::path write_raw_frames(const std::vector<Image>& frames,
+                                              const std::filesystem::path& path) {
     std::ofstream f(path, std::ios::binary);
-    const ImageView v = img.view();
-    for (int y = 0; y < v.height; ++y)
-        f.write(reinterpret_cast<const char*>(v.row(y)),
-                static_cast<std::streamsize>(v.row_bytes()));
+    for (const Image& img : frames) {
+        const ImageView v = img.view();
+        for (int y = 0; y < v.height; ++y)
+            f.write(reinterpret_cast<const char*>(v.row(y)),
+                    static_cast<std::streamsize>(v.row_bytes()));
+    }
     return path;
+}
+inline std::filesystem::path write_raw_file(const Image& img, const std::filesystem::path& path) {
+    return write_raw_frames({img}, path);
 }
 
 // `p` single-quoted for the shell.

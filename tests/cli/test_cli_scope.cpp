@@ -135,8 +135,14 @@ TEST(CliScope, WrongOptionsAreUsageErrors) {
         {"scope " + in_gray + " --kind vectorscope", "gray image has no chroma"},
         {"scope " + in_gray + " --kind parade", "colour image"},
         {"hist " + in + " --roi 0,0,9,8", "reaches outside"},
-        {"hist " + in + " --per-frame --roi 0,0,2,2", "not yet to --per-frame"},
-        {"bench " + in + " --stream --roi 0,0,2,2", "does not apply to a stream benchmark"},
+        {"hist " + in + " --per-frame --roi 0,0,9,2", "reaches outside"},
+        {"bench " + in + " --stream --roi 0,7,2,2", "reaches outside"},
+        {"bench " + in + " --stream --scope parade,histogram", "unknown scope 'histogram'"},
+        {"bench " + in + " --stream --scope parade,parade", "twice"},
+        {"bench " + in + " --stream --scope parade,waveform --size 8", "--scope lists none"},
+        {"bench " + in + " --stream --levels 8", "--levels applies to --scope"},
+        {"bench " + in + " --scope parade,vectorscope", "one scope at a time"},
+        {"bench " + in_gray + " --stream --scope waveform,vectorscope", "no chroma"},
         {"bench " + in + " --levels 4", "--levels applies to --scope"},
         {"bench " + in + " --scope waveform --bins 4", "apply to histograms"},
         {"bench " + in + " --scope waveform --select r,g", "one channel"},
@@ -182,4 +188,39 @@ TEST(CliScope, RoiRestrictsHistAndBench) {
             EXPECT_EQ(row.at("channels"), "g");
             EXPECT_EQ(row.at("verified"), true) << row.at("kernel");
         }
+}
+
+// Every frame's histograms and scopes of the region: hist --per-frame and the stream benchmark
+// (which checks each frame's scopes against the reference itself).
+TEST(CliScope, RoiAndScopesOnStreams) {
+    Scratch dir("roi-stream");
+    std::vector<Image> frames;
+    for (unsigned i = 0; i < 4; ++i) frames.push_back(uniform(24, 10, 3, SampleType::U8, 8, i + 1));
+    const std::string in =
+        "--raw 24x10x3:u8 " + quote(write_raw_frames(frames, dir.path / "frames.rgb"));
+    auto r = run_cli("hist " + in + " --per-frame --roi 3,2,13,7 --channels r,luma --bins 8 " +
+                     "--format json");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    auto j = parse_json(r.out);
+    EXPECT_EQ(j.at("roi"), cli::Json::parse("[3, 2, 13, 7]"));
+    ASSERT_EQ(j.at("frames").size(), frames.size());
+    for (std::size_t i = 0; i < frames.size(); ++i) {
+        const auto ref =
+            reference_histogram(crop(frames[i].view(), {3, 2, 13, 7}),
+                                {Channel::R, Channel::Luma601}, HistogramSpec::even(8, 0, 256));
+        for (std::size_t k = 0; k < 2; ++k)
+            EXPECT_EQ(counts_of(j.at("frames")[i].at("channels")[k]), ref[k].counts) << i;
+    }
+    r = run_cli("bench " + in +
+                " --stream --roi 3,2,13,7 --scope waveform,parade,vectorscope --levels 64 "
+                "--columns 5 --size 32 --matrix 709 --format json");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    j = parse_json(r.out);
+    EXPECT_EQ(j.at("verified"), true);
+    EXPECT_EQ(j.at("verified_frames"), 4);
+    EXPECT_EQ(j.at("roi"), cli::Json::parse("[3, 2, 13, 7]"));
+    EXPECT_EQ(j.at("scopes"), cli::Json::parse(R"(["waveform luma, 64 levels x 5 columns",
+        "parade r,g,b, 64 levels x 5 columns", "vectorscope Rec.709, 32x32 bins"])"));
+    EXPECT_FALSE(j.at("scope_engine").get<std::string>().empty());
+    EXPECT_TRUE(j.at("stage_median_ms").contains("scopes"));
 }
