@@ -342,7 +342,7 @@ cmd_check() {
     filter+=":GpuEngines/GpuEngineMatrix.LargestConfigurationItClaims/*"
     filter+=":GpuPipeline.OddShapesSixteenBitAndFourChannels:GpuPipeline.EqualizationAloneAndStrengthZero"
     filter+=":GpuPipeline.PicturesAndEqualizedHistogramsEqualTheReference"
-    filter+=":GpuPipeline.ReconfigureAndResubmitTheFrameOnTheDevice"
+    filter+=":GpuPipeline.ReconfigureAndResubmitTheFrameOnTheDevice:GpuPipeline.RegionsAndScopes"
     filter+=":LanePrivateGpu.CountsCross65535PerBinAndTinyShapes:PackedGpu.Small"
     filter+=":GpuScopes.OddShapesStridesAndDepths:GpuScopes.CountsPastSixteenBitsAndWholeChunks"
     local sanitizer="$cuda_bin/compute-sanitizer" timeout_s="${HS_SANITIZER_TIMEOUT:-300}"

@@ -10,6 +10,7 @@
 #include <QComboBox>
 #include <QCoreApplication>
 #include <QDialogButtonBox>
+#include <QDockWidget>
 #include <QDoubleSpinBox>
 #include <QFile>
 #include <QFileDialog>
@@ -33,6 +34,7 @@
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QThread>
+#include <QToolButton>
 #include <QUrl>
 #include <QtTest>
 #include <atomic>
@@ -46,6 +48,8 @@
 #include "histoscope/core/equalize.hpp"
 #include "histoscope/core/error.hpp"
 #include "histoscope/core/histogram.hpp"
+#include "histoscope/core/scope_picture.hpp"
+#include "histoscope/core/scopes.hpp"
 #include "histoscope/media/media.hpp"
 #include "histoscope/ui/compare_dialog.hpp"
 #include "histoscope/ui/controller.hpp"
@@ -61,6 +65,8 @@
 #include "histoscope/ui/pixel_readout.hpp"
 #include "histoscope/ui/qimage_convert.hpp"
 #include "histoscope/ui/raw_dialog.hpp"
+#include "histoscope/ui/region_bar.hpp"
+#include "histoscope/ui/scopes_panel.hpp"
 #include "histoscope/ui/stats_model.hpp"
 #include "histoscope/ui/theme.hpp"
 #include "histoscope/ui/timing_model.hpp"
@@ -1443,6 +1449,108 @@ class TestUi : public QObject {
         QCOMPARE(count_pixels(shown, blue), 0);
         window_->controls()->channelCheck(QStringLiteral("r"))->setChecked(true);
         action("clippingAction")->trigger();
+        EqualizeSettings global;
+        global.mode = EqualizeSettings::Mode::Global;
+        setEqualize(global);
+        openAndWait(sample("fruits.jpg"));
+    }
+
+    // The widget point of image pixel `pixel` on the original side.
+    QPoint pointOf(QPoint pixel) const {
+        const ImageView* view = window_->imageView();
+        for (int y = 0; y < view->height(); ++y)
+            for (int x = 0; x < view->width(); ++x) {
+                bool equalized = false;
+                if (view->pixelAt(QPointF(x, y), &equalized) == pixel && !equalized) return {x, y};
+            }
+        return {-1, -1};
+    }
+
+    // The Scopes panel shows what core's scope_picture() draws of the reference scopes of the
+    // region; the region (typed or drawn) restricts the histograms, statistics, scopes and the
+    // clipping overlay, and the picker says where a pixel lies against it.
+    void scopesAndRegionFollowTheFrame() {
+        // R clipped (255) in the left third only; no sample anywhere at 0.
+        hs::Image image(60, 20, 3, hs::SampleType::U8, 8);
+        for (int y = 0; y < 20; ++y)
+            for (int x = 0; x < 60; ++x) {
+                image.set_sample(x, y, 0, x < 20 ? 255 : static_cast<std::uint32_t>(3 * x));
+                image.set_sample(x, y, 1, static_cast<std::uint32_t>(10 * y + 5));
+                image.set_sample(x, y, 2, static_cast<std::uint32_t>((x * y) % 200 + 20));
+            }
+        QTemporaryDir dir;
+        openAndWait(write_png(dir, "scoped.png", image));
+        EqualizeSettings off;
+        off.mode = EqualizeSettings::Mode::Off;
+        setEqualize(off);
+        ScopesPanel* panel = window_->scopesPanel();
+        for (const char* kind : {"histogram", "waveform", "parade", "vectorscope"})
+            panel->button(QString::fromLatin1(kind))->setChecked(true);
+        window_->scopesDock()->show();
+        waitForFrame();
+        settle();
+        const auto expect_scopes = [&](const hs::ImageView& counted) {
+            const QString problem = scopes_problem(*panel, counted);
+            QVERIFY2(problem.isEmpty(), qPrintable(problem));
+        };
+        expect_scopes(image.view());
+        QVERIFY(panel->histogramView()->isVisible());
+
+        // Typed: the right third, where nothing is clipped.
+        RegionBar* bar = window_->regionBar();
+        bar->spin(0)->setValue(40);
+        bar->spin(2)->setValue(20);
+        waitForFrame();
+        settle();
+        QCOMPARE(window_->imageView()->region(), QRect(40, 0, 20, 20));
+        const hs::ImageView right = hs::crop(image.view(), {40, 0, 20, 20});
+        QVERIFY(model_matches(*window_->histogramModel(), reference_of(right, 256)));
+        QCOMPARE(window_->statsModel()->data(window_->statsModel()->index(0, 0)).toString(),
+                 QStringLiteral("400"));
+        expect_scopes(right);
+        const QRgb red = qRgb(255, 0, 0);
+        action("clippingAction")->trigger();
+        settle();
+        QCOMPARE(count_pixels(window_->imageView()->grab().toImage(), red), 0);
+
+        // Drawn: Shift+drag over the left third, where R is clipped: the overlay shows there.
+        QWidget* view = window_->imageView();
+        const QPoint from = pointOf({2, 3}), to = pointOf({15, 17});
+        QVERIFY(from.x() >= 0 && to.x() >= 0);
+        QTest::mousePress(view, Qt::LeftButton, Qt::ShiftModifier, from);
+        QTest::mouseMove(view, to);
+        QTest::mouseRelease(view, Qt::LeftButton, Qt::ShiftModifier, to);
+        waitForFrame();
+        settle();
+        QCOMPARE(bar->region(), QRect(2, 3, 14, 15));
+        expect_scopes(hs::crop(image.view(), {2, 3, 14, 15}));
+        QVERIFY(count_pixels(window_->imageView()->grab().toImage(), red) > 20);
+        // The picker: inside the region, and outside it.
+        QTest::mouseMove(view, pointOf({5, 5}));
+        QTRY_VERIFY(
+            window_->statusBar()->currentMessage().contains(QStringLiteral("region +3 +2")));
+        QTest::mouseMove(view, pointOf({50, 5}));
+        QTRY_VERIFY(
+            window_->statusBar()->currentMessage().contains(QStringLiteral("outside the region")));
+        // Shift+click: the whole frame again.
+        QTest::mouseClick(view, Qt::LeftButton, Qt::ShiftModifier, from);
+        waitForFrame();
+        settle();
+        QVERIFY(bar->region().isNull());
+        QVERIFY(window_->imageView()->region().isNull());
+        expect_scopes(image.view());
+        action("clippingAction")->trigger();
+
+        // A gray image has a waveform only.
+        hs::Image gray(33, 9, 1, hs::SampleType::U8, 8);
+        for (int y = 0; y < 9; ++y)
+            for (int x = 0; x < 33; ++x)
+                gray.set_sample(x, y, 0, static_cast<std::uint32_t>(7 * x));
+        openAndWait(write_png(dir, "gray.png", gray));
+        QVERIFY(!panel->button(QStringLiteral("parade"))->isEnabled());
+        QVERIFY(!panel->view(QStringLiteral("vectorscope"))->isVisible());
+        expect_scopes(gray.view());
+        window_->scopesDock()->hide();
         EqualizeSettings global;
         global.mode = EqualizeSettings::Mode::Global;
         setEqualize(global);

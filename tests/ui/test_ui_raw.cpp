@@ -7,11 +7,13 @@
 // the device is skipped, with QSKIP and the reason.
 
 #include <QComboBox>
+#include <QDockWidget>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QStandardItemModel>
 #include <QStandardPaths>
 #include <QTemporaryDir>
+#include <QToolButton>
 #include <QtTest>
 #include <memory>
 #include <vector>
@@ -27,6 +29,8 @@
 #include "histoscope/ui/image_view.hpp"
 #include "histoscope/ui/main_window.hpp"
 #include "histoscope/ui/qimage_convert.hpp"
+#include "histoscope/ui/region_bar.hpp"
+#include "histoscope/ui/scopes_panel.hpp"
 #include "histoscope/ui/theme.hpp"
 #include "histoscope/ui/timing_model.hpp"
 #include "histoscope/ui/timing_panel.hpp"
@@ -502,6 +506,57 @@ class TestUiRaw : public QObject {
         // The GPU frame pipeline, with a GPU engine.
         QCOMPARE(played.stream, QStringLiteral("gpu"));
         QVERIFY2(gpu_engines_.contains(played.engine), qPrintable(played.engine));
+    }
+
+    // The scopes follow a clip as it plays, computed in the frame stream with the histograms (on
+    // the GPU pipeline where there is one), of the region typed; the last frame's are exact.
+    void scopesPlayLiveOverARegion() {
+        constexpr int kFrames = 60;
+        std::vector<hs::Image> frames;
+        QByteArray bytes;
+        for (int k = 0; k < kFrames; ++k) {
+            frames.push_back(hs::test::gaussian(320, 180, 3, hs::SampleType::U8, 8, 10.0 + k,
+                                                static_cast<unsigned>(7 + k)));
+            append_raw(bytes, frames.back());
+        }
+        const QString path = dir_.filePath(QStringLiteral("scoped.raw"));
+        {
+            QFile file(path);
+            QVERIFY(file.open(QIODevice::WriteOnly));
+            QCOMPARE(file.write(bytes), bytes.size());
+        }
+        openRaw(path, QStringLiteral("320x180x3:u8"));
+        ScopesPanel* panel = window_->scopesPanel();
+        for (const char* kind : {"waveform", "parade", "vectorscope"})
+            panel->button(QString::fromLatin1(kind))->setChecked(true);
+        window_->scopesDock()->show();
+        RegionBar* bar = window_->regionBar();
+        const int region[] = {31, 17, 250, 101};
+        for (int i = 0; i < 4; ++i) bar->spin(i)->setValue(region[i]);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            scopes_problem(*panel, hs::crop(frames[0].view(), {31, 17, 250, 101})).isEmpty(),
+            kTimeoutMs);
+        QSignalSpy errors(controller(), &Controller::errorOccurred);
+        emit window_->playToggleRequested();
+        QTRY_VERIFY_WITH_TIMEOUT(window_->playback().playing, kTimeoutMs);
+        QTRY_VERIFY_WITH_TIMEOUT(!window_->playback().playing, 60000);
+        settle();
+        QCOMPARE(window_->playback().frame, kFrames - 1);
+        QCOMPARE(errors.count(), 0);
+        const hs::ImageView last = hs::crop(frames.back().view(), {31, 17, 250, 101});
+        const QString problem = scopes_problem(*panel, last);
+        QVERIFY2(problem.isEmpty(), qPrintable(problem));
+        QVERIFY(model_matches(*window_->histogramModel(), reference_of(last, 256)));
+        // The scopes were a stage of the frame stream.
+        const FrameTiming& played = window_->timingModel()->entries().front();
+        bool scoped = false;
+        for (const StageTiming& st : played.stages) scoped = scoped || st.name == "scopes";
+        QVERIFY(scoped);
+        qInfo("scopes played on the '%s' frame stream", qPrintable(played.stream));
+        bar->clearButton()->click();
+        window_->scopesDock()->hide();
+        settle();
+        if (!noGpu()) QCOMPARE(played.stream, QStringLiteral("gpu"));
     }
 };
 

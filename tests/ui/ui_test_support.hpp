@@ -11,6 +11,7 @@
 #include <QStringList>
 #include <QTemporaryDir>
 #include <QTest>
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -21,10 +22,13 @@
 #include "histoscope/core/equalize.hpp"
 #include "histoscope/core/histogram.hpp"
 #include "histoscope/core/image.hpp"
+#include "histoscope/core/scope_picture.hpp"
+#include "histoscope/core/scopes.hpp"
 #include "histoscope/ui/histogram_model.hpp"
 #include "histoscope/ui/image_view.hpp"
 #include "histoscope/ui/main_window.hpp"
 #include "histoscope/ui/qimage_convert.hpp"
+#include "histoscope/ui/scopes_panel.hpp"
 #include "histoscope/ui/types.hpp"
 
 namespace ui_test {
@@ -126,6 +130,37 @@ inline bool model_matches(const hs::ui::HistogramModel& model,
         if (model.data(model.index(0, c)).toULongLong() != counts[0]) return false;
     }
     return true;
+}
+
+// Why the Scopes panel's waveform, parade and vectorscope (those a `counted` image has) are not
+// exactly what core's scope_picture() draws of their reference over `counted`, with the panel's
+// defaults (the luma waveform, or the gray sample; the Rec.601 vectorscope; at most 512
+// columns); empty when they are.
+inline QString scopes_problem(const hs::ui::ScopesPanel& panel, const hs::ImageView& counted) {
+    hs::ScopeSpec waveform, parade{hs::ScopeKind::Parade};
+    waveform.channel = counted.channels == 1 ? hs::Channel::Gray : hs::Channel::Luma601;
+    waveform.columns = parade.columns = std::min(counted.width, 512);
+    std::vector<hs::ScopeSpec> specs{waveform};
+    if (counted.channels >= 3) specs.insert(specs.end(), {parade, {hs::ScopeKind::Vectorscope}});
+    for (const hs::ScopeSpec& spec : specs) {
+        const QString kind = QString::fromLatin1(hs::scope_kind_name(spec.kind));
+        const hs::ui::ScopeView* view = panel.view(kind);
+        if (!view->isVisible()) return kind + QStringLiteral(" is not shown");
+        const hs::ui::ScopeImage& shown = view->scope();
+        const hs::Image want = hs::scope_picture(hs::reference_scope(counted, spec), spec);
+        if (shown.picture.size() != QSize(want.width(), want.height()))
+            return kind + QStringLiteral(" has another size");
+        if (shown.pixels != counted.pixel_count())
+            return kind + QStringLiteral(" counted %1 pixels").arg(shown.pixels);
+        for (int y = 0; y < want.height(); ++y)
+            for (int x = 0; x < want.width(); ++x)
+                if (shown.picture.pixel(x, y) !=
+                    qRgb(static_cast<int>(want.view().sample(x, y, 0)),
+                         static_cast<int>(want.view().sample(x, y, 1)),
+                         static_cast<int>(want.view().sample(x, y, 2))))
+                    return kind + QStringLiteral(" differs at %1,%2").arg(x).arg(y);
+    }
+    return {};
 }
 
 // Waits until no result is pending: the last frame shown reflects every setting sent (a large

@@ -204,6 +204,18 @@ void Controller::setDisplay(bool stretch_deep, unsigned clipping) {
     scheduleProcess();
 }
 
+void Controller::setScopes(const hs::ui::ScopeSettings& scopes) {
+    if (scopes == settings_.scopes) return;
+    settings_.scopes = scopes;
+    scheduleProcess();
+}
+
+void Controller::setRegion(const QRect& region) {
+    if (region == settings_.region) return;
+    settings_.region = region;
+    scheduleProcess();
+}
+
 void Controller::setDisplayFactor(int factor) {
     factor = std::max(factor, 1);
     if (factor == display_factor_) return;
@@ -315,6 +327,7 @@ void Controller::process() {
             FrameOptions reduced = options;
             reduced.factor = std::max(1, display_factor_ / proxy_factor_);
             reduced.cpu_only = true;
+            reduced.reduced_by = proxy_factor_;
             const StreamPlan small_plan =
                 plan_stream(proxy_->view(), settings_, reduced, *choice_, reference_.get(),
                             reference_generation_, ignored);

@@ -8,6 +8,7 @@
 #include "histoscope/core/display.hpp"
 #include "histoscope/core/error.hpp"
 #include "histoscope/core/histogram.hpp"
+#include "histoscope/core/scope_picture.hpp"
 #include "histoscope/core/stats.hpp"
 #include "histoscope/ui/qimage_convert.hpp"
 
@@ -128,6 +129,44 @@ QString reference_problem(const hs::ImageView& image, const hs::Image& reference
         .arg(image.bit_depth);
 }
 
+std::vector<hs::ScopeSpec> scope_specs(const hs::ImageView& image, const ScopeSettings& settings) {
+    std::vector<hs::ScopeSpec> specs;
+    const auto columns = [&](hs::ScopeSpec& s) {
+        s.columns = std::min(image.width, kScopeColumns);
+        return s;
+    };
+    if (settings.waveform) {
+        hs::ScopeSpec s;
+        s.channel = hs::Channel::Gray;
+        if (image.channels >= 3)
+            s.channel = hs::parse_channel(settings.waveform_channel.toStdString())
+                            .value_or(hs::Channel::Luma601);
+        specs.push_back(columns(s));
+    }
+    if (image.channels < 3) return specs;
+    if (settings.parade) {
+        hs::ScopeSpec s{hs::ScopeKind::Parade};
+        specs.push_back(columns(s));
+    }
+    if (settings.vectorscope) {
+        hs::ScopeSpec s{hs::ScopeKind::Vectorscope};
+        s.matrix = settings.rec709 ? hs::ChromaMatrix::Rec709 : hs::ChromaMatrix::Rec601;
+        specs.push_back(s);
+    }
+    return specs;
+}
+
+std::optional<hs::Region> frame_region(const QRect& region, int width, int height, int reduced_by) {
+    if (region.isNull() || region.isEmpty()) return std::nullopt;
+    const int f = std::max(reduced_by, 1);
+    // Every reduced pixel the region touches.
+    const QRect scaled(QPoint(region.left() / f, region.top() / f),
+                       QPoint(region.right() / f, region.bottom() / f));
+    const QRect inside = scaled.intersected(QRect(0, 0, width, height));
+    if (inside.isEmpty()) return std::nullopt;
+    return hs::Region{inside.x(), inside.y(), inside.width(), inside.height()};
+}
+
 PreviewCopy preview_copy(const hs::Image& photo) {
     // About the size of a screen.
     constexpr int kPreviewSize = 2048;
@@ -141,7 +180,9 @@ FrameResult results(hs::FrameResult& r, const FrameTag& tag) {
     QElapsedTimer clock;
     clock.start();
     FrameResult out;
-    const hs::ImageView shape = tag.image->view();
+    // What the histograms counted: the region, or the whole frame.
+    const hs::ImageView shape =
+        context.counted ? hs::crop(tag.image->view(), *context.counted) : tag.image->view();
     out.preview = tag.preview;
     out.session = tag.session;
     out.tick = tag.tick;
@@ -150,6 +191,34 @@ FrameResult results(hs::FrameResult& r, const FrameTag& tag) {
         out.equalized_histogram =
             histogram_from_values(shape, r.equalized_channels, context.bins, context.engine);
     out.equalize_note = context.equalize_note;
+    out.region = context.region;
+    for (std::size_t i = 0; i < r.scopes.size() && i < context.scopes.size(); ++i) {
+        const hs::ScopeSpec& spec = context.scopes[i];
+        ScopeImage scope;
+        const hs::Image picture = hs::scope_picture(r.scopes[i], spec);
+        scope.picture = QImage(reinterpret_cast<const uchar*>(picture.view().data), picture.width(),
+                               picture.height(), static_cast<qsizetype>(picture.view().stride),
+                               QImage::Format_RGB888)
+                            .copy();
+        scope.kind = qstr(hs::scope_kind_name(spec.kind));
+        const hs::ScopePlane& first = r.scopes[i].front();
+        scope.detail = qstr(spec.describe(first.width));
+        for (std::uint64_t n : first.counts) scope.pixels += n;
+        switch (spec.kind) {
+            case hs::ScopeKind::Waveform:
+                scope.title =
+                    QObject::tr("Waveform (%1)").arg(qstr(hs::channel_name(spec.channel)));
+                break;
+            case hs::ScopeKind::Parade:
+                scope.title = QObject::tr("RGB parade");
+                break;
+            case hs::ScopeKind::Vectorscope:
+                scope.title =
+                    QObject::tr("Vectorscope (Rec.%1)").arg(qstr(hs::matrix_name(spec.matrix)));
+                break;
+        }
+        out.scopes.push_back(std::move(scope));
+    }
     if (r.pictures) {
         const hs::FramePictures& p = *r.pictures;
         out.factor = p.factor * tag.preview_factor;

@@ -7,13 +7,16 @@
 // QImages, the timing. It reads no controller state.
 
 #include <QElapsedTimer>
+#include <QRect>
 #include <QString>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string_view>
 #include <vector>
 
 #include "histoscope/core/engine.hpp"
+#include "histoscope/core/scopes.hpp"
 #include "histoscope/core/stream.hpp"
 #include "histoscope/ui/types.hpp"
 
@@ -35,6 +38,15 @@ HistogramData histogram_from_values(const hs::ImageView& shape,
 // Why `reference` cannot serve match mode on `image` (another depth), or empty.
 QString reference_problem(const hs::ImageView& image, const hs::Image& reference);
 
+// The scopes `settings` show for frames like `image` (those it can have: a gray image has no
+// parade or vectorscope), of at most kScopeColumns columns (the panel's resolution), and the
+// titles the panel shows them with.
+inline constexpr int kScopeColumns = 512;
+std::vector<hs::ScopeSpec> scope_specs(const hs::ImageView& image, const ScopeSettings& settings);
+// The part of a `width` x `height` frame that `region` (full-resolution pixels of a frame
+// `reduced_by` times larger) covers, or none for a null region or one outside the frame.
+std::optional<hs::Region> frame_region(const QRect& region, int width, int height, int reduced_by);
+
 // A photo larger than a screen in either direction is previewed on a copy reduced by a whole
 // factor to fit one while the CPU frame stream computes its full resolution: that copy and its
 // factor, or null and 1 for a photo that fits.
@@ -46,11 +58,14 @@ PreviewCopy preview_copy(const hs::Image& photo);
 
 // The settings a result is shown with besides those the stream computed it with.
 struct ResultContext {
-    int bins = 256;         // the histograms' bins in the window
-    QString engine;         // the histogram engine the user's choice resolved to
-    QString stream;         // the frame stream engine
-    QString equalizer;      // the stream's equalizer ("" without equalization)
-    QString equalize_note;  // why there is no equalized frame, when there is none
+    int bins = 256;                     // the histograms' bins in the window
+    QString engine;                     // the histogram engine the user's choice resolved to
+    QString stream;                     // the frame stream engine
+    QString equalizer;                  // the stream's equalizer ("" without equalization)
+    QString equalize_note;              // why there is no equalized frame, when there is none
+    std::vector<hs::ScopeSpec> scopes;  // what the stream's scopes are
+    QRect region;                       // the region, in full-resolution pixels (null: none)
+    std::optional<hs::Region> counted;  // and in the computed frame's pixels
 };
 
 // What a frame stream's result is shown with besides the result itself.

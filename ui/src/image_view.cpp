@@ -203,9 +203,44 @@ void ImageView::drawSide(QPainter& p, const Side& side, const QRectF& target) co
     if (clipping_visible_ && !side.clipping.isNull()) {
         p.save();
         p.setRenderHint(QPainter::SmoothPixmapTransform, false);
+        // The overlay marks what the statistics count: the region's pixels when there is one.
+        if (!region_.isNull()) p.setClipRect(regionRect(target), Qt::IntersectClip);
         p.drawPixmap(target, side.clipping, QRectF(side.clipping.rect()));
         p.restore();
     }
+}
+
+QRectF ImageView::regionRect(const QRectF& target) const {
+    return {target.left() + region_.x() * zoom_, target.top() + region_.y() * zoom_,
+            region_.width() * zoom_, region_.height() * zoom_};
+}
+
+void ImageView::drawRegion(QPainter& p, const QRectF& target) const {
+    if (region_.isNull()) return;
+    const QRectF r = regionRect(target);
+    p.save();
+    p.setRenderHint(QPainter::Antialiasing, false);
+    p.setBrush(Qt::NoBrush);
+    p.setPen(QPen(QColor(0, 0, 0, 200), 3));
+    p.drawRect(r);
+    QPen dashed(QColor(255, 214, 10), 1, Qt::DashLine);
+    p.setPen(dashed);
+    p.drawRect(r);
+    p.restore();
+}
+
+void ImageView::setRegion(const QRect& region) {
+    const QRect r = region.isEmpty() ? QRect() : region;
+    if (r == region_) return;
+    region_ = r;
+    update();
+}
+
+QPoint ImageView::nearestPixel(QPointF pos, int index) const {
+    const QRectF r = imageRect(pane(index));
+    const QPointF p = (pos + QPointF(0.5, 0.5) - r.topLeft()) / zoom_;
+    return {std::clamp(static_cast<int>(std::floor(p.x())), 0, std::max(0, size_.width() - 1)),
+            std::clamp(static_cast<int>(std::floor(p.y())), 0, std::max(0, size_.height() - 1))};
 }
 
 void ImageView::paintEvent(QPaintEvent*) {
@@ -219,12 +254,14 @@ void ImageView::paintEvent(QPaintEvent*) {
     p.setRenderHint(QPainter::SmoothPixmapTransform, zoom_ < 2.0);
     if (!comparing()) {
         drawSide(p, original_, imageRect(pane(0)));
+        drawRegion(p, imageRect(pane(0)));
     } else if (compare_ == Compare::SideBySide) {
         for (int i = 0; i < 2; ++i) {
             const QRectF area = pane(i);
             p.save();
             p.setClipRect(area);
             drawSide(p, i == 0 ? original_ : equalized_, imageRect(area));
+            drawRegion(p, imageRect(area));
             p.restore();
             drawLabel(p, area, i == 0 ? tr("Original") : tr("Equalized"), false);
         }
@@ -237,6 +274,7 @@ void ImageView::paintEvent(QPaintEvent*) {
         p.setClipRect(QRectF(x, 0, width() - x, height()));
         drawSide(p, equalized_, target);
         p.restore();
+        drawRegion(p, target);
         p.setPen(QPen(QColor(255, 255, 255, 220), 2));
         p.drawLine(QPointF(x, 0), QPointF(x, height()));
         const double r = fontMetrics().height() * 0.6;
@@ -271,6 +309,14 @@ void ImageView::wheelEvent(QWheelEvent* event) {
 void ImageView::mousePressEvent(QMouseEvent* event) {
     if (event->button() != Qt::LeftButton || !hasImage()) return;
     last_pos_ = event->position();
+    if (event->modifiers() & Qt::ShiftModifier) {
+        region_pane_ =
+            comparing() && compare_ == Compare::SideBySide && pane(1).contains(last_pos_) ? 1 : 0;
+        region_anchor_ = nearestPixel(last_pos_, region_pane_);
+        drag_ = Drag::Region;
+        setCursor(Qt::CrossCursor);
+        return;
+    }
     const bool near_divider =
         comparing() && compare_ == Compare::Split &&
         std::abs(event->position().x() - dividerX()) <= fontMetrics().height() * 0.8;
@@ -280,7 +326,13 @@ void ImageView::mousePressEvent(QMouseEvent* event) {
 
 void ImageView::mouseMoveEvent(QMouseEvent* event) {
     const QPointF pos = event->position();
-    if (drag_ == Drag::Divider) {
+    if (drag_ == Drag::Region) {
+        const QRect r = QRect(region_anchor_, nearestPixel(pos, region_pane_)).normalized();
+        if (r != region_) {
+            region_ = r;
+            update();
+        }
+    } else if (drag_ == Drag::Divider) {
         const QRectF r = imageRect(pane(0));
         if (r.width() > 0) setSplit((pos.x() - r.left()) / r.width());
     } else if (drag_ == Drag::Pan) {
@@ -297,7 +349,14 @@ void ImageView::mouseMoveEvent(QMouseEvent* event) {
     emit pixelHovered(pixel, equalized_side);
 }
 
-void ImageView::mouseReleaseEvent(QMouseEvent*) {
+void ImageView::mouseReleaseEvent(QMouseEvent* event) {
+    if (drag_ == Drag::Region) {
+        // A Shift+click without a drag clears the region.
+        const QPoint end = nearestPixel(event->position(), region_pane_);
+        region_ = end == region_anchor_ ? QRect() : QRect(region_anchor_, end).normalized();
+        update();
+        emit regionDrawn(region_);
+    }
     drag_ = Drag::None;
     unsetCursor();
 }

@@ -7,6 +7,7 @@
 #include <QCloseEvent>
 #include <QComboBox>
 #include <QDir>
+#include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -42,6 +43,8 @@
 #include "histoscope/ui/image_view.hpp"
 #include "histoscope/ui/pixel_readout.hpp"
 #include "histoscope/ui/raw_dialog.hpp"
+#include "histoscope/ui/region_bar.hpp"
+#include "histoscope/ui/scopes_panel.hpp"
 #include "histoscope/ui/stats_model.hpp"
 #include "histoscope/ui/timing_model.hpp"
 #include "histoscope/ui/timing_panel.hpp"
@@ -84,6 +87,9 @@ MainWindow::MainWindow(Controller* controller, const QString& samples_dir, QWidg
       stats_view_(new QTableView(this)),
       timing_panel_(new TimingPanel(timing_model_, this)),
       tabs_(new QTabWidget(this)),
+      scopes_(new ScopesPanel(histogram_model_, this)),
+      scopes_dock_(new QDockWidget(tr("Scopes"), this)),
+      region_bar_(new RegionBar(this)),
       split_slider_(new QSlider(Qt::Horizontal, this)),
       video_bar_(new QWidget(this)),
       play_button_(new QToolButton(this)),
@@ -191,6 +197,7 @@ void MainWindow::buildLayout() {
     top_layout->setContentsMargins(4, 0, 4, 0);
     top_layout->addWidget(plots_, 1);
     top_layout->addWidget(controls_);
+    top_layout->addWidget(region_bar_);
     top_layout->addWidget(equalize_);
 
     stats_view_->setModel(stats_model_);
@@ -215,6 +222,23 @@ void MainWindow::buildLayout() {
     main_splitter_->setStretchFactor(0, 5);
     main_splitter_->setStretchFactor(1, 4);
     setCentralWidget(main_splitter_);
+
+    // The scopes below the image, hidden until asked for (View > Scopes): only the scopes shown
+    // are computed.
+    scopes_dock_->setObjectName(QStringLiteral("scopesDock"));
+    scopes_dock_->setWidget(scopes_);
+    addDockWidget(Qt::BottomDockWidgetArea, scopes_dock_);
+    scopes_dock_->hide();
+    connect(scopes_, &ScopesPanel::settingsChanged, this, &MainWindow::sendScopes);
+    connect(scopes_dock_, &QDockWidget::visibilityChanged, this, &MainWindow::sendScopes);
+    // Shown the first time, it takes about a third of the window's height.
+    connect(scopes_dock_, &QDockWidget::visibilityChanged, this, [this](bool visible) {
+        if (!visible || scopes_sized_) return;
+        scopes_sized_ = true;
+        resizeDocks({scopes_dock_}, {height() / 3}, Qt::Vertical);
+    });
+    connect(image_view_, &ImageView::regionDrawn, this, &MainWindow::setRegion);
+    connect(region_bar_, &RegionBar::regionEdited, this, &MainWindow::setRegion);
 
     // Both plots show the same bin range.
     connect(histogram_view_, &HistogramView::binRangeChanged, equalized_view_,
@@ -324,6 +348,11 @@ void MainWindow::buildMenus() {
            "histograms, statistics and saved files use the data)"));
     connect(clipping_action_, &QAction::toggled, this, &MainWindow::sendDisplay);
     connect(stretch_action_, &QAction::toggled, this, &MainWindow::sendDisplay);
+    QAction* scopes = scopes_dock_->toggleViewAction();
+    scopes->setText(tr("Sco&pes"));
+    scopes->setShortcut(QKeySequence(Qt::Key_W));
+    scopes->setToolTip(tr("Histogram, waveform, RGB parade and vectorscope, live"));
+    view->addAction(scopes);
     QAction* reset =
         view->addAction(tr("&Reset Histogram Zoom"), histogram_view_, &HistogramView::resetZoom);
     reset->setShortcut(QKeySequence(Qt::Key_0));
@@ -404,6 +433,8 @@ void MainWindow::connectController() {
     connect(this, &MainWindow::seekRequested, controller_, &Controller::seek);
     connect(this, &MainWindow::loopRequested, controller_, &Controller::setLoop);
     connect(this, &MainWindow::displayRequested, controller_, &Controller::setDisplay);
+    connect(this, &MainWindow::scopesRequested, controller_, &Controller::setScopes);
+    connect(this, &MainWindow::regionRequested, controller_, &Controller::setRegion);
     connect(this, &MainWindow::hostBandwidthRequested, controller_, &Controller::setHostBandwidth);
     // Kept with the machine it was measured on.
     connect(controller_, &Controller::hostBandwidthMeasured, this, [this](double gbs) {
@@ -656,6 +687,10 @@ void MainWindow::onMediaLoaded(const MediaInfo& info) {
         statusBar()->showMessage(info.notes.join(QStringLiteral("; ")), 8000);
     announce_open_ = info.notes.isEmpty();
     image_view_->setImageSize(QSize(info.width, info.height));
+    // A region belongs to the media it was drawn on.
+    region_bar_->setImageSize(QSize(info.width, info.height));
+    setRegion({});
+    scopes_->setImageChannels(info.channels);
     equalize_->setImageChannels(info.channels);
     for (QAction* a : media_actions_) a->setEnabled(true);
     video_bar_->setVisible(info.video);
@@ -693,9 +728,18 @@ void MainWindow::onFrame(const FrameResult& result) {
     result_ = result.result;
     result_factor_ = result.result_factor;
     // Which result this is: a large photo's preview says so until the exact one replaces it.
-    const QString note = result.preview ? tr("preview") : QString();
+    QStringList title_notes;
+    if (result.preview) title_notes << tr("preview");
+    if (!result.region.isNull())
+        title_notes << tr("region %1,%2 %3x%4")
+                           .arg(result.region.x())
+                           .arg(result.region.y())
+                           .arg(result.region.width())
+                           .arg(result.region.height());
+    const QString note = title_notes.join(QStringLiteral(", "));
     histogram_view_->setTitle(tr("Original"), note);
     equalized_view_->setTitle(tr("Equalized"), note);
+    scopes_->setScopes(result.scopes);
     QStringList notes;
     if (result.preview)
         notes << tr("Preview at 1/%1 resolution: computing the full resolution...")
@@ -761,6 +805,12 @@ void MainWindow::onPixelHovered(QPoint pixel, bool equalized_side) {
         return;
     }
     QString text = tr("x %1  y %2").arg(pixel.x()).arg(pixel.y());
+    // Where the pixel lies against the region the statistics count.
+    if (const QRect& region = image_view_->region(); !region.isNull())
+        text +=
+            region.contains(pixel)
+                ? tr(" (region +%1 +%2)").arg(pixel.x() - region.x()).arg(pixel.y() - region.y())
+                : tr(" (outside the region)");
     if (equalized_side && !result_) {
         text += tr("  equalized: ...");
     } else if (equalized_side) {
@@ -792,6 +842,20 @@ void MainWindow::sendDisplay() {
         if (channels == 0) channels = 0b111;  // nothing shown: every channel
     }
     emit displayRequested(stretch_action_->isChecked(), channels);
+}
+
+void MainWindow::sendScopes() {
+    ScopeSettings s;
+    if (scopes_dock_->isVisible()) s = scopes_->settings();
+    s.histogram = false;  // drawn from the histograms every frame has
+    emit scopesRequested(s);
+}
+
+void MainWindow::setRegion(const QRect& region) {
+    const QRect r = region.isEmpty() ? QRect() : region;
+    image_view_->setRegion(r);
+    region_bar_->setRegion(r);
+    emit regionRequested(r);
 }
 
 void MainWindow::showShortcuts() {

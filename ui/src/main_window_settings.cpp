@@ -13,6 +13,7 @@
 #include "histoscope/ui/controls_panel.hpp"
 #include "histoscope/ui/equalize_panel.hpp"
 #include "histoscope/ui/main_window.hpp"
+#include "histoscope/ui/scopes_panel.hpp"
 
 namespace hs::ui {
 
@@ -62,6 +63,16 @@ void MainWindow::restoreSettings() {
     clipping_action_->setChecked(s.value(QStringLiteral("view/clipping"), false).toBool());
     stretch_action_->setChecked(s.value(QStringLiteral("view/stretchDeep"), true).toBool());
     sendDisplay();
+    ScopeSettings scopes;
+    scopes.histogram = s.value(QStringLiteral("scopes/histogram"), true).toBool();
+    scopes.waveform = s.value(QStringLiteral("scopes/waveform"), true).toBool();
+    scopes.parade = s.value(QStringLiteral("scopes/parade"), true).toBool();
+    scopes.vectorscope = s.value(QStringLiteral("scopes/vectorscope"), true).toBool();
+    scopes.waveform_channel =
+        s.value(QStringLiteral("scopes/waveformChannel"), QStringLiteral("luma")).toString();
+    scopes.rec709 = s.value(QStringLiteral("scopes/rec709"), false).toBool();
+    scopes_->setSettings(scopes);
+    sendScopes();
 }
 
 void MainWindow::saveSettings() const {
@@ -71,6 +82,13 @@ void MainWindow::saveSettings() const {
     s.setValue(QStringLiteral("window/mainSplitter"), main_splitter_->saveState());
     s.setValue(QStringLiteral("window/rightSplitter"), right_splitter_->saveState());
     s.setValue(QStringLiteral("histogram/log"), controls_->logCheck()->isChecked());
+    const ScopeSettings scopes = scopes_->settings();
+    s.setValue(QStringLiteral("scopes/histogram"), scopes.histogram);
+    s.setValue(QStringLiteral("scopes/waveform"), scopes.waveform);
+    s.setValue(QStringLiteral("scopes/parade"), scopes.parade);
+    s.setValue(QStringLiteral("scopes/vectorscope"), scopes.vectorscope);
+    s.setValue(QStringLiteral("scopes/waveformChannel"), scopes.waveform_channel);
+    s.setValue(QStringLiteral("scopes/rec709"), scopes.rec709);
     s.setValue(QStringLiteral("histogram/cumulative"), controls_->cumulativeCheck()->isChecked());
     s.setValue(QStringLiteral("histogram/parade"), controls_->paradeCheck()->isChecked());
     s.setValue(QStringLiteral("histogram/bins"), controls_->bins());

@@ -19,7 +19,8 @@ bool same_stream(const StreamPlan& a, const StreamPlan& b) {
         x.equalized_histograms != y.equalized_histograms ||
         x.equalized_frame != y.equalized_frame || x.display != y.display ||
         x.equalize.has_value() != y.equalize.has_value() || a.cpu_only != b.cpu_only ||
-        a.reference != b.reference)
+        a.reference != b.reference || x.region != y.region || x.scopes != y.scopes ||
+        x.scope_engine != y.scope_engine)
         return false;
     if (!x.equalize) return true;
     const hs::EqualizeRequest &e = *x.equalize, &f = *y.equalize;
@@ -50,6 +51,15 @@ StreamPlan plan_stream(const hs::ImageView& view, const FrameSettings& settings,
     config.display =
         hs::DisplaySpec{std::max(options.factor, 1), settings.stretch_deep, settings.clipping};
     config.depth = options.depth;
+    config.region =
+        frame_region(settings.region, view.width, view.height, std::max(options.reduced_by, 1));
+    plan.context.counted = config.region;
+    if (config.region)
+        plan.context.region = settings.region.intersected(
+            QRect(0, 0, view.width * options.reduced_by, view.height * options.reduced_by));
+    config.scopes = scope_specs(config.counted(view), settings.scopes);
+    config.scope_engine = options.cpu_only ? "cpu" : "auto";
+    plan.context.scopes = config.scopes;
     plan.context.bins = settings.bins;
     plan.context.engine = status.resolved;
     const EqualizeSettings& eq = settings.equalize;

@@ -34,6 +34,8 @@ struct FrameOptions {
     // Frames in flight: a clip's overlap the upload of one with the work of others; a photo's
     // one frame needs no more than the stream's least (and opens faster with fewer buffers).
     int depth = 3;
+    // The frame is a copy reduced by this much: the region is scaled to it.
+    int reduced_by = 1;
 };
 
 // The stream configuration for frames like `view` with `settings` and `options`, and what the

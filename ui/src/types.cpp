@@ -20,6 +20,7 @@ void register_metatypes() {
     qRegisterMetaType<QVector<EngineInfo>>();
     qRegisterMetaType<HistogramData>();
     qRegisterMetaType<EqualizeSettings>();
+    qRegisterMetaType<ScopeSettings>();
     qRegisterMetaType<FrameTiming>();
     qRegisterMetaType<FrameResult>();
     qRegisterMetaType<PlaybackState>();

@@ -53,6 +53,9 @@ struct FrameSettings {
     EqualizeSettings equalize;
     bool stretch_deep = true;  // deep images shown over a stretched display range
     unsigned clipping = 0;     // channels of the clipping overlays (0: none)
+    ScopeSettings scopes;
+    // What histograms, statistics and scopes count (full-resolution pixels; null: the frame).
+    QRect region;
 };
 
 struct ControllerOptions {
@@ -98,6 +101,11 @@ class Controller : public QObject {
     // How pictures are shown: deep images over a stretched display range; the clipping
     // overlays of these channels (bit 0 R or gray, 1 G, 2 B; 0 for none).
     void setDisplay(bool stretch_deep, unsigned clipping);
+    // The scopes computed with every frame.
+    void setScopes(const hs::ui::ScopeSettings& scopes);
+    // The rectangle histograms, statistics and scopes count (null: the whole frame; one that
+    // reaches outside a frame counts the part inside).
+    void setRegion(const QRect& region);
     // The pictures reduced by `factor` for the view's size and zoom (1: full resolution).
     void setDisplayFactor(int factor);
     // The window reads the equalized samples under the pointer: results carry the

@@ -2,8 +2,10 @@
 // Shows the image before and after equalization: a split view (original left of a draggable
 // divider, equalized right of it) or the two side by side, with fit, zoom (wheel, +/-) and pan
 // (drag). Without an equalized image it shows the original alone. Transparent pixels show a
-// checkerboard; the clipping overlays are drawn over the pictures when shown; a note (preview,
-// display range) sits in the bottom-left corner. Coordinates are the image's full-resolution
+// checkerboard; the clipping overlays are drawn over the pictures when shown (inside the region
+// when there is one); a note (preview, display range) sits in the bottom-left corner. A region
+// (the rectangle histograms, statistics and scopes count) is drawn with Shift+drag, cleared
+// with Shift+click, and outlined on every pane. Coordinates are the image's full-resolution
 // pixels: the pictures come reduced by a whole factor to about the size they are drawn at
 // (displayFactor(): the frame stream makes them so), and are scaled to the image's size.
 
@@ -32,6 +34,9 @@ class ImageView : public QWidget {
     void setOriginal(const Picture& picture);   // a null `shown` keeps the current picture
     void setEqualized(const Picture& picture);  // a null `shown`: equalization is off
     void setClippingVisible(bool on);
+    // The region outlined (full-resolution pixels; null: none). Says nothing back.
+    void setRegion(const QRect& region);
+    const QRect& region() const { return region_; }
     void setNote(const QString& note);
     bool hasImage() const { return !original_.picture.shown.isNull(); }
     const QImage& original() const { return original_.picture.shown; }
@@ -66,6 +71,8 @@ class ImageView : public QWidget {
     // The pixel under the mouse (full-resolution coordinates), or (-1, -1) when it leaves the
     // image.
     void pixelHovered(QPoint pixel, bool equalized_side);
+    // The user drew a region (Shift+drag) or cleared it (Shift+click: null).
+    void regionDrawn(QRect region);
     void displayFactorChanged(int factor);
     // A paint of the widget ended.
     void painted();
@@ -94,6 +101,11 @@ class ImageView : public QWidget {
     void zoomChangedTo(double zoom);  // says so, and the display factor when it changes
     void drawSide(QPainter& p, const Side& side, const QRectF& target) const;
     void drawLabel(QPainter& p, const QRectF& area, const QString& text, bool right) const;
+    void drawRegion(QPainter& p, const QRectF& target) const;
+    // Where the region lands over an image drawn at `target`.
+    QRectF regionRect(const QRectF& target) const;
+    // The image pixel nearest widget point `pos` in pane `index` (clamped into the image).
+    QPoint nearestPixel(QPointF pos, int index) const;
     static void setSide(Side& side, const Picture& picture);
 
     QSize size_;  // the image's full resolution
@@ -106,7 +118,10 @@ class ImageView : public QWidget {
     int factor_ = 1;  // the display factor last said
     bool clipping_visible_ = false;
     QString note_;
-    enum class Drag { None, Pan, Divider } drag_ = Drag::None;
+    QRect region_;
+    QPoint region_anchor_;
+    int region_pane_ = 0;
+    enum class Drag { None, Pan, Divider, Region } drag_ = Drag::None;
     QPointF last_pos_;
 };
 

@@ -12,6 +12,7 @@
 #include "histoscope/ui/types.hpp"
 
 class QAction;
+class QDockWidget;
 class QFileDialog;
 class QProgressBar;
 class QLabel;
@@ -33,6 +34,8 @@ class HistogramModel;
 class HistogramView;
 class ImageView;
 class RawDialog;
+class RegionBar;
+class ScopesPanel;
 class StatsModel;
 class TimingModel;
 class TimingPanel;
@@ -58,6 +61,9 @@ class MainWindow : public QMainWindow {
     EqualizePanel* equalizePanel() const { return equalize_; }
     TimingPanel* timingPanel() const { return timing_panel_; }
     QTabWidget* tabs() const { return tabs_; }
+    ScopesPanel* scopesPanel() const { return scopes_; }
+    QDockWidget* scopesDock() const { return scopes_dock_; }
+    RegionBar* regionBar() const { return region_bar_; }
     QSlider* splitSlider() const { return split_slider_; }
     QSlider* frameSlider() const { return frame_slider_; }
     const QString& currentPath() const { return current_path_; }
@@ -104,6 +110,8 @@ class MainWindow : public QMainWindow {
     void seekRequested(qint64 frame);
     void loopRequested(bool on);
     void displayRequested(bool stretch_deep, unsigned clipping);
+    void scopesRequested(const hs::ui::ScopeSettings& scopes);
+    void regionRequested(const QRect& region);
     void hostBandwidthRequested(double gbs);
 
   protected:
@@ -128,6 +136,10 @@ class MainWindow : public QMainWindow {
     void onPixelHovered(QPoint pixel, bool equalized_side);
     void onEqualizeChanged(const EqualizeSettings& settings);
     void sendDisplay();  // the display settings to the controller and the image view
+    // The scopes the panel shows to the controller (none while the panel is hidden).
+    void sendScopes();
+    // A region drawn or typed: to the view, the numbers and the controller.
+    void setRegion(const QRect& region);
     void showShortcuts();
     void showError(const QString& title, const QString& message);
     void chooseAndOpen();
@@ -157,6 +169,9 @@ class MainWindow : public QMainWindow {
     QTableView* stats_view_;
     TimingPanel* timing_panel_;
     QTabWidget* tabs_;
+    ScopesPanel* scopes_;
+    QDockWidget* scopes_dock_;
+    RegionBar* region_bar_;
     QSplitter* main_splitter_ = nullptr;
     QSplitter* right_splitter_ = nullptr;
     QSlider* split_slider_;
@@ -202,6 +217,7 @@ class MainWindow : public QMainWindow {
     bool has_reference_ = false;      // the controller holds a match reference
     bool announce_open_ = false;
     bool busy_ = false;
+    bool scopes_sized_ = false;  // the scopes' dock was given its first height
 };
 
 }  // namespace hs::ui

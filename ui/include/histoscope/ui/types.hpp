@@ -4,6 +4,7 @@
 
 #include <QImage>
 #include <QMetaType>
+#include <QRect>
 #include <QString>
 #include <QStringList>
 #include <QVector>
@@ -78,6 +79,28 @@ struct EqualizeSettings {
     friend bool operator==(const EqualizeSettings&, const EqualizeSettings&) = default;
 };
 
+// The scopes the user shows (the Scopes panel): each one shown is computed with every frame, in
+// the frame stream, over the region when there is one.
+struct ScopeSettings {
+    bool histogram = false;  // the histogram in the panel (drawn from the frame's histograms)
+    bool waveform = false;
+    bool parade = false;
+    bool vectorscope = false;
+    QString waveform_channel = QStringLiteral("luma");  // "luma", "luma709", "r", "g", "b"
+    bool rec709 = false;                                // the vectorscope's chroma matrix
+    friend bool operator==(const ScopeSettings&, const ScopeSettings&) = default;
+};
+
+// One scope of a frame as the panel draws it: core's scope_picture (one pixel per bin, log
+// brightness, graticule) and what it shows.
+struct ScopeImage {
+    QString kind;              // "waveform", "parade", "vectorscope"
+    QString title;             // "Waveform (luma)", "RGB parade", "Vectorscope (Rec.601)"
+    QString detail;            // the spec: "waveform luma, 256 levels x 512 columns"
+    QImage picture;            // RGB888
+    std::uint64_t pixels = 0;  // counted (the region's, or the frame's)
+};
+
 // Timing of one processed frame, per stage as the engines measured it, plus throughput.
 struct FrameTiming {
     QString engine;     // histogram engine that ran
@@ -133,6 +156,10 @@ struct FrameResult {
     int result_factor = 1;
     HistogramData original_histogram;
     HistogramData equalized_histogram;  // empty when equalization is off
+    // The histograms, statistics and scopes count this rectangle of the frame (full-resolution
+    // pixels; null: the whole frame).
+    QRect region;
+    QVector<ScopeImage> scopes;  // the scopes shown, in the panel's order
     FrameTiming timing;
     // Playback: the play session it belongs to and its place on that session's clock (the
     // presenter shows it when it falls due); tick -1: show it at once (photos, paused frames).
@@ -180,6 +207,7 @@ Q_DECLARE_METATYPE(hs::ui::MediaInfo)
 Q_DECLARE_METATYPE(hs::ui::EngineInfo)
 Q_DECLARE_METATYPE(hs::ui::HistogramData)
 Q_DECLARE_METATYPE(hs::ui::EqualizeSettings)
+Q_DECLARE_METATYPE(hs::ui::ScopeSettings)
 Q_DECLARE_METATYPE(hs::ui::FrameTiming)
 Q_DECLARE_METATYPE(hs::ui::FrameResult)
 Q_DECLARE_METATYPE(hs::ui::PlaybackState)
