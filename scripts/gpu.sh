@@ -98,13 +98,17 @@ cmd_stream() {
     dir="$(mktemp -d)"
     # Histograms of R, G, B and global equalization of the luminance of every frame, the result
     # downloaded; one run loops the 48 frames 209 times (memory at the start, after the first
-    # pass and at the end), two vary the frames in flight, and three add the RGB parade and the
-    # vectorscope (one column per image column, and 512 columns as the desktop panel asks) to
-    # the same work of a run without them (scopes_base). Each verifies one pass of frames.
-    for run in "loop_10032_depth3 --loop 209" "depth2 --depth-in-flight 2 --loop 2" \
-        "depth4 --depth-in-flight 4 --loop 2" "scopes_base --loop 2" \
-        "scopes_full --loop 2 --scope parade,vectorscope" \
-        "scopes_512 --loop 2 --scope parade,vectorscope --columns 512"; do
+    # pass and at the end), two vary the frames in flight, and three rounds compare the same
+    # work without scopes (scopes_base) and with the RGB parade and the vectorscope (512 columns
+    # as the desktop panel asks, and one column per image column). Each verifies one pass.
+    local runs=("loop_10032_depth3 --loop 209" "depth2 --depth-in-flight 2 --loop 2"
+        "depth4 --depth-in-flight 4 --loop 2")
+    for round in 1 2 3; do
+        runs+=("scopes_base_$round --loop 2"
+            "scopes_512_$round --loop 2 --scope parade,vectorscope --columns 512"
+            "scopes_full_$round --loop 2 --scope parade,vectorscope")
+    done
+    for run in "${runs[@]}"; do
         # shellcheck disable=SC2086  # a run is its name and its arguments
         set -- $run
         local name="$1"

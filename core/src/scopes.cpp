@@ -218,12 +218,16 @@ std::size_t ScopeSpec::counts(int width) const {
     return static_cast<std::size_t>(planes()) * plane;
 }
 
-std::vector<ScopePlane> scope_planes(const ImageView& image, const ScopeSpec& spec) {
+std::vector<ScopePlane> scope_planes(const ImageView& image, const ScopeSpec& spec,
+                                     const std::uint32_t* counts) {
     std::vector<ScopePlane> planes;
     const auto add = [&](std::string name, int width, int height) {
+        const std::size_t n = static_cast<std::size_t>(width) * static_cast<std::size_t>(height);
+        // Converted in one pass, without zeroing first: a frame stream does this every frame.
         planes.push_back({std::move(name), width, height,
-                          std::vector<std::uint64_t>(static_cast<std::size_t>(width) *
-                                                     static_cast<std::size_t>(height))});
+                          counts != nullptr ? std::vector<std::uint64_t>(counts, counts + n)
+                                            : std::vector<std::uint64_t>(n)});
+        if (counts != nullptr) counts += n;
     };
     if (spec.kind == ScopeKind::Vectorscope)
         add("cb,cr", spec.size, spec.size);

@@ -193,15 +193,21 @@ def stream_report(folder, out):
             print(f"   {what} MiB start/after pass 1/end: " + " / ".join(
                 mib(m[k][key]) if m[k] else "n/a" for k in ("start", "after_first_pass", "end")))
         print(f"   verified: {r['verified']} ({r['verified_frames']} frames)")
-    # Runs with scopes against the run of the same work without them.
-    base = next((r for r in runs if r["run"] == "scopes_base"), None)
+    # Rounds with scopes against the rounds of the same work without them: medians per kind.
+    rounds = {}
     for r in runs:
-        if base is None or not r.get("scopes"):
-            continue
-        with_, without = r["steady_state_ms_per_frame"], base["steady_state_ms_per_frame"]
-        print(f"== {r['run']}: {'; '.join(r['scopes'])} by '{r['scope_engine']}': steady state "
-              f"{with_:.4f} ms/frame against {without:.4f} without scopes: "
-              f"{100.0 * (with_ - without) / without:+.1f}%")
+        if r["run"].startswith("scopes_"):
+            kind = r["run"].rsplit("_", 1)[0]
+            rounds.setdefault(kind, []).append(r)
+    if "scopes_base" in rounds:
+        base = statistics.median(r["steady_state_ms_per_frame"] for r in rounds["scopes_base"])
+        for kind, rs in sorted(rounds.items()):
+            ms = [r["steady_state_ms_per_frame"] for r in rs]
+            med = statistics.median(ms)
+            what = "; ".join(rs[0].get("scopes") or ["no scopes"])
+            print(f"== {kind}: {what}: steady state median {med:.4f} ms/frame over "
+                  f"{len(ms)} rounds ({', '.join(f'{m:.4f}' for m in ms)}), "
+                  f"{100.0 * (med - base) / base:+.1f}% against {base:.4f} without scopes")
     ok = all(r["verified"] and r["failed"] == 0 for r in runs)
     return 0 if ok and runs else 1
 

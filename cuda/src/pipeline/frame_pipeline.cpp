@@ -30,7 +30,6 @@
 #include <stdexcept>
 
 #include "pipeline/frame_pipeline.hpp"
-#include "scopes/scope_engine.hpp"
 #include "scopes/scope_kernels.hpp"
 
 #include "auto/auto_select.hpp"
@@ -556,7 +555,7 @@ FrameResult FramePipeline::collect(Slot& s) {
         const ImageView counted = c.counted_shape();
         const std::uint32_t* counts = w.host_scope_counts.data();
         for (const ScopeSpec& spec : c.scopes) {
-            r.scopes.push_back(planes_of(counted, spec, counts));
+            r.scopes.push_back(scope_planes(counted, spec, counts));
             counts += spec.counts(counted.width);
         }
         r.scope_engine = "gpu";

@@ -11,14 +11,6 @@
 
 namespace hs::cuda::detail {
 
-std::vector<ScopePlane> planes_of(const ImageView& image, const ScopeSpec& spec,
-                                  const std::uint32_t* counts) {
-    std::vector<ScopePlane> planes = scope_planes(image, spec);
-    for (ScopePlane& p : planes)
-        for (auto& c : p.counts) c = *counts++;
-    return planes;
-}
-
 namespace {
 
 class GpuScopeEngine final : public ScopeEngine {
@@ -83,7 +75,7 @@ class GpuScopeEngine final : public ScopeEngine {
         t3.record(stream);
         stream.synchronize("scope (kernel execution)");
         ScopeResult result;
-        result.planes = planes_of(r.image, r.spec, host.data());
+        result.planes = scope_planes(r.image, r.spec, host.data());
         result.stages = {{"upload", static_cast<double>(t1.ms_since(t0))},
                          {"scope", static_cast<double>(t2.ms_since(t1))},
                          {"download", static_cast<double>(t3.ms_since(t2))}};
@@ -113,7 +105,7 @@ class GpuScopeEngine final : public ScopeEngine {
         std::vector<std::uint32_t> host(n);
         check(cudaMemcpy(host.data(), counts.data(), counts.bytes(), cudaMemcpyDeviceToHost),
               "scope download (cudaMemcpy)");
-        timing.last = planes_of(r.image, r.spec, host.data());
+        timing.last = scope_planes(r.image, r.spec, host.data());
         timing.end_to_end_ms = event_timed(
             stream, runs,
             [&](std::size_t) {

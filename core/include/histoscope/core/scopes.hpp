@@ -82,8 +82,11 @@ struct ScopePlane {
     friend bool operator==(const ScopePlane&, const ScopePlane&) = default;
 };
 
-// The planes of `spec` for `image`, empty counts: what every engine fills.
-std::vector<ScopePlane> scope_planes(const ImageView& image, const ScopeSpec& spec);
+// The planes of `spec` for `image`: counts zero (what every engine fills), or, with `counts`,
+// copied from 32-bit counts laid out plane after plane as ScopePlane::counts (what the GPU's
+// kernels write).
+std::vector<ScopePlane> scope_planes(const ImageView& image, const ScopeSpec& spec,
+                                     const std::uint32_t* counts = nullptr);
 
 struct ChromaWeights {
     std::int32_t r2y, g2y, b2y, cr, cb;
