@@ -8,11 +8,11 @@
 // work is queued on its slot's stream in order: upload (straight from the frame's memory when
 // it is the engine's pinned frame memory), histograms (the chosen engine's KernelRun, one per
 // slot since runs may own scratch memory), the scopes (scopes/scope_kernels), equalization,
-// histograms of the equalized frame,
-// the pictures at the display factor (display kernels: stretched range, reduced picture,
-// clipping mask), then the downloads of what the host asked for: counts, pictures, and the
-// full equalized frame only with `equalized_frame`. Consecutive frames sit on different
-// streams, so the copy engines (one per direction) and the SMs work on three frames at once.
+// histograms of the equalized frame, the pictures at the display factor (display kernels:
+// stretched range, reduced picture, clipping mask), then the downloads of what the host asked
+// for: counts, scopes, pictures, and the full equalized frame only with `equalized_frame`.
+// Consecutive frames sit on different streams, so the copy engines (one per direction) and the SMs
+// work on three frames at once.
 //
 // A region (StreamConfig::region) is copied on the device into a packed buffer of its own, the
 // original's and then the equalized frame's, so that the histogram and scope kernels read it
@@ -30,7 +30,6 @@
 #include <stdexcept>
 
 #include "pipeline/frame_pipeline.hpp"
-#include "scopes/scope_kernels.hpp"
 
 #include "auto/auto_select.hpp"
 #include "cuda_check.hpp"
@@ -43,6 +42,7 @@
 #include "histoscope/core/equalize.hpp"
 #include "histoscope/core/error.hpp"
 #include "histoscope/core/stream.hpp"
+#include "scopes/scope_kernels.hpp"
 
 namespace hs::cuda::detail {
 
