@@ -2,7 +2,8 @@
 // columns, 256 to 4096 levels), parades and vectorscopes (Rec.601 and 709, 1 to 1024 bins a
 // side, the shared and the global counters) on the bundled photos, odd shapes, strides,
 // 16-bit samples at and above the declared depth, regions, counts crossing 65535 in one bin
-// and one 65535-pixel chunk; and its benchmark verified.
+// and in one vectorscope chunk (65520 pixels, 8-bit ones read as 16-byte vectors); and its
+// benchmark verified.
 
 #include <gtest/gtest.h>
 
@@ -139,8 +140,9 @@ TEST_F(GpuScopes, OddShapesStridesAndDepths) {
 }
 
 TEST_F(GpuScopes, CountsPastSixteenBitsAndWholeChunks) {
-    // 70000 rows of one column in one waveform bin; 4K of one colour: every 65535-pixel chunk
-    // of the vectorscope full in one 16-bit counter, and the global sum past 2^16.
+    // 70000 rows of one column in one waveform bin; 4K of one colour: every 65520-pixel chunk
+    // of the vectorscope full in one 16-bit counter (the last one part full), and the global
+    // sum past 2^16; the same in 16 bits, read a sample at a time.
     const Image tall = test::constant(3, 70000, 3, SampleType::U8, 8, 77);
     expect_exact(*engine_, tall.view(), waveform(Channel::Luma601), "tall");
     expect_exact(*engine_, tall.view(), parade(), "tall");
@@ -148,7 +150,7 @@ TEST_F(GpuScopes, CountsPastSixteenBitsAndWholeChunks) {
     expect_exact(*engine_, flat.view(), vectorscope(256), "4K flat");
     expect_exact(*engine_, flat.view(), parade(), "4K flat");
     const Image chunk = test::constant(65535, 2, 3, SampleType::U16, 16, 40000);
-    expect_exact(*engine_, chunk.view(), vectorscope(256), "two chunks");
+    expect_exact(*engine_, chunk.view(), vectorscope(256), "three chunks");
 }
 
 TEST_F(GpuScopes, BenchmarkIsVerified) {

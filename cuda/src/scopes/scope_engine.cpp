@@ -19,7 +19,8 @@ class GpuScopeEngine final : public ScopeEngine {
         : note_(
               "CUDA: waveforms and parades in tiles of columns whose histograms stay in shared "
               "memory and are written once (no global atomics); vectorscopes in 16-bit shared "
-              "counters per 65535-pixel chunk, runs of lanes with the same bin adding once") {}
+              "counters per 65520-pixel chunk (8-bit pixels read as 16-byte vectors), runs of "
+              "lanes with the same bin adding once") {}
 
     std::string_view name() const override { return "gpu"; }
     std::string_view description() const override { return note_.current(); }

@@ -2,9 +2,9 @@
 // The scope kernels (scope_kernels.cu): waveforms and parades in column tiles whose histograms
 // live in shared memory, each written once to global memory (no global atomics), and
 // vectorscopes in 16-bit shared counters per chunk of at most 65535 pixels (no counter can
-// overflow), runs of lanes with the same bin adding once, flushed by global atomics of the bins
-// hit; vectorscopes too large for shared memory count in global memory. Counts are 32-bit:
-// the engine refuses images of 2^32 pixels or more.
+// overflow; 8-bit pixels read as whole 16-byte vectors), runs of lanes with the same bin adding
+// once, flushed by global atomics of the bins hit; vectorscopes too large for shared memory count
+// in global memory. Counts are 32-bit: the engine refuses images of 2^32 pixels or more.
 
 #include <cuda_runtime_api.h>
 
