@@ -146,7 +146,7 @@ int run_bench_frames(const Context& ctx, const Args& args) {
         if (failed_frames.size() < 100) failed_frames.push_back(frame);
         std::cerr << "warning: " << why << "\n";
     };
-    std::cerr << "bench: " << source.name() << " (" << f.describe() << ", "
+    std::cerr << "note: bench: " << source.name() << " (" << f.describe() << ", "
               << source.reported_frames() << " frames x " << passes << ") on the '"
               << streamer.name() << "' stream engine\n";
     const PumpStats stats = pump(source, *stream, events, limit);
@@ -176,7 +176,7 @@ int run_bench_frames(const Context& ctx, const Args& args) {
     j["scope_engine"] = scope_engine;
     j["channels"] = channel_list(config.channels);
     j["spec"] = config.spec.describe();
-    j["roi"] = region_json(config.region);
+    j["region"] = region_json(config.region);
     Json scopes = Json::array();
     for (const ScopeSpec& spec : config.scopes)
         scopes.push_back(spec.describe(config.counted_shape().width));
@@ -235,7 +235,11 @@ int run_bench_frames(const Context& ctx, const Args& args) {
                       decode_fps, e2e_fps);
         if (!config.scopes.empty()) {
             os << "# scopes by '" << scope_engine << "':";
-            for (const auto& spec : j.at("scopes")) os << " " << spec.get<std::string>() << ";";
+            std::string sep = " ";
+            for (const auto& spec : j.at("scopes")) {
+                os << sep << spec.get<std::string>();
+                sep = "; ";
+            }
             os << "\n";
         }
         if (config.region)

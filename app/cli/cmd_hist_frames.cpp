@@ -63,7 +63,7 @@ int run_hist_frames(const Context& ctx, const Args& args) {
     if (format == "json") {
         Json head = source_json(source);
         head["spec"] = spec_json(spec);
-        head["roi"] = region_json(config.region);
+        head["region"] = region_json(config.region);
         head["kernel"] = kernel;
         head["stream_engine"] = std::string(streamer.name());
         std::string text = to_text(head);

@@ -1,6 +1,8 @@
 // histoscope-cli scope: the waveform, RGB parade or vectorscope of a photo or a frame (of a
 // region), as JSON or CSV counts or as the picture a user sees (PNG).
 
+#include <cctype>
+#include <filesystem>
 #include <iostream>
 #include <sstream>
 
@@ -17,11 +19,6 @@
 namespace hs::cli {
 
 namespace {
-
-bool ends_with(const std::string& text, const std::string& suffix) {
-    return text.size() >= suffix.size() &&
-           text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
 
 Json scope_json(const ScopeSpec& spec, int width) {
     Json j = Json::object();
@@ -63,8 +60,17 @@ int run_scope(const Context& ctx) {
     const Args& args = ctx.args;
     refuse_output_onto_input(args);
     const std::string path = args.value("-o").value_or("");
+    // The picture's format from the name, as for images (any case); a scope picture is a PNG.
+    std::string extension = std::filesystem::path(path).extension().string();
+    for (char& c : extension) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     const std::string format =
-        args.value("--format").value_or(ends_with(path, ".png") ? "png" : "json");
+        args.value("--format").value_or(extension == ".png" ? "png" : "json");
+    if (!args.has("--format") &&
+        (extension == ".jpg" || extension == ".jpeg" || extension == ".tif" ||
+         extension == ".tiff" || extension == ".bmp" || extension == ".webp"))
+        throw UsageError("a scope is drawn as PNG: name the picture " +
+                         std::filesystem::path(path).replace_extension(".png").string() +
+                         " (or ask --format json|csv)");
     if (format == "png") {
         if (path.empty() || path == "-")
             throw UsageError("--format png writes a picture: name it with -o FILE.png");

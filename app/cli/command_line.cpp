@@ -226,9 +226,10 @@ CommandLine::CommandLine()
     region(bench);
     option(bench, "--scope",
            "waveform, parade or vectorscope: benchmark the scope engines on this scope instead "
-           "of the histogram kernels (with --levels, --size, --matrix; a waveform shows the one "
-           "channel --select names, or luma); a stream: the scopes (comma-separated) counted "
-           "in every frame besides its histograms")
+           "of the histogram kernels (with --levels, --columns, --size, --matrix; a waveform "
+           "shows the one channel --select names, or luma); a stream: the scopes "
+           "(comma-separated) counted in every frame besides its histograms (a waveform of "
+           "luma)")
         ->type_name("KIND[,KIND...]");
     integer(bench, "--levels", 1, kMaxScopeLevels, "scope: levels (default 256)");
     integer(bench, "--columns", 1, std::int64_t{1} << 20,

@@ -52,7 +52,7 @@ ScopeSpec make_scope(const Args& args, ScopeKind kind, const ImageView& image,
     } else if (const auto list = args.value(channel_option)) {
         const auto channels = parse_channel_list(*list, image.channels, image.type);
         if (channels.size() != 1)
-            throw UsageError("a waveform shows one channel: " + channel_option + " names " +
+            throw UsageError("a waveform shows one channel, and " + channel_option + " names " +
                              std::to_string(channels.size()));
         spec.channel = channels.front();
     }

@@ -59,6 +59,11 @@ Region parse_region(std::string_view text) {
         if (end == std::string_view::npos) throw bad("has fewer than four numbers");
         const std::string_view part = text.substr(at, end - at);
         const auto [ptr, ec] = std::from_chars(part.data(), part.data() + part.size(), values[i]);
+        if (i == 3 && ec == std::errc() && ptr != part.data() + part.size() && *ptr == ',')
+            throw bad("has more than four numbers");
+        if (ec == std::errc::result_out_of_range)
+            throw bad("has a number too large (at most " +
+                      std::to_string(std::numeric_limits<int>::max()) + ")");
         if (part.empty() || ec != std::errc() || ptr != part.data() + part.size())
             throw bad("has a part that is not a whole number");
         at = end + 1;

@@ -196,8 +196,10 @@ void ScopeSpec::validate(const ImageView& image) const {
         throw UsageError("levels must be between 1 and " + std::to_string(kMaxScopeLevels) +
                          ", not " + std::to_string(levels));
     if (columns < 0 || columns > image.width)
-        throw UsageError("columns must be between 1 and the image's width " +
-                         std::to_string(image.width) + ", not " + std::to_string(columns));
+        throw UsageError(
+            "columns must be between 1 and the width counted (the image's, or its "
+            "region's) " +
+            std::to_string(image.width) + ", not " + std::to_string(columns));
 }
 
 std::string ScopeSpec::describe(int width) const {

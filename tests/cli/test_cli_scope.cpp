@@ -94,7 +94,7 @@ TEST(CliScope, PngIsThePictureOfTheCounts) {
     const Image img = uniform(9, 5, 3, SampleType::U8, 8, 3);
     const auto raw = quote(write_raw_file(img, dir.path / "small.rgb"));
     ScopeSpec spec;
-    const auto png = dir.path / "parade.png";
+    const auto png = dir.path / "parade.PNG";  // the name says PNG in any case
     const auto r =
         run_cli("scope --raw 9x5x3:u8 " + raw + " --kind parade --levels 16 -o " + quote(png));
     ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -130,6 +130,9 @@ TEST(CliScope, WrongOptionsAreUsageErrors) {
         {"scope " + in + " --roi 4,4,5,1", "reaches outside"},
         {"scope " + in + " --roi 1,1,0,1", "is empty"},
         {"scope " + in + " --roi 1,1,x,1", "not a whole number"},
+        {"scope " + in + " --roi 1,2,3,4,5", "more than four numbers"},
+        {"scope " + in + " --roi 0,0,4294967296,1", "too large"},
+        {"scope " + in + " -o " + quote(dir.path / "s.JPG"), "drawn as PNG"},
         {"scope " + in + " --format png", "-o FILE.png"},
         {"scope " + in + " --kernel nope", "no scope engine named 'nope'"},
         {"scope " + in_gray + " --kind vectorscope", "gray image has no chroma"},
@@ -202,7 +205,7 @@ TEST(CliScope, RoiAndScopesOnStreams) {
                      "--format json");
     ASSERT_EQ(r.exit_code, 0) << r.err;
     auto j = parse_json(r.out);
-    EXPECT_EQ(j.at("roi"), cli::Json::parse("[3, 2, 13, 7]"));
+    EXPECT_EQ(j.at("region"), cli::Json::parse("[3, 2, 13, 7]"));
     ASSERT_EQ(j.at("frames").size(), frames.size());
     for (std::size_t i = 0; i < frames.size(); ++i) {
         const auto ref =
@@ -218,7 +221,7 @@ TEST(CliScope, RoiAndScopesOnStreams) {
     j = parse_json(r.out);
     EXPECT_EQ(j.at("verified"), true);
     EXPECT_EQ(j.at("verified_frames"), 4);
-    EXPECT_EQ(j.at("roi"), cli::Json::parse("[3, 2, 13, 7]"));
+    EXPECT_EQ(j.at("region"), cli::Json::parse("[3, 2, 13, 7]"));
     EXPECT_EQ(j.at("scopes"), cli::Json::parse(R"(["waveform luma, 64 levels x 5 columns",
         "parade r,g,b, 64 levels x 5 columns", "vectorscope Rec.709, 32x32 bins"])"));
     EXPECT_FALSE(j.at("scope_engine").get<std::string>().empty());
