@@ -1527,8 +1527,8 @@ class TestUi : public QObject {
         QVERIFY(count_pixels(window_->imageView()->grab().toImage(), red) > 20);
         // The picker: inside the region, and outside it.
         QTest::mouseMove(view, pointOf({5, 5}));
-        QTRY_VERIFY(
-            window_->statusBar()->currentMessage().contains(QStringLiteral("region +3 +2")));
+        QTRY_VERIFY(window_->statusBar()->currentMessage().contains(
+            QStringLiteral("in the region at +3 +2")));
         QTest::mouseMove(view, pointOf({50, 5}));
         QTRY_VERIFY(
             window_->statusBar()->currentMessage().contains(QStringLiteral("outside the region")));

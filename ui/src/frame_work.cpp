@@ -207,7 +207,11 @@ FrameResult results(hs::FrameResult& r, const FrameTag& tag) {
         switch (spec.kind) {
             case hs::ScopeKind::Waveform:
                 scope.title =
-                    QObject::tr("Waveform (%1)").arg(qstr(hs::channel_name(spec.channel)));
+                    QObject::tr("Waveform (%1)")
+                        .arg(spec.channel == hs::Channel::Luma601 ? QObject::tr("luma Rec.601")
+                             : spec.channel == hs::Channel::Luma709
+                                 ? QObject::tr("luma Rec.709")
+                                 : qstr(hs::channel_name(spec.channel)));
                 break;
             case hs::ScopeKind::Parade:
                 scope.title = QObject::tr("RGB parade");

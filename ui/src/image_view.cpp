@@ -356,6 +356,10 @@ void ImageView::mouseReleaseEvent(QMouseEvent* event) {
         region_ = end == region_anchor_ ? QRect() : QRect(region_anchor_, end).normalized();
         update();
         emit regionDrawn(region_);
+        // The picker's words about the region change with it.
+        bool equalized_side = false;
+        const QPoint pixel = pixelAt(event->position(), &equalized_side);
+        emit pixelHovered(pixel, equalized_side);
     }
     drag_ = Drag::None;
     unsetCursor();

@@ -728,14 +728,10 @@ void MainWindow::onFrame(const FrameResult& result) {
     result_ = result.result;
     result_factor_ = result.result_factor;
     // Which result this is: a large photo's preview says so until the exact one replaces it.
+    // The region's numbers are under the controls; the plots say that they count one.
     QStringList title_notes;
     if (result.preview) title_notes << tr("preview");
-    if (!result.region.isNull())
-        title_notes << tr("region %1,%2 %3x%4")
-                           .arg(result.region.x())
-                           .arg(result.region.y())
-                           .arg(result.region.width())
-                           .arg(result.region.height());
+    if (!result.region.isNull()) title_notes << tr("region");
     const QString note = title_notes.join(QStringLiteral(", "));
     histogram_view_->setTitle(tr("Original"), note);
     equalized_view_->setTitle(tr("Equalized"), note);
@@ -807,10 +803,10 @@ void MainWindow::onPixelHovered(QPoint pixel, bool equalized_side) {
     QString text = tr("x %1  y %2").arg(pixel.x()).arg(pixel.y());
     // Where the pixel lies against the region the statistics count.
     if (const QRect& region = image_view_->region(); !region.isNull())
-        text +=
-            region.contains(pixel)
-                ? tr(" (region +%1 +%2)").arg(pixel.x() - region.x()).arg(pixel.y() - region.y())
-                : tr(" (outside the region)");
+        text += region.contains(pixel) ? tr(" (in the region at +%1 +%2)")
+                                             .arg(pixel.x() - region.x())
+                                             .arg(pixel.y() - region.y())
+                                       : tr(" (outside the region)");
     if (equalized_side && !result_) {
         text += tr("  equalized: ...");
     } else if (equalized_side) {
@@ -885,6 +881,9 @@ void MainWindow::showShortcuts() {
            "<tr><td><b>Drag</b></td><td>Pan the image; on a histogram, zoom into a bin "
            "range</td></tr>"
            "<tr><td><b>Drag the divider</b></td><td>Compare before and after</td></tr>"
+           "<tr><td><b>Shift+drag</b></td><td>Draw the region the histograms, statistics and "
+           "scopes count</td></tr>"
+           "<tr><td><b>Shift+click</b></td><td>The whole frame again</td></tr>"
            "<tr><td><b>Double-click</b></td><td>Fit the image; reset the histogram's "
            "range</td></tr>"
            "<tr><td><b>Hover</b></td><td>Pixel values (image) or bin counts (histogram) in "

@@ -23,6 +23,9 @@ RegionBar::RegionBar(QWidget* parent) : QWidget(parent), clear_(new QToolButton(
         spins_[i]->setPrefix(names[i] + QLatin1Char(' '));
         spins_[i]->setKeyboardTracking(false);  // a number counts when it is complete
         spins_[i]->setObjectName(QStringLiteral("region") + names[i]);
+        spins_[i]->setToolTip(
+            i < 2 ? tr("The region's top-left corner, in image pixels (or Shift+drag on the image)")
+                  : tr("The region's size in image pixels; kept inside the image"));
         connect(spins_[i], &QSpinBox::valueChanged, this, [this] { edited(); });
         layout->addWidget(spins_[i]);
     }
@@ -53,10 +56,10 @@ void RegionBar::setImageSize(QSize size) {
 void RegionBar::setRegion(const QRect& region) {
     region_ = region.isEmpty() ? QRect() : region;
     show(region_.isNull() ? QRect(QPoint(0, 0), size_) : region_);
-    state_->setText(
-        region_.isNull()
-            ? tr("whole frame")
-            : tr("%1 pixels").arg(static_cast<qint64>(region_.width()) * region_.height()));
+    const qint64 pixels = static_cast<qint64>(region_.width()) * region_.height();
+    state_->setText(region_.isNull() ? tr("whole frame (Shift+drag on the image draws one)")
+                    : pixels == 1    ? tr("1 pixel")
+                                     : tr("%1 pixels").arg(pixels));
     clear_->setEnabled(!region_.isNull());
 }
 

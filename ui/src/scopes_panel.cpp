@@ -9,6 +9,7 @@
 #include <QVBoxLayout>
 #include <algorithm>
 
+#include "histoscope/core/scope_picture.hpp"
 #include "histoscope/ui/histogram_view.hpp"
 
 namespace hs::ui {
@@ -72,9 +73,21 @@ void ScopeView::paintEvent(QPaintEvent*) {
         p.drawText(rect(), Qt::AlignCenter | Qt::TextWordWrap, placeholder_);
         return;
     }
-    // A waveform's columns and levels are bins: scaled smoothly they keep their brightness.
-    p.setRenderHint(QPainter::SmoothPixmapTransform, true);
-    p.drawImage(pictureArea(), scope_.picture);
+    const QRectF area = pictureArea();
+    const QImage& pic = scope_.picture;
+    // A parade's planes get equal thirds of the area with a fixed gap, whatever their width.
+    const bool parade = scope_.kind == QLatin1String("parade");
+    const int planes = parade ? 3 : 1;
+    const int gap = parade ? hs::kScopeGap : 0;
+    const double plane_w = (pic.width() - (planes - 1) * gap) / static_cast<double>(planes);
+    const double shown_gap = parade ? 6.0 : 0.0;
+    const double target_w = (area.width() - (planes - 1) * shown_gap) / planes;
+    // Reduced, bins are averaged smoothly; enlarged (a narrow region), each bin stays sharp.
+    p.setRenderHint(QPainter::SmoothPixmapTransform, plane_w > target_w);
+    for (int i = 0; i < planes; ++i)
+        p.drawImage(
+            QRectF(area.left() + i * (target_w + shown_gap), area.top(), target_w, area.height()),
+            pic, QRectF(i * (plane_w + gap), 0, plane_w, pic.height()));
     p.drawText(QRectF(rect()).adjusted(6, 2, -6, 0), Qt::AlignLeft | Qt::AlignTop, scope_.title);
 }
 
@@ -88,7 +101,7 @@ ScopesPanel::ScopesPanel(HistogramModel* histogram, QWidget* parent)
       grid_(new QGridLayout),
       empty_(new QLabel(this)) {
     histogram_->setModel(histogram);
-    histogram_->setTitle(tr("Histogram"));
+    histogram_->setTitle(tr("Original"));
     auto* bar = new QHBoxLayout;
     bar->setContentsMargins(0, 0, 0, 0);
     const QStringList labels{tr("&Histogram"), tr("&Waveform"), tr("&Parade"), tr("&Vectorscope")};
@@ -104,6 +117,10 @@ ScopesPanel::ScopesPanel(HistogramModel* histogram, QWidget* parent)
         b->setToolTip(tips_[i]);
         b->setCheckable(true);
         b->setObjectName(kKinds[i] + QStringLiteral("Button"));
+        // On and off at a glance.
+        b->setStyleSheet(
+            QStringLiteral("QToolButton:checked { background: palette(highlight); color: "
+                           "palette(highlighted-text); }"));
         connect(b, &QToolButton::toggled, this, [this] {
             relayout();
             changed();
@@ -126,6 +143,9 @@ ScopesPanel::ScopesPanel(HistogramModel* histogram, QWidget* parent)
     matrix_->setToolTip(tr("The matrix of the vectorscope's Cb and Cr"));
     bar->addWidget(matrix_);
     bar->addStretch(1);
+    auto* shows = new QLabel(tr("of the original frame (of the region when one is drawn)"), this);
+    shows->setEnabled(false);
+    bar->addWidget(shows);
     connect(channel_, &QComboBox::currentIndexChanged, this, [this] { changed(); });
     connect(matrix_, &QComboBox::currentIndexChanged, this, [this] { changed(); });
     for (int i = 1; i < kKinds.size(); ++i) {
