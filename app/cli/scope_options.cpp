@@ -70,7 +70,7 @@ ScopeSpec scope_from_args(const Args& args, ScopeKind kind, const ImageView& ima
 std::vector<ScopeSpec> scopes_from_args(const Args& args, const ImageView& image,
                                         const std::string& channel_option) {
     std::vector<ScopeKind> kinds;
-    std::string list = args.value("--scope").value_or("");
+    const std::string list = args.value("--scope").value_or("");
     for (std::size_t at = 0; at <= list.size();) {
         const std::size_t comma = std::min(list.find(',', at), list.size());
         const std::string name = list.substr(at, comma - at);

@@ -513,18 +513,13 @@ class TestUiRaw : public QObject {
     void scopesPlayLiveOverARegion() {
         constexpr int kFrames = 60;
         std::vector<hs::Image> frames;
-        QByteArray bytes;
-        for (int k = 0; k < kFrames; ++k) {
+        std::vector<const hs::Image*> written;
+        for (int k = 0; k < kFrames; ++k)
             frames.push_back(hs::test::gaussian(320, 180, 3, hs::SampleType::U8, 8, 10.0 + k,
                                                 static_cast<unsigned>(7 + k)));
-            append_raw(bytes, frames.back());
-        }
-        const QString path = dir_.filePath(QStringLiteral("scoped.raw"));
-        {
-            QFile file(path);
-            QVERIFY(file.open(QIODevice::WriteOnly));
-            QCOMPARE(file.write(bytes), bytes.size());
-        }
+        for (const hs::Image& f : frames) written.push_back(&f);
+        const QString path = write_raw(dir_, "scoped.raw", written);
+        QVERIFY(!path.isEmpty());
         openRaw(path, QStringLiteral("320x180x3:u8"));
         ScopesPanel* panel = window_->scopesPanel();
         for (const char* kind : {"waveform", "parade", "vectorscope"})

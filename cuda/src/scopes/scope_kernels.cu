@@ -171,6 +171,27 @@ __device__ __forceinline__ void add_runs(std::uint32_t bin, std::uint32_t* count
         atomicAdd(&counters[bin], n);
 }
 
+// The block's 16-bit counters of an S x S vectorscope (two to a shared word), zeroed; returns
+// how many words they take.
+__device__ __forceinline__ std::uint32_t clear_chunk_counters(const VectorArgs& a,
+                                                              std::uint32_t* words) {
+    const std::uint32_t n_words = (a.size * a.size + 1) / 2;
+    for (std::uint32_t i = threadIdx.x; i < n_words; i += blockDim.x) words[i] = 0;
+    __syncthreads();
+    return n_words;
+}
+
+// Once every thread has counted: the bins the block hit, added to the global counts.
+__device__ __forceinline__ void add_chunk_counters(const VectorArgs& a, const std::uint32_t* words,
+                                                   std::uint32_t n_words) {
+    __syncthreads();
+    for (std::uint32_t w = threadIdx.x; w < n_words; w += blockDim.x) {
+        const std::uint32_t v = words[w];
+        if ((v & 0xFFFFu) != 0) atomicAdd(&a.out[2 * w], v & 0xFFFFu);
+        if ((v >> 16) != 0) atomicAdd(&a.out[2 * w + 1], v >> 16);
+    }
+}
+
 // 8-bit pixels in groups that fill whole 16-byte vectors: 16 RGB pixels (three vectors) or 4
 // RGBA pixels (one).
 template <int C>
@@ -220,10 +241,7 @@ template <int C>
 __global__ void vectorscope_vector_kernel(VectorArgs a) {
     extern __shared__ std::uint32_t words[];
     constexpr int P = PixelGroup<C>::kPixels;
-    const std::uint32_t bins = a.size * a.size;
-    const std::uint32_t n_words = (bins + 1) / 2;
-    for (std::uint32_t i = threadIdx.x; i < n_words; i += blockDim.x) words[i] = 0;
-    __syncthreads();
+    const std::uint32_t n_words = clear_chunk_counters(a, words);
     const std::uint64_t begin = static_cast<std::uint64_t>(blockIdx.x) * kChunkPixels;
     const std::uint64_t end = min(a.pixels, begin + kChunkPixels);
     const std::uint64_t first_group = begin / P, end_group = (end + P - 1) / P;
@@ -240,12 +258,7 @@ __global__ void vectorscope_vector_kernel(VectorArgs a) {
 #pragma unroll
         for (int k = 0; k < P; ++k) add_runs(bin[k], words, true);
     }
-    __syncthreads();
-    for (std::uint32_t w = threadIdx.x; w < n_words; w += blockDim.x) {
-        const std::uint32_t v = words[w];
-        if ((v & 0xFFFFu) != 0) atomicAdd(&a.out[2 * w], v & 0xFFFFu);
-        if ((v >> 16) != 0) atomicAdd(&a.out[2 * w + 1], v >> 16);
-    }
+    add_chunk_counters(a, words, n_words);
 }
 
 // S x S <= 65536: block b counts pixels [b * kChunkPixels, (b + 1) * kChunkPixels) into 16-bit
@@ -253,10 +266,7 @@ __global__ void vectorscope_vector_kernel(VectorArgs a) {
 template <typename T, int C>
 __global__ void vectorscope_shared_kernel(VectorArgs a) {
     extern __shared__ std::uint32_t words[];
-    const std::uint32_t bins = a.size * a.size;
-    const std::uint32_t n_words = (bins + 1) / 2;
-    for (std::uint32_t i = threadIdx.x; i < n_words; i += blockDim.x) words[i] = 0;
-    __syncthreads();
+    const std::uint32_t n_words = clear_chunk_counters(a, words);
     const std::uint64_t begin = static_cast<std::uint64_t>(blockIdx.x) * kChunkPixels;
     const std::uint64_t end = min(a.pixels, begin + kChunkPixels);
     // Every lane of a warp runs the same iterations (the shuffle and ballot need all 32).
@@ -271,12 +281,7 @@ __global__ void vectorscope_shared_kernel(VectorArgs a) {
 #pragma unroll
         for (int u = 0; u < kVectorUnroll; ++u) add_runs(bin[u], words, true);
     }
-    __syncthreads();
-    for (std::uint32_t w = threadIdx.x; w < n_words; w += blockDim.x) {
-        const std::uint32_t v = words[w];
-        if ((v & 0xFFFFu) != 0) atomicAdd(&a.out[2 * w], v & 0xFFFFu);
-        if ((v >> 16) != 0) atomicAdd(&a.out[2 * w + 1], v >> 16);
-    }
+    add_chunk_counters(a, words, n_words);
 }
 
 // Larger vectorscopes: lanes aggregated, straight into the global counts.
