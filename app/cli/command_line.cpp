@@ -285,8 +285,20 @@ CommandLine::Parsed CommandLine::parse(const std::vector<std::string>& arguments
     } catch (const CLI::ArgumentMismatch& e) {
         // CLI11 says "--bins: At Most 1 required but received 2" for an option given twice.
         const std::string what = e.what();
-        if (what.find("At Most 1 required") != std::string::npos)
+        if (what.find("At Most 1 required") != std::string::npos) {
+            // A positional "given twice" is often the value of an option the command does not
+            // know, taken for a second input: name that option instead.
+            if (what.rfind('-', 0) != 0 && is_command(first))
+                if (const CLI::App* command = app_->get_subcommand(first))
+                    for (const std::string& a : arguments) {
+                        const std::string name = a.substr(0, a.find('='));
+                        if (name.rfind("--", 0) == 0 && name.size() > 2 &&
+                            command->get_option_no_throw(name) == nullptr)
+                            throw UsageError("unknown option '" + name + "' (see 'histoscope-cli " +
+                                             first + " --help')");
+                    }
             throw UsageError("option " + what.substr(0, what.find(':')) + " is given twice");
+        }
         throw UsageError(what);
     } catch (const CLI::ParseError& e) {
         throw UsageError(e.what());

@@ -131,6 +131,8 @@ TEST(CliScope, WrongOptionsAreUsageErrors) {
         {"scope " + in + " --roi 1,1,0,1", "is empty"},
         {"scope " + in + " --roi 1,1,x,1", "not a whole number"},
         {"scope " + in + " --roi 1,2,3,4,5", "more than four numbers"},
+        {"info " + in + " --roi 1,1,2,2", "unknown option '--roi'"},
+        {"scope " + in + " --bogus 5", "unknown option '--bogus'"},
         {"scope " + in + " --roi 0,0,4294967296,1", "too large"},
         {"scope " + in + " -o " + quote(dir.path / "s.JPG"), "drawn as PNG"},
         {"scope " + in + " --format png", "-o FILE.png"},
