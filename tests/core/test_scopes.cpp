@@ -10,9 +10,12 @@
 #include "histoscope/core/engine.hpp"
 #include "histoscope/core/error.hpp"
 #include "histoscope/core/scopes.hpp"
+#include "scope_specs.hpp"
 #include "synthetic.hpp"
 
 using namespace hs;
+using hs::test::vectorscope;
+using hs::test::waveform;
 
 namespace {
 
@@ -62,23 +65,6 @@ ScopePlane naive_vectorscope(const ImageView& v, ChromaMatrix m, int size) {
             ++p.counts[static_cast<std::size_t>(bx * size + by)];
         }
     return p;
-}
-
-ScopeSpec waveform(Channel c, int levels = 256, int columns = 0) {
-    ScopeSpec s;
-    s.kind = ScopeKind::Waveform;
-    s.channel = c;
-    s.levels = levels;
-    s.columns = columns;
-    return s;
-}
-
-ScopeSpec vectorscope(int size, ChromaMatrix m = ChromaMatrix::Rec601) {
-    ScopeSpec s;
-    s.kind = ScopeKind::Vectorscope;
-    s.size = size;
-    s.matrix = m;
-    return s;
 }
 
 std::uint64_t total(const ScopePlane& p) {

@@ -30,6 +30,7 @@
 #include "histoscope/ui/qimage_convert.hpp"
 #include "histoscope/ui/scopes_panel.hpp"
 #include "histoscope/ui/types.hpp"
+#include "scope_specs.hpp"
 
 namespace ui_test {
 
@@ -137,11 +138,11 @@ inline bool model_matches(const hs::ui::HistogramModel& model,
 // defaults (the luma waveform, or the gray sample; the Rec.601 vectorscope; at most 512
 // columns); empty when they are.
 inline QString scopes_problem(const hs::ui::ScopesPanel& panel, const hs::ImageView& counted) {
-    hs::ScopeSpec waveform, parade{hs::ScopeKind::Parade};
-    waveform.channel = counted.channels == 1 ? hs::Channel::Gray : hs::Channel::Luma601;
-    waveform.columns = parade.columns = std::min(counted.width, 512);
-    std::vector<hs::ScopeSpec> specs{waveform};
-    if (counted.channels >= 3) specs.insert(specs.end(), {parade, {hs::ScopeKind::Vectorscope}});
+    const int columns = std::min(counted.width, 512);
+    std::vector<hs::ScopeSpec> specs{hs::test::waveform(
+        counted.channels == 1 ? hs::Channel::Gray : hs::Channel::Luma601, 256, columns)};
+    if (counted.channels >= 3)
+        specs.insert(specs.end(), {hs::test::parade(256, columns), hs::test::vectorscope(256)});
     for (const hs::ScopeSpec& spec : specs) {
         const QString kind = QString::fromLatin1(hs::scope_kind_name(spec.kind));
         const hs::ui::ScopeView* view = panel.view(kind);
