@@ -1,5 +1,6 @@
 #include "histoscope/core/engine.hpp"
 
+#include <algorithm>
 #include <chrono>
 
 #include "histoscope/core/error.hpp"
@@ -220,16 +221,26 @@ ScopeEngine& available_scope_engine(const EngineRegistry& registry, std::string_
 }
 
 ScopeEngine& choose_scope_engine(const EngineRegistry& registry, std::string_view name,
-                                 const ScopeRequest& request) {
+                                 const std::vector<ScopeRequest>& requests) {
+    const auto serves = [&](const ScopeEngine& e) {
+        return std::all_of(requests.begin(), requests.end(),
+                           [&](const ScopeRequest& r) { return e.refusal(r).empty(); });
+    };
     if (name.empty() || name == "auto") {
         for (const auto& e : registry.scope_engines())
-            if (e->name() != "cpu" && e->refusal(request).empty()) return *e;
+            if (e->name() != "cpu" && serves(*e)) return *e;
         name = "cpu";
     }
     ScopeEngine& engine = available_scope_engine(registry, name);
-    if (std::string why = engine.unsupported_reason(request); !why.empty())
-        throw UnsupportedError(why);
+    for (const ScopeRequest& r : requests)
+        if (std::string why = engine.unsupported_reason(r); !why.empty())
+            throw UnsupportedError(why);
     return engine;
+}
+
+ScopeEngine& choose_scope_engine(const EngineRegistry& registry, std::string_view name,
+                                 const ScopeRequest& request) {
+    return choose_scope_engine(registry, name, std::vector<ScopeRequest>{request});
 }
 
 void EngineRegistry::add_scope_engine(std::unique_ptr<ScopeEngine> engine) {

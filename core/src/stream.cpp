@@ -119,20 +119,14 @@ EqualizeEngine* stream_equalizer(const EngineRegistry& registry, const StreamCon
 ScopeEngine* stream_scope_engine(const EngineRegistry& registry, const StreamConfig& c,
                                  std::string& why) {
     const ImageView counted = c.counted_shape();
-    const auto refusal = [&](const ScopeEngine& e) {
-        for (const ScopeSpec& spec : c.scopes)
-            if (std::string r = e.refusal({counted, spec}); !r.empty()) return r;
-        return std::string();
-    };
-    std::string name = c.scope_engine;
-    if (name.empty() || name == "auto") {
-        for (const auto& e : registry.scope_engines())
-            if (e->name() != "cpu" && refusal(*e).empty()) return e.get();
-        name = "cpu";
+    std::vector<ScopeRequest> requests;
+    for (const ScopeSpec& spec : c.scopes) requests.push_back({counted, spec});
+    try {
+        return &choose_scope_engine(registry, c.scope_engine, requests);
+    } catch (const Error& e) {
+        why = e.what();
+        return nullptr;
     }
-    ScopeEngine* e = registry.find_scope_engine(name);
-    why = e == nullptr ? "unknown scope engine '" + name + "'" : refusal(*e);
-    return why.empty() ? e : nullptr;
 }
 
 // The engines a config names, or why it cannot run.

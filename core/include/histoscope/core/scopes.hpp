@@ -174,5 +174,8 @@ ScopeEngine& available_scope_engine(const EngineRegistry& registry, std::string_
 // the named engine is not available here, UnsupportedError when it cannot serve the request.
 ScopeEngine& choose_scope_engine(const EngineRegistry& registry, std::string_view name,
                                  const ScopeRequest& request);
+// The same for several requests that one engine serves together (a stream's scopes).
+ScopeEngine& choose_scope_engine(const EngineRegistry& registry, std::string_view name,
+                                 const std::vector<ScopeRequest>& requests);
 
 }  // namespace hs
