@@ -113,7 +113,8 @@ int run_bench_frames(const Context& ctx, const Args& args) {
         config.equalizer = "auto";
     }
     if (args.has("--scope")) {
-        config.scopes = scopes_from_args(args, config.counted_shape(), "--channel");
+        // --select is the histograms' channels here: the waveform is of luma.
+        config.scopes = scopes_from_args(args, config.counted_shape(), "");
         config.scope_engine = "auto";
     } else {
         for (const char* o : {"--levels", "--columns", "--size", "--matrix"})

@@ -21,7 +21,7 @@ Json region_json(const std::optional<Region>& region);
 
 // The scope of `kind` with --levels, --columns, --size, --matrix (options of another kind of
 // scope are refused) and, for a waveform, the one channel `channel_option` names (default luma,
-// or gray for a gray image). Throws UsageError.
+// or gray for a gray image; "": the command has no such option). Throws UsageError.
 ScopeSpec scope_from_args(const Args& args, ScopeKind kind, const ImageView& image,
                           const std::string& channel_option);
 // The scopes --scope lists (comma-separated kinds, each once), each as scope_from_args()
