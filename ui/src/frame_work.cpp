@@ -195,11 +195,7 @@ FrameResult results(hs::FrameResult& r, const FrameTag& tag) {
     for (std::size_t i = 0; i < r.scopes.size() && i < context.scopes.size(); ++i) {
         const hs::ScopeSpec& spec = context.scopes[i];
         ScopeImage scope;
-        const hs::Image picture = hs::scope_picture(r.scopes[i], spec);
-        scope.picture = QImage(reinterpret_cast<const uchar*>(picture.view().data), picture.width(),
-                               picture.height(), static_cast<qsizetype>(picture.view().stride),
-                               QImage::Format_RGB888)
-                            .copy();
+        scope.picture = picture_qimage(hs::scope_picture(r.scopes[i], spec).view());
         scope.kind = qstr(hs::scope_kind_name(spec.kind));
         const hs::ScopePlane& first = r.scopes[i].front();
         scope.detail = qstr(spec.describe(first.width));

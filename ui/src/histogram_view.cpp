@@ -8,15 +8,16 @@
 #include <cmath>
 
 #include "histoscope/ui/histogram_columns.hpp"
+#include "histoscope/ui/theme.hpp"
 #include "plot_raster.hpp"
 
 namespace hs::ui {
 
 namespace {
 
-// The plot's own colours: dark like a scope's, so that the channels' colours add up as light.
-const QRgb kBackground = qRgb(24, 25, 28);
-const QColor kText(200, 201, 206);
+// The plot's colours: theme.hpp's background and text, and its own grid and frame.
+const QRgb kBackground = kPlotBackground;
+const QColor kText(kPlotText);
 const QRgb kGrid = qRgb(22, 22, 22);  // added to what lies under a grid line
 const QRgb kFrame = qRgb(80, 81, 86);
 constexpr double kHeadroom = 0.95;  // the plot's height used by its ceiling

@@ -11,14 +11,14 @@
 
 #include "histoscope/core/scope_picture.hpp"
 #include "histoscope/ui/histogram_view.hpp"
+#include "histoscope/ui/theme.hpp"
 
 namespace hs::ui {
 
 namespace {
 
-// Dark whatever the palette, as the histogram plots.
-const QColor kBackground(24, 25, 28);
-const QColor kText(200, 201, 206);
+const QColor kBackground(kPlotBackground);
+const QColor kText(kPlotText);
 
 const QStringList kKinds{QStringLiteral("histogram"), QStringLiteral("waveform"),
                          QStringLiteral("parade"), QStringLiteral("vectorscope")};

@@ -97,7 +97,7 @@ struct ScopeImage {
     QString kind;              // "waveform", "parade", "vectorscope"
     QString title;             // "Waveform (luma)", "RGB parade", "Vectorscope (Rec.601)"
     QString detail;            // the spec: "waveform luma, 256 levels x 512 columns"
-    QImage picture;            // RGB888
+    QImage picture;            // as qimage_convert's picture_qimage() paints it
     std::uint64_t pixels = 0;  // counted (the region's, or the frame's)
 };
 
