@@ -92,8 +92,11 @@ void KernelRun::clear_counts(unsigned long long* counts, std::size_t n, cudaStre
 
 namespace {
 
+// The histograms of `channels`, `bins` counts each, one after the other in `host`.
+template <typename T>
 std::vector<ChannelHistogram> split(const std::vector<Channel>& channels,
-                                    const std::vector<std::uint64_t>& host, std::size_t bins) {
+                                    const std::vector<T>& host, std::size_t bins) {
+    static_assert(sizeof(T) == sizeof(std::uint64_t));
     std::vector<ChannelHistogram> out;
     for (std::size_t i = 0; i < channels.size(); ++i) {
         const auto first = host.begin() + static_cast<std::ptrdiff_t>(i * bins);
@@ -235,43 +238,22 @@ BenchTiming GpuEngine::run_benchmark(const HistogramRequest& r, const BenchOptio
 
     Stream stream;
     BenchInput input = bench_input(img, options, stream.get());
-    PinnedBuffer<unsigned long long> pinned_counts(n_counts, "pinned histogram counters");
     DeviceBuffer<unsigned long long> counts(n_counts, "histogram counters");
     const std::unique_ptr<KernelRun> kernel = make_run(r, stream.get());
-
-    const auto histogram_once = [&](std::size_t copy) {
-        kernel->clear_counts(counts.data(), n_counts, stream.get());
-        kernel->launch(device_image(img, input.copy(copy)), r.channels, counts.data(),
-                       stream.get());
-        check(cudaGetLastError(), "histogram kernel launch");
-    };
-
-    for (int i = 0; i < options.warmup_runs; ++i) histogram_once(static_cast<std::size_t>(i));
-    stream.synchronize("benchmark warm-up");
-
-    const auto runs = static_cast<std::size_t>(options.timed_runs);
+    DeviceBenchRuns<unsigned long long> runs = device_benchmark(
+        stream, input, options, counts,
+        [&](std::size_t copy) {
+            kernel->clear_counts(counts.data(), n_counts, stream.get());
+            kernel->launch(device_image(img, input.copy(copy)), r.channels, counts.data(),
+                           stream.get());
+            check(cudaGetLastError(), "histogram kernel launch");
+        },
+        name());
     BenchTiming timing;
     timing.input_copies = static_cast<int>(input.copies);
-    timing.histogram_ms = event_timed(stream, runs, histogram_once, "benchmark (histogram)");
-    std::vector<std::uint64_t> host(n_counts);
-    check(cudaMemcpy(host.data(), counts.data(), counts.bytes(), cudaMemcpyDeviceToHost),
-          "histogram download (cudaMemcpy)");
-    timing.last = split(r.channels, host, bins);
-
-    // End to end: upload from pinned memory, histogram, download of the counts.
-    timing.end_to_end_ms = event_timed(
-        stream, runs,
-        [&](std::size_t) {
-            input.upload(stream.get());
-            histogram_once(0);
-            check(cudaMemcpyAsync(pinned_counts.data(), counts.data(), counts.bytes(),
-                                  cudaMemcpyDeviceToHost, stream.get()),
-                  "histogram download (cudaMemcpyAsync)");
-        },
-        "benchmark (end to end)");
-    if (!std::equal(host.begin(), host.end(), pinned_counts.data()))
-        throw DeviceError("engine '" + std::string(name()) +
-                          "' gave different counts for the same input in two runs");
+    timing.histogram_ms = std::move(runs.kernel_ms);
+    timing.end_to_end_ms = std::move(runs.end_to_end_ms);
+    timing.last = split(r.channels, runs.counts, bins);
     return timing;
 }
 

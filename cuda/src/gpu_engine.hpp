@@ -7,6 +7,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -80,6 +81,48 @@ std::vector<double> event_timed(const Stream& stream, std::size_t runs, Queue&& 
     for (std::size_t i = 0; i < runs; ++i)
         ms.push_back(static_cast<double>(stop[i].ms_since(start[i])));
     return ms;
+}
+
+// What a device-resident benchmark measured: the kernels alone, end to end, and the counts of
+// the last timed run.
+template <typename T>
+struct DeviceBenchRuns {
+    std::vector<double> kernel_ms, end_to_end_ms;
+    std::vector<T> counts;
+};
+
+// The benchmark of every GPU engine: the warm-up runs of `once(copy)` (which queues the
+// kernels on `stream` into `counts`, reading copy `copy` of `input`), the timed runs over the
+// rotated copies, the counts downloaded; then as many runs end to end (the upload from pinned
+// memory, once(0), the counts downloaded into pinned memory), whose counts must be the same
+// (else DeviceError naming `engine`).
+template <typename T, typename Once>
+DeviceBenchRuns<T> device_benchmark(const Stream& stream, BenchInput& input,
+                                    const BenchOptions& options, const DeviceBuffer<T>& counts,
+                                    Once&& once, std::string_view engine) {
+    for (int i = 0; i < options.warmup_runs; ++i) once(static_cast<std::size_t>(i));
+    stream.synchronize("benchmark warm-up");
+    const auto runs = static_cast<std::size_t>(options.timed_runs);
+    DeviceBenchRuns<T> out;
+    out.kernel_ms = event_timed(stream, runs, once, "benchmark (kernels)");
+    out.counts.resize(counts.size());
+    check(cudaMemcpy(out.counts.data(), counts.data(), counts.bytes(), cudaMemcpyDeviceToHost),
+          "counts download (cudaMemcpy)");
+    PinnedBuffer<T> pinned(counts.size(), "pinned counters");
+    out.end_to_end_ms = event_timed(
+        stream, runs,
+        [&](std::size_t) {
+            input.upload(stream.get());
+            once(0);
+            check(cudaMemcpyAsync(pinned.data(), counts.data(), counts.bytes(),
+                                  cudaMemcpyDeviceToHost, stream.get()),
+                  "counts download (cudaMemcpyAsync)");
+        },
+        "benchmark (end to end)");
+    if (!std::equal(out.counts.begin(), out.counts.end(), pinned.data()))
+        throw DeviceError("engine '" + std::string(engine) +
+                          "' gave different counts for the same input in two runs");
+    return out;
 }
 
 // The device limits strategies tune from.

@@ -14,9 +14,13 @@
 #include "gpu_test.hpp"
 #include "histoscope/core/bench.hpp"
 #include "histoscope/core/scopes.hpp"
+#include "scope_specs.hpp"
 #include "synthetic.hpp"
 
 using namespace hs;
+using hs::test::parade;
+using hs::test::vectorscope;
+using hs::test::waveform;
 
 namespace {
 
@@ -32,28 +36,6 @@ ScopeEngine* gpu_scopes(EngineRegistry& registry) {
         return nullptr;
     }
     return engine;
-}
-
-ScopeSpec waveform(Channel c, int levels = 256, int columns = 0) {
-    ScopeSpec s;
-    s.channel = c;
-    s.levels = levels;
-    s.columns = columns;
-    return s;
-}
-
-ScopeSpec parade(int levels = 256, int columns = 0) {
-    ScopeSpec s = waveform(Channel::R, levels, columns);
-    s.kind = ScopeKind::Parade;
-    return s;
-}
-
-ScopeSpec vectorscope(int size, ChromaMatrix m = ChromaMatrix::Rec601) {
-    ScopeSpec s;
-    s.kind = ScopeKind::Vectorscope;
-    s.size = size;
-    s.matrix = m;
-    return s;
 }
 
 // Every scope a user can ask of `v`.

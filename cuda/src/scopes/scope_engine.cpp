@@ -90,37 +90,20 @@ class GpuScopeEngine final : public ScopeEngine {
         const std::size_t n = r.spec.counts(r.image.width);
         Stream stream;
         BenchInput input = bench_input(r.image, options, stream.get());
-        PinnedBuffer<std::uint32_t> pinned_counts(n, "pinned scope counters");
         DeviceBuffer<std::uint32_t> counts(n, "scope counters");
         const ScopePlan plan = plan_of(device_image(r.image, input.copy(0)), r.spec);
-        const auto once = [&](std::size_t copy) {
-            launch_scope(device_image(r.image, input.copy(copy)), r.spec, plan, counts.data(), n,
-                         stream.get());
-        };
-        for (int i = 0; i < options.warmup_runs; ++i) once(static_cast<std::size_t>(i));
-        stream.synchronize("benchmark warm-up");
-        const auto runs = static_cast<std::size_t>(options.timed_runs);
+        DeviceBenchRuns<std::uint32_t> runs = device_benchmark(
+            stream, input, options, counts,
+            [&](std::size_t copy) {
+                launch_scope(device_image(r.image, input.copy(copy)), r.spec, plan, counts.data(),
+                             n, stream.get());
+            },
+            name());
         ScopeBenchTiming timing;
         timing.input_copies = static_cast<int>(input.copies);
-        timing.scope_ms = event_timed(stream, runs, once, "benchmark (scope)");
-        std::vector<std::uint32_t> host(n);
-        check(cudaMemcpy(host.data(), counts.data(), counts.bytes(), cudaMemcpyDeviceToHost),
-              "scope download (cudaMemcpy)");
-        timing.last = scope_planes(r.image, r.spec, host.data());
-        timing.end_to_end_ms = event_timed(
-            stream, runs,
-            [&](std::size_t) {
-                input.upload(stream.get());
-                once(0);
-                check(cudaMemcpyAsync(pinned_counts.data(), counts.data(), counts.bytes(),
-                                      cudaMemcpyDeviceToHost, stream.get()),
-                      "scope download (cudaMemcpyAsync)");
-            },
-            "benchmark (end to end)");
-        if (!std::equal(host.begin(), host.end(), pinned_counts.data()))
-            throw DeviceError(
-                "engine 'gpu' gave different scope counts for the same input in "
-                "two runs");
+        timing.scope_ms = std::move(runs.kernel_ms);
+        timing.end_to_end_ms = std::move(runs.end_to_end_ms);
+        timing.last = scope_planes(r.image, r.spec, runs.counts.data());
         return timing;
     }
 
