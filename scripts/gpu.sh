@@ -348,7 +348,7 @@ cmd_check() {
     filter+=":GpuPipeline.PicturesAndEqualizedHistogramsEqualTheReference"
     filter+=":GpuPipeline.ReconfigureAndResubmitTheFrameOnTheDevice:GpuPipeline.RegionsAndScopes"
     filter+=":LanePrivateGpu.CountsCross65535PerBinAndTinyShapes:PackedGpu.Small"
-    filter+=":GpuScopes.OddShapesStridesAndDepths:GpuScopes.CountsPastSixteenBitsAndWholeChunks"
+    filter+=":GpuScopes.OddShapesStridesAndDepths:GpuScopes.CountsPastSixteenBits"
     local sanitizer="$cuda_bin/compute-sanitizer" timeout_s="${HS_SANITIZER_TIMEOUT:-300}"
     beside "compute-sanitizer memcheck" sanitizer.log timeout "$timeout_s" "$sanitizer" \
         --tool memcheck --leak-check full --error-exitcode 86 "$build/tests/cuda/test_cuda" \

@@ -1,9 +1,9 @@
 // The "gpu" scope engine against the exact CPU reference: waveforms (every channel, grouped
 // columns, 256 to 4096 levels), parades and vectorscopes (Rec.601 and 709, 1 to 1024 bins a
 // side, the shared and the global counters) on the bundled photos, odd shapes, strides,
-// 16-bit samples at and above the declared depth, regions, counts crossing 65535 in one bin
-// and in one vectorscope chunk (65520 pixels, 8-bit ones read as 16-byte vectors); and its
-// benchmark verified.
+// 16-bit samples at and above the declared depth, regions, 8-bit rows read in 32-bit words (part
+// tiles, 1, 3 and 4 channels), counts crossing 65535 in one bin and in one vectorscope chunk
+// (65520 pixels, 8-bit ones read as 16-byte vectors); and its benchmark verified.
 
 #include <gtest/gtest.h>
 
@@ -109,6 +109,10 @@ TEST_F(GpuScopes, OddShapesStridesAndDepths) {
     images.emplace_back("12-bit", test::uniform(97, 65, 3, SampleType::U16, 12, 7));
     images.emplace_back("16-bit rgba", test::uniform(133, 41, 4, SampleType::U16, 16, 8));
     images.emplace_back("gauss", test::gaussian(641, 359, 3, SampleType::U8, 8, 6.0));
+    // Rows of whole 32-bit words: the last tile part full.
+    images.emplace_back("words", test::uniform(100, 37, 3, SampleType::U8, 8, 9, 5));
+    images.emplace_back("rgba words", test::uniform(36, 29, 4, SampleType::U8, 8, 10));
+    images.emplace_back("gray words", test::uniform(44, 13, 1, SampleType::U8, 8, 11));
     images.emplace_back("one value", test::constant(512, 300, 3, SampleType::U8, 8, 255));
     images.emplace_back("deep one value", test::constant(300, 300, 3, SampleType::U16, 16, 0));
     // 10-bit samples, some above the declared depth (not counted).
@@ -121,18 +125,27 @@ TEST_F(GpuScopes, OddShapesStridesAndDepths) {
             expect_exact(*engine_, img.view(), spec, what);
 }
 
-TEST_F(GpuScopes, CountsPastSixteenBitsAndWholeChunks) {
-    // 70000 rows of one column in one waveform bin; 4K of one colour: every 65520-pixel chunk
-    // of the vectorscope full in one 16-bit counter (the last one part full), and the global
-    // sum past 2^16; the same in 16 bits, read a sample at a time.
-    const Image tall = test::constant(3, 70000, 3, SampleType::U8, 8, 77);
-    expect_exact(*engine_, tall.view(), waveform(Channel::Luma601), "tall");
-    expect_exact(*engine_, tall.view(), parade(), "tall");
-    const Image flat = test::constant(3840, 2160, 3, SampleType::U8, 8, 128);
-    expect_exact(*engine_, flat.view(), vectorscope(256), "4K flat");
-    expect_exact(*engine_, flat.view(), parade(), "4K flat");
-    const Image chunk = test::constant(65535, 2, 3, SampleType::U16, 16, 40000);
-    expect_exact(*engine_, chunk.view(), vectorscope(256), "three chunks");
+TEST_F(GpuScopes, CountsPastSixteenBits) {
+    // 70000 rows of one column in one waveform bin, read a sample and a word at a time; a 16-bit
+    // vectorscope spread over every SM in small chunks.
+    for (int width : {3, 4}) {
+        const Image tall = test::constant(width, 70000, 3, SampleType::U8, 8, 77);
+        expect_exact(*engine_, tall.view(), waveform(Channel::Luma601), "tall");
+        expect_exact(*engine_, tall.view(), parade(), "tall");
+    }
+    const Image chunks = test::constant(65535, 2, 3, SampleType::U16, 16, 40000);
+    expect_exact(*engine_, chunks.view(), vectorscope(256), "small chunks");
+}
+
+TEST_F(GpuScopes, WholeVectorscopeChunks) {
+    // 8K of one colour: every 65520-pixel chunk full in one 16-bit counter (the last one part
+    // full; an image this size has whole chunks on any GPU of up to 253 SMs) and the global sum
+    // past 2^16, 8-bit pixels read as vectors and 16-bit ones a sample at a time.
+    const Image flat = test::constant(7680, 2160, 3, SampleType::U8, 8, 128);
+    expect_exact(*engine_, flat.view(), vectorscope(256), "8K flat");
+    expect_exact(*engine_, flat.view(), parade(), "8K flat");
+    const Image deep = test::constant(7680, 2160, 3, SampleType::U16, 16, 40000);
+    expect_exact(*engine_, deep.view(), vectorscope(256), "8K deep flat");
 }
 
 TEST_F(GpuScopes, BenchmarkIsVerified) {

@@ -18,9 +18,10 @@ class GpuScopeEngine final : public ScopeEngine {
     GpuScopeEngine()
         : note_(
               "CUDA: waveforms and parades in tiles of columns whose histograms stay in shared "
-              "memory and are written once (no global atomics); vectorscopes in 16-bit shared "
-              "counters per 65520-pixel chunk (8-bit pixels read as 16-byte vectors), runs of "
-              "lanes with the same bin adding once") {}
+              "memory and are written once (no global atomics; 8-bit rows read in 32-bit "
+              "words); vectorscopes in 16-bit shared "
+              "counters per chunk of at most 65520 pixels (8-bit pixels read as 16-byte "
+              "vectors), runs of pixels with the same bin adding once") {}
 
     std::string_view name() const override { return "gpu"; }
     std::string_view description() const override { return note_.current(); }

@@ -1,8 +1,9 @@
 #pragma once
 // The scope kernels (scope_kernels.cu): waveforms and parades in column tiles whose histograms
-// live in shared memory, each written once to global memory (no global atomics), and
+// live in shared memory, each written once to global memory (no global atomics; 8-bit rows read
+// four pixels at a time in 32-bit words), and
 // vectorscopes in 16-bit shared counters per chunk of at most 65535 pixels (no counter can
-// overflow; 8-bit pixels read as whole 16-byte vectors), runs of lanes with the same bin adding
+// overflow; 8-bit pixels read as whole 16-byte vectors), runs of pixels with the same bin adding
 // once, flushed by global atomics of the bins hit; vectorscopes too large for shared memory count
 // in global memory. Counts are 32-bit: the engine refuses images of 2^32 pixels or more.
 
@@ -23,7 +24,8 @@ struct ScopePlan {
     int blocks = 0;
     int threads = 0;
     std::size_t smem = 0;
-    bool shared_counts = false;  // vectorscope: 16-bit counters in shared memory
+    bool shared_counts = false;      // vectorscope: 16-bit counters in shared memory
+    std::uint32_t chunk_pixels = 0;  // vectorscope: pixels a block counts (shared counters)
     std::string describe(const ScopeSpec& spec) const;
 };
 
