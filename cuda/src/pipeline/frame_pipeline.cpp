@@ -117,6 +117,7 @@ struct Slot {
     Event done{false};  // the frame's work is finished (no timing: cheap to query and wait on)
     std::unique_ptr<Work> work;
     bool busy = false;
+    bool uploaded_frame = false;  // the work in flight began with an upload (not a resubmit)
     std::int64_t index = 0;
 };
 
@@ -382,6 +383,7 @@ void FramePipeline::enqueue(Slot& s, bool upload) {
     const ImageView v = input(s);
     const DeviceImage frame = device_image(c.format.shape(), s.dev_in.data());
     s.start.record(s.stream);
+    s.uploaded_frame = upload;
     if (upload) {
         const bool direct =
             s.frame == nullptr || (s.frame->memory() == memory_.get() && v.stride == v.row_bytes());
@@ -598,7 +600,9 @@ FrameResult FramePipeline::collect(Slot& s) {
     const auto ms = [](const Event& b, const Event& a) {
         return static_cast<double>(b.ms_since(a));
     };
-    r.stages.push_back({"upload", ms(s.uploaded, s.start)});
+    // A resubmitted frame is not uploaded: its upload takes no time, rather than the few
+    // microseconds between two events.
+    r.stages.push_back({"upload", s.uploaded_frame ? ms(s.uploaded, s.start) : 0.0});
     if (engine_ != nullptr) r.stages.push_back({"histogram", ms(s.histogrammed, s.uploaded)});
     if (!c.scopes.empty()) r.stages.push_back({"scopes", ms(s.scoped, s.histogrammed)});
     if (equalizing) {
