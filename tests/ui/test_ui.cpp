@@ -1549,12 +1549,16 @@ class TestUi : public QObject {
         openAndWait(write_png(dir, "gray.png", gray));
         QVERIFY(!panel->button(QStringLiteral("parade"))->isEnabled());
         QVERIFY(!panel->view(QStringLiteral("vectorscope"))->isVisible());
+        QVERIFY(!panel->channelCombo()->isVisible());
+        QVERIFY(!panel->matrixCombo()->isVisible());
         expect_scopes(gray.view());
         window_->scopesDock()->hide();
         EqualizeSettings global;
         global.mode = EqualizeSettings::Mode::Global;
         setEqualize(global);
         openAndWait(sample("fruits.jpg"));
+        QVERIFY(!panel->channelCombo()->isHidden());
+        QVERIFY(!panel->matrixCombo()->isHidden());
     }
 
     void darkDeepImagesAreStretchedForViewingOnly() {

@@ -98,6 +98,8 @@ ScopesPanel::ScopesPanel(HistogramModel* histogram, QWidget* parent)
       histogram_(new HistogramView(this)),
       channel_(new QComboBox(this)),
       matrix_(new QComboBox(this)),
+      gray_(new QLabel(this)),
+      chroma_(new QLabel(tr("Chroma"), this)),
       grid_(new QGridLayout),
       empty_(new QLabel(this)) {
     histogram_->setModel(histogram);
@@ -130,6 +132,9 @@ ScopesPanel::ScopesPanel(HistogramModel* histogram, QWidget* parent)
     }
     bar->addSpacing(fontMetrics().height());
     bar->addWidget(new QLabel(tr("Waveform of"), this));
+    gray_->setText(tr("gray"));
+    gray_->hide();
+    bar->addWidget(gray_);
     for (const auto& [name, text] :
          {std::pair{QStringLiteral("luma"), tr("luma (Rec.601)")},
           std::pair{QStringLiteral("luma709"), tr("luma (Rec.709)")},
@@ -137,7 +142,7 @@ ScopesPanel::ScopesPanel(HistogramModel* histogram, QWidget* parent)
           std::pair{QStringLiteral("b"), tr("blue")}})
         channel_->addItem(text, name);
     bar->addWidget(channel_);
-    bar->addWidget(new QLabel(tr("Chroma"), this));
+    bar->addWidget(chroma_);
     matrix_->addItem(tr("Rec.601"), false);
     matrix_->addItem(tr("Rec.709"), true);
     matrix_->setToolTip(tr("The matrix of the vectorscope's Cb and Cr"));
@@ -216,8 +221,12 @@ void ScopesPanel::setImageChannels(int channels) {
                                        : tr("A gray image has no colour: no %1")
                                              .arg(buttons_[i]->text().remove(QLatin1Char('&'))));
     }
-    channel_->setEnabled(colour);
-    matrix_->setEnabled(colour);
+    // A gray image's waveform is of its one sample, and it has no chroma: the choices that do
+    // not apply are hidden rather than shown stale (they come back with a colour image).
+    channel_->setVisible(colour);
+    gray_->setVisible(!colour);
+    chroma_->setVisible(colour);
+    matrix_->setVisible(colour);
     relayout();
 }
 

@@ -80,6 +80,8 @@ class ScopesPanel : public QWidget {
     QVector<ScopeView*> views_;      // waveform, parade, vectorscope
     QComboBox* channel_;
     QComboBox* matrix_;
+    QLabel* gray_;    // in place of the channel choice on a gray image
+    QLabel* chroma_;  // the matrix choice's label
     QGridLayout* grid_;
     QLabel* empty_;
     int channels_ = 3;
