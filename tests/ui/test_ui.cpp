@@ -901,6 +901,12 @@ class TestUi : public QObject {
         // The picture is the frame reduced for the view, as the frame stream made it.
         QVERIFY(window_->imageView()->displayFactor() > 1);
         QCOMPARE(window_->imageView()->original(), shown_picture(*window_, last.view()));
+        // Played again from the start (and paused at once): the drops of the run before are
+        // not carried over.
+        emit window_->playToggleRequested();
+        emit window_->playToggleRequested();
+        QTRY_VERIFY_WITH_TIMEOUT(!window_->playback().playing, kTimeoutMs);
+        QTRY_COMPARE_WITH_TIMEOUT(window_->playback().dropped, 0, kTimeoutMs);
         openAndWait(sample("fruits.jpg"));
     }
 

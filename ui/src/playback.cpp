@@ -112,7 +112,12 @@ void Playback::startSession(std::int64_t from, bool continuous) {
 void Playback::play() {
     if (!reader_ || playing_) return;
     std::int64_t from = shown_ + 1;
-    if (!live_ && (at_end_ || shown_ >= lastIndex())) from = 0;
+    if (!live_ && (at_end_ || shown_ >= lastIndex())) {
+        // Played again from the start: a new run, whose drops are counted afresh (as after
+        // a seek); a pause and play in the middle keeps counting.
+        from = 0;
+        dropped_read_ = dropped_process_ = dropped_paint_ = failed_ = 0;
+    }
     playing_ = true;
     at_end_ = false;
     wanted_.reset();
