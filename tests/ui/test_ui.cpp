@@ -1565,6 +1565,12 @@ class TestUi : public QObject {
         openAndWait(sample("fruits.jpg"));
         QVERIFY(!panel->channelCombo()->isHidden());
         QVERIFY(!panel->matrixCombo()->isHidden());
+        // A choice is live only while its scope is on.
+        QToolButton* waveform = panel->button(QStringLiteral("waveform"));
+        waveform->setChecked(false);
+        QVERIFY(!panel->channelCombo()->isEnabled());
+        waveform->setChecked(true);
+        QVERIFY(panel->channelCombo()->isEnabled());
     }
 
     void darkDeepImagesAreStretchedForViewingOnly() {

@@ -27,6 +27,7 @@
 #include <QStyle>
 #include <QTabWidget>
 #include <QTableView>
+#include <QTimer>
 #include <QToolBar>
 #include <QToolButton>
 #include <QVBoxLayout>
@@ -231,11 +232,23 @@ void MainWindow::buildLayout() {
     scopes_dock_->hide();
     connect(scopes_, &ScopesPanel::settingsChanged, this, &MainWindow::sendScopes);
     connect(scopes_dock_, &QDockWidget::visibilityChanged, this, &MainWindow::sendScopes);
-    // Shown the first time, it takes about a third of the window's height.
+    // Shown the first time, it takes about a third of the window's height. The controls beside
+    // the image keep their minimum height, so a window too short for both grows, within the
+    // screen, rather than squeeze the scopes to a strip (once laid out, hence the timer).
     connect(scopes_dock_, &QDockWidget::visibilityChanged, this, [this](bool visible) {
-        if (!visible || scopes_sized_) return;
+        if (!visible || scopes_sized_ || scopes_dock_->isFloating()) return;
         scopes_sized_ = true;
-        resizeDocks({scopes_dock_}, {height() / 3}, Qt::Vertical);
+        QTimer::singleShot(0, this, [this] {
+            const int wanted = std::max(height() / 3, fontMetrics().height() * 16);
+            const int missing = wanted - scopes_dock_->height();
+            const QScreen* screen = this->screen();
+            if (missing > 0 && screen != nullptr &&
+                !(windowState() & (Qt::WindowMaximized | Qt::WindowFullScreen))) {
+                const int room = screen->availableGeometry().bottom() - frameGeometry().bottom();
+                if (room > 0) resize(width(), height() + std::min(missing, room));
+            }
+            resizeDocks({scopes_dock_}, {wanted}, Qt::Vertical);
+        });
     });
     connect(image_view_, &ImageView::regionDrawn, this, &MainWindow::setRegion);
     connect(region_bar_, &RegionBar::regionEdited, this, &MainWindow::setRegion);
@@ -728,14 +741,21 @@ void MainWindow::onFrame(const FrameResult& result) {
     result_ = result.result;
     result_factor_ = result.result_factor;
     // Which result this is: a large photo's preview says so until the exact one replaces it.
-    // The region's numbers are under the controls; the plots say that they count one.
+    // The region's numbers are under the controls; the plots' narrow margins say that they
+    // count one, the scopes' titles where it is.
     QStringList title_notes;
     if (result.preview) title_notes << tr("preview");
-    if (!result.region.isNull()) title_notes << tr("region");
+    QStringList scope_notes = title_notes;
+    if (const QRect& r = result.region; !r.isNull()) {
+        title_notes << tr("region");
+        scope_notes
+            << tr("region %1,%2 %3x%4").arg(r.x()).arg(r.y()).arg(r.width()).arg(r.height());
+    }
     const QString note = title_notes.join(QStringLiteral(", "));
     histogram_view_->setTitle(tr("Original"), note);
     equalized_view_->setTitle(tr("Equalized"), note);
-    scopes_->setScopes(result.scopes);
+    scopes_->histogramView()->setTitle(tr("Original"), note);
+    scopes_->setScopes(result.scopes, scope_notes.join(QStringLiteral(", ")));
     QStringList notes;
     if (result.preview)
         notes << tr("Preview at 1/%1 resolution: computing the full resolution...")

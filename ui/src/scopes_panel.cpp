@@ -31,8 +31,9 @@ ScopeView::ScopeView(QWidget* parent) : QWidget(parent) {
     setAttribute(Qt::WA_OpaquePaintEvent);
 }
 
-void ScopeView::setScope(const ScopeImage& scope) {
+void ScopeView::setScope(const ScopeImage& scope, const QString& note) {
     scope_ = scope;
+    note_ = note;
     setToolTip(tr("%1 of %2 pixels, log brightness").arg(scope.detail).arg(scope.pixels));
     update();
 }
@@ -88,7 +89,9 @@ void ScopeView::paintEvent(QPaintEvent*) {
         p.drawImage(
             QRectF(area.left() + i * (target_w + shown_gap), area.top(), target_w, area.height()),
             pic, QRectF(i * (plane_w + gap), 0, plane_w, pic.height()));
-    p.drawText(QRectF(rect()).adjusted(6, 2, -6, 0), Qt::AlignLeft | Qt::AlignTop, scope_.title);
+    p.drawText(
+        QRectF(rect()).adjusted(6, 2, -6, 0), Qt::AlignLeft | Qt::AlignTop,
+        note_.isEmpty() ? scope_.title : scope_.title + QStringLiteral("  \u00b7  ") + note_);
 }
 
 // --- ScopesPanel
@@ -121,7 +124,7 @@ ScopesPanel::ScopesPanel(HistogramModel* histogram, QWidget* parent)
         b->setObjectName(kKinds[i] + QStringLiteral("Button"));
         // On and off at a glance.
         b->setStyleSheet(
-            QStringLiteral("QToolButton:checked { background: palette(highlight); color: "
+            QStringLiteral("QToolButton:checked:enabled { background: palette(highlight); color: "
                            "palette(highlighted-text); }"));
         connect(b, &QToolButton::toggled, this, [this] {
             relayout();
@@ -159,9 +162,6 @@ ScopesPanel::ScopesPanel(HistogramModel* histogram, QWidget* parent)
         v->clear(tr("Waiting for a frame..."));
         views_ << v;
     }
-    empty_->setText(
-        tr("Choose the scopes to show above: each one shown is computed with every "
-           "frame, of the region when one is drawn (Shift+drag on the image)."));
     empty_->setWordWrap(true);
     empty_->setAlignment(Qt::AlignCenter);
     auto* layout = new QVBoxLayout(this);
@@ -230,11 +230,11 @@ void ScopesPanel::setImageChannels(int channels) {
     relayout();
 }
 
-void ScopesPanel::setScopes(const QVector<ScopeImage>& scopes) {
+void ScopesPanel::setScopes(const QVector<ScopeImage>& scopes, const QString& note) {
     for (int i = 1; i < kKinds.size(); ++i) {
         const auto it = std::find_if(scopes.begin(), scopes.end(),
                                      [&](const ScopeImage& s) { return s.kind == kKinds[i]; });
-        if (it != scopes.end()) views_[i - 1]->setScope(*it);
+        if (it != scopes.end()) views_[i - 1]->setScope(*it, note);
     }
 }
 
@@ -255,7 +255,16 @@ void ScopesPanel::relayout() {
         // A scope switched off shows a placeholder until its next frame when switched on again.
         if (!on[i] && i > 0) views_[i - 1]->clear(tr("Waiting for a frame..."));
     }
+    // Each choice is live only while its scope is shown.
+    channel_->setEnabled(s.waveform);
+    matrix_->setEnabled(on[3]);
     grid_->removeWidget(empty_);
+    empty_->setText(!colour && (s.parade || s.vectorscope)
+                        ? tr("A gray image has no colour, so no RGB parade or vectorscope: "
+                             "choose the histogram or the waveform above.")
+                        : tr("Choose the scopes to show above: each one shown is computed with "
+                             "every frame, of the region when one is drawn (Shift+drag on the "
+                             "image)."));
     empty_->setVisible(shown.isEmpty());
     if (shown.isEmpty()) grid_->addWidget(empty_, 0, 0);
     // One row, as a scope monitor under the image; the waveforms take the width they need.

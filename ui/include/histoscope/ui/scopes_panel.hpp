@@ -31,7 +31,8 @@ class ScopeView : public QWidget {
 
   public:
     explicit ScopeView(QWidget* parent = nullptr);
-    void setScope(const ScopeImage& scope);
+    // `note` follows the title ("region 10,20 300x200", "preview").
+    void setScope(const ScopeImage& scope, const QString& note = {});
     void clear(const QString& placeholder);
     const ScopeImage& scope() const { return scope_; }
     // Where the picture is drawn, in widget coordinates.
@@ -44,6 +45,7 @@ class ScopeView : public QWidget {
 
   private:
     ScopeImage scope_;
+    QString note_;
     QString placeholder_;
 };
 
@@ -58,8 +60,10 @@ class ScopesPanel : public QWidget {
     void setSettings(const ScopeSettings& settings);  // without emitting settingsChanged
     // The channels the image has: a gray image has neither parade nor vectorscope.
     void setImageChannels(int channels);
-    // The scopes of the frame shown (those not among them keep their placeholder).
-    void setScopes(const QVector<ScopeImage>& scopes);
+    // The scopes of the frame shown (those not among them keep their placeholder), and what
+    // their titles note ("region 10,20 300x200", "preview"); the histogram's title is the
+    // window's to set, as for its other plots.
+    void setScopes(const QVector<ScopeImage>& scopes, const QString& note = {});
 
     QToolButton* button(const QString& kind) const;  // "histogram", "waveform", ...
     ScopeView* view(const QString& kind) const;      // "waveform", "parade", "vectorscope"
