@@ -75,6 +75,12 @@ int run_scope(const Context& ctx) {
         if (path.empty() || path == "-")
             throw UsageError("--format png writes a picture: name it with -o FILE.png");
         media::check_image_output(path);
+    } else if (extension == ".png") {
+        // Text under a picture's name would open as a broken picture.
+        throw UsageError("-o " + path + " names a PNG picture, but --format " + format +
+                         " writes text: name it " +
+                         std::filesystem::path(path).replace_extension("." + format).string() +
+                         " (or ask --format png)");
     }
     const ScopeKind kind = *parse_scope_kind(args.value("--kind").value_or("waveform"));
 
