@@ -99,6 +99,11 @@ std::vector<Engine*> engines_named(const Args& args,
 int run_bench(const Context& ctx) {
     const Args& args = ctx.args;
     refuse_output_onto_input(args);
+    // The scopes' options, for kernels and streams alike.
+    const auto scope_kind = args.value("--scope");
+    if (!scope_kind)
+        for (const char* o : {"--levels", "--columns", "--size", "--matrix"})
+            if (args.has(o)) throw UsageError(std::string(o) + " applies to --scope");
     // A video (unless --frame picks one of its frames) or --stream: the stream benchmark.
     if (args.flag("--stream") || (input_is_video(args) && !args.has("--frame")))
         return run_bench_frames(ctx, args);
@@ -109,10 +114,6 @@ int run_bench(const Context& ctx) {
                              " applies to the stream benchmark (a video, or "
                              "--stream)");
     const std::string format = args.value("--format").value_or("table");
-    const auto scope_kind = args.value("--scope");
-    if (!scope_kind)
-        for (const char* o : {"--levels", "--columns", "--size", "--matrix"})
-            if (args.has(o)) throw UsageError(std::string(o) + " applies to --scope");
     if (scope_kind && (args.has("--saturate") || args.has("--edges") || args.has("--range") ||
                        args.has("--bins")))
         throw UsageError(

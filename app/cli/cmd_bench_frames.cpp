@@ -113,12 +113,10 @@ int run_bench_frames(const Context& ctx, const Args& args) {
         config.equalizer = "auto";
     }
     if (args.has("--scope")) {
-        // --select is the histograms' channels here: the waveform is of luma.
+        // --select is the histograms' channels here: the waveform is of luma. Scope options
+        // without --scope were refused by run_bench().
         config.scopes = scopes_from_args(args, config.counted_shape(), "");
         config.scope_engine = "auto";
-    } else {
-        for (const char* o : {"--levels", "--columns", "--size", "--matrix"})
-            if (args.has(o)) throw UsageError(std::string(o) + " applies to --scope");
     }
     config.depth = static_cast<int>(args.integer("--depth-in-flight").value_or(3));
     config.validate();

@@ -39,8 +39,7 @@ HistogramData histogram_from_values(const hs::ImageView& shape,
 QString reference_problem(const hs::ImageView& image, const hs::Image& reference);
 
 // The scopes `settings` show for frames like `image` (those it can have: a gray image has no
-// parade or vectorscope), of at most kScopeColumns columns (the panel's resolution), and the
-// titles the panel shows them with.
+// parade or vectorscope), of at most kScopeColumns columns (the panel's resolution).
 inline constexpr int kScopeColumns = 512;
 std::vector<hs::ScopeSpec> scope_specs(const hs::ImageView& image, const ScopeSettings& settings);
 // The part of a `width` x `height` frame that `region` (full-resolution pixels of a frame

@@ -51,12 +51,12 @@ StreamPlan plan_stream(const hs::ImageView& view, const FrameSettings& settings,
     config.display =
         hs::DisplaySpec{std::max(options.factor, 1), settings.stretch_deep, settings.clipping};
     config.depth = options.depth;
-    config.region =
-        frame_region(settings.region, view.width, view.height, std::max(options.reduced_by, 1));
+    const int reduced_by = std::max(options.reduced_by, 1);
+    config.region = frame_region(settings.region, view.width, view.height, reduced_by);
     plan.context.counted = config.region;
     if (config.region)
         plan.context.region = settings.region.intersected(
-            QRect(0, 0, view.width * options.reduced_by, view.height * options.reduced_by));
+            QRect(0, 0, view.width * reduced_by, view.height * reduced_by));
     config.scopes = scope_specs(config.counted(view), settings.scopes);
     config.scope_engine = options.cpu_only ? "cpu" : "auto";
     plan.context.scopes = config.scopes;
