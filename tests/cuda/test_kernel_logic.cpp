@@ -1,6 +1,7 @@
 // Host-side logic of the kernels, run on any machine (CudaHost.*, label cpu): the packed
 // counters' wrap accounting (the per-sample functions the kernels call, here with sequential
-// host operations, one valid linearization of the shared-memory atomics) and the "auto"
+// host operations, one valid linearization of the shared-memory atomics), the direct path's
+// layout and what it serves, and the "auto"
 // engine's features of a request.
 
 #include <gtest/gtest.h>
@@ -97,6 +98,40 @@ TEST(CudaHost, PackedCarryThroughAllFieldsOfAWord) {
     adds.emplace_back(0, 100);  // 300 > 255: wraps field 0 and carries through 1, 2, 3
     expected[0] += 300;
     EXPECT_EQ(count_packed<8>(4, adds), expected);
+}
+
+TEST(CudaHost, PackedDirectSlotIsTheGenericLayoutOfItsBin) {
+    // Every value of every power-of-two span up to 2^16 and every shift leaving >= 2 bins: the
+    // direct path's word and field are packed_slot<16>'s for bin v >> shift.
+    for (int span_bits = 1; span_bits <= 16; ++span_bits)
+        for (int shift = 0; shift < span_bits; ++shift) {
+            const std::uint32_t bins = (1u << span_bits) >> shift;
+            for (std::uint32_t v = 0; v < (1u << span_bits); ++v) {
+                std::uint32_t word = 0, shift_out = 0, want_word = 0, want_shift = 0;
+                packed_direct_slot(v, span_bits, shift, word, shift_out);
+                packed_slot<16>(v >> shift, bins / 2, want_word, want_shift);
+                ASSERT_EQ(word, want_word) << span_bits << " " << shift << " " << v;
+                ASSERT_EQ(shift_out, want_shift) << span_bits << " " << shift << " " << v;
+            }
+        }
+}
+
+TEST(CudaHost, PackedDirectServesWholePowerOfTwoRanges) {
+    const auto serves = [](const HistogramSpec& spec, std::uint32_t values) {
+        PackedArgs a;
+        a.u16 = true;
+        a.bins = bin_rule(spec, values, kWideModes, "test");
+        return packed_direct_serves(a);
+    };
+    EXPECT_TRUE(serves(HistogramSpec::even(65536, 0, 65536), 65536));
+    EXPECT_TRUE(serves(HistogramSpec::even(4096, 0, 65536), 65536));
+    EXPECT_TRUE(serves(HistogramSpec::even(4096, 0, 4096), 65536));  // 12-bit range
+    EXPECT_TRUE(serves(HistogramSpec::even(2, 0, 2), 65536));
+    EXPECT_FALSE(serves(HistogramSpec::even(1, 0, 65536), 65536));       // one bin
+    EXPECT_FALSE(serves(HistogramSpec::even(4096, 4096, 8192), 65536));  // lower bound
+    EXPECT_FALSE(serves(HistogramSpec::even(4096, 0, 131072), 65536));   // past the values
+    EXPECT_FALSE(serves(HistogramSpec::even(1000, 0, 1000), 65536));     // not a power of two
+    EXPECT_FALSE(serves(HistogramSpec::even(3, 0, 65536), 65536));
 }
 
 TEST(CudaHost, AutoRaceFactorSpansOneToThirtyTwo) {

@@ -2,7 +2,8 @@
 // wraps every packed counter many times (one-value and few-value images, all fields of one
 // word hit at once, 2^16+ samples per bin in a single block), with forced counter widths,
 // tiny tiles and single-block grids (PackedTuning), joint RGB histograms up to 2^24 bins, and
-// saturation caps 1, 200, 255, 1000 and 65535 on counts crossing them.
+// saturation caps 1, 200, 255, 1000 and 65535 on counts crossing them; the direct 16-bit path
+// on 1-, 3- and 4-channel images.
 // PackedGpu.* skip without a device; CudaHost.* run on any machine.
 
 #include <gtest/gtest.h>
@@ -35,7 +36,7 @@ const std::vector<Channel> kRgbaAll{Channel::R,       Channel::G,       Channel:
 std::string describe(const PackedTuning& t) {
     return "tuning bits " + std::to_string(t.counter_bits) + " tile " +
            std::to_string(t.max_tile_bins) + " blocks " + std::to_string(t.blocks_per_tile) +
-           " threads " + std::to_string(t.threads);
+           " threads " + std::to_string(t.threads) + (t.direct ? "" : " generic");
 }
 
 // An image whose samples (all channels alike) take value values[i] counts[i] times, in an
@@ -77,6 +78,8 @@ std::vector<HistogramSpec> u16_specs() {
             HistogramSpec::even(640, -5, 63995),
             HistogramSpec::even(3, 0, 65536),
             HistogramSpec::even(1000, 17, 65533),
+            HistogramSpec::even(4096, 0, 4096),  // 12-bit: larger values are not counted
+            HistogramSpec::even(2, 0, 2),
             HistogramSpec::with_edges({0, 0.5, 255, 256, 1023.25, 4096, 40000, 65535, 65536})};
 }
 
@@ -106,6 +109,8 @@ class PackedGpu : public ::testing::Test {
             PackedTuning{8, 0, 3, 0},      // 8-bit, three blocks
             PackedTuning{16, 100, 2, 0},   // 16-bit, tiles of at most 100 bins
             PackedTuning{8, 7, 0, 0},      // 8-bit, tiles of 7 bins (2 words)
+            // 16-bit, the generic kernel where the direct one would count
+            PackedTuning{16, 0, 2, 512, false},
         };
     }
 
@@ -187,6 +192,48 @@ TEST_F(PackedGpu, OneValueWarpsBesideMixedOnes) {
         for (const HistogramSpec& spec : u16_specs()) {
             expect_exact(*engine, u16.view(), kGray, spec, "runs u16");
             expect_exact(*engine, tiny.view(), kGray, spec, "1x1");
+        }
+    }
+}
+
+TEST_F(PackedGpu, DirectPathOnEveryLayout) {
+    // The direct kernels (1, 3 and 4 samples per pixel, 65536 bins by constants, other
+    // power-of-two ranges by shifts) on every plain channel: odd sizes (a partial last group),
+    // flat groups beside noise, and in one block counts crossing 65535 / 65536 per bin (one
+    // value: whole-warp additions of 256; two values alternating: additions of one).
+    const auto mixed = [](int w) {
+        return [w](int x, int y, int c) {
+            const std::uint64_t i = static_cast<std::uint64_t>(y) * static_cast<std::uint64_t>(w) +
+                                    static_cast<std::uint64_t>(x);
+            if ((i / 700) % 2 == 0) return static_cast<std::uint32_t>(40000 + c);
+            return static_cast<std::uint32_t>((i * 2654435761u) >> 9) & 0xFFFFu;
+        };
+    };
+    const std::vector<HistogramSpec> specs{
+        HistogramSpec::even(65536, 0, 65536), HistogramSpec::even(16384, 0, 65536),
+        HistogramSpec::even(4096, 0, 4096), HistogramSpec::even(2, 0, 2)};
+    const std::vector<PackedTuning> tunings{PackedTuning{}, PackedTuning{16, 0, 1, 1024},
+                                            PackedTuning{0, 0, 3, 96}};
+    for (const int channels : {1, 3, 4}) {
+        const std::vector<Channel> plain =
+            channels == 1   ? kGray
+            : channels == 3 ? std::vector<Channel>{Channel::R, Channel::G, Channel::B}
+                            : std::vector<Channel>{Channel::R, Channel::G, Channel::B, Channel::A};
+        const std::vector<Image> images{
+            test::constant(1, 1, channels, SampleType::U16, 16, 65535),
+            test::make_image(7, 3, channels, SampleType::U16, 16, mixed(7)),
+            test::make_image(1001, 333, channels, SampleType::U16, 16, mixed(1001)),
+            test::constant(517, 300, channels, SampleType::U16, 16, 32768),  // 155100 per bin
+            with_counts({1, 40000}, {140001, 70000}, 999, channels, SampleType::U16),
+            with_counts({65535, 0, 32767}, {65536, 65535, 65537}, 640, channels, SampleType::U16)};
+        for (const PackedTuning& t : tunings) {
+            SCOPED_TRACE(describe(t) + " channels " + std::to_string(channels));
+            const auto engine = cuda::detail::make_packed_engine(t);
+            for (const Image& image : images)
+                for (const HistogramSpec& spec : specs)
+                    expect_exact(*engine, image.view(), plain, spec,
+                                 std::to_string(image.width()) + "x" +
+                                     std::to_string(image.height()) + " " + spec.describe());
         }
     }
 }

@@ -3,6 +3,7 @@
 // in packed_sat.cu).
 
 #include <algorithm>
+#include <optional>
 #include <string>
 
 #include "cuda_check.hpp"
@@ -17,10 +18,54 @@ PackedKernelPtr packed_counting_kernel(const PackedArgs& a) {
     return packed_pick<false>(a);
 }
 
+PackedKernelPtr packed_direct_kernel_for(const PackedArgs& a) {
+    const bool identity = a.bins.bins == 65536;  // span 65536 and shift 0 (direct serves a)
+    switch (a.channels) {
+        case 1:
+            return identity ? &packed_direct_kernel<1, true> : &packed_direct_kernel<1, false>;
+        case 3:
+            return identity ? &packed_direct_kernel<3, true> : &packed_direct_kernel<3, false>;
+        case 4:
+            return identity ? &packed_direct_kernel<4, true> : &packed_direct_kernel<4, false>;
+        default:
+            return nullptr;
+    }
+}
+
 namespace {
 
 PackedKernelPtr kernel_for(const PackedArgs& a) {
     return a.saturating ? packed_saturating_kernel(a) : packed_counting_kernel(a);
+}
+
+// The direct path's plan when the request and the tuning allow it and its tile fits.
+std::optional<PackedPlan> plan_direct(const PackedArgs& a, const DeviceLimits& limits,
+                                      const PackedTuning& tuning) {
+    if (!tuning.direct || (tuning.counter_bits != 0 && tuning.counter_bits != 16) ||
+        (tuning.max_tile_bins != 0 && tuning.max_tile_bins < a.bins.bins) ||
+        !packed_direct_serves(a))
+        return std::nullopt;
+    const PackedKernelPtr kernel = packed_direct_kernel_for(a);
+    if (kernel == nullptr) return std::nullopt;
+    PackedPlan plan;
+    plan.direct = true;
+    plan.counter_bits = 16;
+    plan.tiles.tiles = 1;
+    plan.tiles.tile_bins = a.bins.bins;
+    plan.tiles.tile_words = a.bins.bins / 2;
+    plan.tiles.smem_bytes = 4 * static_cast<std::size_t>(plan.tiles.tile_words);
+    if (plan.tiles.smem_bytes > dynamic_smem_limit(kernel, limits.shared_per_block_optin))
+        return std::nullopt;
+    reserve_dynamic_smem(kernel, plan.tiles.smem_bytes, limits.shared_per_block_optin, "packed");
+    // Whole blocks of 1024 threads: the lab's best (occupancy is bounded by the 128 KiB tile).
+    const BlockShape shape =
+        tuning.threads > 0
+            ? most_resident(kernel, {tuning.threads}, plan.tiles.smem_bytes, false, "packed")
+            : most_resident(kernel, {1024}, plan.tiles.smem_bytes, false, "packed");
+    if (shape.blocks_per_sm == 0) return std::nullopt;
+    plan.threads = shape.threads;
+    plan.blocks_per_sm = shape.blocks_per_sm;
+    return plan;
 }
 
 struct WidthPlan {
@@ -49,17 +94,9 @@ WidthPlan plan_width(const PackedArgs& a, const DeviceLimits& limits, const Pack
     return p;
 }
 
-}  // namespace
-
-std::size_t packed_smem_limit(const PackedArgs& a, std::size_t optin) {
-    const PackedKernelPtr kernel = kernel_for(a);
-    return kernel == nullptr ? 0 : dynamic_smem_limit(kernel, optin);
-}
-
-PackedPlan plan_packed(const PackedArgs& args, const DeviceLimits& limits,
-                       const PackedTuning& tuning) {
-    if (tuning.threads < 0 || tuning.threads > 1024 || tuning.threads % 32 != 0)
-        throw UsageError("packed: threads per block must be a multiple of 32 up to 1024");
+// The generic kernel's plan: counter width, tiles and block shape.
+PackedPlan plan_generic(const PackedArgs& args, const DeviceLimits& limits,
+                        const PackedTuning& tuning) {
     PackedPlan plan;
     WidthPlan best;
     for (const int bits : packed_counter_widths(tuning, args.saturating, args.cap)) {
@@ -85,6 +122,22 @@ PackedPlan plan_packed(const PackedArgs& args, const DeviceLimits& limits,
     plan.tiles = best.tiles;
     plan.threads = best.threads;
     plan.blocks_per_sm = best.blocks_per_sm;
+    return plan;
+}
+
+}  // namespace
+
+std::size_t packed_smem_limit(const PackedArgs& a, std::size_t optin) {
+    const PackedKernelPtr kernel = kernel_for(a);
+    return kernel == nullptr ? 0 : dynamic_smem_limit(kernel, optin);
+}
+
+PackedPlan plan_packed(const PackedArgs& args, const DeviceLimits& limits,
+                       const PackedTuning& tuning) {
+    if (tuning.threads < 0 || tuning.threads > 1024 || tuning.threads % 32 != 0)
+        throw UsageError("packed: threads per block must be a multiple of 32 up to 1024");
+    const std::optional<PackedPlan> direct = plan_direct(args, limits, tuning);
+    PackedPlan plan = direct ? *direct : plan_generic(args, limits, tuning);
 
     if (tuning.blocks_per_tile > 0) {
         plan.blocks_per_tile = tuning.blocks_per_tile;
@@ -106,7 +159,7 @@ void launch_packed(PackedArgs a, const PackedPlan& plan, cudaStream_t stream) {
     a.counter_bits = plan.counter_bits;
     a.tile_bins = plan.tiles.tile_bins;
     a.tile_words = plan.tiles.tile_words;
-    const PackedKernelPtr kernel = kernel_for(a);
+    const PackedKernelPtr kernel = plan.direct ? packed_direct_kernel_for(a) : kernel_for(a);
     if (kernel == nullptr) throw UnsupportedError("packed: no kernel serves this request");
     const dim3 grid(static_cast<unsigned>(plan.blocks_per_tile),
                     static_cast<unsigned>(plan.tiles.tiles));
@@ -115,7 +168,8 @@ void launch_packed(PackedArgs a, const PackedPlan& plan, cudaStream_t stream) {
 }
 
 std::string PackedPlan::describe() const {
-    return std::to_string(counter_bits) + "-bit counters, " + std::to_string(tiles.tiles) +
+    return std::string(direct ? "direct, " : "") + std::to_string(counter_bits) +
+           "-bit counters, " + std::to_string(tiles.tiles) +
            (tiles.tiles == 1 ? " tile" : " tiles") + " of " + std::to_string(tiles.tile_bins) +
            " bins (" + std::to_string(tiles.smem_bytes) + " B shared), " + std::to_string(threads) +
            " threads x " + std::to_string(blocks_per_tile) + " blocks per tile (" +
@@ -126,8 +180,11 @@ std::string packed_probe() {
     PackedArgs counting;  // 8-bit gray, 256 bins through the table, 16-bit counters
     PackedArgs saturating = counting;
     saturating.saturating = true;
+    PackedArgs direct = counting;  // 16-bit gray, 65536 bins
+    direct.bins.bins = 65536;
     for (const PackedKernelPtr kernel :
-         {packed_counting_kernel(counting), packed_saturating_kernel(saturating)})
+         {packed_counting_kernel(counting), packed_saturating_kernel(saturating),
+          packed_direct_kernel_for(direct)})
         if (std::string why = probe_kernel(kernel, "the packed kernels"); !why.empty()) return why;
     return {};
 }

@@ -57,6 +57,28 @@
 // true count. Requests without a cap, or with a cap above 65535 (or above the forced counter
 // width), are refused.
 //
+// The direct path of "packed": 16-bit samples counted by a shift over a whole power-of-two
+// range [0, span) (bin = v >> shift, span >> shift >= 2 bins; the 65536 bins of 16-bit deep
+// colour, 4096 bins of 12-bit data) fit into one tile of 16-bit counters (at most 128 KiB), and
+// then a kernel of its own counts them with the same layout and the same accounting, at a few
+// instructions per sample (the generic kernel spends most of its time on the arithmetic of
+// arbitrary bins, tiles and widths, not on the atomics):
+//  - word and field come from the value by shifts and a mask (packed_direct_slot); with
+//    65536 bins they are constants (word v mod 32768, field v / 32768);
+//  - a value outside [0, span) adds 0 to a word of the tile, which changes nothing and never
+//    wraps, instead of branching around the atomic;
+//  - the eight samples of a group are added first and their old values checked after, so that
+//    the eight atomics are in flight together (wraps, rare, are accounted for after the group);
+//  - a group whose eight samples hold one value is counted with one addition of 8, and a warp
+//    whose 32 groups all hold one value with one addition of 256 by one lane (n < 2^16: the
+//    proof holds unchanged). A flat region of a photo or a one-value image thus costs one
+//    atomic per 8 or 256 samples instead of 256 atomics serialized on one word; checking a
+//    group costs four comparisons of words, and the warp vote runs only where every lane of
+//    the warp found its group flat.
+// Measured on the H100 over 256 MiB (lab probe docs/perf/lab/2026-11-26-hist16-direct.cu): the
+// per-sample checks of wraps after all eight atomics instead of after each, and runtime shifts
+// instead of constants, each cost 5-10 %.
+//
 // Tiling: when the tile of all bins does not fit into the shared memory of a block, the bins
 // are split into `tiles` tiles of tile_bins bins (up to 2^24 bins, e.g. the joint RGB
 // histogram); blockIdx.y is the tile and a block counts only the values whose bin falls into
@@ -103,6 +125,8 @@ struct PackedTuning {
     int blocks_per_tile = 0;
     // Threads per block, a multiple of 32 up to 1024 (0 = from the occupancy API).
     int threads = 0;
+    // The direct path where a request allows it (see above); false: the generic kernel always.
+    bool direct = true;
 };
 
 std::unique_ptr<HistogramEngine> make_packed_engine(const PackedTuning& tuning);
@@ -145,6 +169,15 @@ HS_HD void packed_slot(std::uint32_t lb, std::uint32_t words, std::uint32_t& wor
         field += lb >= static_cast<std::uint32_t>(f) * words ? 1u : 0u;
     word = lb - field * words;
     shift = field * static_cast<std::uint32_t>(W);
+}
+
+// Word and field shift of value `v` < 2^span_bits on the direct path: bin v >> shift of
+// 2^(span_bits - shift) bins, so words = 2^(span_bits - shift - 1), word = bin mod words and
+// field = bin / words = v / 2^(span_bits - 1) (what packed_slot<16> gives for that bin).
+HS_HD void packed_direct_slot(std::uint32_t v, int span_bits, int shift, std::uint32_t& word,
+                              std::uint32_t& field_shift) {
+    word = (v >> shift) & ((1u << (span_bits - 1 - shift)) - 1u);
+    field_shift = ((v >> (span_bits - 1)) & 1u) << 4;
 }
 
 // The table entry of a slot: word << 5 | shift (words < 2^26).
@@ -274,7 +307,19 @@ inline std::vector<int> packed_counter_widths(const PackedTuning& tuning, bool s
 // Largest grid.y.
 inline constexpr int kPackedMaxTiles = 65535;
 
+// Whether the direct path serves `a` (with the tuning's consent, see plan_packed()): plain
+// 16-bit samples, wrapping counters, bins by a shift over [0, span), span a power of two
+// (lower bound 0, upper bound span) and at least 2 bins.
+inline bool packed_direct_serves(const PackedArgs& a) {
+    const BinRule& b = a.bins;
+    return !a.saturating && a.u16 && a.value.kind == ValueKind::Plain &&
+           b.mode == BinMode::EvenShift && b.lo == 0 && b.base == 0 && b.span >= 2 &&
+           (b.span & (b.span - 1)) == 0 && b.bins >= 2 &&
+           (b.span >> b.shift) == static_cast<std::uint32_t>(b.bins);
+}
+
 struct PackedPlan {
+    bool direct = false;  // the direct kernel (16-bit counters, one tile)
     int counter_bits = 0;
     PackedTiles tiles;
     int threads = 0;

@@ -159,6 +159,122 @@ __global__ void __launch_bounds__(1024) packed_kernel(const PackedArgs a) {
         packed_fold_word<W, PackedSharedOps>(hist[i], i, words, tile_bins, tile_counts);
 }
 
+// The direct path (see packed.cuh): 16-bit samples of C-sample pixels, one plain channel, a tile
+// of all bins in 16-bit counters. Identity: 65536 bins over [0, 65536), word and field by
+// constants.
+template <int C, bool Identity>
+__global__ void __launch_bounds__(1024) packed_direct_kernel(const PackedArgs a) {
+    extern __shared__ std::uint32_t packed_smem[];
+    using L = PackedLayout<16>;
+    using T = std::uint16_t;
+    constexpr int kPixels = kPixelsPerGroup<T>;
+    constexpr int kWords = 4 * C;
+    constexpr unsigned kFull = 0xFFFFFFFFu;
+    std::uint32_t* hist = packed_smem;
+    const std::uint32_t bins = Identity ? 65536u : static_cast<std::uint32_t>(a.bins.bins);
+    const std::uint32_t words = bins / 2;
+    const std::uint32_t span = Identity ? 65536u : a.bins.span;
+    const int span_bits = Identity ? 16 : 31 - __clz(static_cast<int>(span));
+    const int shift = Identity ? 0 : a.bins.shift;
+
+    for (std::uint32_t i = threadIdx.x; i < words; i += blockDim.x) hist[i] = 0;
+    __syncthreads();
+
+    // The increment of one count of v (0 outside [0, span): added to a word of the tile, it
+    // changes nothing) and where it goes.
+    const auto slot = [&](std::uint32_t v, std::uint32_t& word, std::uint32_t& field_shift) {
+        packed_direct_slot(v, span_bits, shift, word, field_shift);
+        return Identity || v < span ? 1u << field_shift : 0u;
+    };
+    const auto wrapped = [](std::uint32_t old, std::uint32_t field_shift, std::uint32_t n) {
+        return ((old >> field_shift) & L::kMax) + n > L::kMax;
+    };
+    const auto account = [&](std::uint32_t old, std::uint32_t word, std::uint32_t field_shift) {
+        packed_account_wraps<16, PackedSharedOps>(old, field_shift / 16, word, words, bins,
+                                                  a.counts);
+    };
+    // n counts of v in one addition (1 <= n < 2^16).
+    const auto add = [&](std::uint32_t v, std::uint32_t n) {
+        std::uint32_t word, field_shift;
+        const std::uint32_t inc = slot(v, word, field_shift);
+        if (inc == 0) return;
+        const std::uint32_t old = atomicAdd(hist + word, inc * n);
+        if (wrapped(old, field_shift, n)) account(old, word, field_shift);
+    };
+    // A whole group of kPixels pixels.
+    const auto count_group = [&](const std::uint32_t(&w)[kWords]) {
+        std::uint32_t v[kPixels];
+#pragma unroll
+        for (int p = 0; p < kPixels; ++p) v[p] = group_value<T, C, ValueKind::Plain>(w, p, a.value);
+        bool flat = true;
+        if constexpr (C == 1) {
+            // The last word first: in noise one comparison decides.
+            const std::uint32_t splat = v[0] * 0x00010001u;
+            flat = w[kWords - 1] == splat;
+            if (flat) {
+#pragma unroll
+                for (int k = 0; k < kWords - 1; ++k) flat = flat && w[k] == splat;
+            }
+        } else {
+#pragma unroll
+            for (int p = 1; p < kPixels; ++p) flat = flat && v[p] == v[0];
+        }
+        if (flat) {
+            // Every lane of the warp here (all found their group flat): one value for all?
+            if (__activemask() == kFull) {
+                const std::uint32_t lead = __shfl_sync(kFull, v[0], 0);
+                if (__all_sync(kFull, v[0] == lead)) {
+                    if ((threadIdx.x & 31u) == 0) add(lead, 32u * kPixels);
+                    return;
+                }
+            }
+            add(v[0], kPixels);
+            return;
+        }
+        std::uint32_t old[kPixels], word[kPixels], field_shift[kPixels], inc[kPixels];
+#pragma unroll
+        for (int p = 0; p < kPixels; ++p) {
+            inc[p] = slot(v[p], word[p], field_shift[p]);
+            old[p] = atomicAdd(hist + word[p], inc[p]);
+        }
+        bool any = false;
+#pragma unroll
+        for (int p = 0; p < kPixels; ++p)
+            any = any || ((Identity || inc[p] != 0) && wrapped(old[p], field_shift[p], 1));
+        if (any) {
+#pragma unroll
+            for (int p = 0; p < kPixels; ++p)
+                if ((Identity || inc[p] != 0) && wrapped(old[p], field_shift[p], 1))
+                    account(old[p], word[p], field_shift[p]);
+        }
+    };
+
+    // Grid-stride over the whole groups, two loads in flight per thread.
+    const auto* in = static_cast<const uint4*>(a.samples);
+    const std::uint64_t whole = a.pixels / kPixels;
+    const std::uint64_t step = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
+    const std::uint64_t first = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    for (std::uint64_t g = first; g < whole; g += 2 * step) {
+        std::uint32_t w0[kWords], w1[kWords];
+        load_group<C>(in, g, w0);
+        const bool second = g + step < whole;
+        if (second) load_group<C>(in, g + step, w1);
+        count_group(w0);
+        if (second) count_group(w1);
+    }
+    // The partial last group, if any (fewer than kPixels pixels): one thread, pixel by pixel.
+    if (first == 0 && whole * kPixels < a.pixels) {
+        std::uint32_t w[kWords];
+        load_group<C>(in, whole, w);
+        const int valid = group_pixels<T>(a.pixels, whole);
+        for (int p = 0; p < valid; ++p) add(group_value<T, C, ValueKind::Plain>(w, p, a.value), 1);
+    }
+    __syncthreads();
+
+    for (std::uint32_t i = threadIdx.x; i < words; i += blockDim.x)
+        packed_fold_word<16, PackedSharedOps>(hist[i], i, words, bins, a.counts);
+}
+
 using PackedKernelPtr = void (*)(PackedArgs);
 
 template <int W, bool Sat>
@@ -180,6 +296,8 @@ PackedKernelPtr packed_pick(const PackedArgs& a) {
 
 // Defined in packed.cu and packed_sat.cu (one instantiation of the kernels each).
 PackedKernelPtr packed_counting_kernel(const PackedArgs& a);
+// The direct kernel for `a` (packed_direct_serves(a)), nullptr for other channel counts.
+PackedKernelPtr packed_direct_kernel_for(const PackedArgs& a);
 PackedKernelPtr packed_saturating_kernel(const PackedArgs& a);
 
 }  // namespace hs::cuda::detail
