@@ -72,12 +72,13 @@
 //  - a group whose eight samples hold one value is counted with one addition of 8, and a warp
 //    whose 32 groups all hold one value with one addition of 256 by one lane (n < 2^16: the
 //    proof holds unchanged). A flat region of a photo or a one-value image thus costs one
-//    atomic per 8 or 256 samples instead of 256 atomics serialized on one word; checking a
-//    group costs four comparisons of words, and the warp vote runs only where every lane of
-//    the warp found its group flat.
-// Measured on the H100 over 256 MiB (lab probe docs/perf/lab/2026-11-26-hist16-direct.cu): the
-// per-sample checks of wraps after all eight atomics instead of after each, and runtime shifts
-// instead of constants, each cost 5-10 %.
+//    atomic per 8 or 256 samples instead of 256 atomics serialized on one word; in noise one
+//    comparison of words (the last word with the first sample) rules a group out, and the warp
+//    vote runs only where every lane of the warp found its group flat.
+// Measured on the H100 over 256 MiB (lab probes docs/perf/lab/2026-11-26-hist16-direct.cu and
+// -prefetch.cu): checking each wrap right after its atomic instead of after all eight, or word
+// and field by runtime shifts instead of constants, each cost 5-10 %; more loads in flight
+// (registers or a cp.async pipeline in the free shared memory) gained at most 3 %.
 //
 // Tiling: when the tile of all bins does not fit into the shared memory of a block, the bins
 // are split into `tiles` tiles of tile_bins bins (up to 2^24 bins, e.g. the joint RGB
