@@ -3,6 +3,7 @@
 // in packed_sat.cu).
 
 #include <algorithm>
+#include <initializer_list>
 #include <optional>
 #include <string>
 
@@ -38,6 +39,13 @@ PackedKernelPtr kernel_for(const PackedArgs& a) {
     return a.saturating ? packed_saturating_kernel(a) : packed_counting_kernel(a);
 }
 
+// The block size the tuning forces, else the most resident of `candidates`.
+BlockShape block_shape(PackedKernelPtr kernel, const PackedTuning& tuning, std::size_t smem,
+                       std::initializer_list<int> candidates) {
+    return tuning.threads > 0 ? most_resident(kernel, {tuning.threads}, smem, false, "packed")
+                              : most_resident(kernel, candidates, smem, false, "packed");
+}
+
 // The direct path's plan when the request and the tuning allow it and its tile fits.
 std::optional<PackedPlan> plan_direct(const PackedArgs& a, const DeviceLimits& limits,
                                       const PackedTuning& tuning) {
@@ -58,10 +66,7 @@ std::optional<PackedPlan> plan_direct(const PackedArgs& a, const DeviceLimits& l
         return std::nullopt;
     reserve_dynamic_smem(kernel, plan.tiles.smem_bytes, limits.shared_per_block_optin, "packed");
     // Whole blocks of 1024 threads: the lab's best (occupancy is bounded by the 128 KiB tile).
-    const BlockShape shape =
-        tuning.threads > 0
-            ? most_resident(kernel, {tuning.threads}, plan.tiles.smem_bytes, false, "packed")
-            : most_resident(kernel, {1024}, plan.tiles.smem_bytes, false, "packed");
+    const BlockShape shape = block_shape(kernel, tuning, plan.tiles.smem_bytes, {1024});
     if (shape.blocks_per_sm == 0) return std::nullopt;
     plan.threads = shape.threads;
     plan.blocks_per_sm = shape.blocks_per_sm;
@@ -85,10 +90,7 @@ WidthPlan plan_width(const PackedArgs& a, const DeviceLimits& limits, const Pack
     if (p.tiles.tiles == 0 || p.tiles.tiles > kPackedMaxTiles) return p;
     reserve_dynamic_smem(kernel, p.tiles.smem_bytes, limits.shared_per_block_optin,
                          a.saturating ? "packed-sat" : "packed");
-    const BlockShape shape =
-        tuning.threads > 0
-            ? most_resident(kernel, {tuning.threads}, p.tiles.smem_bytes, false, "packed")
-            : most_resident(kernel, {256, 512, 1024}, p.tiles.smem_bytes, false, "packed");
+    const BlockShape shape = block_shape(kernel, tuning, p.tiles.smem_bytes, {256, 512, 1024});
     p.threads = shape.threads;
     p.blocks_per_sm = shape.blocks_per_sm;
     return p;

@@ -204,6 +204,13 @@ HS_HD void packed_account_wraps(std::uint32_t old, std::uint32_t field, std::uin
     }
 }
 
+// Whether adding n (1 <= n <= 2^W - 1) to the field at `shift` of a word that held `old` wrapped
+// that field.
+template <int W>
+HS_HD bool packed_wrapped(std::uint32_t old, std::uint32_t shift, std::uint32_t n) {
+    return ((old >> shift) & PackedLayout<W>::kMax) + n > PackedLayout<W>::kMax;
+}
+
 // "packed": n counts (1 <= n <= 2^W - 1) of the bin at (word, shift) in one addition. The
 // field wraps when its old value plus n passes 2^W - 1; n < 2^W makes that at most one wrap,
 // so the proof's accounting holds unchanged (r_j is now a sum of such n).
@@ -211,9 +218,8 @@ template <int W, typename Ops>
 HS_HD void packed_count(std::uint32_t* hist, std::uint32_t word, std::uint32_t shift,
                         std::uint32_t words, std::uint32_t tile_bins,
                         unsigned long long* tile_counts, std::uint32_t n = 1) {
-    using L = PackedLayout<W>;
     const std::uint32_t old = Ops::add(hist + word, n << shift);
-    if (((old >> shift) & L::kMax) + n > L::kMax)
+    if (packed_wrapped<W>(old, shift, n))
         packed_account_wraps<W, Ops>(old, shift / W, word, words, tile_bins, tile_counts);
 }
 

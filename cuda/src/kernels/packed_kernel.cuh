@@ -165,7 +165,6 @@ __global__ void __launch_bounds__(1024) packed_kernel(const PackedArgs a) {
 template <int C, bool Identity>
 __global__ void __launch_bounds__(1024) packed_direct_kernel(const PackedArgs a) {
     extern __shared__ std::uint32_t packed_smem[];
-    using L = PackedLayout<16>;
     using T = std::uint16_t;
     constexpr int kPixels = kPixelsPerGroup<T>;
     constexpr int kWords = 4 * C;
@@ -186,20 +185,11 @@ __global__ void __launch_bounds__(1024) packed_direct_kernel(const PackedArgs a)
         packed_direct_slot(v, span_bits, shift, word, field_shift);
         return Identity || v < span ? 1u << field_shift : 0u;
     };
-    const auto wrapped = [](std::uint32_t old, std::uint32_t field_shift, std::uint32_t n) {
-        return ((old >> field_shift) & L::kMax) + n > L::kMax;
-    };
-    const auto account = [&](std::uint32_t old, std::uint32_t word, std::uint32_t field_shift) {
-        packed_account_wraps<16, PackedSharedOps>(old, field_shift / 16, word, words, bins,
-                                                  a.counts);
-    };
     // n counts of v in one addition (1 <= n < 2^16).
     const auto add = [&](std::uint32_t v, std::uint32_t n) {
         std::uint32_t word, field_shift;
-        const std::uint32_t inc = slot(v, word, field_shift);
-        if (inc == 0) return;
-        const std::uint32_t old = atomicAdd(hist + word, inc * n);
-        if (wrapped(old, field_shift, n)) account(old, word, field_shift);
+        if (slot(v, word, field_shift) != 0)
+            packed_count<16, PackedSharedOps>(hist, word, field_shift, words, bins, a.counts, n);
     };
     // A whole group of kPixels pixels.
     const auto count_group = [&](const std::uint32_t(&w)[kWords]) {
@@ -237,15 +227,18 @@ __global__ void __launch_bounds__(1024) packed_direct_kernel(const PackedArgs a)
             inc[p] = slot(v[p], word[p], field_shift[p]);
             old[p] = atomicAdd(hist + word[p], inc[p]);
         }
-        bool any = false;
+        bool wrapped[kPixels], any = false;
 #pragma unroll
-        for (int p = 0; p < kPixels; ++p)
-            any = any || ((Identity || inc[p] != 0) && wrapped(old[p], field_shift[p], 1));
+        for (int p = 0; p < kPixels; ++p) {
+            wrapped[p] = (Identity || inc[p] != 0) && packed_wrapped<16>(old[p], field_shift[p], 1);
+            any = any || wrapped[p];
+        }
         if (any) {
 #pragma unroll
             for (int p = 0; p < kPixels; ++p)
-                if ((Identity || inc[p] != 0) && wrapped(old[p], field_shift[p], 1))
-                    account(old[p], word[p], field_shift[p]);
+                if (wrapped[p])
+                    packed_account_wraps<16, PackedSharedOps>(old[p], field_shift[p] / 16, word[p],
+                                                              words, bins, a.counts);
         }
     };
 
