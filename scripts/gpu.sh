@@ -341,7 +341,7 @@ cmd_check() {
     # Every engine of the matrix on small and 4K inputs and at the most bins and channels it
     # claims; the frame pipeline's odd, 16-bit and 4-channel frames, its pictures (display
     # kernels) and its resubmitted frames; lane-private's tiny shapes and 16-bit counts; packed's
-    # one-value warps.
+    # one-value warps; the benchmark's read-only floor.
     local filter="GpuEngines/GpuEngineMatrix.ServesThePlainCase/*:GpuEngines/GpuEngineMatrix.FourK/*"
     filter+=":GpuEngines/GpuEngineMatrix.LargestConfigurationItClaims/*"
     filter+=":GpuPipeline.OddShapesSixteenBitAndFourChannels:GpuPipeline.EqualizationAloneAndStrengthZero"
@@ -349,6 +349,7 @@ cmd_check() {
     filter+=":GpuPipeline.ReconfigureAndResubmitTheFrameOnTheDevice:GpuPipeline.RegionsAndScopes"
     filter+=":LanePrivateGpu.CountsCross65535PerBinAndTinyShapes:PackedGpu.Small"
     filter+=":GpuScopes.OddShapesStridesAndDepths:GpuScopes.CountsPastSixteenBits"
+    filter+=":ReadFloor.ReadsEveryByteOfEveryShape"
     local sanitizer="$cuda_bin/compute-sanitizer" timeout_s="${HS_SANITIZER_TIMEOUT:-300}"
     beside "compute-sanitizer memcheck" sanitizer.log timeout "$timeout_s" "$sanitizer" \
         --tool memcheck --leak-check full --error-exitcode 86 "$build/tests/cuda/test_cuda" \

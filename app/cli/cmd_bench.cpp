@@ -161,6 +161,15 @@ int run_bench(const Context& ctx) {
     };
     for (BenchInput& in : bench_inputs(args)) {
         const ImageView image = apply_region(args, in.image.view());
+        // The floor first: what reading these bytes alone costs on the device.
+        if (device && ctx.engines.gpu_floor) {
+            announce("floor", in.name);
+            BenchRow row;
+            bench_floor(ctx.engines.gpu_floor, image, options, context.device_read_bandwidth_gbs,
+                        row);
+            row.input = in.name;
+            rows.push_back(std::move(row));
+        }
         if (scope_kind) {
             const std::vector<ScopeSpec> specs = scopes_from_args(args, image, "--select");
             if (specs.size() != 1)
@@ -190,6 +199,8 @@ int run_bench(const Context& ctx) {
         }
     }
 
+    relate_to_floor(rows);
+
     std::string out;
     if (format == "json") {
         out = to_text(report::bench_json(context, rows));
@@ -202,15 +213,22 @@ int run_bench(const Context& ctx) {
            << ", read bandwidth " << fixed(context.host_read_bandwidth_gbs, 1) << " GB/s; "
            << options.timed_runs << " timed runs after " << options.warmup_runs << " warm-up\n";
         char line[256];
-        std::snprintf(line, sizeof line, "%-16s %10s %10s %8s %8s %6s %10s %-8s\n", "kernel",
-                      "median_ms", "min_ms", "Gpix/s", "GB/s", "%bw", "e2e_ms", "verified");
+        std::snprintf(line, sizeof line, "%-16s %10s %10s %8s %8s %6s %10s %10s %7s %7s %-8s\n",
+                      "kernel", "median_ms", "min_ms", "Gpix/s", "GB/s", "%bw", "e2e_ms", "b2b_ms",
+                      "xfloor", "xb2b", "verified");
         os << line;
         std::string last_input;
         for (const BenchRow& r : rows) {
             if (r.input != last_input) {
+                // The case's channels and spec are those of its engines (the floor has none).
+                const auto engine_row = std::find_if(rows.begin(), rows.end(), [&](const auto& e) {
+                    return e.input == r.input && !e.floor;
+                });
                 os << "# " << r.input << " (" << r.width << "x" << r.height << "x"
-                   << r.image_channels << ", " << r.depth << "-bit), channels " << r.channels
-                   << ", " << r.spec << "\n";
+                   << r.image_channels << ", " << r.depth << "-bit)";
+                if (engine_row != rows.end())
+                    os << ", channels " << engine_row->channels << ", " << engine_row->spec;
+                os << "\n";
                 last_input = r.input;
             }
             if (r.status != "ok") {
@@ -218,9 +236,18 @@ int run_bench(const Context& ctx) {
                    << r.status << ": " << r.reason << "\n";
                 continue;
             }
-            std::snprintf(line, sizeof line, "%-16s %10.4f %10.4f %8.2f %8.1f %6.1f %10.4f %-8s\n",
+            // Unmeasured values print as "-".
+            const auto opt = [](double v, int digits) {
+                char text[32] = "-";
+                if (v > 0) std::snprintf(text, sizeof text, "%.*f", digits, v);
+                return std::string(text);
+            };
+            std::snprintf(line, sizeof line,
+                          "%-16s %10.4f %10.4f %8.2f %8.1f %6.1f %10.4f %10s %7s %7s %-8s\n",
                           r.kernel.c_str(), r.median_ms, r.min_ms, r.gpix_s, r.gb_s, r.pct_read_bw,
-                          r.end_to_end_median_ms, r.verified ? "true" : "FALSE");
+                          r.end_to_end_median_ms, opt(r.back_to_back_ms, 4).c_str(),
+                          opt(r.floor_ratio, 2).c_str(), opt(r.back_to_back_floor_ratio, 2).c_str(),
+                          r.verified ? "true" : "FALSE");
             os << line;
         }
         out = os.str();

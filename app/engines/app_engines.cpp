@@ -40,6 +40,7 @@ Engines make_engines() {
         return info;
     };
     out.gpu_read_bandwidth_gbs = [] { return cuda::measure_read_bandwidth_gbs(); };
+    out.gpu_floor = cuda::measure_read_floor;
 #else
     out.query_gpu = [] { return GpuInfo{{}, "built without CUDA", 0}; };
 #endif

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "histoscope/core/bench.hpp"
 #include "histoscope/core/engine.hpp"
 
 namespace hs::app {
@@ -31,6 +32,9 @@ struct Engines {
     // The GPU's read bandwidth in GB/s (median of 20 passes over 1 GiB); throws hs::DeviceError
     // without a GPU. Empty in a build without CUDA.
     std::function<double()> gpu_read_bandwidth_gbs;
+    // The floor of a benchmark case on the GPU (a read-only kernel over the same bytes); empty
+    // in a build without CUDA.
+    FloorTimer gpu_floor;
 };
 
 Engines make_engines();

@@ -11,6 +11,7 @@ Engines make_engines() {
     for (const std::string& name : engines.gpu_engines)
         out.options.gpu_engines << QString::fromStdString(name);
     out.options.gpu_read_bandwidth_gbs = std::move(engines.gpu_read_bandwidth_gbs);
+    out.options.gpu_floor = std::move(engines.gpu_floor);
     if (!engines.gpu_engines.empty()) {
         // What the status bar and the benchmark exports say about the GPU.
         const hs::app::GpuInfo gpu = engines.query_gpu();

@@ -78,8 +78,9 @@ void describe_input(const ImageView& image, std::string channels, std::string sp
 }
 
 // What bench_engine() and bench_scope_engine() share: the refusals, the timed runs in chunks,
-// the medians and rates. `run_chunk(options, ms, end_to_end_ms)` runs one benchmark() call,
-// appends its timings and returns whether its last result was verified.
+// the medians and rates.
+// `run_chunk(options, ms, back_to_back_ms, end_to_end_ms)` runs one benchmark() call, appends
+// its timings and returns whether its last result was verified.
 template <typename Engine, typename Request, typename RunChunk>
 bool bench_rows(Engine& engine, const Request& request, const BenchOptions& options,
                 double read_bandwidth_gbs, BenchRow& row, const BenchControl& control,
@@ -95,7 +96,7 @@ bool bench_rows(Engine& engine, const Request& request, const BenchOptions& opti
         return true;
     }
     const int runs = std::max(options.timed_runs, 1);
-    std::vector<double> histogram_ms, end_to_end_ms;
+    std::vector<double> histogram_ms, back_to_back_ms, end_to_end_ms;
     bool verified = true;
     try {
         // Without a caller listening, all runs go in one call; an interactive caller gets them
@@ -108,7 +109,7 @@ bool bench_rows(Engine& engine, const Request& request, const BenchOptions& opti
             chunk.timed_runs =
                 std::min(chunk.timed_runs, runs - static_cast<int>(histogram_ms.size()));
             const auto start = Clock::now();
-            verified = run_chunk(chunk, histogram_ms, end_to_end_ms) && verified;
+            verified = run_chunk(chunk, histogram_ms, back_to_back_ms, end_to_end_ms) && verified;
             const double per_run = ms_since(start) / (chunk.warmup_runs + chunk.timed_runs);
             chunk.timed_runs = std::max(1, static_cast<int>(kChunkMs / std::max(per_run, 1e-3)));
             chunk.warmup_runs = std::min(options.warmup_runs, 1);
@@ -127,23 +128,38 @@ bool bench_rows(Engine& engine, const Request& request, const BenchOptions& opti
     row.median_ms = median(histogram_ms);
     row.min_ms = *std::min_element(histogram_ms.begin(), histogram_ms.end());
     row.end_to_end_median_ms = median(end_to_end_ms);
+    row.back_to_back_ms = median(back_to_back_ms);
     if (row.median_ms > 0) {
         row.gpix_s = static_cast<double>(request.image.pixel_count()) / (row.median_ms * 1e6);
         row.gb_s = static_cast<double>(row.bytes) / (row.median_ms * 1e6);
     }
     if (read_bandwidth_gbs > 0) row.pct_read_bw = 100.0 * row.gb_s / read_bandwidth_gbs;
     row.verified = verified;
-    if (!verified) row.reason = "counts differ from the CPU reference";
+    if (!verified)
+        row.reason = row.floor ? "the read-only kernel did not read every byte"
+                               : "counts differ from the CPU reference";
     return true;
 }
 
 template <typename Timing>
 void append_times(const Timing& t, const std::vector<double>& ms, std::vector<double>& all_ms,
-                  std::vector<double>& end_to_end_ms, BenchRow& row) {
+                  std::vector<double>& back_to_back_ms, std::vector<double>& end_to_end_ms,
+                  BenchRow& row) {
     all_ms.insert(all_ms.end(), ms.begin(), ms.end());
+    back_to_back_ms.insert(back_to_back_ms.end(), t.back_to_back_ms.begin(),
+                           t.back_to_back_ms.end());
     end_to_end_ms.insert(end_to_end_ms.end(), t.end_to_end_ms.begin(), t.end_to_end_ms.end());
     row.input_copies = t.input_copies;
 }
+
+// The floor as bench_rows() sees it: always available, every image served.
+struct FloorRequest {
+    const ImageView& image;
+};
+struct FloorEngine {
+    Availability availability() const { return {}; }
+    std::string unsupported_reason(const FloorRequest&) const { return {}; }
+};
 
 }  // namespace
 
@@ -157,13 +173,14 @@ bool bench_engine(HistogramEngine& engine, const HistogramRequest& request,
                    engine.name(), row);
     std::vector<ChannelHistogram> expected = reference;
     apply_saturation(request.spec, expected);
-    return bench_rows(engine, request, options, read_bandwidth_gbs, row, control,
-                      [&](const BenchOptions& chunk, std::vector<double>& ms,
-                          std::vector<double>& end_to_end_ms) {
-                          const BenchTiming t = engine.benchmark(request, chunk);
-                          append_times(t, t.histogram_ms, ms, end_to_end_ms, row);
-                          return t.last == expected;
-                      });
+    return bench_rows(
+        engine, request, options, read_bandwidth_gbs, row, control,
+        [&](const BenchOptions& chunk, std::vector<double>& ms,
+            std::vector<double>& back_to_back_ms, std::vector<double>& end_to_end_ms) {
+            const BenchTiming t = engine.benchmark(request, chunk);
+            append_times(t, t.histogram_ms, ms, back_to_back_ms, end_to_end_ms, row);
+            return t.last == expected;
+        });
 }
 
 bool bench_scope_engine(ScopeEngine& engine, const ScopeRequest& request,
@@ -177,13 +194,43 @@ bool bench_scope_engine(ScopeEngine& engine, const ScopeRequest& request,
     }
     describe_input(request.image, std::move(planes), request.spec.describe(request.image.width),
                    bins, engine.name(), row);
-    return bench_rows(engine, request, options, read_bandwidth_gbs, row, control,
-                      [&](const BenchOptions& chunk, std::vector<double>& ms,
-                          std::vector<double>& end_to_end_ms) {
-                          const ScopeBenchTiming t = engine.benchmark(request, chunk);
-                          append_times(t, t.scope_ms, ms, end_to_end_ms, row);
-                          return t.last == reference;
-                      });
+    return bench_rows(
+        engine, request, options, read_bandwidth_gbs, row, control,
+        [&](const BenchOptions& chunk, std::vector<double>& ms,
+            std::vector<double>& back_to_back_ms, std::vector<double>& end_to_end_ms) {
+            const ScopeBenchTiming t = engine.benchmark(request, chunk);
+            append_times(t, t.scope_ms, ms, back_to_back_ms, end_to_end_ms, row);
+            return t.last == reference;
+        });
+}
+
+bool bench_floor(const FloorTimer& floor, const ImageView& image, const BenchOptions& options,
+                 double read_bandwidth_gbs, BenchRow& row, const BenchControl& control) {
+    describe_input(image, {}, {}, 0, "floor", row);
+    row.floor = true;
+    FloorEngine engine;
+    return bench_rows(
+        engine, FloorRequest{image}, options, read_bandwidth_gbs, row, control,
+        [&](const BenchOptions& chunk, std::vector<double>& ms,
+            std::vector<double>& back_to_back_ms, std::vector<double>& end_to_end_ms) {
+            const FloorTiming t = floor(image, chunk);
+            append_times(t.timing, t.timing.histogram_ms, ms, back_to_back_ms, end_to_end_ms, row);
+            return t.read_every_byte;
+        });
+}
+
+void relate_to_floor(const BenchRow& floor, BenchRow& row) {
+    if (!floor.floor || floor.status != "ok" || row.floor || row.status != "ok") return;
+    if (floor.median_ms > 0) row.floor_ratio = row.median_ms / floor.median_ms;
+    if (row.back_to_back_ms > 0 && floor.back_to_back_ms > 0)
+        row.back_to_back_floor_ratio = row.back_to_back_ms / floor.back_to_back_ms;
+}
+
+void relate_to_floor(std::vector<BenchRow>& rows) {
+    for (const BenchRow& floor : rows)
+        if (floor.floor)
+            for (BenchRow& row : rows)
+                if (row.input == floor.input) relate_to_floor(floor, row);
 }
 
 double measure_host_read_bandwidth_gbs(int passes) {

@@ -252,6 +252,7 @@ BenchTiming GpuEngine::run_benchmark(const HistogramRequest& r, const BenchOptio
     BenchTiming timing;
     timing.input_copies = static_cast<int>(input.copies);
     timing.histogram_ms = std::move(runs.kernel_ms);
+    timing.back_to_back_ms = std::move(runs.back_to_back_ms);
     timing.end_to_end_ms = std::move(runs.end_to_end_ms);
     timing.last = split(r.channels, runs.counts, bins);
     return timing;

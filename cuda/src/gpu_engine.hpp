@@ -83,19 +83,20 @@ std::vector<double> event_timed(const Stream& stream, std::size_t runs, Queue&& 
     return ms;
 }
 
-// What a device-resident benchmark measured: the kernels alone, end to end, and the counts of
-// the last timed run.
+// What a device-resident benchmark measured: the kernels alone, each run and back to back (one
+// value: per run), end to end, and the counts of the last timed run.
 template <typename T>
 struct DeviceBenchRuns {
-    std::vector<double> kernel_ms, end_to_end_ms;
+    std::vector<double> kernel_ms, back_to_back_ms, end_to_end_ms;
     std::vector<T> counts;
 };
 
 // The benchmark of every GPU engine: the warm-up runs of `once(copy)` (which queues the
 // kernels on `stream` into `counts`, reading copy `copy` of `input`), the timed runs over the
-// rotated copies, the counts downloaded; then as many runs end to end (the upload from pinned
-// memory, once(0), the counts downloaded into pinned memory), whose counts must be the same
-// (else DeviceError naming `engine`).
+// rotated copies, the counts downloaded; the same runs again back to back between two events
+// (no event between runs, as frames of a stream follow each other); then as many runs end to
+// end (the upload from pinned memory, once(0), the counts downloaded into pinned memory), whose
+// counts must be the same (else DeviceError naming `engine`).
 template <typename T, typename Once>
 DeviceBenchRuns<T> device_benchmark(const Stream& stream, BenchInput& input,
                                     const BenchOptions& options, const DeviceBuffer<T>& counts,
@@ -108,6 +109,13 @@ DeviceBenchRuns<T> device_benchmark(const Stream& stream, BenchInput& input,
     out.counts.resize(counts.size());
     check(cudaMemcpy(out.counts.data(), counts.data(), counts.bytes(), cudaMemcpyDeviceToHost),
           "counts download (cudaMemcpy)");
+    const std::vector<double> all = event_timed(
+        stream, 1,
+        [&](std::size_t) {
+            for (std::size_t i = 0; i < runs; ++i) once(i);
+        },
+        "benchmark (back to back)");
+    out.back_to_back_ms = {all.front() / static_cast<double>(runs)};
     PinnedBuffer<T> pinned(counts.size(), "pinned counters");
     out.end_to_end_ms = event_timed(
         stream, runs,

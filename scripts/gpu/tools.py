@@ -157,13 +157,16 @@ def bench_report(folder, out):
     for name, doc in docs.items():
         print(f"## {name}  device={doc['device']}  read_bw={doc['read_bandwidth_gbs']:.0f} GB/s")
         print(f"{'kernel':<16}{'median_ms':>11}{'Gpix/s':>9}{'GB/s':>9}{'%bw':>7}{'e2e_ms':>10}"
-              "  verified")
+              f"{'b2b_ms':>10}{'xfloor':>8}{'xb2b':>7}  verified")
         for r in doc["results"]:
             if r["status"] != "ok":
                 print(f"{r['kernel']:<16}{r['status']}: {r.get('reason', '')[:90]}")
                 continue
+            opt = lambda key, fmt: format(r[key], fmt) if key in r else "-"
             print(f"{r['kernel']:<16}{r['median_ms']:>11.4f}{r['gpix_s']:>9.2f}{r['gb_s']:>9.1f}"
-                  f"{r['pct_read_bw']:>7.1f}{r['end_to_end_median_ms']:>10.3f}  {r['verified']}")
+                  f"{r['pct_read_bw']:>7.1f}{r['end_to_end_median_ms']:>10.3f}"
+                  f"{opt('back_to_back_ms', '.4f'):>10}{opt('floor_ratio', '.2f'):>8}"
+                  f"{opt('back_to_back_floor_ratio', '.2f'):>7}  {r['verified']}")
     ok = all(r["verified"] for d in docs.values() for r in d["results"] if r["status"] == "ok")
     return 0 if ok and docs else 1
 
@@ -228,7 +231,8 @@ def learn(folder, map_path):
         key = dict(kv.split("=") for kv in key_text.split())
         devices.add(doc["device"])
         times = {r["kernel"]: r["median_ms"] for r in doc["results"]
-                 if r["status"] == "ok" and r["verified"] and r["kernel"] not in ("auto", "cpu")}
+                 if r["status"] == "ok" and r["verified"] and not r.get("floor")
+                 and r["kernel"] not in ("auto", "cpu")}
         if not times:
             continue
         best = min(times.values())
@@ -270,7 +274,8 @@ def auto_report(folder, out):
     print(f"{'case':<32}{'best':<15}{'ms':>9}  {'auto ->':<15}{'ms':>9}{'ratio':>8}  verified")
     for name in sorted(n for n in docs if "." not in n):
         rs = [r for r in docs[name]["results"] if r["status"] == "ok"]
-        ok = [r for r in rs if r["verified"] and r["kernel"] not in ("auto", "cpu")]
+        ok = [r for r in rs if r["verified"] and not r.get("floor")
+              and r["kernel"] not in ("auto", "cpu")]
         auto_doc = docs.get(name + ".auto", docs[name])
         auto = [r for r in auto_doc["results"] if r["status"] == "ok" and r["kernel"] == "auto"]
         if not ok or not auto:

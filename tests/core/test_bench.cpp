@@ -153,3 +153,67 @@ TEST(Bench, HostBandwidthAndCpuAreDescribed) {
     EXPECT_GT(measure_host_read_bandwidth_gbs(1), 0.0);
     EXPECT_NE(cpu_description().find("threads"), std::string::npos);
 }
+
+TEST(Bench, TheFloorIsARowAndEveryRowOfItsInputSaysHowFarFromIt) {
+    const Image img = hs::test::uniform(301, 77, 3, SampleType::U8, 8);
+    // A floor as a device would time it: 2 ms a run alone, 1.5 back to back.
+    int calls = 0;
+    bool reads_all = true;
+    const FloorTimer timer = [&](const ImageView& image, const BenchOptions& options) {
+        EXPECT_EQ(image.width, 301);
+        ++calls;
+        FloorTiming t;
+        t.timing.histogram_ms.assign(static_cast<std::size_t>(options.timed_runs), 2.0);
+        t.timing.back_to_back_ms = {1.5};
+        t.timing.end_to_end_ms.assign(static_cast<std::size_t>(options.timed_runs), 3.0);
+        t.timing.input_copies = 7;
+        t.read_every_byte = reads_all;
+        return t;
+    };
+    std::vector<BenchRow> rows(3);
+    ASSERT_TRUE(bench_floor(timer, img.view(), bench_options(20, 0), 100.0, rows[0]));
+    EXPECT_EQ(calls, 1);  // without a listener, all runs in one call
+    EXPECT_TRUE(rows[0].floor);
+    EXPECT_EQ(rows[0].kernel, "floor");
+    EXPECT_EQ(rows[0].status, "ok");
+    EXPECT_TRUE(rows[0].verified);
+    EXPECT_EQ(rows[0].median_ms, 2.0);
+    EXPECT_EQ(rows[0].back_to_back_ms, 1.5);
+    EXPECT_EQ(rows[0].end_to_end_median_ms, 3.0);
+    EXPECT_EQ(rows[0].input_copies, 7);
+    EXPECT_EQ(rows[0].bytes, 301u * 77u * 3u);
+    EXPECT_TRUE(rows[0].channels.empty() && rows[0].spec.empty());
+    EXPECT_NEAR(rows[0].pct_read_bw, 100.0 * rows[0].gb_s / 100.0, 1e-9);
+
+    // Engines of the same input get ratios, of another input none; an engine that does not
+    // run back to back gets the single-run ratio alone.
+    rows[0].input = rows[1].input = "a.png";
+    rows[2].input = "b.png";
+    for (int i : {1, 2}) {
+        rows[static_cast<std::size_t>(i)].median_ms = 3.0;
+        rows[static_cast<std::size_t>(i)].back_to_back_ms = 2.25;
+    }
+    relate_to_floor(rows);
+    EXPECT_DOUBLE_EQ(rows[1].floor_ratio, 1.5);
+    EXPECT_DOUBLE_EQ(rows[1].back_to_back_floor_ratio, 1.5);
+    EXPECT_EQ(rows[2].floor_ratio, 0.0);
+    EXPECT_EQ(rows[0].floor_ratio, 0.0);
+    BenchRow cpu;
+    cpu.median_ms = 8.0;
+    relate_to_floor(rows[0], cpu);
+    EXPECT_DOUBLE_EQ(cpu.floor_ratio, 4.0);
+    EXPECT_EQ(cpu.back_to_back_floor_ratio, 0.0);
+
+    // A read that missed bytes is not verified, and says so.
+    reads_all = false;
+    ASSERT_TRUE(bench_floor(timer, img.view(), bench_options(5, 0), 100.0, rows[0]));
+    EXPECT_FALSE(rows[0].verified);
+    EXPECT_EQ(rows[0].reason, "the read-only kernel did not read every byte");
+    // A failing device is a row saying why.
+    const FloorTimer failing = [](const ImageView&, const BenchOptions&) -> FloorTiming {
+        throw DeviceError("out of device memory");
+    };
+    ASSERT_TRUE(bench_floor(failing, img.view(), bench_options(5, 0), 100.0, rows[0]));
+    EXPECT_EQ(rows[0].status, "error");
+    EXPECT_EQ(rows[0].reason, "out of device memory");
+}

@@ -100,6 +100,8 @@ inline void expect_benchmark_exact(HistogramEngine& engine, const HistogramReque
     options.timed_runs = 3;
     const BenchTiming t = engine.benchmark(request, options);
     EXPECT_EQ(t.histogram_ms.size(), 3u);
+    ASSERT_EQ(t.back_to_back_ms.size(), 1u);
+    EXPECT_GT(t.back_to_back_ms.front(), 0.0);
     expect_same_counts(t.last, reference_histogram(request.image, request.channels, request.spec));
 }
 

@@ -11,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -283,3 +284,39 @@ TEST_P(GpuEngineMatrix, BundledPhotos) {
 
 INSTANTIATE_TEST_SUITE_P(GpuEngines, GpuEngineMatrix, ::testing::ValuesIn(gpu_engine_names()),
                          test::ParamName());
+
+// The floor every benchmark row is compared with reads every byte of the image's device copy,
+// whatever its shape and depth, and is timed the way the engines are.
+TEST(ReadFloor, ReadsEveryByteOfEveryShape) {
+    if (const std::string why = test::no_gpu_reason(); !why.empty()) GTEST_SKIP() << why;
+    BenchOptions options;
+    options.warmup_runs = 1;
+    options.timed_runs = 3;
+    options.rotate_bytes = std::size_t{1} << 20;
+    struct Shape {
+        int width, height, channels;
+        SampleType type;
+    };
+    for (const Shape s : {Shape{1, 1, 1, SampleType::U8}, Shape{7, 3, 3, SampleType::U8},
+                          Shape{1021, 67, 4, SampleType::U16}, Shape{3840, 2160, 3, SampleType::U8},
+                          Shape{333, 1, 3, SampleType::U16}}) {
+        const int depth = s.type == SampleType::U8 ? 8 : 16;
+        const Image img = test::uniform(s.width, s.height, s.channels, s.type, depth, 7);
+        const FloorTiming floor = cuda::measure_read_floor(img.view(), options);
+        SCOPED_TRACE(std::to_string(s.width) + "x" + std::to_string(s.height) + "x" +
+                     std::to_string(s.channels) + " " + std::to_string(depth) + "-bit");
+        EXPECT_TRUE(floor.read_every_byte);
+        EXPECT_EQ(floor.timing.histogram_ms.size(), 3u);
+        EXPECT_EQ(floor.timing.end_to_end_ms.size(), 3u);
+        ASSERT_EQ(floor.timing.back_to_back_ms.size(), 1u);
+        EXPECT_GT(floor.timing.back_to_back_ms.front(), 0.0);
+        // Small images rotate over copies covering the rotation, as the engines' input does
+        // (each packed and padded to whole groups of 16 bytes per channel).
+        const std::size_t group = 16 * static_cast<std::size_t>(s.channels);
+        const std::size_t padded =
+            (img.view().row_bytes() * static_cast<std::size_t>(s.height) + group - 1) / group *
+            group;
+        EXPECT_EQ(static_cast<std::size_t>(floor.timing.input_copies),
+                  std::max<std::size_t>(1, (options.rotate_bytes + padded - 1) / padded));
+    }
+}

@@ -28,7 +28,20 @@ namespace hs::ui {
 
 namespace {
 
-enum Column { Kernel, Status, Median, Min, EndToEnd, Gpix, PctBandwidth, Verified, Note, Columns };
+enum Column {
+    Kernel,
+    Status,
+    Median,
+    Min,
+    EndToEnd,
+    Gpix,
+    PctBandwidth,
+    Verified,
+    BackToBack,
+    FloorRatio,
+    Note,
+    Columns
+};
 
 QTableWidgetItem* number_item(double value, int decimals) {
     auto* item = new QTableWidgetItem(QString::number(value, 'f', decimals));
@@ -58,7 +71,12 @@ CompareDialog::CompareDialog(Controller* controller, const QString& input, QWidg
     runs_->setToolTip(tr("Timed runs per engine (after 2 warm-up runs)"));
     table_->setHorizontalHeaderLabels({tr("Kernel"), tr("Status"), tr("Median ms"), tr("Min ms"),
                                        tr("End-to-end ms"), tr("Gpix/s"), tr("% read BW"),
-                                       tr("Verified"), tr("Note")});
+                                       tr("Verified"), tr("Back to back ms"), tr("x floor"),
+                                       tr("Note")});
+    table_->horizontalHeaderItem(BackToBack)
+        ->setToolTip(tr("Per run when the runs are queued one after the other, as frames are"));
+    table_->horizontalHeaderItem(FloorRatio)
+        ->setToolTip(tr("Median over the floor's: a GPU kernel that only reads the same bytes"));
     table_->verticalHeader()->hide();
     table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     table_->horizontalHeader()->setStretchLastSection(true);
@@ -195,10 +213,16 @@ void CompareDialog::onRow(const BenchRow& row) {
     table_->setItem(
         r, PctBandwidth,
         ok && row.pct_read_bw > 0.0 ? number_item(row.pct_read_bw, 1) : new QTableWidgetItem);
-    auto* verified =
-        new QTableWidgetItem(ok ? (row.verified ? tr("exact") : tr("MISMATCH")) : QString());
+    const QString good = row.floor ? tr("read all") : tr("exact");
+    const QString bad = row.floor ? tr("MISSED BYTES") : tr("MISMATCH");
+    auto* verified = new QTableWidgetItem(ok ? (row.verified ? good : bad) : QString());
     if (ok) verified->setForeground(row.verified ? QColor(90, 200, 110) : QColor(240, 80, 80));
     table_->setItem(r, Verified, verified);
+    table_->setItem(
+        r, BackToBack,
+        ok && row.back_to_back_ms > 0 ? number_item(row.back_to_back_ms, 3) : new QTableWidgetItem);
+    table_->setItem(r, FloorRatio,
+                    row.floor_ratio > 0 ? number_item(row.floor_ratio, 2) : new QTableWidgetItem);
     auto* note = new QTableWidgetItem(reason);
     note->setToolTip(reason);
     table_->setItem(r, Note, note);
@@ -209,11 +233,13 @@ void CompareDialog::onFinished(bool cancelled) {
     if (!running_) return;
     setRunning(false);
     if (!cancelled) progress_->setValue(progress_->maximum());
-    const auto verified =
-        std::count_if(rows_.begin(), rows_.end(), [](const BenchRow& r) { return r.verified; });
-    const auto timed = std::count_if(rows_.begin(), rows_.end(),
-                                     [](const BenchRow& r) { return r.status == "ok"; });
-    const BenchRow input = rows_.isEmpty() ? BenchRow() : rows_.front();
+    const auto verified = std::count_if(rows_.begin(), rows_.end(),
+                                        [](const BenchRow& r) { return !r.floor && r.verified; });
+    const auto timed = std::count_if(
+        rows_.begin(), rows_.end(), [](const BenchRow& r) { return !r.floor && r.status == "ok"; });
+    const auto engine_row =
+        std::find_if(rows_.begin(), rows_.end(), [](const BenchRow& r) { return !r.floor; });
+    const BenchRow input = engine_row == rows_.end() ? BenchRow() : *engine_row;
     status_->setText((cancelled ? tr("Cancelled: ") : QString()) +
                      tr("%1 engines timed, %2 verified exact against the CPU reference; %3 x %4, "
                         "%5-bit, %6 bins, %7 runs")

@@ -29,8 +29,13 @@ Json row_json(const BenchRow& r) {
         o["gb_s"] = r.gb_s;
         o["pct_read_bw"] = r.pct_read_bw;
         o["end_to_end_median_ms"] = r.end_to_end_median_ms;
+        if (r.back_to_back_ms > 0) o["back_to_back_ms"] = r.back_to_back_ms;
+        if (r.floor_ratio > 0) o["floor_ratio"] = r.floor_ratio;
+        if (r.back_to_back_floor_ratio > 0)
+            o["back_to_back_floor_ratio"] = r.back_to_back_floor_ratio;
         o["verified"] = r.verified;
     }
+    o["floor"] = r.floor;
     return o;
 }
 
@@ -57,6 +62,7 @@ std::string bench_csv(const BenchContext& c, const std::vector<BenchRow>& rows) 
     const Json full = row_json([] {
         BenchRow r;
         r.reason = "-";
+        r.back_to_back_ms = r.floor_ratio = r.back_to_back_floor_ratio = 1;
         return r;
     }());
     Json context = bench_json(c, {});

@@ -103,6 +103,7 @@ class GpuScopeEngine final : public ScopeEngine {
         ScopeBenchTiming timing;
         timing.input_copies = static_cast<int>(input.copies);
         timing.scope_ms = std::move(runs.kernel_ms);
+        timing.back_to_back_ms = std::move(runs.back_to_back_ms);
         timing.end_to_end_ms = std::move(runs.end_to_end_ms);
         timing.last = scope_planes(r.image, r.spec, runs.counts.data());
         return timing;

@@ -36,9 +36,16 @@ struct BenchRow {
     int runs = 0;
     int input_copies = 1;
     double median_ms = 0, min_ms = 0, end_to_end_median_ms = 0;
+    // Per run when the runs are queued back to back (0 where the engine does not measure it).
+    double back_to_back_ms = 0;
     double gpix_s = 0, gb_s = 0;
     double pct_read_bw = 0;  // of the read bandwidth where the engine runs; 0 when unknown
     bool verified = false;   // counts equal to the CPU reference in every timed run's last
+    // The floor of the input: a kernel that only reads its bytes (verified: it read every
+    // byte). The other rows of the input then say how far they are from it (0: not known).
+    bool floor = false;
+    double floor_ratio = 0;               // median_ms over the floor's
+    double back_to_back_floor_ratio = 0;  // back_to_back_ms over the floor's
 };
 
 // What makes a set of rows reproducible.
@@ -81,6 +88,26 @@ bool bench_engine(HistogramEngine& engine, const HistogramRequest& request,
 bool bench_scope_engine(ScopeEngine& engine, const ScopeRequest& request,
                         const std::vector<ScopePlane>& reference, const BenchOptions& options,
                         double read_bandwidth_gbs, BenchRow& row, const BenchControl& control = {});
+
+// What the floor of an input measured: its runs as an engine's (histogram_ms: one read-only
+// kernel over the device copy of the image, rotated past the cache like the engines' input;
+// back_to_back_ms; end_to_end_ms: the upload from pinned memory and the read), and whether the
+// kernel read every byte (the XOR of its words equals the host's).
+struct FloorTiming {
+    BenchTiming timing;
+    bool read_every_byte = false;
+};
+// Measures the floor of `image` under `options` (the GPU's, where the GPU engines run).
+using FloorTimer = std::function<FloorTiming(const ImageView& image, const BenchOptions& options)>;
+
+// The floor row of `image` (kernel "floor", no channels nor spec: it depends on the bytes
+// alone), timed like an engine's row; false when cancelled.
+bool bench_floor(const FloorTimer& floor, const ImageView& image, const BenchOptions& options,
+                 double read_bandwidth_gbs, BenchRow& row, const BenchControl& control = {});
+// Sets `row`'s ratios to `floor` when both were measured.
+void relate_to_floor(const BenchRow& floor, BenchRow& row);
+// The same for every row and the floor row of its input, where there is one.
+void relate_to_floor(std::vector<BenchRow>& rows);
 
 // The host's read bandwidth: the best of `passes` parallel sums over 128 MiB, in GB/s.
 double measure_host_read_bandwidth_gbs(int passes = 5);

@@ -62,6 +62,10 @@ struct BenchTiming {
     // engine reads it (device memory for GPU engines), measured with the engine's own clock
     // (CUDA events for GPU engines).
     std::vector<double> histogram_ms;
+    // The same runs queued one after the other without a wait between them (as a stream of
+    // frames runs them): the time of them all over their number, one value per benchmark()
+    // call. Empty where runs cannot overlap their launches (the CPU engines).
+    std::vector<double> back_to_back_ms;
     // Upload (from pinned host memory for GPU engines) + histogram + download of the counts.
     std::vector<double> end_to_end_ms;
     int input_copies = 1;

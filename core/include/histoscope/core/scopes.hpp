@@ -131,8 +131,9 @@ struct ScopeResult {
 };
 
 struct ScopeBenchTiming {
-    std::vector<double> scope_ms;       // the scope alone, input where the engine reads it
-    std::vector<double> end_to_end_ms;  // upload + scope + download (the host: the same)
+    std::vector<double> scope_ms;         // the scope alone, input where the engine reads it
+    std::vector<double> back_to_back_ms;  // as BenchTiming's (empty on the host)
+    std::vector<double> end_to_end_ms;    // upload + scope + download (the host: the same)
     int input_copies = 1;
     std::vector<ScopePlane> last;  // of the last timed run, for verification
 };

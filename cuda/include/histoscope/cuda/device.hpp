@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "histoscope/core/bench.hpp"
+
 namespace hs::cuda {
 
 struct DeviceInfo {
@@ -41,5 +43,9 @@ bool device_available();
 // read-only kernel over `bytes` (capped at half the free memory). Throws DeviceError without
 // a device.
 double measure_read_bandwidth_gbs(std::size_t bytes = std::size_t{1} << 30, int runs = 20);
+// The floor of a benchmark case (hs::FloorTimer): the same read-only kernel over the device
+// copies of `image`, packed and padded and rotated past the cache as the engines' input, timed
+// as the engines are (GpuEngine's benchmark). Throws DeviceError without a device.
+FloorTiming measure_read_floor(const ImageView& image, const BenchOptions& options);
 
 }  // namespace hs::cuda

@@ -71,6 +71,9 @@ struct ControllerOptions {
     // runs, until it gives a value (0: not measured yet, asked again with the next frame). May
     // throw (then the percentage is not shown). Empty without CUDA.
     std::function<double()> gpu_read_bandwidth_gbs;
+    // The floor of a benchmark case on the GPU (a read-only kernel over the same bytes), the
+    // first row of a kernel comparison; empty without CUDA.
+    hs::FloorTimer gpu_floor;
 };
 
 class Controller : public QObject {

@@ -15,7 +15,9 @@ namespace hs::report {
 //  "warmup_runs", "rotate_bytes", "date", "version", "results": [row...]}; a row: {"input",
 // "width", "height", "image_channels", "depth", "bytes", "channels", "spec", "bins", "kernel",
 // "status", "reason" (when not empty), and for status "ok": "median_ms", "min_ms", "runs",
-// "input_copies", "gpix_s", "gb_s", "pct_read_bw", "end_to_end_median_ms", "verified"}.
+// "input_copies", "gpix_s", "gb_s", "pct_read_bw", "end_to_end_median_ms", "back_to_back_ms",
+// "floor_ratio", "back_to_back_floor_ratio" (each when measured), "verified"; then "floor"
+// (true on the floor row of an input: a kernel that only reads its bytes)}.
 Json bench_json(const BenchContext& context, const std::vector<BenchRow>& rows);
 
 // A header line, then one line per row: the row's fields as in JSON (the timing fields of a row
