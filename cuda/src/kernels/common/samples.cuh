@@ -145,20 +145,33 @@ __device__ __forceinline__ int group_pixels(std::uint64_t pixels, std::uint64_t 
 
 // The grid-stride loop of the strategies that count pixel by pixel: calls f(w, p) for every
 // pixel p of the groups first, first + step, ... of the image, w holding the group's words.
-template <typename T, int C, typename F>
+// kInFlight groups are loaded before any is counted (a strategy with little work per pixel
+// otherwise waits for every group's loads).
+template <typename T, int C, int kInFlight = 1, typename F>
 __device__ __forceinline__ void for_each_pixel(const void* samples, std::uint64_t pixels,
                                                std::uint64_t first, std::uint64_t step, F&& f) {
     const auto* in = static_cast<const uint4*>(samples);
     const std::uint64_t groups = (pixels + kPixelsPerGroup<T> - 1) / kPixelsPerGroup<T>;
-    for (std::uint64_t g = first; g < groups; g += step) {
-        std::uint32_t w[4 * C];
-        load_group<C>(in, g, w);
+    const auto count = [&](const std::uint32_t* w, std::uint64_t g) {
         const int valid = group_pixels<T>(pixels, g);
 #pragma unroll
         for (int p = 0; p < kPixelsPerGroup<T>; ++p) {
             if (p >= valid) break;
             f(w, p);
         }
+    };
+    std::uint64_t g = first;
+    for (; g + (kInFlight - 1) * step < groups; g += kInFlight * step) {
+        std::uint32_t w[kInFlight][4 * C];
+#pragma unroll
+        for (int k = 0; k < kInFlight; ++k) load_group<C>(in, g + k * step, w[k]);
+#pragma unroll
+        for (int k = 0; k < kInFlight; ++k) count(w[k], g + k * step);
+    }
+    for (; g < groups; g += step) {
+        std::uint32_t w[4 * C];
+        load_group<C>(in, g, w);
+        count(w, g);
     }
 }
 #endif
