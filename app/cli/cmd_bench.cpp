@@ -144,15 +144,23 @@ int run_bench(const Context& ctx) {
     const BenchContext context = bench_context(options, gpu.device, gpu.absence,
                                                device ? ctx.engines.gpu_read_bandwidth_gbs() : 0.0,
                                                measure_host_read_bandwidth_gbs());
-    const auto& gpu_engines = ctx.engines.gpu_engines;
+    const auto on_gpu = [&](std::string_view name) {
+        const auto& on_device =
+            scope_kind ? ctx.engines.gpu_scope_engines : ctx.engines.gpu_engines;
+        return std::find(on_device.begin(), on_device.end(), name) != on_device.end();
+    };
 
+    const bool floor =
+        device && ctx.engines.gpu_floor &&
+        (scope_kind ? std::any_of(scope_engines.begin(), scope_engines.end(),
+                                  [&](const ScopeEngine* e) { return on_gpu(e->name()); })
+                    : std::any_of(engines.begin(), engines.end(),
+                                  [&](const HistogramEngine* e) { return on_gpu(e->name()); }));
     const bool progress = isatty(STDERR_FILENO) != 0;
     std::vector<BenchRow> rows;
     // Where an engine runs: the bandwidth its row's percentage is of.
     const auto bandwidth_of = [&](std::string_view name) {
-        const auto& on_device = scope_kind ? ctx.engines.gpu_scope_engines : gpu_engines;
-        const bool on_gpu = std::find(on_device.begin(), on_device.end(), name) != on_device.end();
-        return on_gpu ? context.device_read_bandwidth_gbs : context.host_read_bandwidth_gbs;
+        return on_gpu(name) ? context.device_read_bandwidth_gbs : context.host_read_bandwidth_gbs;
     };
     // Progress for a person watching; standard error redirected keeps only Histoscope's error:,
     // warning: and note: lines.
@@ -161,8 +169,9 @@ int run_bench(const Context& ctx) {
     };
     for (BenchInput& in : bench_inputs(args)) {
         const ImageView image = apply_region(args, in.image.view());
-        // The floor first: what reading these bytes alone costs on the device.
-        if (device && ctx.engines.gpu_floor) {
+        // The floor first, when a GPU engine is timed: what reading these bytes alone costs
+        // on the device.
+        if (floor) {
             announce("floor", in.name);
             BenchRow row;
             bench_floor(ctx.engines.gpu_floor, image, options, context.device_read_bandwidth_gbs,
