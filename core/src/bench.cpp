@@ -77,10 +77,14 @@ void describe_input(const ImageView& image, std::string channels, std::string sp
     row.kernel = std::string(kernel);
 }
 
-// What bench_engine() and bench_scope_engine() share: the refusals, the timed runs in chunks,
-// the medians and rates.
-// `run_chunk(options, ms, back_to_back_ms, end_to_end_ms)` runs one benchmark() call, appends
-// its timings and returns whether its last result was verified.
+// The timings of a row's runs, as the benchmark() calls append them.
+struct RunTimes {
+    std::vector<double> ms, back_to_back_ms, end_to_end_ms;
+};
+
+// What bench_engine(), bench_scope_engine() and bench_floor() share: the refusals, the timed
+// runs in chunks, the medians and rates. `run_chunk(options, times)` runs one benchmark() call,
+// appends its timings to `times` and returns whether its last result was verified.
 template <typename Engine, typename Request, typename RunChunk>
 bool bench_rows(Engine& engine, const Request& request, const BenchOptions& options,
                 double read_bandwidth_gbs, BenchRow& row, const BenchControl& control,
@@ -96,7 +100,8 @@ bool bench_rows(Engine& engine, const Request& request, const BenchOptions& opti
         return true;
     }
     const int runs = std::max(options.timed_runs, 1);
-    std::vector<double> histogram_ms, back_to_back_ms, end_to_end_ms;
+    RunTimes times;
+    std::vector<double>& histogram_ms = times.ms;
     bool verified = true;
     try {
         // Without a caller listening, all runs go in one call; an interactive caller gets them
@@ -109,7 +114,7 @@ bool bench_rows(Engine& engine, const Request& request, const BenchOptions& opti
             chunk.timed_runs =
                 std::min(chunk.timed_runs, runs - static_cast<int>(histogram_ms.size()));
             const auto start = Clock::now();
-            verified = run_chunk(chunk, histogram_ms, back_to_back_ms, end_to_end_ms) && verified;
+            verified = run_chunk(chunk, times) && verified;
             const double per_run = ms_since(start) / (chunk.warmup_runs + chunk.timed_runs);
             chunk.timed_runs = std::max(1, static_cast<int>(kChunkMs / std::max(per_run, 1e-3)));
             chunk.warmup_runs = std::min(options.warmup_runs, 1);
@@ -127,8 +132,8 @@ bool bench_rows(Engine& engine, const Request& request, const BenchOptions& opti
     row.runs = static_cast<int>(histogram_ms.size());
     row.median_ms = median(histogram_ms);
     row.min_ms = *std::min_element(histogram_ms.begin(), histogram_ms.end());
-    row.end_to_end_median_ms = median(end_to_end_ms);
-    row.back_to_back_ms = median(back_to_back_ms);
+    row.end_to_end_median_ms = median(times.end_to_end_ms);
+    row.back_to_back_ms = median(times.back_to_back_ms);
     if (row.median_ms > 0) {
         row.gpix_s = static_cast<double>(request.image.pixel_count()) / (row.median_ms * 1e6);
         row.gb_s = static_cast<double>(row.bytes) / (row.median_ms * 1e6);
@@ -142,13 +147,12 @@ bool bench_rows(Engine& engine, const Request& request, const BenchOptions& opti
 }
 
 template <typename Timing>
-void append_times(const Timing& t, const std::vector<double>& ms, std::vector<double>& all_ms,
-                  std::vector<double>& back_to_back_ms, std::vector<double>& end_to_end_ms,
-                  BenchRow& row) {
-    all_ms.insert(all_ms.end(), ms.begin(), ms.end());
-    back_to_back_ms.insert(back_to_back_ms.end(), t.back_to_back_ms.begin(),
-                           t.back_to_back_ms.end());
-    end_to_end_ms.insert(end_to_end_ms.end(), t.end_to_end_ms.begin(), t.end_to_end_ms.end());
+void append_times(const Timing& t, const std::vector<double>& ms, RunTimes& times, BenchRow& row) {
+    times.ms.insert(times.ms.end(), ms.begin(), ms.end());
+    times.back_to_back_ms.insert(times.back_to_back_ms.end(), t.back_to_back_ms.begin(),
+                                 t.back_to_back_ms.end());
+    times.end_to_end_ms.insert(times.end_to_end_ms.end(), t.end_to_end_ms.begin(),
+                               t.end_to_end_ms.end());
     row.input_copies = t.input_copies;
 }
 
@@ -173,14 +177,12 @@ bool bench_engine(HistogramEngine& engine, const HistogramRequest& request,
                    engine.name(), row);
     std::vector<ChannelHistogram> expected = reference;
     apply_saturation(request.spec, expected);
-    return bench_rows(
-        engine, request, options, read_bandwidth_gbs, row, control,
-        [&](const BenchOptions& chunk, std::vector<double>& ms,
-            std::vector<double>& back_to_back_ms, std::vector<double>& end_to_end_ms) {
-            const BenchTiming t = engine.benchmark(request, chunk);
-            append_times(t, t.histogram_ms, ms, back_to_back_ms, end_to_end_ms, row);
-            return t.last == expected;
-        });
+    return bench_rows(engine, request, options, read_bandwidth_gbs, row, control,
+                      [&](const BenchOptions& chunk, RunTimes& times) {
+                          const BenchTiming t = engine.benchmark(request, chunk);
+                          append_times(t, t.histogram_ms, times, row);
+                          return t.last == expected;
+                      });
 }
 
 bool bench_scope_engine(ScopeEngine& engine, const ScopeRequest& request,
@@ -194,14 +196,12 @@ bool bench_scope_engine(ScopeEngine& engine, const ScopeRequest& request,
     }
     describe_input(request.image, std::move(planes), request.spec.describe(request.image.width),
                    bins, engine.name(), row);
-    return bench_rows(
-        engine, request, options, read_bandwidth_gbs, row, control,
-        [&](const BenchOptions& chunk, std::vector<double>& ms,
-            std::vector<double>& back_to_back_ms, std::vector<double>& end_to_end_ms) {
-            const ScopeBenchTiming t = engine.benchmark(request, chunk);
-            append_times(t, t.scope_ms, ms, back_to_back_ms, end_to_end_ms, row);
-            return t.last == reference;
-        });
+    return bench_rows(engine, request, options, read_bandwidth_gbs, row, control,
+                      [&](const BenchOptions& chunk, RunTimes& times) {
+                          const ScopeBenchTiming t = engine.benchmark(request, chunk);
+                          append_times(t, t.scope_ms, times, row);
+                          return t.last == reference;
+                      });
 }
 
 bool bench_floor(const FloorTimer& floor, const ImageView& image, const BenchOptions& options,
@@ -209,14 +209,12 @@ bool bench_floor(const FloorTimer& floor, const ImageView& image, const BenchOpt
     describe_input(image, {}, {}, 0, "floor", row);
     row.floor = true;
     FloorEngine engine;
-    return bench_rows(
-        engine, FloorRequest{image}, options, read_bandwidth_gbs, row, control,
-        [&](const BenchOptions& chunk, std::vector<double>& ms,
-            std::vector<double>& back_to_back_ms, std::vector<double>& end_to_end_ms) {
-            const FloorTiming t = floor(image, chunk);
-            append_times(t.timing, t.timing.histogram_ms, ms, back_to_back_ms, end_to_end_ms, row);
-            return t.read_every_byte;
-        });
+    return bench_rows(engine, FloorRequest{image}, options, read_bandwidth_gbs, row, control,
+                      [&](const BenchOptions& chunk, RunTimes& times) {
+                          const FloorTiming t = floor(image, chunk);
+                          append_times(t.timing, t.timing.histogram_ms, times, row);
+                          return t.read_every_byte;
+                      });
 }
 
 void relate_to_floor(const BenchRow& floor, BenchRow& row) {
