@@ -223,6 +223,43 @@ TEST_P(GpuEngineMatrix, JointColour) {
     }
 }
 
+TEST_P(GpuEngineMatrix, RunsOfEqualValues) {
+    // Runs of equal values of growing length (1, 2, 3, ...: they start and end anywhere in the
+    // groups a thread reads), every third run outside the range, and flat images whose every
+    // warp ends its groups on one value: engines that merge equal neighbours must still count
+    // each pixel once.
+    const auto runs = [](int w, int h, int channels, SampleType type, int depth) {
+        return test::make_image(w, h, channels, type, depth, [&](int x, int y, int c) {
+            int i = y * w + x, len = 1;
+            while (i >= len) i -= len++;  // i is in the run of length len
+            const std::uint32_t top = (1u << depth) - 1;
+            return len % 3 == 0 ? 3
+                                : 40 + static_cast<std::uint32_t>(len * 7 + c * 13) % (top - 80);
+        });
+    };
+    for (int c : {1, 3, 4}) {
+        for (const Image& img :
+             {runs(1001, 37, c, SampleType::U8, 8), runs(3840, 16, c, SampleType::U8, 8),
+              test::constant(1003, 45, c, SampleType::U8, 8, 77)}) {
+            const ImageView v = img.view();
+            HistogramSpec capped = HistogramSpec::even(256, 0, 256);
+            capped.saturate = 1000;  // for the saturating engines
+            for (const HistogramSpec& spec :
+                 {HistogramSpec::even(256, 0, 256), HistogramSpec::even(200, 10, 250), capped}) {
+                check("runs", v, plain_and_luma(v), spec);
+                if (c > 1) check("runs, plain", v, all_channels(c), spec);
+            }
+            if (c >= 3)
+                check("runs, joint", v, {Channel::Joint}, HistogramSpec::even(1 << 24, 0, 1 << 24));
+        }
+    }
+    for (const Image& img : {runs(1001, 37, 1, SampleType::U16, 16),
+                             test::constant(1003, 45, 3, SampleType::U16, 16, 4099)})
+        for (const HistogramSpec& spec :
+             {HistogramSpec::even(65536, 0, 65536), HistogramSpec::even(1000, 17, 65533)})
+            check("runs u16", img.view(), all_channels(img.view().channels), spec);
+}
+
 namespace {
 
 // The largest bin count in [1, top] with which the engine serves `channels` of `image` (even

@@ -14,16 +14,47 @@ namespace hs::cuda::detail {
 
 namespace {
 
+// Adds a thread's last run, `n` pixels in `bin` (-1: none counted), to `counts`: when every
+// converged lane of the warp ends its group in the same bin (a flat area) one lane adds the sum
+// of the warp's runs, so a one-colour image does not serialize a warp's 32 atomics on one
+// address.
+__device__ __forceinline__ void add_last_run(unsigned long long* counts, int bin, unsigned n) {
+    const unsigned lanes = __activemask();
+    const int leader = __ffs(lanes) - 1;
+    const int first = __shfl_sync(lanes, bin, leader);
+    if (__all_sync(lanes, bin == first)) {
+        const unsigned total = __reduce_add_sync(lanes, n);
+        if (static_cast<int>(threadIdx.x & 31u) == leader && first >= 0)
+            atomicAdd(counts + first, static_cast<unsigned long long>(total));
+    } else if (bin >= 0) {
+        atomicAdd(counts + bin, static_cast<unsigned long long>(n));
+    }
+}
+
 template <typename T, int C, BinMode M>
 __global__ void __launch_bounds__(kGlobalAtomicThreads)
     global_atomic_kernel(const GlobalAtomicArgs a) {
     const std::uint64_t first = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
     const std::uint64_t step = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
-    for_each_pixel<T, C>(a.samples, a.pixels, first, step, [&](const std::uint32_t* w, int p) {
+    for_each_group<T, C>(a.samples, a.pixels, first, step, [&](const std::uint32_t* w, int valid) {
         for (int o = 0; o < a.outputs; ++o) {
-            const int bin =
-                bin_of<M>(group_value<T, C>(w, p, a.out[o].value), a.bins, a.thresholds);
-            if (bin >= 0) atomicAdd(a.out[o].counts + bin, 1ull);
+            unsigned long long* const counts = a.out[o].counts;
+            int run = -1;  // the bin of the run of equal bins being counted, -1 outside
+            unsigned n = 0;
+#pragma unroll
+            for (int p = 0; p < kPixelsPerGroup<T>; ++p) {
+                if (p >= valid) break;
+                const int bin =
+                    bin_of<M>(group_value<T, C>(w, p, a.out[o].value), a.bins, a.thresholds);
+                if (bin == run) {
+                    ++n;
+                    continue;
+                }
+                if (run >= 0) atomicAdd(counts + run, static_cast<unsigned long long>(n));
+                run = bin;
+                n = 1;
+            }
+            add_last_run(counts, run, n);
         }
     });
 }

@@ -68,8 +68,9 @@ class GlobalAtomicEngine final : public GpuEngine {
   public:
     GlobalAtomicEngine()
         : GpuEngine(
-              "GPU baseline: one 64-bit global atomicAdd per counted sample, all requested "
-              "channels in one pass; any bin count up to 2^24, edges, luma and joint colour") {}
+              "64-bit atomicAdds in global memory, one per run of equal bins among a "
+              "thread's pixels, all requested channels in one pass; any bin count up to 2^24, "
+              "edges, luma and joint colour") {}
     std::string_view name() const override { return "global-atomic"; }
     Capabilities capabilities() const override { return {}; }
 

@@ -143,36 +143,42 @@ __device__ __forceinline__ int group_pixels(std::uint64_t pixels, std::uint64_t 
                                                                  : kPixelsPerGroup<T>;
 }
 
-// The grid-stride loop of the strategies that count pixel by pixel: calls f(w, p) for every
-// pixel p of the groups first, first + step, ... of the image, w holding the group's words.
-// kInFlight groups are loaded before any is counted (a strategy with little work per pixel
-// otherwise waits for every group's loads).
+// The grid-stride loop over groups: calls f(w, valid) for the groups first, first + step, ...
+// of the image, w holding the group's words and `valid` its pixels (the last group may be
+// partial). kInFlight groups are loaded before any is counted (a strategy with little work per
+// pixel otherwise waits for every group's loads).
 template <typename T, int C, int kInFlight = 1, typename F>
-__device__ __forceinline__ void for_each_pixel(const void* samples, std::uint64_t pixels,
+__device__ __forceinline__ void for_each_group(const void* samples, std::uint64_t pixels,
                                                std::uint64_t first, std::uint64_t step, F&& f) {
     const auto* in = static_cast<const uint4*>(samples);
     const std::uint64_t groups = (pixels + kPixelsPerGroup<T> - 1) / kPixelsPerGroup<T>;
-    const auto count = [&](const std::uint32_t* w, std::uint64_t g) {
-        const int valid = group_pixels<T>(pixels, g);
-#pragma unroll
-        for (int p = 0; p < kPixelsPerGroup<T>; ++p) {
-            if (p >= valid) break;
-            f(w, p);
-        }
-    };
     std::uint64_t g = first;
     for (; g + (kInFlight - 1) * step < groups; g += kInFlight * step) {
         std::uint32_t w[kInFlight][4 * C];
 #pragma unroll
         for (int k = 0; k < kInFlight; ++k) load_group<C>(in, g + k * step, w[k]);
 #pragma unroll
-        for (int k = 0; k < kInFlight; ++k) count(w[k], g + k * step);
+        for (int k = 0; k < kInFlight; ++k) f(w[k], group_pixels<T>(pixels, g + k * step));
     }
     for (; g < groups; g += step) {
         std::uint32_t w[4 * C];
         load_group<C>(in, g, w);
-        count(w, g);
+        f(w, group_pixels<T>(pixels, g));
     }
+}
+
+// The same for the strategies that count pixel by pixel: calls f(w, p) for every pixel p.
+template <typename T, int C, int kInFlight = 1, typename F>
+__device__ __forceinline__ void for_each_pixel(const void* samples, std::uint64_t pixels,
+                                               std::uint64_t first, std::uint64_t step, F&& f) {
+    for_each_group<T, C, kInFlight>(samples, pixels, first, step,
+                                    [&](const std::uint32_t* w, int valid) {
+#pragma unroll
+                                        for (int p = 0; p < kPixelsPerGroup<T>; ++p) {
+                                            if (p >= valid) break;
+                                            f(w, p);
+                                        }
+                                    });
 }
 #endif
 
