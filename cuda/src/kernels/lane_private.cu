@@ -7,6 +7,7 @@
 
 #include "cuda_check.hpp"
 #include "histoscope/core/error.hpp"
+#include "kernels/common/dependent_launch.cuh"
 #include "kernels/common/dispatch.cuh"
 #include "kernels/common/launch.hpp"
 #include "kernels/lane_private.cuh"
@@ -55,13 +56,16 @@ __device__ __forceinline__ unsigned long long* counts_at(const LanePrivateArgs& 
                        : a.counts[3];
 }
 
-// The start of every block: its copies zeroed, the table staged; with `sync`, the first block
-// to start zeroes the counts and publishes the launch's epoch (see the header).
+// The start of every block: its copies zeroed, then (once the kernel before it on the stream has
+// finished) the table staged; with `sync`, the first block to start zeroes the counts and
+// publishes the launch's epoch (see the header).
 template <BinMode B>
 __device__ __forceinline__ void lane_start(const LanePrivateArgs& a, std::uint32_t* hist,
                                            std::int32_t* table, int words) {
     for (int i = static_cast<int>(threadIdx.x); i < words; i += static_cast<int>(blockDim.x))
         hist[i] = 0;
+    // Launched as a dependent of the kernel before it: nothing global is touched before this.
+    wait_for_previous_grid();
     if constexpr (B == BinMode::Table)
         for (int i = static_cast<int>(threadIdx.x); i < 256; i += static_cast<int>(blockDim.x))
             table[i] = a.table[i];
@@ -79,6 +83,7 @@ __device__ __forceinline__ void lane_start(const LanePrivateArgs& a, std::uint32
         }
     }
     __syncthreads();
+    allow_next_grid();
 }
 
 // The end of every block: with `sync`, it waits for the launch's epoch; then a thread per
@@ -320,9 +325,8 @@ LanePrivateTuning plan_lane_private(const LanePrivateArgs& a, const DeviceLimits
 
 void launch_lane_private(const LanePrivateArgs& a, const LanePrivateTuning& t,
                          cudaStream_t stream) {
-    pick(a)<<<static_cast<unsigned>(t.blocks), static_cast<unsigned>(t.threads), t.smem_bytes,
-              stream>>>(a);
-    check(cudaGetLastError(), "lane-private kernel launch");
+    launch_dependent(pick(a), static_cast<unsigned>(t.blocks), static_cast<unsigned>(t.threads),
+                     t.smem_bytes, stream, "lane-private kernel launch", a);
 }
 
 std::string lane_private_probe() {
