@@ -154,6 +154,7 @@ int run_bench_frames(const Context& ctx, const Args& args) {
     if (stats.ok == 0) throw InputError("no frame of " + source.name() + " could be decoded");
 
     const std::vector<double> upload = stream->measure_upload_ms(30);
+    const std::vector<double> copy_floor = stream->measure_copy_floor_ms(30);
     const double steady = stream->measure_steady_state_ms(200);
     bool verified = false;
     std::string mismatch;
@@ -161,6 +162,7 @@ int run_bench_frames(const Context& ctx, const Args& args) {
     if (!verified) std::cerr << "error: " << mismatch << "\n";
 
     const double upload_ms = median(upload);
+    const double copy_floor_ms = median(copy_floor);
     const double decode_fps =
         source.decode_ms() > 0 ? static_cast<double>(source.decoded()) / (source.decode_ms() / 1e3)
                                : 0.0;
@@ -199,6 +201,8 @@ int run_bench_frames(const Context& ctx, const Args& args) {
     j["upload_alone_ms"] = upload.empty() ? Json() : Json(upload_ms);
     j["steady_state_ms_per_frame"] = steady;
     j["steady_state_over_upload"] = upload.empty() ? Json() : Json(steady / upload_ms);
+    j["copy_floor_ms"] = copy_floor.empty() ? Json() : Json(copy_floor_ms);
+    j["steady_state_over_copy_floor"] = copy_floor.empty() ? Json() : Json(steady / copy_floor_ms);
     const auto mem = [](const Memory& m) {
         Json o = Json::object();
         o["host_rss_bytes"] = m.host;
@@ -251,6 +255,11 @@ int run_bench_frames(const Context& ctx, const Args& args) {
         if (!upload.empty()) {
             std::snprintf(line, sizeof line, "; upload alone %.4f ms; ratio %.3f", upload_ms,
                           steady / upload_ms);
+            os << line;
+        }
+        if (!copy_floor.empty()) {
+            std::snprintf(line, sizeof line, "; copy floor %.4f ms; ratio %.3f", copy_floor_ms,
+                          steady / copy_floor_ms);
             os << line;
         }
         // From the JSON's memory object: MiB, or n/a where nothing was measured.

@@ -76,6 +76,10 @@ std::vector<double> FrameStream::measure_upload_ms(int) {
     return {};
 }
 
+std::vector<double> FrameStream::measure_copy_floor_ms(int) {
+    return {};
+}
+
 double FrameStream::measure_steady_state_ms(int frames) {
     if (frames < 1) throw UsageError("a steady-state measurement needs at least one frame");
     if (in_flight() != 0)

@@ -187,10 +187,13 @@ def stream_report(folder, out):
               f"'{r['stream_engine']}', histograms '{r['histogram_engine']}' ({r['channels']}), "
               f"equalizer '{r['equalizer']}'")
         print("   stage medians ms: " + ", ".join(f"{k} {v:.4f}" for k, v in st.items()))
-        up = r["upload_alone_ms"]
+        up, floor = r["upload_alone_ms"], r.get("copy_floor_ms")
         print(f"   steady state {r['steady_state_ms_per_frame']:.4f} ms/frame, upload alone "
               + ("n/a" if up is None else
                  f"{up:.4f} ms, ratio {r['steady_state_over_upload']:.3f}")
+              + ", copy floor "
+              + ("n/a" if floor is None else
+                 f"{floor:.4f} ms, ratio {r['steady_state_over_copy_floor']:.3f}")
               + f"; decode {r['decode_fps']:.1f} fps, end to end {r['end_to_end_fps']:.1f} fps")
         for what, key in (("host RSS", "host_rss_bytes"), ("device used", "device_used_bytes")):
             print(f"   {what} MiB start/after pass 1/end: " + " / ".join(

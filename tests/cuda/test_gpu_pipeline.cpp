@@ -358,8 +358,17 @@ TEST_F(GpuPipeline, BackPressureAndFlatDeviceMemory) {
     const std::vector<double> upload = stream->measure_upload_ms(5);
     ASSERT_EQ(upload.size(), 5u);
     for (double ms : upload) EXPECT_GT(ms, 0.0);
+    const std::vector<double> floor = stream->measure_copy_floor_ms(5);
+    ASSERT_EQ(floor.size(), 5u);
+    for (double ms : floor) EXPECT_GT(ms, 0.0);
+    EXPECT_THROW(stream->measure_copy_floor_ms(0), UsageError);
     EXPECT_GT(stream->measure_steady_state_ms(20), 0.0);
     EXPECT_FALSE(stream->poll().has_value());
+    // The measurements leave the stream as they found it: a frame still comes out exact.
+    stream->submit(frames[1].view());
+    const std::optional<FrameResult> r = stream->wait();
+    ASSERT_TRUE(r.has_value());
+    verify_result(c, frames[1].view(), *r, "after the measurements");
 }
 
 TEST_F(GpuPipeline, EveryFrameOfTheBundledClips) {

@@ -11,8 +11,10 @@
 // histograms of the equalized frame, the pictures at the display factor (display kernels:
 // stretched range, reduced picture, clipping mask), then the downloads of what the host asked
 // for: counts, scopes, pictures, and the full equalized frame only with `equalized_frame`.
-// Consecutive frames sit on different streams, so the copy engines (one per direction) and the SMs
-// work on three frames at once.
+// The copies go through two streams shared by the ring, one per direction, ordered against the
+// slot's stream by events (the upload before the kernels, the downloads after them): each
+// direction's copies run back to back on its copy engine, so the download of one frame overlaps
+// the upload of the next, and the kernels of a third run meanwhile on the SMs.
 //
 // A region (StreamConfig::region) is copied on the device into a packed buffer of its own, the
 // original's and then the equalized frame's, so that the histogram and scope kernels read it
@@ -114,7 +116,8 @@ struct Slot {
     DeviceBuffer<std::byte> dev_in;      // padded, padding zero
     Stream stream;
     Event start, uploaded, histogrammed, scoped, lut_done, applied, eq_histogrammed, pictured, end;
-    Event done{false};  // the frame's work is finished (no timing: cheap to query and wait on)
+    Event done{false};      // the frame's work is finished (no timing: cheap to query and wait on)
+    Event notified{false};  // and the ready callback has returned (with a callback)
     std::unique_ptr<Work> work;
     bool busy = false;
     bool uploaded_frame = false;  // the work in flight began with an upload (not a resubmit)
@@ -224,6 +227,7 @@ class FramePipeline final : public FrameStream {
     std::optional<FrameResult> wait() override;
     std::size_t in_flight() const override { return pending_.size(); }
     std::vector<double> measure_upload_ms(int runs) override;
+    std::vector<double> measure_copy_floor_ms(int runs) override;
     double measure_steady_state_ms(int frames) override;
     std::optional<std::size_t> device_memory_used() const override {
         std::size_t free_bytes = 0, total_bytes = 0;
@@ -241,6 +245,7 @@ class FramePipeline final : public FrameStream {
     FrameResult collect(Slot& s);
     void complete_oldest();
     void enqueue(Slot& s, bool upload);
+    void queue_downloads(Work& w, cudaStream_t st);
     // What the histograms and scopes count of `image` (a frame on the device): the region's
     // copy in `w`, queued on `st`, or the image itself.
     DeviceImage counted_part(const DeviceImage& image, Work& w, cudaStream_t st) const;
@@ -265,6 +270,9 @@ class FramePipeline final : public FrameStream {
     std::deque<FrameResult> ready_;
     bool keep_images_ = true;
     std::function<void()> callback_;
+    // The copies of every slot, one stream per direction: each direction's copies run in order
+    // on its copy engine, and the download of one frame overlaps the upload of the next.
+    Stream uploads_, downloads_;
     Stream side_;  // for measurements
 };
 
@@ -292,6 +300,8 @@ FramePipeline::~FramePipeline() {
     // Nothing may be in flight when the buffers go: wait for every stream (a destructor cannot
     // report errors).
     for (auto& s : slots_) static_cast<void>(cudaStreamSynchronize(s->stream.get()));
+    static_cast<void>(cudaStreamSynchronize(uploads_.get()));
+    static_cast<void>(cudaStreamSynchronize(downloads_.get()));
 }
 
 void FramePipeline::prepare(const StreamConfig& config) {
@@ -382,21 +392,23 @@ void FramePipeline::enqueue(Slot& s, bool upload) {
     const StreamConfig& c = config_;
     const ImageView v = input(s);
     const DeviceImage frame = device_image(c.format.shape(), s.dev_in.data());
-    s.start.record(s.stream);
+    s.start.record(uploads_);
     s.uploaded_frame = upload;
     if (upload) {
         const bool direct =
             s.frame == nullptr || (s.frame->memory() == memory_.get() && v.stride == v.row_bytes());
         if (direct)
-            check(
-                cudaMemcpyAsync(s.dev_in.data(), v.data, frame_bytes_, cudaMemcpyHostToDevice, st),
-                "frame upload (cudaMemcpyAsync)");
+            check(cudaMemcpyAsync(s.dev_in.data(), v.data, frame_bytes_, cudaMemcpyHostToDevice,
+                                  uploads_.get()),
+                  "frame upload (cudaMemcpyAsync)");
         else  // pageable or strided: the runtime stages it
             check(cudaMemcpy2DAsync(s.dev_in.data(), v.row_bytes(), v.data, v.stride, v.row_bytes(),
-                                    static_cast<std::size_t>(v.height), cudaMemcpyHostToDevice, st),
+                                    static_cast<std::size_t>(v.height), cudaMemcpyHostToDevice,
+                                    uploads_.get()),
                   "frame upload (cudaMemcpy2DAsync)");
     }
-    s.uploaded.record(s.stream);
+    s.uploaded.record(uploads_);
+    check(cudaStreamWaitEvent(st, s.uploaded.get(), 0), "cudaStreamWaitEvent");
     const std::size_t n_counts =
         engine_ != nullptr ? static_cast<std::size_t>(c.spec.bins) * c.channels.size() : 0;
     const DeviceImage counted = counted_part(frame, w, st);
@@ -463,41 +475,15 @@ void FramePipeline::enqueue(Slot& s, bool upload) {
         }
     }
     s.pictured.record(s.stream);
-    // Downloads: what the host asked for.
-    if (w.counts.size() != 0)
-        check(cudaMemcpyAsync(w.host_counts.data(), w.counts.data(), w.counts.bytes(),
-                              cudaMemcpyDeviceToHost, st),
-              "histogram download (cudaMemcpyAsync)");
-    if (w.scope_counts.size() != 0)
-        check(cudaMemcpyAsync(w.host_scope_counts.data(), w.scope_counts.data(),
-                              w.scope_counts.bytes(), cudaMemcpyDeviceToHost, st),
-              "scope download (cudaMemcpyAsync)");
-    if (c.equalize && w.equalizer->weight() != 0) {
-        check(cudaMemcpyAsync(w.host_bad.data(), w.bad.data(), w.bad.bytes(),
-                              cudaMemcpyDeviceToHost, st),
-              "depth check download (cudaMemcpyAsync)");
-        if (c.equalized_frame && keep_images_)
-            check(cudaMemcpyAsync(w.out.data(), w.dev_out.data(), frame_bytes_,
-                                  cudaMemcpyDeviceToHost, st),
-                  "equalized frame download (cudaMemcpyAsync)");
+    check(cudaStreamWaitEvent(downloads_.get(), s.pictured.get(), 0), "cudaStreamWaitEvent");
+    queue_downloads(w, downloads_.get());
+    s.end.record(downloads_);
+    s.done.record(downloads_);
+    if (callback_) {
+        check(cudaLaunchHostFunc(downloads_.get(), &FramePipeline::notify, this),
+              "cudaLaunchHostFunc");
+        s.notified.record(downloads_);
     }
-    if (c.display) {
-        check(cudaMemcpyAsync(w.host_pictures.data(), w.pictures.data(), w.pictures.bytes(),
-                              cudaMemcpyDeviceToHost, st),
-              "picture download (cudaMemcpyAsync)");
-        if (w.masks.size() != 0)
-            check(cudaMemcpyAsync(w.host_masks.data(), w.masks.data(), w.masks.bytes(),
-                                  cudaMemcpyDeviceToHost, st),
-                  "clipping mask download (cudaMemcpyAsync)");
-        if (stretch_)
-            check(cudaMemcpyAsync(w.host_ranges.data(), w.ranges.data(), w.ranges.bytes(),
-                                  cudaMemcpyDeviceToHost, st),
-                  "display range download (cudaMemcpyAsync)");
-    }
-    s.end.record(s.stream);
-    s.done.record(s.stream);
-    if (callback_)
-        check(cudaLaunchHostFunc(st, &FramePipeline::notify, this), "cudaLaunchHostFunc");
 }
 
 DeviceImage FramePipeline::counted_part(const DeviceImage& image, Work& w, cudaStream_t st) const {
@@ -521,6 +507,10 @@ void CUDART_CB FramePipeline::notify(void* pipeline) {
 
 FrameResult FramePipeline::collect(Slot& s) {
     s.stream.synchronize("frame pipeline (kernel execution)");
+    // The downloads, and the callback saying the result is ready: it has been called when the
+    // result is taken.
+    check(cudaEventSynchronize(callback_ ? s.notified.get() : s.done.get()),
+          "frame pipeline (downloads)");
     s.busy = false;
     const StreamConfig& c = config_;
     Work& w = *s.work;
@@ -708,6 +698,8 @@ void FramePipeline::discard() {
         static_cast<void>(cudaStreamSynchronize(s.stream.get()));
         s.busy = false;
     }
+    static_cast<void>(cudaStreamSynchronize(uploads_.get()));
+    static_cast<void>(cudaStreamSynchronize(downloads_.get()));
     pending_.clear();
     ready_.clear();
 }
@@ -735,26 +727,92 @@ std::optional<FrameResult> FramePipeline::wait() {
     return take_ready();
 }
 
+// The downloads of one frame's results, what the host asked for, queued on `st`.
+void FramePipeline::queue_downloads(Work& w, cudaStream_t st) {
+    const StreamConfig& c = config_;
+    const bool equalizing = c.equalize && w.equalizer->weight() != 0;
+    if (w.counts.size() != 0)
+        check(cudaMemcpyAsync(w.host_counts.data(), w.counts.data(), w.counts.bytes(),
+                              cudaMemcpyDeviceToHost, st),
+              "histogram download (cudaMemcpyAsync)");
+    if (w.scope_counts.size() != 0)
+        check(cudaMemcpyAsync(w.host_scope_counts.data(), w.scope_counts.data(),
+                              w.scope_counts.bytes(), cudaMemcpyDeviceToHost, st),
+              "scope download (cudaMemcpyAsync)");
+    if (equalizing) {
+        check(cudaMemcpyAsync(w.host_bad.data(), w.bad.data(), w.bad.bytes(),
+                              cudaMemcpyDeviceToHost, st),
+              "depth check download (cudaMemcpyAsync)");
+        if (c.equalized_frame)
+            check(cudaMemcpyAsync(w.out.data(), w.dev_out.data(), frame_bytes_,
+                                  cudaMemcpyDeviceToHost, st),
+                  "equalized frame download (cudaMemcpyAsync)");
+    }
+    if (c.display) {
+        check(cudaMemcpyAsync(w.host_pictures.data(), w.pictures.data(), w.pictures.bytes(),
+                              cudaMemcpyDeviceToHost, st),
+              "picture download (cudaMemcpyAsync)");
+        if (w.masks.size() != 0)
+            check(cudaMemcpyAsync(w.host_masks.data(), w.masks.data(), w.masks.bytes(),
+                                  cudaMemcpyDeviceToHost, st),
+                  "clipping mask download (cudaMemcpyAsync)");
+        if (stretch_)
+            check(cudaMemcpyAsync(w.host_ranges.data(), w.ranges.data(), w.ranges.bytes(),
+                                  cudaMemcpyDeviceToHost, st),
+                  "display range download (cudaMemcpyAsync)");
+    }
+}
+
 std::vector<double> FramePipeline::measure_upload_ms(int runs) {
     if (runs < 1) throw UsageError("an upload measurement needs at least one run");
     while (!pending_.empty()) complete_oldest();
     Slot& s = *slots_[next_];
-    // Warm-up, then each upload between two events on one otherwise idle stream.
+    // Warm-up, then each upload between two events on the otherwise idle upload stream.
     check(cudaMemcpyAsync(s.dev_in.data(), s.input(), frame_bytes_, cudaMemcpyHostToDevice,
-                          s.stream.get()),
+                          uploads_.get()),
           "frame upload (cudaMemcpyAsync)");
     std::vector<Event> marks(static_cast<std::size_t>(runs) + 1);
-    marks[0].record(s.stream);
+    marks[0].record(uploads_);
     for (std::size_t i = 0; i < static_cast<std::size_t>(runs); ++i) {
         check(cudaMemcpyAsync(s.dev_in.data(), s.in.data(), frame_bytes_, cudaMemcpyHostToDevice,
-                              s.stream.get()),
+                              uploads_.get()),
               "frame upload (cudaMemcpyAsync)");
-        marks[i + 1].record(s.stream);
+        marks[i + 1].record(uploads_);
     }
-    s.stream.synchronize("upload measurement");
+    uploads_.synchronize("upload measurement");
     std::vector<double> out;
     for (std::size_t i = 0; i < static_cast<std::size_t>(runs); ++i)
         out.push_back(static_cast<double>(marks[i + 1].ms_since(marks[i])));
+    return out;
+}
+
+std::vector<double> FramePipeline::measure_copy_floor_ms(int runs) {
+    if (runs < 1) throw UsageError("a copy floor measurement needs at least one run");
+    while (!pending_.empty()) complete_oldest();
+    Slot& s = *slots_[next_];
+    const std::byte* frame = s.input();
+    // Each run: the upload and the downloads on the frames' copy streams, both after `start`,
+    // joined at `end` before the next run (a warm-up run first).
+    Event uploaded(false);
+    const auto both = [&](Event& start, Event& end) {
+        start.record(uploads_);
+        check(cudaStreamWaitEvent(downloads_.get(), start.get(), 0), "cudaStreamWaitEvent");
+        check(cudaMemcpyAsync(s.dev_in.data(), frame, frame_bytes_, cudaMemcpyHostToDevice,
+                              uploads_.get()),
+              "frame upload (cudaMemcpyAsync)");
+        queue_downloads(*s.work, downloads_.get());
+        uploaded.record(uploads_);
+        check(cudaStreamWaitEvent(downloads_.get(), uploaded.get(), 0), "cudaStreamWaitEvent");
+        end.record(downloads_);
+        check(cudaStreamWaitEvent(uploads_.get(), end.get(), 0), "cudaStreamWaitEvent");
+    };
+    std::vector<Event> start(static_cast<std::size_t>(runs) + 1),
+        end(static_cast<std::size_t>(runs) + 1);
+    for (std::size_t i = 0; i < start.size(); ++i) both(start[i], end[i]);
+    downloads_.synchronize("copy floor measurement");
+    std::vector<double> out;
+    for (std::size_t i = 1; i < start.size(); ++i)
+        out.push_back(static_cast<double>(end[i].ms_since(start[i])));
     return out;
 }
 

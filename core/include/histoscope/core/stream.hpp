@@ -144,6 +144,12 @@ class FrameStream {
     // Benchmarks. Upload alone: `runs` back-to-back uploads of one frame (GPU: from pinned
     // memory, CUDA events), in ms; empty for engines without an upload.
     virtual std::vector<double> measure_upload_ms(int runs);
+    // The copy floor: `runs` times the upload of one frame and, at once on another stream, the
+    // downloads of one frame's results (what the configuration asks for: counts, scopes,
+    // equalized frame, pictures), with no kernel; the ms from the start of both to the end of
+    // both. A stream whose kernels hide under its copies runs at this pace. Empty for engines
+    // without copies.
+    virtual std::vector<double> measure_copy_floor_ms(int runs);
     // Steady state: the frames in the input buffers resubmitted `frames` times back to back; the
     // time per frame in ms (GPU: device time from the first frame's start to the last frame's
     // end, with overlap; otherwise the host clock). Call it with nothing in flight and no result
