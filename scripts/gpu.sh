@@ -66,25 +66,30 @@ decode() {
 }
 
 # run_cases SET DIR RUNS [ARGS...]: `histoscope-cli bench` on every case of SET, one JSON (and
-# auto's trace) per case in DIR.
+# auto's trace) per case in DIR. Every case runs; fails when any failed (naming them).
 run_cases() {
-    local set="$1" dir="$2" runs="$3" name args
+    local set="$1" dir="$2" runs="$3" name args rc=0 failed=()
     shift 3
     mkdir -p "$dir"
     while IFS=$'\t' read -r name args; do
         echo "case: $name: histoscope-cli bench $args $*" >&2
         # shellcheck disable=SC2086  # the case's arguments are words
         HS_AUTO_TRACE="$dir/$name.trace" "$cli" bench $args "$@" --runs "$runs" --warmup 2 \
-            --format json -o "$dir/$name${suffix:-}.json" || true
+            --format json -o "$dir/$name${suffix:-}.json" || { rc=$?; failed+=("$name (exit $rc)"); }
     done < <(python3 "$tools" cases "$set" "$raw")
+    if [ "${#failed[@]}" -gt 0 ]; then
+        echo "error: benchmark cases failed: ${failed[*]}" >&2
+        return 1
+    fi
 }
 
 cmd_bench() {
-    local runs="${1:-20}" dir
+    local runs="${1:-20}" dir rc=0
     dir="$(mktemp -d)"
     [ -n "$raw" ] || decode
-    run_cases bench "$dir" "$runs"
-    python3 "$tools" bench-report "$dir" "$out/bench.json"
+    run_cases bench "$dir" "$runs" || rc=$?
+    python3 "$tools" bench-report "$dir" "$out/bench.json" || rc=$?
+    return "$rc"
 }
 
 cmd_stream() {
@@ -125,20 +130,23 @@ cmd_learn_auto() {
     local runs="${1:-20}" dir
     dir="$(mktemp -d)"
     decode --tiled >/dev/null
-    run_cases learn "$dir" "$runs"
+    run_cases learn "$dir" "$runs" || return
     python3 "$tools" learn "$dir" "$root/cuda/src/auto/selection_map.inc"
     cp "$root/cuda/src/auto/selection_map.inc" "$out/selection_map.inc"
     build_cli >>"$out/build.log" 2>&1
-    suffix=.auto run_cases learn "$dir" "$runs" --kernels auto
-    python3 "$tools" auto-report "$dir" "$out/auto.json"
+    local rc=0
+    suffix=.auto run_cases learn "$dir" "$runs" --kernels auto || rc=$?
+    python3 "$tools" auto-report "$dir" "$out/auto.json" || rc=$?
+    return "$rc"
 }
 
 cmd_auto() {
-    local runs="${1:-20}" dir
+    local runs="${1:-20}" dir rc=0
     dir="$(mktemp -d)"
     decode --tiled >/dev/null
-    run_cases learn "$dir" "$runs"
-    python3 "$tools" auto-report "$dir" "$out/auto.json"
+    run_cases learn "$dir" "$runs" || rc=$?
+    python3 "$tools" auto-report "$dir" "$out/auto.json" || rc=$?
+    return "$rc"
 }
 
 cmd_compare() {
@@ -375,7 +383,7 @@ cmd_check() {
 
     echo
     echo "================ gpu.sh check summary ================"
-    echo "fingerprint: $fingerprint (scripts/gpu-fingerprint.sh: cuda/ and tests/cuda/)"
+    echo "fingerprint: $fingerprint (scripts/gpu-fingerprint.sh: cuda/, tests/cuda/ and the headers device code compiles)"
     grep -E "^# GPU" "$out/environment.txt" | head -n 4 || true
     grep -E "tests passed|tests failed" "$out/ctest.log" | sed "s/^/ctest.log: /" || true
     echo "compare.log: $(grep -c '^MATCH' "$out/compare.log") MATCH," \
