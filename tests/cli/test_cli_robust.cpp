@@ -426,6 +426,31 @@ TEST(CliRobust, FailuresLeaveTheOldFileAndNoTemporaryFile) {
     EXPECT_EQ(left, (std::vector<std::string>{"keyless.mp4", "out.csv"}));
 }
 
+// A full disk in the middle of a video (the file size limit stands in for it): the encoder's and
+// muxer's writes, and the container's trailer, are checked like every other output's.
+TEST(CliRobust, AVideoThatCannotBeWrittenCompletelyFailsAndKeepsTheOldFile) {
+    const Scratch scratch("video-full");
+    const fs::path& dir = scratch.path;
+    for (const std::string ext : {".avi", ".mp4", ".mkv"}) {
+        const fs::path out = dir / ("out" + ext);
+        const std::string command = "equalize " + quote(sample("tree.avi")) + " --per-frame -o " +
+                                    quote(out) + " --frames 20";
+        const auto whole = run_cli(command);
+        ASSERT_EQ(whole.exit_code, 0) << ext << "\n" << whole.err;
+        const std::string previous = slurp(out);
+        ASSERT_GT(previous.size(), std::size_t{200} << 10) << ext;
+        // 64 KiB at most per file, and the signal ignored: write() fails with EFBIG.
+        const auto cut =
+            run_command("bash -c \"trap '' XFSZ; ulimit -f 64; " + cli() + " " + command + "\"");
+        expect_refused(cut, ext, "cannot write " + quote(out) + ": File too large");
+        EXPECT_EQ(slurp(out), previous) << ext << ": the earlier video was replaced";
+    }
+    std::vector<std::string> left;
+    for (const auto& e : fs::directory_iterator(dir)) left.push_back(e.path().filename().string());
+    std::sort(left.begin(), left.end());
+    EXPECT_EQ(left, (std::vector<std::string>{"out.avi", "out.mkv", "out.mp4"}));
+}
+
 TEST(CliRobust, KillingEqualizeMidwayLeavesThePreviousOutputIntact) {
     const Scratch scratch("kill");
     const fs::path& dir = scratch.path;

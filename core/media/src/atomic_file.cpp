@@ -181,6 +181,19 @@ void AtomicFile::write(std::string_view bytes) {
     if (!f.out) cannot_write(f.path, f.buffer.error() != 0 ? f.buffer.error() : EIO);
 }
 
+bool AtomicFile::seekable() const {
+    return !impl_->direct;
+}
+
+std::int64_t AtomicFile::seek(std::int64_t offset, int whence) {
+    Impl& f = *impl_;
+    if (f.direct) cannot_write(f.path, ESPIPE);
+    if (!f.buffer.drain()) cannot_write(f.path, f.buffer.error());
+    const off_t at = ::lseek(f.fd, static_cast<off_t>(offset), whence);
+    if (at < 0) cannot_write(f.path, errno);
+    return static_cast<std::int64_t>(at);
+}
+
 void AtomicFile::commit() {
     Impl& f = *impl_;
     if (f.committed) return;

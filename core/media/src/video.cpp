@@ -1,5 +1,5 @@
-// Video read through FFmpeg's libraries directly (demuxer, decoder, swscale), written through
-// OpenCV's VideoWriter.
+// Video read and written through FFmpeg's libraries directly (demuxer, decoder, swscale; encoder
+// and muxer).
 //
 // Reading does not go through cv::VideoCapture because it numbers frames by counting the ones
 // it managed to decode, skips frames that fail without saying so, hides the decoder's error
@@ -24,11 +24,6 @@ extern "C" {
 #include <libavutil/log.h>
 #include <libswscale/swscale.h>
 }
-
-#include <opencv2/core.hpp>
-#include <opencv2/imgproc.hpp>
-#include <opencv2/videoio.hpp>
-#include <opencv2/videoio/registry.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -75,8 +70,7 @@ void on_ffmpeg_log(void* avcl, int level, const char* format, va_list args) {
     t_capture->first = text;
 }
 
-// Installs the callback once for the process: FFmpeg's default prints to standard error (also
-// for OpenCV's video writer, which uses the same libraries).
+// Installs the callback once for the process: FFmpeg's default prints to standard error.
 void quiet_ffmpeg() {
     static std::once_flag once;
     std::call_once(once, [] { av_log_set_callback(on_ffmpeg_log); });
@@ -205,12 +199,6 @@ class Demuxer {
     AVIOContext* io_ = nullptr;
     MemoryInput memory_;
 };
-
-int writer_backend() {
-    static const int api =
-        cv::videoio_registry::hasBackend(cv::CAP_FFMPEG) ? cv::CAP_FFMPEG : cv::CAP_ANY;
-    return api;
-}
 
 }  // namespace
 
@@ -758,12 +746,115 @@ std::int64_t VideoReader::frames_in_file() const {
     return n;
 }
 
+// --- writing: FFmpeg's encoders and muxers, every byte through the AtomicFile
+
+namespace {
+
+// The container and codec of an output extension: .mp4 MPEG-4 Part 2 ("mp4v"), .avi Motion
+// JPEG, .mkv MPEG-4 Part 2 tagged "XVID", as OpenCV's writer chose them.
+struct OutputKind {
+    const char* muxer = nullptr;
+    AVCodecID codec = AV_CODEC_ID_NONE;
+    AVPixelFormat pixels = AV_PIX_FMT_NONE;
+    std::uint32_t tag = 0;  // the codec tag the container stores (0: the muxer's default)
+    int bitrate_scale = 1;
+};
+
+std::optional<OutputKind> output_kind(const std::string& path) {
+    const std::string ext = path.size() >= 4 ? path.substr(path.size() - 4) : std::string();
+    if (ext == ".mp4") return OutputKind{"mp4", AV_CODEC_ID_MPEG4, AV_PIX_FMT_YUV420P, 0, 1};
+    // Full-range YUV, as JPEG stores it; MJPEG spends more bits per pixel than MPEG-4.
+    if (ext == ".avi") return OutputKind{"avi", AV_CODEC_ID_MJPEG, AV_PIX_FMT_YUVJ420P, 0, 3};
+    if (ext == ".mkv")
+        return OutputKind{"matroska", AV_CODEC_ID_MPEG4, AV_PIX_FMT_YUV420P,
+                          MKTAG('X', 'V', 'I', 'D'), 1};
+    return std::nullopt;
+}
+
+// FFmpeg's byte writer before and after it took const bytes.
+#if defined(FF_API_AVIO_WRITE_NONCONST) && !FF_API_AVIO_WRITE_NONCONST
+using WrittenBytes = const std::uint8_t*;
+#else
+using WrittenBytes = std::uint8_t*;
+#endif
+
+}  // namespace
+
 struct VideoWriter::Impl {
     std::string name;
-    std::unique_ptr<AtomicFile> file;  // the encoder writes its temporary file
-    cv::VideoWriter writer;
+    std::unique_ptr<AtomicFile> file;  // every byte the muxer writes goes here
+    std::string io_failure;            // the first write or seek that failed, in our words
+    AVFormatContext* muxer = nullptr;
+    AVIOContext* io = nullptr;
+    AVCodecContext* encoder = nullptr;
+    AVStream* stream = nullptr;
+    SwsContext* sws = nullptr;
+    AVFrame* frame = nullptr;
+    AVPacket* packet = nullptr;
     int width = 0, height = 0;
-    cv::Mat bgr;
+    std::int64_t next_pts = 0;
+    bool header_written = false;
+    bool finished = false;
+
+    ~Impl() {
+        av_packet_free(&packet);
+        av_frame_free(&frame);
+        sws_freeContext(sws);
+        avcodec_free_context(&encoder);
+        if (muxer != nullptr) avformat_free_context(muxer);
+        if (io != nullptr) {
+            av_freep(&io->buffer);
+            avio_context_free(&io);
+        }
+    }
+
+    static int write_bytes(void* opaque, WrittenBytes data, int size) {
+        auto& w = *static_cast<Impl*>(opaque);
+        try {
+            w.file->write({reinterpret_cast<const char*>(data), static_cast<std::size_t>(size)});
+            return size;
+        } catch (const std::exception& e) {
+            if (w.io_failure.empty()) w.io_failure = e.what();
+            return AVERROR(EIO);
+        }
+    }
+    static std::int64_t seek_bytes(void* opaque, std::int64_t offset, int whence) {
+        auto& w = *static_cast<Impl*>(opaque);
+        try {
+            if ((whence & ~AVSEEK_FORCE) == AVSEEK_SIZE) {
+                const std::int64_t here = w.file->seek(0, SEEK_CUR);
+                const std::int64_t size = w.file->seek(0, SEEK_END);
+                w.file->seek(here, SEEK_SET);
+                return size;
+            }
+            return w.file->seek(offset, whence & ~AVSEEK_FORCE);
+        } catch (const std::exception& e) {
+            if (w.io_failure.empty()) w.io_failure = e.what();
+            return AVERROR(EIO);
+        }
+    }
+
+    // Throws for an FFmpeg call that failed: the write's own reason when a write failed (a
+    // full disk), else FFmpeg's.
+    void check(int result, const char* what) const {
+        if (result >= 0) return;
+        if (!io_failure.empty()) throw InputError(io_failure);
+        throw InputError("cannot write video " + name + ": " + what + " failed (" +
+                         av_error(result) + ")");
+    }
+
+    // Every packet the encoder has ready into the container; `frame` null drains it.
+    void encode(const AVFrame* input) {
+        check(avcodec_send_frame(encoder, input), "encoding a frame");
+        for (;;) {
+            const int got = avcodec_receive_packet(encoder, packet);
+            if (got == AVERROR(EAGAIN) || got == AVERROR_EOF) return;
+            check(got, "encoding a frame");
+            av_packet_rescale_ts(packet, encoder->time_base, stream->time_base);
+            packet->stream_index = stream->index;
+            check(av_interleaved_write_frame(muxer, packet), "writing a frame");
+        }
+    }
 };
 
 VideoWriter::VideoWriter(const std::string& path, int width, int height, double fps)
@@ -772,30 +863,98 @@ VideoWriter::VideoWriter(const std::string& path, int width, int height, double 
     w.name = detail::quoted(path);
     w.width = width;
     w.height = height;
-    const std::string ext = path.size() >= 4 ? path.substr(path.size() - 4) : std::string();
-    int fourcc = 0;
-    if (ext == ".mp4")
-        fourcc = cv::VideoWriter::fourcc('m', 'p', '4', 'v');
-    else if (ext == ".avi")
-        fourcc = cv::VideoWriter::fourcc('M', 'J', 'P', 'G');
-    else if (ext == ".mkv")
-        fourcc = cv::VideoWriter::fourcc('X', 'V', 'I', 'D');
-    else
+    const std::optional<OutputKind> kind = output_kind(path);
+    if (!kind)
         throw InputError("cannot write video " + w.name +
                          ": the extension must be .mp4, .avi or .mkv");
+    if (width <= 0 || height <= 0)
+        throw InputError("cannot write a " + std::to_string(width) + "x" + std::to_string(height) +
+                         " video to " + w.name);
     if (!(fps > 0.0) || !std::isfinite(fps)) fps = 25.0;
     quiet_ffmpeg();
-    detail::quiet_opencv();
+    const Capture log;
     w.file = std::make_unique<AtomicFile>(path);
-    bool ok = false;
-    try {
-        ok = w.writer.open(w.file->temporary_path(), writer_backend(), fourcc, fps,
-                           cv::Size(width, height), true);
-    } catch (const cv::Exception&) {
-        ok = false;
+    const auto fail = [&](const std::string& why) {
+        return InputError("cannot open " + w.name + " for writing video: " + why + log.detail());
+    };
+
+    if (avformat_alloc_output_context2(&w.muxer, nullptr, kind->muxer, nullptr) < 0 ||
+        w.muxer == nullptr)
+        throw fail("no " + std::string(kind->muxer) + " muxer");
+    const AVCodec* codec = avcodec_find_encoder(kind->codec);
+    if (codec == nullptr)
+        throw fail("no " + std::string(avcodec_get_name(kind->codec)) + " encoder");
+    w.encoder = avcodec_alloc_context3(codec);
+    w.frame = av_frame_alloc();
+    w.packet = av_packet_alloc();
+    if (w.encoder == nullptr || w.frame == nullptr || w.packet == nullptr) throw std::bad_alloc();
+
+    // The frame rate as a fraction small enough for MPEG-4 (a time base of at most 65535).
+    const AVRational rate = av_d2q(fps, 65535);
+    AVCodecContext& c = *w.encoder;
+    c.codec_id = kind->codec;
+    c.codec_type = AVMEDIA_TYPE_VIDEO;
+    // Even sizes, as OpenCV's writer made them (swscale needs them for 4:2:0): an odd last
+    // column or row is left out.
+    c.width = width & ~1;
+    c.height = height & ~1;
+    if (c.width == 0 || c.height == 0)
+        throw fail("a " + std::to_string(width) + "x" + std::to_string(height) +
+                   " frame is too small for 4:2:0 video");
+    c.pix_fmt = kind->pixels;
+    c.time_base = av_inv_q(rate);
+    c.framerate = rate;
+    // OpenCV's choices: a rate of 2 bits a pixel (6 for MJPEG) with as much tolerance, no
+    // quantizer finer than 3, a key frame at least every 12 frames.
+    const double bitrate = std::min(2.0 * kind->bitrate_scale * fps * c.width * c.height,
+                                    static_cast<double>(std::numeric_limits<int>::max()));
+    c.bit_rate = static_cast<std::int64_t>(bitrate);
+    c.bit_rate_tolerance = static_cast<int>(bitrate);
+    c.qmin = 3;
+    c.gop_size = 12;
+    c.thread_count = 1;
+    if (kind->tag != 0) c.codec_tag = kind->tag;
+    if ((w.muxer->oformat->flags & AVFMT_GLOBALHEADER) != 0) c.flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
+    if (const int r = avcodec_open2(w.encoder, codec, nullptr); r < 0)
+        throw fail("the " + std::string(codec->name) + " encoder does not open (" + av_error(r) +
+                   ")");
+
+    w.stream = avformat_new_stream(w.muxer, nullptr);
+    if (w.stream == nullptr) throw std::bad_alloc();
+    w.stream->time_base = c.time_base;
+    w.stream->avg_frame_rate = rate;
+    w.stream->r_frame_rate = rate;
+    if (avcodec_parameters_from_context(w.stream->codecpar, w.encoder) < 0) throw std::bad_alloc();
+    if (kind->tag != 0) w.stream->codecpar->codec_tag = kind->tag;
+
+    constexpr int kBufferBytes = 1 << 16;
+    auto* buffer = static_cast<unsigned char*>(av_malloc(kBufferBytes));
+    if (buffer == nullptr) throw std::bad_alloc();
+    // A device or FIFO written directly cannot seek: the muxer is told (MP4 then refuses).
+    w.io = avio_alloc_context(buffer, kBufferBytes, 1, &w, nullptr, &Impl::write_bytes,
+                              w.file->seekable() ? &Impl::seek_bytes : nullptr);
+    if (w.io == nullptr) {
+        av_free(buffer);
+        throw std::bad_alloc();
     }
-    if (!ok || !w.writer.isOpened())
-        throw InputError("cannot open " + w.name + " for writing video");
+    w.muxer->pb = w.io;
+    w.muxer->flags |= AVFMT_FLAG_CUSTOM_IO;
+    w.muxer->max_delay = static_cast<int>(0.7 * AV_TIME_BASE);
+    if (const int r = avformat_write_header(w.muxer, nullptr); r < 0) {
+        if (!w.io_failure.empty()) throw InputError(w.io_failure);
+        throw fail("the " + std::string(kind->muxer) + " container refuses it (" + av_error(r) +
+                   ")");
+    }
+    w.header_written = true;
+
+    w.frame->format = c.pix_fmt;
+    w.frame->width = width;
+    w.frame->height = height;
+    if (av_frame_get_buffer(w.frame, 0) < 0) throw std::bad_alloc();
+    // RGB to YUV as OpenCV's writer converted its frames (swscale, bicubic).
+    w.sws = sws_getContext(width, height, AV_PIX_FMT_RGB24, width, height, c.pix_fmt, SWS_BICUBIC,
+                           nullptr, nullptr, nullptr);
+    if (w.sws == nullptr) throw fail("no RGB to YUV conversion for this size");
 }
 
 // Without close(), the AtomicFile discards the temporary file: a half-written video never
@@ -810,17 +969,29 @@ void VideoWriter::write(const ImageView& rgb) {
                          std::to_string(rgb.height) + "x" + std::to_string(rgb.channels) +
                          " frame to " + w.name + " (" + std::to_string(w.width) + "x" +
                          std::to_string(w.height) + " 8-bit RGB)");
-    const cv::Mat src(rgb.height, rgb.width, CV_8UC3,
-                      const_cast<std::byte*>(rgb.data),  // NOLINT: read only
-                      rgb.stride);
-    cv::cvtColor(src, w.bgr, cv::COLOR_RGB2BGR);
-    w.writer.write(w.bgr);
+    if (w.finished) throw InputError("cannot write to " + w.name + ": it is closed");
+    const Capture log;
+    w.check(av_frame_make_writable(w.frame), "preparing a frame");
+    const auto* rows = reinterpret_cast<const std::uint8_t*>(rgb.data);
+    const int stride = static_cast<int>(rgb.stride);
+    if (sws_scale(w.sws, &rows, &stride, 0, w.frame->height, w.frame->data, w.frame->linesize) !=
+        w.frame->height)
+        throw InputError("cannot write video " + w.name + ": converting a frame to YUV failed");
+    w.frame->pts = w.next_pts++;
+    w.encode(w.frame);
 }
 
 void VideoWriter::close() {
     Impl& w = *impl_;
-    if (!w.writer.isOpened()) return;
-    w.writer.release();
+    if (w.finished) return;
+    w.finished = true;
+    const Capture log;
+    // The frames the encoder still holds, then the container's trailer (an AVI's or MKV's
+    // index, an MP4's moov): a video without them is not complete.
+    w.encode(nullptr);
+    w.check(av_write_trailer(w.muxer), "writing the container's index");
+    avio_flush(w.io);
+    w.check(w.io->error, "writing the container");
     w.file->commit();
 }
 

@@ -3,6 +3,7 @@
 // telling whether two paths name the same file. Needs no OpenCV; shared by the CLI, the media
 // writers and the desktop application.
 
+#include <cstdint>
 #include <memory>
 #include <ostream>
 #include <string>
@@ -35,6 +36,12 @@ class AtomicFile {
     std::ostream& stream();
     // The same, throwing at once when the bytes cannot be written (a full disk).
     void write(std::string_view bytes);
+    // Whether seek() works: a temporary file does; a device or FIFO written directly does not.
+    bool seekable() const;
+    // Moves where the next bytes go (lseek's `whence`: SEEK_SET, SEEK_CUR or SEEK_END) after
+    // writing out what is buffered, for writers that go back to fill in a header (a video
+    // container's index); returns the new position. Throws when it cannot.
+    std::int64_t seek(std::int64_t offset, int whence);
     // Flushes, syncs, closes and renames the temporary file over path().
     void commit();
 

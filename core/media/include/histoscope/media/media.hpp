@@ -201,11 +201,13 @@ class VideoReader {
     std::unique_ptr<Impl> impl_;
 };
 
-// Writes 8-bit RGB frames of one size to a video file (OpenCV's VideoWriter): .mp4 (MPEG-4
-// Part 2, "mp4v"), .avi (Motion JPEG), .mkv ("XVID"). Throws InputError when the file cannot be
-// opened for the format or a frame does not match. The frames go to a temporary file
-// (AtomicFile) that close() puts in place; a writer destroyed without close() leaves an
-// existing file untouched.
+// Writes 8-bit RGB frames of one size to a video file with FFmpeg's encoders and muxers, as
+// OpenCV's writer did: .mp4 (MPEG-4 Part 2, "mp4v"), .avi (Motion JPEG), .mkv (MPEG-4 Part 2,
+// "XVID"); an odd last column or row is left out (4:2:0). Every byte goes through an AtomicFile
+// that close() commits once the encoder is drained and the container's trailer written, each
+// step checked: a write that fails (a full disk) throws InputError, and a writer destroyed
+// without close() leaves an existing file untouched. Throws InputError too when the file cannot
+// be opened for the format or a frame does not match.
 class VideoWriter {
   public:
     VideoWriter(const std::string& path, int width, int height, double fps);
