@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include <CLI/App.hpp>
+#include <CLI/Error.hpp>
 
 #include "histoscope/core/error.hpp"
 
@@ -16,7 +17,17 @@ Args::Args(const CLI::App& command) {
         if (option->get_positional()) {
             positional_ = option->results();
         } else if (option->get_expected_min() == 0) {
-            flags_.insert(name);
+            // A flag takes the values CLI11 documents: --stats=false (0, no, off, ...) turns it
+            // off, --stats=true (1, yes, on, ...) on; anything else is refused.
+            bool on = false;
+            try {
+                on = option->as<bool>();
+            } catch (const CLI::ParseError&) {
+                throw UsageError(name +
+                                 " takes no value, or true/false (1/0, yes/no, on/off), not '" +
+                                 option->results().front() + "'");
+            }
+            if (on) flags_.insert(name);
         } else {
             values_[name] = option->results().front();
         }

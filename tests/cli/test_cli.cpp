@@ -144,6 +144,33 @@ TEST(CliErrors, UsageErrorsExitTwoWithOneLine) {
     }
 }
 
+// Flags take CLI11's boolean values: false, no, off, 0 (and -1) turn one off, true, yes, on, 1
+// (and other positive numbers) on; a value that is none of them is a usage error.
+TEST(CliErrors, FlagsTakeTheValuesCli11DocumentsOrRefuseThem) {
+    const Image img = uniform(4, 4, 3, SampleType::U8, 8, 7);
+    const std::string raw = "--raw 4x4x3:u8 '" + write_raw(img, "f.raw").string() + "'";
+    const auto has_stats = [&](const std::string& flag) {
+        const auto r = run_cli("hist " + raw + " --format json " + flag);
+        EXPECT_EQ(r.exit_code, 0) << flag << "\n" << r.err;
+        return parse_json(r.out).at("channels")[0].contains("stats");
+    };
+    EXPECT_FALSE(has_stats(""));
+    for (const std::string on :
+         {"--stats", "--stats=true", "--stats=yes", "--stats=on", "--stats=1"})
+        EXPECT_TRUE(has_stats(on)) << on;
+    for (const std::string off : {"--stats=false", "--stats=no", "--stats=off", "--stats=0"})
+        EXPECT_FALSE(has_stats(off)) << off;
+    // Every flag reads its value the same way: --per-frame=no is one frame's histogram.
+    const auto one = run_cli("hist " + raw + " --per-frame=no --format json");
+    EXPECT_EQ(one.exit_code, 0) << one.err;
+    EXPECT_FALSE(parse_json(one.out).contains("frames"));
+    const auto bad = run_cli("hist " + raw + " --stats=maybe");
+    EXPECT_EQ(bad.exit_code, 2) << bad.err;
+    EXPECT_TRUE(one_error_line(bad.err)) << bad.err;
+    EXPECT_NE(bad.err.find("--stats"), std::string::npos) << bad.err;
+    EXPECT_EQ(bad.out, "");
+}
+
 TEST(CliKernels, ListsTheRegistry) {
     const auto r = run_cli("kernels --format json");
     ASSERT_EQ(r.exit_code, 0) << r.err;
