@@ -122,7 +122,7 @@ int run_bench_frames(const Context& ctx, const Args& args) {
     config.validate();
     std::string declined;
     StreamEngine& streamer = choose_stream_engine(ctx.registry, config, &declined);
-    if (!declined.empty()) std::cerr << "note: " << declined << "\n";
+    if (!declined.empty()) diagnose("note", declined);
     const std::unique_ptr<FrameStream> stream = streamer.open(config);
 
     std::string device = ctx.engines.query_gpu().device;
@@ -136,21 +136,22 @@ int run_bench_frames(const Context& ctx, const Args& args) {
     StreamEvents events;
     std::string scope_engine;
     events.result = [&](std::int64_t frame, const std::string& corrupt, FrameResult& r) {
-        if (!corrupt.empty()) std::cerr << "warning: " << corrupt << " (kept: --allow-corrupt)\n";
+        if (!corrupt.empty()) diagnose("warning", corrupt + " (kept: --allow-corrupt)");
         for (const auto& st : r.stages) stages[st.name].push_back(st.ms);
         scope_engine = r.scope_engine;
         if (frame + 1 == first_pass_end) after_first_pass = memory_now(*stream);
     };
     events.failed = [&](std::int64_t frame, const std::string& why) {
         if (failed_frames.size() < 100) failed_frames.push_back(frame);
-        std::cerr << "warning: " << why << "\n";
+        diagnose("warning", why);
     };
-    std::cerr << "note: bench: " << source.name() << " (" << f.describe() << ", "
-              << source.reported_frames() << " frames x " << passes << ") on the '"
-              << streamer.name() << "' stream engine\n";
+    diagnose("note", "bench: " + source.name() + " (" + f.describe() + ", " +
+                         std::to_string(source.reported_frames()) + " frames x " +
+                         std::to_string(passes) + ") on the '" + std::string(streamer.name()) +
+                         "' stream engine");
     const PumpStats stats = pump(source, *stream, events, limit);
     const Memory at_end = memory_now(*stream);
-    for (const auto& n : source.notes()) std::cerr << "warning: " << n << "\n";
+    for (const auto& n : source.notes()) diagnose("warning", n);
     if (stats.ok == 0) throw InputError("no frame of " + source.name() + " could be decoded");
 
     const std::vector<double> upload = stream->measure_upload_ms(30);
@@ -159,7 +160,7 @@ int run_bench_frames(const Context& ctx, const Args& args) {
     bool verified = false;
     std::string mismatch;
     const std::int64_t compared = verify(args, *stream, verify_limit, verified, mismatch);
-    if (!verified) std::cerr << "error: " << mismatch << "\n";
+    if (!verified) diagnose("error", mismatch);
 
     const double upload_ms = median(upload);
     const double copy_floor_ms = median(copy_floor);

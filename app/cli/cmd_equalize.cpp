@@ -221,7 +221,7 @@ int run_equalize(const Context& ctx) {
     Report rep{{}, output, std::string(engine.name()), &request, {}, repeat, false};
     auto t = Clock::now();
     const Input in = load_input(args, decode_options(args));
-    for (const auto& n : in.notes) std::cerr << "note: " << n << "\n";
+    for (const auto& n : in.notes) diagnose("note", n);
     rep.input = in.name;
     rep.corrupt = in.corrupt;
     request.image = in.image.view();
@@ -306,8 +306,7 @@ int run_equalize_frames(const Context& ctx, const Args& args) {
     std::map<std::string, std::vector<double>> stages;
     StreamEvents events;
     events.result = [&](std::int64_t, const std::string& corrupt, FrameResult& r) {
-        if (!corrupt.empty())
-            std::cerr << "warning: " << corrupt << " (written: --allow-corrupt)\n";
+        if (!corrupt.empty()) diagnose("warning", corrupt + " (written: --allow-corrupt)");
         for (const auto& st : r.stages) stages[st.name].push_back(st.ms);
         const auto t = Clock::now();
         if (raw_out)
@@ -317,10 +316,10 @@ int run_equalize_frames(const Context& ctx, const Args& args) {
         write_ms += ms_since(t);
     };
     events.failed = [&](std::int64_t, const std::string& why) {
-        std::cerr << "warning: " << why << " (left out of " << output << ")\n";
+        diagnose("warning", why + " (left out of " + output + ")");
     };
     const PumpStats stats = pump(source, *stream, events, limit);
-    for (const auto& n : source.notes()) std::cerr << "warning: " << n << "\n";
+    for (const auto& n : source.notes()) diagnose("warning", n);
     // Nothing decoded: the output is not written at all, and an existing file stays.
     if (stats.ok == 0) throw InputError("no frame of " + source.name() + " could be decoded");
     if (video) video->close();

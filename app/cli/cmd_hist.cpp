@@ -69,7 +69,7 @@ int run_hist(const Context& ctx) {
     HistogramEngine& engine = available_kernel(ctx.registry, kernel);
 
     const Input in = load_input(args, decode_options(args));
-    for (const auto& n : in.notes) std::cerr << "note: " << n << "\n";
+    for (const auto& n : in.notes) diagnose("note", n);
     const ImageView image = apply_region(args, in.image.view());
     const HistogramRequest request = request_from_args(args, image, "--channels");
     const HistogramResult result = engine.compute(request);

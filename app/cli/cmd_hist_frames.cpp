@@ -92,7 +92,7 @@ int run_hist_frames(const Context& ctx, const Args& args) {
     };
     StreamEvents events;
     events.result = [&](std::int64_t frame, const std::string& corrupt, FrameResult& r) {
-        if (!corrupt.empty()) std::cerr << "warning: " << corrupt << " (kept: --allow-corrupt)\n";
+        if (!corrupt.empty()) diagnose("warning", corrupt + " (kept: --allow-corrupt)");
         begin_row();
         if (format == "json") {
             Json j = Json::object();
@@ -113,7 +113,7 @@ int run_hist_frames(const Context& ctx, const Args& args) {
         os << "\n";
     };
     events.failed = [&](std::int64_t frame, const std::string& why) {
-        std::cerr << "warning: " << why << "\n";
+        diagnose("warning", why);
         begin_row();
         if (format == "json") {
             Json j = Json::object();
@@ -128,7 +128,7 @@ int run_hist_frames(const Context& ctx, const Args& args) {
         os << frame << sep << "failed" << std::string(bins * config.channels.size(), sep) << "\n";
     };
     const PumpStats stats = pump(source, *stream, events, limit);
-    for (const auto& n : source.notes()) std::cerr << "warning: " << n << "\n";
+    for (const auto& n : source.notes()) diagnose("warning", n);
     // As equalize: a stream of which nothing could be histogrammed is a bad input (the -o file
     // is then not written; rows already on standard output stay there).
     if (stats.ok == 0) throw InputError("no frame of " + source.name() + " could be decoded");

@@ -85,7 +85,7 @@ int run_scope(const Context& ctx) {
     const ScopeKind kind = *parse_scope_kind(args.value("--kind").value_or("waveform"));
 
     const Input in = load_input(args, decode_options(args));
-    for (const auto& n : in.notes) std::cerr << "note: " << n << "\n";
+    for (const auto& n : in.notes) diagnose("note", n);
     const ImageView image = apply_region(args, in.image.view());
     const ScopeRequest request{image, scope_from_args(args, kind, image, "--channel")};
     ScopeEngine& engine =

@@ -45,13 +45,13 @@ int main(int argc, char** argv) {
         if (command == "equalize") return hs::cli::run_equalize(ctx);
         return hs::cli::run_bench(ctx);
     } catch (const hs::Error& e) {
-        std::cerr << "error: " << e.what() << "\n";
+        hs::cli::diagnose("error", e.what());
         return exit_code(e.kind());
     } catch (const std::bad_alloc&) {
         std::cerr << "error: out of host memory\n";
         return 3;
     } catch (const std::exception& e) {
-        std::cerr << "error: " << e.what() << "\n";
+        hs::cli::diagnose("error", e.what());
         return 1;
     }
 }

@@ -8,6 +8,33 @@
 
 namespace hs::cli {
 
+std::string one_line(const std::string& text) {
+    static constexpr char kHex[] = "0123456789abcdef";
+    std::string out;
+    out.reserve(text.size());
+    for (const char ch : text) {
+        const auto c = static_cast<unsigned char>(ch);
+        if (c >= 0x20 && c != 0x7F) {
+            out += ch;
+        } else if (c == '\n') {
+            out += "\\n";
+        } else if (c == '\r') {
+            out += "\\r";
+        } else if (c == '\t') {
+            out += "\\t";
+        } else {
+            out += "\\x";
+            out += kHex[c >> 4];
+            out += kHex[c & 0xF];
+        }
+    }
+    return out;
+}
+
+void diagnose(const char* kind, const std::string& text) {
+    std::cerr << kind << ": " << one_line(text) << "\n";
+}
+
 void write_output(const std::string& path, const std::string& text) {
     if (path.empty() || path == "-") {
         std::cout << text << std::flush;

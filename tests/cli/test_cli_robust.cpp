@@ -97,6 +97,34 @@ std::string png_declaring(const std::string& png, std::uint32_t width, std::uint
     return out;
 }
 
+// A copy of a TIFF whose first directory declares another size (ImageWidth, ImageLength): its
+// strips stay those of the real image, so the decoder fails while reading them.
+std::string tiff_declaring(const std::string& tiff, std::uint32_t width, std::uint32_t height) {
+    std::string out = tiff;
+    const bool little = out.compare(0, 2, "II") == 0;
+    const auto get = [&](std::size_t at, int n) {
+        std::uint32_t v = 0;
+        for (int i = 0; i < n; ++i) {
+            const auto byte = static_cast<std::uint8_t>(out[at + static_cast<std::size_t>(i)]);
+            v |= std::uint32_t{byte} << (8 * (little ? i : n - 1 - i));
+        }
+        return v;
+    };
+    const auto put = [&](std::size_t at, std::uint32_t v, int n) {
+        for (int i = 0; i < n; ++i)
+            out[at + static_cast<std::size_t>(i)] =
+                static_cast<char>(v >> (8 * (little ? i : n - 1 - i)));
+    };
+    const std::size_t ifd = get(4, 4);
+    for (std::uint32_t k = 0, n = get(ifd, 2); k < n; ++k) {
+        const std::size_t entry = ifd + 2 + 12 * k;
+        const std::uint32_t tag = get(entry, 2), type = get(entry + 2, 2);
+        if (tag == 256 || tag == 257)
+            put(entry + 8, tag == 256 ? width : height, type == 3 ? 2 : 4);
+    }
+    return out;
+}
+
 bool under_address_sanitizer() {
 #if defined(__SANITIZE_ADDRESS__)
     return true;
@@ -521,6 +549,17 @@ TEST(CliRobust, LibraryMessagesNeverReachStandardError) {
         }
     }
     expect_refused(run_cli("hist " + quote(dir / "cut.mp4")), "mp4", "moov atom not found");
+    // A TIFF declaring 20000x20000 over the strips of a small image: OpenCV's decoder fails, and
+    // what it printed itself is quoted in our line.
+    put(dir / "huge.tif", tiff_declaring(tif, 20000, 20000));
+    for (const std::string command : {"hist ", "info "})
+        expect_refused(run_cli(command + quote(dir / "huge.tif")), command + "huge.tif",
+                       "'" + (dir / "huge.tif").string() + "' could not be decoded as TIFF");
+    // A newline in a raw format, or in a file's name, stays inside one line.
+    expect_refused(run_cli("hist --raw '64x64\nx1:u8' /dev/null"), "raw format with a newline",
+                   "malformed raw format '64x64\\nx1:u8'", 2);
+    expect_refused(run_cli("hist " + quote(dir / "no\nsuch.png")), "name with a newline",
+                   "no\\nsuch.png");
     // A PNG whose colour profile libpng criticises decodes silently.
     const auto chelsea = run_cli("hist " + quote(sample("chelsea.png")));
     EXPECT_EQ(chelsea.exit_code, 0);

@@ -14,8 +14,10 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
+#include <iostream>
 #include <limits>
 #include <mutex>
+#include <sstream>
 
 #include "codecs.hpp"
 #include "histoscope/core/error.hpp"
@@ -64,6 +66,39 @@ std::string one_line(std::string s) {
     while (!s.empty() && s.back() == ' ') s.pop_back();
     return s;
 }
+
+// What OpenCV's codecs print themselves: imdecode() catches its decoders' exceptions and writes
+// them to std::cerr ("imdecode_(''): can't read data: OpenCV(4.6.0) ... error: (-2:Unspecified
+// error) OpenCV TIFF: failed ... in function 'readData'") before returning an empty image.
+// Captured for the scope of one call (a lock keeps two calls from swapping the buffer at once)
+// and quoted inside our message instead.
+class OpenCvChatter {
+  public:
+    OpenCvChatter() : lock_(mutex()), previous_(std::cerr.rdbuf(text_.rdbuf())) {}
+    ~OpenCvChatter() { std::cerr.rdbuf(previous_); }
+    OpenCvChatter(const OpenCvChatter&) = delete;
+    OpenCvChatter& operator=(const OpenCvChatter&) = delete;
+    // The complaint without OpenCV's framing, or "" when it said nothing.
+    std::string detail() const {
+        std::string said = one_line(text_.str());
+        if (said.empty()) return {};
+        // "... error: (-2:Unspecified error) WHAT in function 'readData'": WHAT.
+        const auto error = said.find("error: (");
+        const auto what = error == std::string::npos ? error : said.find(") ", error);
+        if (what != std::string::npos) said = said.substr(what + 2);
+        if (const auto at = said.find(" in function"); at != std::string::npos) said.resize(at);
+        return said;
+    }
+
+  private:
+    static std::mutex& mutex() {
+        static std::mutex m;
+        return m;
+    }
+    std::lock_guard<std::mutex> lock_;
+    std::ostringstream text_;
+    std::streambuf* previous_;
+};
 
 // Decoded BGR(A)/gray Mat -> hs::Image in RGB(A)/gray order, written straight into the
 // image's storage.
@@ -198,17 +233,21 @@ LoadedImage decode_image(detail::Bytes bytes, const std::string& name,
         throw InputError(name + ": " + out.format +
                          " files of 2 GiB or more cannot be decoded (OpenCV's limit)");
     cv::Mat decoded;
+    std::string said;
     try {
         // A header over the bytes, not a copy: cv::imdecode only reads them.
         const cv::Mat data(1, static_cast<int>(bytes.size()), CV_8U,
                            const_cast<std::uint8_t*>(bytes.data()));
+        const OpenCvChatter chatter;
         decoded = cv::imdecode(data, cv::IMREAD_UNCHANGED);
+        said = chatter.detail();
     } catch (const cv::Exception& e) {
         throw InputError(name + " could not be decoded as " + out.format + ": " + one_line(e.err));
     }
     if (decoded.empty())
         throw InputError(name + " could not be decoded as " + out.format +
-                         " (corrupt, truncated or a variant OpenCV cannot read)");
+                         " (corrupt, truncated or a variant OpenCV cannot read" +
+                         (said.empty() ? "" : ": " + said) + ")");
     out.image = to_image(decoded, name);
     return out;
 }
@@ -286,6 +325,7 @@ void write_image(const std::string& path, const ImageView& image) {
     std::vector<uchar> encoded;
     bool ok = false;
     try {
+        const OpenCvChatter chatter;
         ok = cv::imencode(ext, bgr, encoded);
     } catch (const cv::Exception& e) {
         throw InputError("cannot write " + name + " as " + writer->name + ": " + one_line(e.err));
