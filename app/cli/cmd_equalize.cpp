@@ -104,7 +104,9 @@ EqualizeEngine& engine_from_args(const Context& ctx, const Args& args) {
 Image read_reference(const Args& args) {
     const std::string ref = args.value("--reference").value_or("");
     if (const auto fmt = args.value("--reference-raw"))
-        return std::move(media::read_raw_frame(ref, media::parse_raw_format(*fmt), 0).image);
+        return std::move(
+            media::read_raw_frame(ref, media::parse_raw_format(*fmt), 0, media::RawCount::UpToFrame)
+                .image);
     media::DecodeOptions options = decode_options(args);
     options.allow_corrupt = false;
     return std::move(media::read_image(input_source(ref, options), options).image);

@@ -31,7 +31,10 @@ Input load_input(const Args& args, const media::DecodeOptions& options, bool cou
     if (const auto raw = args.value("--raw")) {
         const media::RawFormat format = media::parse_raw_format(*raw);
         in.name = pos.empty() ? "-" : pos.front();
-        media::RawFrame read = media::read_raw_frame(in.name, format, frame);
+        // Only info counts a stream's frames; the others read it up to the frame they need.
+        media::RawFrame read = media::read_raw_frame(
+            in.name, format, frame,
+            count_frames_in_file ? media::RawCount::All : media::RawCount::UpToFrame);
         in.kind = "raw";
         in.format = media::to_string(format);
         in.frames = read.frames;

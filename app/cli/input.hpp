@@ -34,7 +34,8 @@ media::DecodeOptions decode_options(const Args& args);
 const media::Source& input_source(const std::string& path, const media::DecodeOptions& options);
 
 // Options it reads: the positional path, --raw FMT, --frame N. `count_frames_in_file` also
-// counts the frames a video's file holds and notes when they differ from what it reports.
+// counts the frames a video's file holds and notes when they differ from what it reports, and
+// reads raw frames from a pipe to its end to count them (else only up to the frame asked for).
 Input load_input(const Args& args, const media::DecodeOptions& options,
                  bool count_frames_in_file = false);
 

@@ -19,6 +19,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <string>
 #include <thread>
 #include <vector>
@@ -175,6 +176,45 @@ TEST(CliPipes, NamedFifoFedSlowlyGivesTheCountsOfTheFile) {
         nothing = run_timed("hist " + quote(empty));
     }
     expect_refused(nothing, "empty FIFO", "error: " + quote(empty) + " is empty");
+}
+
+// An endless device gives the frame asked for and no more is read; a FIFO that nobody opens at
+// its other end is refused after a wait (a blocking open() would wait forever). The three FIFOs
+// wait at the same time; `timeout` turns a hang into exit code 124.
+TEST(CliPipes, EndlessDevicesAndFifosWithNobodyAtTheOtherEndDoNotHang) {
+    for (const std::string frame : {"", " --frame 2"}) {
+        const auto zero = run_command("timeout 60 " + cli() + " hist --raw 64x64x1:u8 /dev/zero" +
+                                      frame + " --format json");
+        ASSERT_EQ(zero.exit_code, 0) << frame << "\n" << zero.err;
+        EXPECT_EQ(counts_of(parse_json(zero.out).at("channels")[0])[0], 4096u) << frame;
+    }
+    // Counting the frames of a device would never end.
+    expect_refused(run_command("timeout 60 " + cli() + " info --raw 64x64x1:u8 /dev/zero"),
+                   "info of /dev/zero", "'/dev/zero' is a device: it has no end");
+
+    const Scratch scratch("fifo-alone");
+    const fs::path photo = make_fifo(scratch.path, "photo.png");
+    const fs::path raw = make_fifo(scratch.path, "frames.raw");
+    const fs::path out = make_fifo(scratch.path, "out.csv");
+    const auto started = std::chrono::steady_clock::now();
+    auto no_writer = std::async(std::launch::async, [&] {
+        return run_command("timeout 60 " + cli() + " hist " + quote(photo));
+    });
+    auto no_raw_writer = std::async(std::launch::async, [&] {
+        return run_command("timeout 60 " + cli() + " hist --raw 4x4x1:u8 " + quote(raw));
+    });
+    auto no_reader = std::async(std::launch::async, [&] {
+        return run_command("timeout 60 " + cli() + " hist " + quote(sample("camera.png")) +
+                           " --format csv -o " + quote(out));
+    });
+    expect_refused(no_writer.get(), "FIFO input", "no program opened the FIFO for writing");
+    expect_refused(no_raw_writer.get(), "raw FIFO input", "no program opened the FIFO for writing");
+    expect_refused(no_reader.get(), "FIFO output", "no program opened the FIFO for reading");
+    EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(45));
+    // Nothing was created beside them.
+    std::size_t entries = 0;
+    for ([[maybe_unused]] const auto& e : fs::directory_iterator(scratch.path)) ++entries;
+    EXPECT_EQ(entries, 3u);
 }
 
 TEST(CliPipes, InfoOfStandardInput) {

@@ -136,8 +136,13 @@ AtomicFile::AtomicFile(const std::string& path) : impl_(std::make_unique<Impl>()
         // A device, FIFO or socket: nothing to replace, and renaming over it would remove it.
         f.direct = true;
         f.temp = f.target;
-        f.fd = ::open(f.target.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY);
-        if (f.fd < 0) cannot_write(path, errno);
+        if (S_ISFIFO(existing.st_mode)) {
+            // Opening a FIFO waits for a reader: not forever.
+            f.fd = detail::open_fifo_for_writing(f.target);
+        } else {
+            f.fd = ::open(f.target.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY);
+            if (f.fd < 0) cannot_write(path, errno);
+        }
     } else {
         for (int attempt = 0; f.fd < 0; ++attempt) {
             f.temp = temporary_name(target);

@@ -25,6 +25,16 @@ using Bytes = std::span<const std::uint8_t>;
 // "'path'", the way every message names a file.
 std::string quoted(const std::string& path);
 
+// How long a FIFO is waited on for the program at its other end before it is refused: opening
+// one blocks until there is one, which would otherwise be forever.
+inline constexpr int kFifoWaitSeconds = 10;
+// A descriptor of `path` open for reading (O_CLOEXEC). A FIFO waits at most kFifoWaitSeconds
+// for a writer. Throws InputError "cannot read 'path': <reason>".
+int open_for_reading(const std::string& path);
+// A descriptor of the FIFO `path` open for writing (blocking, O_CLOEXEC), once a program reads
+// it, within kFifoWaitSeconds. Throws InputError "cannot write 'path': <reason>".
+int open_fifo_for_writing(const std::string& path);
+
 // The whole file (possibly empty). Throws InputError "cannot read 'path': <reason>".
 std::vector<std::uint8_t> read_file(const std::string& path);
 // At most `max_bytes` from the start of the file; same errors as read_file.

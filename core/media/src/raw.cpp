@@ -96,10 +96,10 @@ std::int64_t raw_frame_count(std::uint64_t size, const RawFormat& format, const 
 
 namespace {
 
-// Throws the precise InputError (missing, a directory, unreadable) for a path that is not
-// standard input and cannot be read.
-void readable(const std::string& path) {
-    if (path != "-") static_cast<void>(detail::read_file_head(path, 0));
+// A character device (/dev/zero, a capture device) named as raw input: a stream with no end.
+bool endless_device(const std::string& path) {
+    struct stat st {};
+    return path != "-" && ::stat(path.c_str(), &st) == 0 && S_ISCHR(st.st_mode);
 }
 
 Image new_frame(const RawFormat& f) {
@@ -171,7 +171,8 @@ std::string to_string(const RawFormat& f) {
     return s;
 }
 
-RawFrame read_raw_frame(const std::string& path, const RawFormat& format, std::int64_t index) {
+RawFrame read_raw_frame(const std::string& path, const RawFormat& format, std::int64_t index,
+                        RawCount count) {
     const std::size_t frame = format.frame_bytes();
     if (frame == 0)
         throw UsageError("raw format " + to_string(format) + " describes an empty frame");
@@ -195,14 +196,23 @@ RawFrame read_raw_frame(const std::string& path, const RawFormat& format, std::i
         return out;
     }
     // A pipe: the data is counted as it arrives, and memory follows it (a frame declared huge
-    // on an empty or short input costs nothing); only frame `index` is kept.
-    readable(path);
+    // on an empty or short input costs nothing); only frame `index` is kept, and nothing after
+    // it is read unless the frames are counted.
+    if (count == RawCount::All && endless_device(path))
+        throw InputError(what + " is a device: it has no end, so its frames cannot be counted");
+    if (index < 0) throw InputError(what + " has no frame " + std::to_string(index));
     RawStreamReader reader(path, format);
     std::vector<std::byte> kept;
     std::vector<std::byte> chunk(std::min<std::size_t>(frame, std::size_t{1} << 20));
+    const std::uint64_t wanted = (static_cast<std::uint64_t>(index) + 1) * frame;
     std::uint64_t total = 0;
     for (;;) {
-        const std::size_t got = reader.read_some(chunk.data(), chunk.size());
+        std::size_t want = chunk.size();
+        if (count == RawCount::UpToFrame) {
+            if (total >= wanted) break;
+            want = static_cast<std::size_t>(std::min<std::uint64_t>(want, wanted - total));
+        }
+        const std::size_t got = reader.read_some(chunk.data(), want);
         if (got == 0) break;
         total += got;
         // The part of the chunk in each frame it touches (at most two: it is at most a frame).
@@ -241,7 +251,8 @@ RawFrames read_raw(const std::string& path, const RawFormat& format) {
         return out;
     }
     // A pipe: memory grows with the data that arrives.
-    readable(path);
+    if (endless_device(path))
+        throw InputError(what + " is a device: it has no end, so its frames cannot all be read");
     RawStreamReader reader(path, format);
     std::vector<std::byte> bytes;
     for (std::size_t got = 1; got > 0;) {
@@ -266,10 +277,12 @@ RawStreamReader::RawStreamReader(const std::string& path, const RawFormat& forma
     if (path == "-") {
         file_ = stdin;
     } else {
-        file_ = std::fopen(path.c_str(), "rb");
+        // The precise reason (missing, unreadable, a directory) as the other readers give it;
+        // a FIFO without a writer is not waited on forever.
+        const int fd = detail::open_for_reading(path);
+        file_ = ::fdopen(fd, "rb");
         if (file_ == nullptr) {
-            // The precise reason (missing, unreadable, a directory) as the other readers give it.
-            static_cast<void>(detail::read_file_head(path, 1));
+            static_cast<void>(::close(fd));
             throw InputError("cannot open " + name_);
         }
         owned_ = true;

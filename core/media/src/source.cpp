@@ -38,10 +38,9 @@ std::string reason(int error) {
 // An open descriptor of the input, closed at scope exit unless it is standard input.
 class Descriptor {
   public:
-    Descriptor(const std::string& path, const std::string& name) {
+    explicit Descriptor(const std::string& path) {
         if (path == "-") return;
-        fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-        if (fd_ < 0) throw InputError("cannot read " + name + ": " + reason(errno));
+        fd_ = detail::open_for_reading(path);  // a FIFO without a writer is not waited on forever
     }
     ~Descriptor() {
         if (fd_ != STDIN_FILENO) static_cast<void>(::close(fd_));
@@ -96,7 +95,7 @@ void check_start(detail::Bytes head, const std::string& name, const DecodeOption
 
 std::vector<std::uint8_t> read_stream(const std::string& path, const std::string& name,
                                       const DecodeOptions& options) {
-    const Descriptor input(path, name);
+    const Descriptor input(path);
     if (::isatty(input.get()) == 1)
         throw InputError(name + " is a terminal: pipe a photo or video into it, or name a file");
     const std::uint64_t limit = stream_input_limit(options);

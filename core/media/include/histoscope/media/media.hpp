@@ -48,11 +48,18 @@ std::int64_t raw_frame_count(std::uint64_t bytes, const RawFormat& format, const
 // (memory follows the data: a frame declared huge costs nothing on a short input). Throws
 // InputError for an empty or short input, a size that is not a whole number of frames, or an
 // index past the last frame.
+//
+// A stream input (a pipe, a FIFO, a device) cannot tell its size: with RawCount::All it is read
+// to its end to count its frames (a device, which has no end, is refused); with
+// RawCount::UpToFrame only up to the end of frame `index` (`frames` is then index + 1: what
+// follows is neither read nor checked, so /dev/zero gives its first frame at once).
+enum class RawCount { All, UpToFrame };
 struct RawFrame {
     Image image;
     std::int64_t frames = 0;
 };
-RawFrame read_raw_frame(const std::string& path, const RawFormat& format, std::int64_t index);
+RawFrame read_raw_frame(const std::string& path, const RawFormat& format, std::int64_t index,
+                        RawCount count = RawCount::All);
 // Every frame of the input (read_raw_frame's checks).
 struct RawFrames {
     RawFormat format;
