@@ -150,12 +150,12 @@ int run_bench(const Context& ctx) {
         return std::find(on_device.begin(), on_device.end(), name) != on_device.end();
     };
 
-    const bool floor =
-        device && ctx.engines.gpu_floor &&
-        (scope_kind ? std::any_of(scope_engines.begin(), scope_engines.end(),
-                                  [&](const ScopeEngine* e) { return on_gpu(e->name()); })
-                    : std::any_of(engines.begin(), engines.end(),
-                                  [&](const HistogramEngine* e) { return on_gpu(e->name()); }));
+    const auto any_on_gpu = [&](const auto& timed) {
+        return std::any_of(timed.begin(), timed.end(),
+                           [&](const auto* e) { return on_gpu(e->name()); });
+    };
+    const bool floor = device && ctx.engines.gpu_floor &&
+                       (scope_kind ? any_on_gpu(scope_engines) : any_on_gpu(engines));
     const bool progress = isatty(STDERR_FILENO) != 0;
     std::vector<BenchRow> rows;
     // Where an engine runs: the bandwidth its row's percentage is of.

@@ -37,8 +37,6 @@ int run_bench_frames(const Context& ctx, const Args& args);
 // in a file name or in a raw format) are written as escapes (\n, \t, \x1b), so that standard
 // error holds nothing but whole error:, warning: and note: lines.
 void diagnose(const char* kind, const std::string& text);
-// `text` with its control characters escaped as diagnose() writes them.
-std::string one_line(const std::string& text);
 
 // Writes `text` to `path` ("" or "-" = standard output; a file is replaced atomically, see
 // media::AtomicFile). Throws InputError when it cannot.

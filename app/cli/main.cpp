@@ -48,7 +48,7 @@ int main(int argc, char** argv) {
         hs::cli::diagnose("error", e.what());
         return exit_code(e.kind());
     } catch (const std::bad_alloc&) {
-        std::cerr << "error: out of host memory\n";
+        hs::cli::diagnose("error", "out of host memory");
         return 3;
     } catch (const std::exception& e) {
         hs::cli::diagnose("error", e.what());

@@ -8,7 +8,10 @@
 
 namespace hs::cli {
 
-std::string one_line(const std::string& text) {
+namespace {
+
+// `text` with its control characters escaped as diagnose() writes them.
+std::string escape_controls(const std::string& text) {
     static constexpr char kHex[] = "0123456789abcdef";
     std::string out;
     out.reserve(text.size());
@@ -31,8 +34,10 @@ std::string one_line(const std::string& text) {
     return out;
 }
 
+}  // namespace
+
 void diagnose(const char* kind, const std::string& text) {
-    std::cerr << kind << ": " << one_line(text) << "\n";
+    std::cerr << kind << ": " << escape_controls(text) << "\n";
 }
 
 void write_output(const std::string& path, const std::string& text) {

@@ -101,7 +101,6 @@ bool bench_rows(Engine& engine, const Request& request, const BenchOptions& opti
     }
     const int runs = std::max(options.timed_runs, 1);
     RunTimes times;
-    std::vector<double>& histogram_ms = times.ms;
     bool verified = true;
     try {
         // Without a caller listening, all runs go in one call; an interactive caller gets them
@@ -109,16 +108,15 @@ bool bench_rows(Engine& engine, const Request& request, const BenchOptions& opti
         const bool interactive = control.cancel != nullptr || control.progress != nullptr;
         BenchOptions chunk = options;
         chunk.timed_runs = interactive ? 1 : runs;
-        while (static_cast<int>(histogram_ms.size()) < runs) {
+        while (static_cast<int>(times.ms.size()) < runs) {
             if (control.cancel != nullptr && control.cancel->load()) return false;
-            chunk.timed_runs =
-                std::min(chunk.timed_runs, runs - static_cast<int>(histogram_ms.size()));
+            chunk.timed_runs = std::min(chunk.timed_runs, runs - static_cast<int>(times.ms.size()));
             const auto start = Clock::now();
             verified = run_chunk(chunk, times) && verified;
             const double per_run = ms_since(start) / (chunk.warmup_runs + chunk.timed_runs);
             chunk.timed_runs = std::max(1, static_cast<int>(kChunkMs / std::max(per_run, 1e-3)));
             chunk.warmup_runs = std::min(options.warmup_runs, 1);
-            if (control.progress) control.progress(static_cast<int>(histogram_ms.size()));
+            if (control.progress) control.progress(static_cast<int>(times.ms.size()));
         }
     } catch (const Error& e) {
         row.status = "error";
@@ -129,9 +127,9 @@ bool bench_rows(Engine& engine, const Request& request, const BenchOptions& opti
         row.reason = "out of host memory";
         return true;
     }
-    row.runs = static_cast<int>(histogram_ms.size());
-    row.median_ms = median(histogram_ms);
-    row.min_ms = *std::min_element(histogram_ms.begin(), histogram_ms.end());
+    row.runs = static_cast<int>(times.ms.size());
+    row.median_ms = median(times.ms);
+    row.min_ms = *std::min_element(times.ms.begin(), times.ms.end());
     row.end_to_end_median_ms = median(times.end_to_end_ms);
     row.back_to_back_ms = median(times.back_to_back_ms);
     if (row.median_ms > 0) {

@@ -24,11 +24,6 @@ namespace hs::media::detail {
 
 namespace {
 
-struct FileCloser {
-    void operator()(std::FILE* f) const { std::fclose(f); }
-};
-using File = std::unique_ptr<std::FILE, FileCloser>;
-
 std::string reason(int error) {
     return std::error_code(error, std::generic_category()).message();
 }
@@ -92,6 +87,8 @@ int open_fifo_for_reading(const std::string& path) {
                      " s (start its writer first, or pipe the data into standard input)");
 }
 
+}  // namespace
+
 File open_file(const std::string& path) {
     const int fd = open_for_reading(path);
     File f(::fdopen(fd, "rb"));
@@ -102,8 +99,6 @@ File open_file(const std::string& path) {
     }
     return f;
 }
-
-}  // namespace
 
 int open_for_reading(const std::string& path) {
     struct stat st {};

@@ -10,6 +10,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -31,6 +33,12 @@ inline constexpr int kFifoWaitSeconds = 10;
 // A descriptor of `path` open for reading (O_CLOEXEC). A FIFO waits at most kFifoWaitSeconds
 // for a writer. Throws InputError "cannot read 'path': <reason>".
 int open_for_reading(const std::string& path);
+struct FileCloser {
+    void operator()(std::FILE* f) const { std::fclose(f); }
+};
+using File = std::unique_ptr<std::FILE, FileCloser>;
+// The same as a stdio stream. Throws InputError "cannot read 'path': <reason>".
+File open_file(const std::string& path);
 // A descriptor of the FIFO `path` open for writing (blocking, O_CLOEXEC), once a program reads
 // it, within kFifoWaitSeconds. Throws InputError "cannot write 'path': <reason>".
 int open_fifo_for_writing(const std::string& path);

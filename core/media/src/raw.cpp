@@ -279,12 +279,7 @@ RawStreamReader::RawStreamReader(const std::string& path, const RawFormat& forma
     } else {
         // The precise reason (missing, unreadable, a directory) as the other readers give it;
         // a FIFO without a writer is not waited on forever.
-        const int fd = detail::open_for_reading(path);
-        file_ = ::fdopen(fd, "rb");
-        if (file_ == nullptr) {
-            static_cast<void>(::close(fd));
-            throw InputError("cannot open " + name_);
-        }
+        file_ = detail::open_file(path).release();
         owned_ = true;
     }
     struct stat st {};
