@@ -194,6 +194,17 @@ DisplayRange display_range(const ImageView& image, const DisplaySpec& spec) {
     return spec.stretch ? stretched_display_range(image) : full_display_range(image);
 }
 
+std::uint8_t displayed_colour(std::uint32_t v, DisplayRange range) {
+    const std::uint32_t span = std::max<std::uint32_t>(range.hi - range.lo, 1);
+    const std::uint32_t c = std::clamp(v, range.lo, range.hi) - range.lo;
+    return static_cast<std::uint8_t>((c * 255u + span / 2u) / span);
+}
+
+std::uint8_t displayed_alpha(std::uint32_t a, std::uint32_t max_value) {
+    const std::uint32_t m = std::max<std::uint32_t>(max_value, 1);
+    return static_cast<std::uint8_t>((std::min(a, m) * 255u + m / 2u) / m);
+}
+
 Image downscale(const ImageView& image, int factor) {
     validate(image);
     check_factor(factor);
@@ -223,12 +234,10 @@ Image display_picture(const ImageView& image, int factor, DisplayRange range) {
     const auto ch = static_cast<std::size_t>(image.channels);
     const auto w = static_cast<std::size_t>(out.width());
     // One entry per code value: the 8-bit value shown, for colour samples and for alpha.
-    const std::uint32_t span = std::max<std::uint32_t>(range.hi - range.lo, 1);
     std::vector<std::uint8_t> colour(std::size_t{max} + 1), alpha(std::size_t{max} + 1);
     for (std::uint32_t v = 0; v <= max; ++v) {
-        const std::uint32_t c = std::clamp(v, range.lo, range.hi) - range.lo;
-        colour[v] = static_cast<std::uint8_t>((c * 255u + span / 2u) / span);
-        alpha[v] = static_cast<std::uint8_t>((v * 255u + max / 2u) / max);
+        colour[v] = displayed_colour(v, range);
+        alpha[v] = displayed_alpha(v, max);
     }
     const bool identity = image.type == SampleType::U8 && range == full_display_range(image);
     if (identity && factor == 1) {  // the frame as it is

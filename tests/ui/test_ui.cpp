@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <QChart>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QCoreApplication>
@@ -17,8 +18,10 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QLineEdit>
 #include <QMessageBox>
 #include <QMimeData>
+#include <QPointer>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QRegularExpression>
@@ -34,10 +37,13 @@
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QThread>
+#include <QTimer>
 #include <QToolButton>
 #include <QUrl>
+#include <QValueAxis>
 #include <QtTest>
 #include <atomic>
+#include <cmath>
 #include <memory>
 #include <thread>
 #include <utility>
@@ -1679,6 +1685,53 @@ class TestUi : public QObject {
         MainWindow fresh(controller(), kSamples);
         const QSize available = QGuiApplication::primaryScreen()->availableGeometry().size();
         QVERIFY(fresh.width() <= available.width() && fresh.height() <= available.height());
+    }
+
+    // The pixel picker's 8-bit values of a deep image are those shown: over the stretched range
+    // while Stretch Deep Images is on, over the full range when it is off.
+    void pixelPickerGivesTheEightBitValueShown() {
+        openAndWait(sample("fruits.jpg"));
+        EqualizeSettings off;
+        off.mode = EqualizeSettings::Mode::Off;
+        setEqualize(off);
+        hs::Image image(256, 64, 1, hs::SampleType::U16, 16);
+        for (int y = 0; y < 64; ++y)
+            for (int x = 0; x < 256; ++x)
+                image.set_sample(x, y, 0, static_cast<std::uint32_t>(20000 + x * 40));
+        QTemporaryDir dir;
+        openAndWait(write_png(dir, "narrow16.png", image));
+        ImageView* view = window_->imageView();
+        view->actualSize();
+        settle();
+        QCOMPARE(view->displayFactor(), 1);
+        for (const bool stretch : {true, false}) {
+            if (action("stretchAction")->isChecked() != stretch) {
+                action("stretchAction")->trigger();
+                waitForFrame();
+                settle();
+            }
+            const QPoint centre = view->rect().center();
+            const QPoint pixel = view->pixelAt(centre);
+            QVERIFY(pixel.x() >= 0 && pixel.y() >= 0);
+            QMouseEvent move(QEvent::MouseMove, centre, view->mapToGlobal(centre), Qt::NoButton,
+                             Qt::NoButton, Qt::NoModifier);
+            QApplication::sendEvent(view, &move);
+            const hs::DisplayRange range = stretch ? hs::stretched_display_range(image.view())
+                                                   : hs::full_display_range(image.view());
+            const hs::Image shown = hs::display_picture(image.view(), 1, range);
+            const std::uint32_t v = image.view().sample(pixel.x(), pixel.y(), 0);
+            const std::uint32_t eight = shown.view().sample(pixel.x(), pixel.y(), 0);
+            // What the window shows there, too.
+            QCOMPARE(static_cast<std::uint32_t>(qGray(view->original().pixel(pixel))), eight);
+            const QString text = window_->statusBar()->currentMessage();
+            QVERIFY2(text.contains(QStringLiteral("gray %1  (8-bit %2)").arg(v).arg(eight)),
+                     qPrintable(QStringLiteral("stretch %1: %2").arg(stretch).arg(text)));
+        }
+        action("stretchAction")->trigger();  // back on, as it starts
+        openAndWait(sample("fruits.jpg"));
+        EqualizeSettings global;
+        global.mode = EqualizeSettings::Mode::Global;
+        setEqualize(global);
     }
 
     void readBandwidthIsKeptForTheMachine() {

@@ -224,6 +224,8 @@ FrameResult results(hs::FrameResult& r, const FrameTag& tag) {
         out.factor = p.factor * tag.preview_factor;
         out.original = shared_picture(p.original);
         out.equalized = shared_picture(p.equalized);
+        out.original_range = p.original_range;
+        out.equalized_range = p.equalized_range;
         out.original_clipping = shared_mask(p.original_clipping);
         out.equalized_clipping = shared_mask(p.equalized_clipping);
         if (p.original_range != hs::DisplayRange{0, shape.max_value()})

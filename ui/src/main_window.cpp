@@ -740,6 +740,10 @@ void MainWindow::onFrame(const FrameResult& result) {
     source_ = result.source;
     result_ = result.result;
     result_factor_ = result.result_factor;
+    source_range_.reset();
+    result_range_.reset();
+    if (!result.original.isNull()) source_range_ = result.original_range;
+    if (!result.equalized.isNull()) result_range_ = result.equalized_range;
     // Which result this is: a large photo's preview says so until the exact one replaces it.
     // The region's numbers are under the controls; the plots' narrow margins say that they
     // count one, the scopes' titles where it is.
@@ -831,12 +835,13 @@ void MainWindow::onPixelHovered(QPoint pixel, bool equalized_side) {
         text += tr("  equalized: ...");
     } else if (equalized_side) {
         // A preview's equalized samples are those of its reduced copy.
-        const QString values =
-            pixel_readout(result_->view(), pixel.x() / result_factor_, pixel.y() / result_factor_);
+        const QString values = pixel_readout(result_->view(), pixel.x() / result_factor_,
+                                             pixel.y() / result_factor_, result_range_);
         text +=
             tr("  equalized%1: %2").arg(result_factor_ > 1 ? tr(" (preview)") : QString(), values);
     } else {
-        text += tr("  original: %1").arg(pixel_readout(source_->view(), pixel.x(), pixel.y()));
+        text += tr("  original: %1")
+                    .arg(pixel_readout(source_->view(), pixel.x(), pixel.y(), source_range_));
     }
     text += tr("  zoom %1%").arg(image_view_->zoom() * 100.0, 0, 'g', 3);
     statusBar()->showMessage(text);

@@ -6,13 +6,16 @@
 
 namespace hs::ui {
 
-QString pixel_readout(const hs::ImageView& image, int x, int y) {
+QString pixel_readout(const hs::ImageView& image, int x, int y,
+                      std::optional<hs::DisplayRange> shown) {
     if (image.data == nullptr || x < 0 || y < 0 || x >= image.width || y >= image.height) return {};
     QStringList parts, eight_bit;
     const std::uint32_t max = image.max_value();
-    auto add = [&](const QString& name, std::uint32_t v) {
+    const hs::DisplayRange range = shown.value_or(hs::full_display_range(image));
+    auto add = [&](const QString& name, std::uint32_t v, bool alpha = false) {
         parts << QStringLiteral("%1 %2").arg(name).arg(v);
-        eight_bit << QString::number((v * 255u + max / 2u) / max);
+        eight_bit << QString::number(alpha ? hs::displayed_alpha(v, max)
+                                           : hs::displayed_colour(v, range));
     };
     if (image.channels == 1) {
         add(QStringLiteral("gray"), image.sample(x, y, 0));
@@ -22,7 +25,7 @@ QString pixel_readout(const hs::ImageView& image, int x, int y) {
         add(QStringLiteral("R"), r);
         add(QStringLiteral("G"), g);
         add(QStringLiteral("B"), b);
-        if (image.channels == 4) add(QStringLiteral("A"), image.sample(x, y, 3));
+        if (image.channels == 4) add(QStringLiteral("A"), image.sample(x, y, 3), true);
         add(QStringLiteral("luma"), hs::luma(hs::kLuma601, r, g, b));
     }
     QString text = parts.join(QStringLiteral("  "));

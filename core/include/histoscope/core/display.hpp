@@ -60,6 +60,10 @@ DisplayRange stretched_display_range(const std::vector<std::uint64_t>& colour_va
 DisplayRange stretched_display_range(const ImageView& image);
 // The range `spec` shows `image` over.
 DisplayRange display_range(const ImageView& image, const DisplaySpec& spec);
+// The 8-bit value a colour sample `v` is shown as over `range`, and an alpha sample `a` of a
+// depth whose largest code value is `max_value` (the rules above; what the pictures hold).
+std::uint8_t displayed_colour(std::uint32_t v, DisplayRange range);
+std::uint8_t displayed_alpha(std::uint32_t a, std::uint32_t max_value);
 
 // `image` reduced by `factor` (at least 1), same channels, type and depth.
 Image downscale(const ImageView& image, int factor);

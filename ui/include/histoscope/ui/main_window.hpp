@@ -7,6 +7,7 @@
 #include <QElapsedTimer>
 #include <QMainWindow>
 #include <QPointer>
+#include <optional>
 #include <vector>
 
 #include "histoscope/ui/types.hpp"
@@ -203,6 +204,8 @@ class MainWindow : public QMainWindow {
     std::shared_ptr<const hs::Image> source_;
     std::shared_ptr<const hs::Image> result_;
     int result_factor_ = 1;
+    // What their pictures show them over (none: no picture came with them).
+    std::optional<hs::DisplayRange> source_range_, result_range_;
     bool picker_equalized_ = false;  // what pixelPickerRequested() said last
     // The statistics and timing of the last frame shown, and when they were last put in their
     // models (see onFrame()).

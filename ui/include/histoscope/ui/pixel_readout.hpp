@@ -3,13 +3,19 @@
 // images the 8-bit values they are shown as.
 
 #include <QString>
+#include <optional>
 
+#include "histoscope/core/display.hpp"
 #include "histoscope/core/image.hpp"
 
 namespace hs::ui {
 
 // "R 51234  G 1234  B 4567  luma 23456  (8-bit 199 5 18 91)" (alpha as "A"; a gray image's
-// sample as "gray"); luma is Rec.601 as the histograms compute it. Empty outside the image.
-QString pixel_readout(const hs::ImageView& image, int x, int y);
+// sample as "gray"); luma is Rec.601 as the histograms compute it. A deep image's 8-bit values
+// are those its picture shows over `shown` (the stretched range while Stretch Deep Images is
+// on; luma mapped as a colour sample, alpha over the full range); without it, the full range.
+// Empty outside the image.
+QString pixel_readout(const hs::ImageView& image, int x, int y,
+                      std::optional<hs::DisplayRange> shown = std::nullopt);
 
 }  // namespace hs::ui

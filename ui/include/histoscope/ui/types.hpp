@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "histoscope/core/bench.hpp"
+#include "histoscope/core/display.hpp"
 #include "histoscope/core/image.hpp"
 #include "histoscope/core/stats.hpp"
 
@@ -146,6 +147,9 @@ struct FrameResult {
     // Clipping overlays at the size of the pictures (transparent, blue, red); null when off.
     QImage original_clipping;
     QImage equalized_clipping;
+    // The ranges the pictures show their samples over (display.hpp), for the pixel picker.
+    hs::DisplayRange original_range{0, 255};
+    hs::DisplayRange equalized_range{0, 255};
     QString display_note;   // how deep data is stretched for viewing, when it is
     QString equalize_note;  // why there is no equalized picture, when there is none
     // The samples under the pixel picker, at full resolution, when the window asked for them
