@@ -44,7 +44,7 @@ stop
 
 start compare "$HS_SAMPLES/fruits_4k.jpg" ''
 xdotool key ctrl+k
-dialog=$(xdotool search --sync --name '^Compare kernels$' | head -1)
+dialog=$(xdotool search --sync --name '^Compare Kernels$' | head -1)
 xdotool windowsize "$dialog" 1100 760 windowmove "$dialog" 100 60
 sleep 1
 xdotool mousemove --window "$dialog" 962 21 click 1  # Run

@@ -309,9 +309,10 @@ class TestUi : public QObject {
                     QStringLiteral("column %1: %2 of %3 px").arg(x).arg(heights[x]).arg(full)));
         // The readout of the first column still tells the real count.
         QVERIFY(view.readout(0).contains(QStringLiteral("gray 1000000000 ")));
-        // On a log scale the spike stays marked and the rest stays visible.
+        // On a log scale the spike is shown whole and the rest stays visible.
         model.setLogScale(true);
         const std::vector<int> log_heights = column_heights(view);
+        QCOMPARE(view.clippedColumns(), 0);
         for (std::size_t x = 2; x < log_heights.size(); ++x) QVERIFY(log_heights[x] > 0);
     }
 
@@ -1231,6 +1232,7 @@ class TestUi : public QObject {
         CompareDialog* dialog = window_->compareDialog();
         QVERIFY(dialog != nullptr);
         QVERIFY(QTest::qWaitForWindowExposed(dialog));
+        QCOMPARE(dialog->windowTitle(), QStringLiteral("Compare Kernels"));  // as in the menu
         // A readable chart from the first open: it has most of the height.
         const int em = dialog->fontMetrics().height();
         QVERIFY2(dialog->splitter()->sizes().value(0) >= em * 8,
@@ -1732,6 +1734,70 @@ class TestUi : public QObject {
         EqualizeSettings global;
         global.mode = EqualizeSettings::Mode::Global;
         setEqualize(global);
+    }
+
+    // Parade and overlay alike, the log scale shows spikes whole; the linear scale cuts them.
+    void logScaleShowsSpikesWholeInTheParadeToo() {
+        HistogramData d;
+        d.bins = 4096;
+        d.upper = 4096;
+        d.channel_names = {QStringLiteral("r"), QStringLiteral("g"), QStringLiteral("b")};
+        // One spike, in R, narrower than a pixel column.
+        for (int c = 0; c < 3; ++c) {
+            d.counts.push_back(std::vector<std::uint64_t>(4096, 100));
+            d.stats.emplace_back();
+        }
+        d.counts[0][1000] = 10'000'000;
+        HistogramModel model;
+        model.setHistogram(d);
+        HistogramView view;
+        view.setModel(&model);
+        view.resize(900, 300);
+        for (const bool parade : {false, true}) {
+            view.setParade(parade);
+            model.setLogScale(false);
+            static_cast<void>(view.grab());
+            QVERIFY2(view.clippedColumns() > 0, parade ? "parade" : "overlay");
+            model.setLogScale(true);
+            static_cast<void>(view.grab());
+            QVERIFY2(
+                view.clippedColumns() == 0,
+                qPrintable(QStringLiteral("%1 with log: %2 columns cut")
+                               .arg(parade ? QStringLiteral("parade") : QStringLiteral("overlay"))
+                               .arg(view.clippedColumns())));
+        }
+    }
+
+    // The slider of the split does nothing side by side: disabled there.
+    void splitSliderIsOffSideBySide() {
+        openAndWait(sample("fruits.jpg"));
+        QAction* side = nullptr;
+        QAction* split = nullptr;
+        for (QAction* a : window_->findChildren<QAction*>()) {
+            if (a->text() == QLatin1String("Before/After Side by Si&de")) side = a;
+            if (a->text() == QLatin1String("Before/After &Split")) split = a;
+        }
+        QVERIFY(side != nullptr && split != nullptr);
+        side->trigger();
+        QVERIFY(!window_->splitSlider()->isEnabled());
+        split->trigger();
+        QVERIFY(window_->splitSlider()->isEnabled());
+        // Set side by side from the view itself (a saved setting, the view's own switch).
+        window_->imageView()->setCompare(ImageView::Compare::SideBySide);
+        QVERIFY(!window_->splitSlider()->isEnabled());
+        QVERIFY(side->isChecked());
+        window_->imageView()->setCompare(ImageView::Compare::Split);
+        QVERIFY(window_->splitSlider()->isEnabled());
+        QVERIFY(split->isChecked());
+    }
+
+    // Channel boxes are named in capitals like R, G, B: alpha as A.
+    void alphaBoxReadsA() {
+        openAndWait(test_data("chelsea_baboon_alpha.gif"));
+        const QCheckBox* alpha = window_->controls()->channelCheck(QStringLiteral("a"));
+        QVERIFY(alpha != nullptr);
+        QCOMPARE(alpha->text(), QStringLiteral("A"));
+        openAndWait(sample("fruits.jpg"));
     }
 
     void readBandwidthIsKeptForTheMachine() {

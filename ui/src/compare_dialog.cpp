@@ -65,7 +65,7 @@ CompareDialog::CompareDialog(Controller* controller, const QString& input, QWidg
       table_(new QTableWidget(0, Columns, this)),
       chart_(new QChart),
       splitter_(new QSplitter(Qt::Vertical, this)) {
-    setWindowTitle(tr("Compare kernels"));
+    setWindowTitle(tr("Compare Kernels"));
     runs_->setRange(1, 1000);
     runs_->setValue(20);
     runs_->setToolTip(tr("Timed runs per engine (after 2 warm-up runs)"));
@@ -146,6 +146,10 @@ int CompareDialog::chartBars() const {
         if (auto* bar = qobject_cast<QBarSeries*>(s))
             for (QBarSet* set : bar->barSets()) bars += static_cast<int>(set->count());
     return bars;
+}
+
+QString CompareDialog::statusText() const {
+    return status_->text();
 }
 
 void CompareDialog::setRunning(bool running) {

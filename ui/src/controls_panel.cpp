@@ -18,6 +18,7 @@ QString channel_label(const QString& name) {
     if (name == QLatin1String("r")) return QObject::tr("R");
     if (name == QLatin1String("g")) return QObject::tr("G");
     if (name == QLatin1String("b")) return QObject::tr("B");
+    if (name == QLatin1String("a")) return QObject::tr("A");
     if (name == QLatin1String("luma")) return QObject::tr("Luma");
     if (name == QLatin1String("gray")) return QObject::tr("Gray");
     return name;

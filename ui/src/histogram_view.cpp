@@ -243,7 +243,11 @@ void HistogramView::renderPlot() {
             pooled.insert(pooled.end(), values.begin(), values.end());
             series.push_back(values);
         }
-        double ceiling = plot_ceiling(pooled);
+        // The log scale is there to show spikes whole: nothing is set aside.
+        double ceiling =
+            model_->logScale()
+                ? (pooled.empty() ? 0.0 : *std::max_element(pooled.begin(), pooled.end()))
+                : plot_ceiling(pooled);
         if (ceiling <= 0.0) ceiling = 1.0;
         // Whole pixels for the full height, and the fraction of it snapped to 1e-9: columns
         // whose sums differ only by rounding (a flat histogram's) get the same height.

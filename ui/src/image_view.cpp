@@ -94,9 +94,11 @@ void ImageView::setNote(const QString& note) {
 }
 
 void ImageView::setCompare(Compare mode) {
+    if (mode == compare_) return;
     compare_ = mode;
     if (fitted_) fit();
     update();
+    emit compareChanged(compare_);
 }
 
 void ImageView::setSplit(double split) {

@@ -171,9 +171,10 @@ void MainWindow::buildLayout() {
             [this](int value) { emit seekRequested(value); });
 
     auto* split_row = new QHBoxLayout;
-    split_row->addWidget(new QLabel(tr("Original"), this));
+    split_labels_ = {new QLabel(tr("Original"), this), new QLabel(tr("Equalized"), this)};
+    split_row->addWidget(split_labels_.front());
     split_row->addWidget(split_slider_, 1);
-    split_row->addWidget(new QLabel(tr("Equalized"), this));
+    split_row->addWidget(split_labels_.back());
     auto* left = new QWidget(this);
     auto* left_layout = new QVBoxLayout(left);
     left_layout->setContentsMargins(0, 0, 0, 0);
@@ -325,10 +326,17 @@ void MainWindow::buildMenus() {
     side_action_->setShortcut(QKeySequence(Qt::Key_D));
     connect(split_action_, &QAction::toggled, this, [this](bool on) {
         if (on) image_view_->setCompare(ImageView::Compare::Split);
-        split_slider_->setEnabled(on);
     });
     connect(side_action_, &QAction::toggled, this, [this](bool on) {
         if (on) image_view_->setCompare(ImageView::Compare::SideBySide);
+    });
+    // The view's mode, however it was set, decides the actions' state and the divider's
+    // slider, which does nothing side by side.
+    connect(image_view_, &ImageView::compareChanged, this, [this](ImageView::Compare mode) {
+        const bool split = mode == ImageView::Compare::Split;
+        (split ? split_action_ : side_action_)->setChecked(true);
+        split_slider_->setEnabled(split);
+        for (QWidget* label : split_labels_) label->setEnabled(split);
     });
     view->addSeparator();
     // Checkable actions that mirror the panel's boxes (either one toggles the other).

@@ -1,5 +1,5 @@
 #pragma once
-// Tools > Compare kernels: every available engine's benchmark() on the loaded image, run in
+// Tools > Compare Kernels: every available engine's benchmark() on the loaded image, run in
 // the controller's thread with progress per run and a cancel heard within about a second; a
 // bar chart of Gpix/s, a table (median ms, Gpix/s, verified against the CPU reference; the
 // engines that cannot run, with why) and CSV/JSON export with what makes the run
@@ -33,6 +33,8 @@ class CompareDialog : public QDialog {
     QProgressBar* progressBar() const { return progress_; }
     QSplitter* splitter() const { return splitter_; }
     QTableWidget* table() const { return table_; }
+    QChart* chart() const { return chart_; }
+    QString statusText() const;  // the line under the table
     bool running() const { return running_; }
     int chartBars() const;  // bars currently in the chart
 

@@ -68,6 +68,7 @@ class ImageView : public QWidget {
   signals:
     void zoomChanged(double zoom);
     void splitChanged(double split);
+    void compareChanged(hs::ui::ImageView::Compare mode);
     // The pixel under the mouse (full-resolution coordinates), or (-1, -1) when it leaves the
     // image.
     void pixelHovered(QPoint pixel, bool equalized_side);

@@ -195,6 +195,7 @@ class MainWindow : public QMainWindow {
     QList<QAction*> media_actions_;  // enabled once media is loaded
     QList<QAction*> video_actions_;  // enabled for video
     QList<QWidget*> step_buttons_;   // the video bar's previous and next frame
+    QList<QWidget*> split_labels_;   // "Original" and "Equalized" beside the divider's slider
     QPointer<CompareDialog> compare_;
     QPointer<RawDialog> raw_dialog_;
     QPointer<QMessageBox> error_box_;
