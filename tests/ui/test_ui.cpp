@@ -1800,6 +1800,23 @@ class TestUi : public QObject {
         openAndWait(sample("fruits.jpg"));
     }
 
+    // "auto" is described as what it is: the registry's auto engine (the CLI's), else the CPU
+    // reference; not a race of the GPU kernels.
+    void autoKernelIsDescribedAsTheRegistrysAuto() {
+        openAndWait(sample("fruits.jpg"));
+        QComboBox* combo = window_->controls()->engineCombo();
+        const auto registry = make_registry();
+        const QString tip = combo->itemData(0, Qt::ToolTipRole).toString();
+        if (const hs::HistogramEngine* own = registry->find("auto"))
+            QCOMPARE(tip, QString::fromStdString(std::string(own->description())));
+        else
+            QVERIFY2(tip.contains(QStringLiteral("auto engine")), qPrintable(tip));
+        for (const QString& text : {tip, combo->toolTip()})
+            QVERIFY2(!text.contains(QStringLiteral("fastest")), qPrintable(text));
+        QVERIFY2(combo->toolTip().contains(QStringLiteral("auto engine")),
+                 qPrintable(combo->toolTip()));
+    }
+
     void readBandwidthIsKeptForTheMachine() {
         // The first frames measured it once and kept it with the machine's name.
         QSettings settings;

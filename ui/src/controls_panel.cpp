@@ -43,8 +43,8 @@ ControlsPanel::ControlsPanel(QWidget* parent)
     parade_->setToolTip(tr("Each channel in its own lane instead of overlaid (P)"));
     bins_->setToolTip(tr("Number of even bins over the full range of the image's depth"));
     engines_->setToolTip(
-        tr("Histogram kernel; auto picks the fastest available GPU kernel, else the CPU "
-           "reference"));
+        tr("Histogram kernel; auto: the registry's auto engine (the CLI's --kernel auto) when "
+           "it can run the request, else the CPU reference"));
     engines_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     // Wide enough for "65536" whatever the depth of the first image.
     bins_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
@@ -139,8 +139,8 @@ void ControlsPanel::selectBins(int bins) {
 
 void ControlsPanel::setEngines(const QVector<EngineInfo>& engines) {
     fill_engine_combo(engines_, engines,
-                      tr("The fastest available GPU kernel serving the request, else the CPU "
-                         "reference"),
+                      tr("The registry's auto engine (the CLI's --kernel auto) when this build "
+                         "has one and it can run the request, else the CPU reference"),
                       wanted_engine_);
 }
 
