@@ -476,6 +476,9 @@ class TestUiRaw : public QObject {
         settle();
         const PlaybackState state = window_->playback();
         QCOMPARE(state.frame, kFrames - 1);
+        // Ended: the status bar no longer says it plays.
+        QTRY_VERIFY2_WITH_TIMEOUT(!window_->engineStatus().contains(QStringLiteral("playing")),
+                                  qPrintable(window_->engineStatus()), kTimeoutMs);
         QCOMPARE(state.frames, kFrames);
         QCOMPARE(errors.count(), 0);
         QCOMPARE(notices.count(), 0);
@@ -506,6 +509,92 @@ class TestUiRaw : public QObject {
         // The GPU frame pipeline, with a GPU engine.
         QCOMPARE(played.stream, QStringLiteral("gpu"));
         QVERIFY2(gpu_engines_.contains(played.engine), qPrintable(played.engine));
+    }
+
+    // A deep stream looks the same playing and paused: over its stretched range, with the note
+    // saying so, while Stretch Deep Images is on, over the full range once it is off, whenever
+    // it is switched; and the status bar says "playing" while it plays, and only then.
+    void deepStreamIsShownAlikePlayingAndPaused() {
+        constexpr int kFrames = 100;
+        QByteArray bytes;
+        for (int k = 0; k < kFrames; ++k) {
+            hs::Image frame(160, 90, 1, hs::SampleType::U16, 16);
+            for (int y = 0; y < 90; ++y)
+                for (int x = 0; x < 160; ++x)
+                    frame.set_sample(
+                        x, y, 0,
+                        static_cast<std::uint32_t>(20000 + (x * 40 + y * 20 + k * 100) % 8000));
+            append_raw(bytes, frame);
+        }
+        const QString path = dir_.filePath(QStringLiteral("deep.raw"));
+        {
+            QFile file(path);
+            QVERIFY(file.open(QIODevice::WriteOnly));
+            QCOMPARE(file.write(bytes), bytes.size());
+        }
+        QAction* stretch = window_->findChild<QAction*>(QStringLiteral("stretchAction"));
+        QVERIFY(stretch != nullptr && stretch->isChecked());
+        QAction* loop = nullptr;
+        for (QAction* a : window_->findChildren<QAction*>())
+            if (a->text() == QLatin1String("L&oop")) loop = a;
+        QVERIFY(loop != nullptr);
+        loop->setChecked(true);  // it plays until paused
+        openRaw(path, QStringLiteral("160x90x1:u16"));
+        // Samples 20000..27999: at most 109 of 255 over the full range, up to 255 stretched.
+        const auto brightest = [this] {
+            const QImage shown =
+                window_->imageView()->original().convertToFormat(QImage::Format_Grayscale8);
+            int max = 0;
+            for (int y = 0; y < shown.height(); ++y)
+                for (int x = 0; x < shown.width(); ++x)
+                    max = std::max(max, qGray(shown.pixel(x, y)));
+            return max;
+        };
+        const auto stretched = [&] {
+            return brightest() > 240 &&
+                   window_->imageView()->note().contains(QStringLiteral("display"));
+        };
+        const auto full_range = [&] {
+            return brightest() <= 110 && window_->imageView()->note().isEmpty();
+        };
+        const auto says_playing = [this] {
+            return window_->engineStatus().contains(QStringLiteral("playing"));
+        };
+        QVERIFY(stretched());
+        QVERIFY2(!says_playing(), qPrintable(window_->engineStatus()));
+        emit window_->playToggleRequested();
+        QTRY_VERIFY_WITH_TIMEOUT(window_->playback().playing && window_->playback().frame >= 3,
+                                 kTimeoutMs);
+        QTRY_VERIFY2_WITH_TIMEOUT(says_playing(), qPrintable(window_->engineStatus()), kTimeoutMs);
+        QVERIFY(stretched());
+        // Off while it plays: the next frames are shown over the full range.
+        stretch->trigger();
+        QTRY_VERIFY2_WITH_TIMEOUT(full_range(), qPrintable(window_->imageView()->note()),
+                                  kTimeoutMs);
+        QVERIFY(window_->playback().playing);
+        const std::uint64_t shown = window_->framesShown();
+        QTRY_VERIFY_WITH_TIMEOUT(window_->framesShown() > shown + 2, kTimeoutMs);
+        QVERIFY(full_range());
+        emit window_->playToggleRequested();
+        QTRY_VERIFY_WITH_TIMEOUT(!window_->playback().playing, kTimeoutMs);
+        settle();
+        QVERIFY(full_range());
+        QTRY_VERIFY2_WITH_TIMEOUT(!says_playing(), qPrintable(window_->engineStatus()), kTimeoutMs);
+        // On while paused, then played: stretched both ways.
+        stretch->trigger();
+        QTRY_VERIFY2_WITH_TIMEOUT(stretched(), qPrintable(window_->imageView()->note()),
+                                  kTimeoutMs);
+        emit window_->playToggleRequested();
+        QTRY_VERIFY_WITH_TIMEOUT(window_->playback().playing, kTimeoutMs);
+        const std::uint64_t playing = window_->framesShown();
+        QTRY_VERIFY_WITH_TIMEOUT(window_->framesShown() > playing + 2, kTimeoutMs);
+        QVERIFY2(stretched(), qPrintable(window_->imageView()->note()));
+        emit window_->playToggleRequested();
+        QTRY_VERIFY_WITH_TIMEOUT(!window_->playback().playing, kTimeoutMs);
+        settle();
+        QVERIFY(stretched());
+        QTRY_VERIFY2_WITH_TIMEOUT(!says_playing(), qPrintable(window_->engineStatus()), kTimeoutMs);
+        loop->setChecked(false);
     }
 
     // The scopes follow a clip as it plays, computed in the frame stream with the histograms (on

@@ -39,6 +39,9 @@ Controller::Controller(std::unique_ptr<hs::EngineRegistry> registry, ControllerO
     stream_ = std::make_unique<StreamSession>(*registry_, ready);
     preview_ = std::make_unique<StreamSession>(*registry_, ready);
     connect(playback_, &Playback::stateChanged, this, &Controller::playbackChanged);
+    connect(playback_, &Playback::stateChanged, this, [this](const PlaybackState& state) {
+        if (state.playing != announced_playing_ && stream_->isOpen()) announceEngines();
+    });
     connect(playback_, &Playback::frameAvailable, this, &Controller::schedulePump);
     // What a paused clip still had on its way is not shown.
     connect(playback_, &Playback::stopped, this, &Controller::discardStreams);
@@ -355,12 +358,19 @@ void Controller::process() {
 
 void Controller::configureStream(const StreamPlan& plan, EngineStatus status) {
     stream_->configure(plan);
-    status.message = (playback_->playing() ? tr("%1, playing on the '%2' frame stream")
-                                           : tr("%1, on the '%2' frame stream"))
-                         .arg(status.message, stream_->engineName());
-    emit engineStatusChanged(status);
+    engines_ = std::move(status);
+    announceEngines();
     // A clip's reader makes its frames where this stream reads them fastest.
     if (playback_->isOpen()) playback_->setFrameMemory(stream_->frameMemory(), plan.config.format);
+}
+
+void Controller::announceEngines() {
+    announced_playing_ = playback_->playing();
+    EngineStatus status = engines_;
+    status.message = (announced_playing_ ? tr("%1, playing on the '%2' frame stream")
+                                         : tr("%1, on the '%2' frame stream"))
+                         .arg(status.message, stream_->engineName());
+    emit engineStatusChanged(status);
 }
 
 void Controller::pump() {

@@ -176,6 +176,9 @@ class Controller : public QObject {
     void submitPlayed(ReadFrame& frame);
     // Opens or reconfigures the stream for `plan` and says which engines run it.
     void configureStream(const StreamPlan& plan, EngineStatus status);
+    // Says which engines run the stream, and whether it plays or not (again whenever that
+    // changes: a pause or the clip's end).
+    void announceEngines();
     void collect();
     void deliver(StreamDone& done);
     void discardStreams();  // forgets the frames in flight (a pause, a seek, new media)
@@ -217,6 +220,8 @@ class Controller : public QObject {
     QString pending_save_;  // saved once the equalized frame of the current settings is there
     QString opening_;       // the file being opened
     QString busy_;          // what busyChanged() last said
+    EngineStatus engines_;  // the engines of the stream's plan (announceEngines() adds the rest)
+    bool announced_playing_ = false;
 
     std::atomic<bool> cancel_{false};
 };
