@@ -535,6 +535,15 @@ class TestUi : public QObject {
         QVERIFY(!window_->equalizedModel()->empty());
     }
 
+    // Picks `path` in a file dialog as a user does, typing it into the name field (selectFile()
+    // leaves the field alone while it has the focus, as it has in a dialog just opened).
+    static void chooseFile(QFileDialog* dialog, const QString& path) {
+        auto* name = dialog->findChild<QLineEdit*>(QStringLiteral("fileNameEdit"));
+        QVERIFY(name != nullptr);
+        name->setText(path);
+        static_cast<QDialog*>(dialog)->accept();
+    }
+
     // The reference dialog the window opened, once it shows (null after a minute).
     QFileDialog* referenceDialog() {
         QElapsedTimer clock;
@@ -564,8 +573,7 @@ class TestUi : public QObject {
         dialog = referenceDialog();
         QVERIFY(dialog != nullptr);
         QSignalSpy loaded(controller(), &Controller::referenceLoaded);
-        dialog->selectFile(sample("baboon.jpg"));
-        static_cast<QDialog*>(dialog)->accept();
+        chooseFile(dialog, sample("baboon.jpg"));
         QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, kTimeoutMs);
         settle();
         QCOMPARE(errors.count(), 0);
@@ -1734,6 +1742,35 @@ class TestUi : public QObject {
         EqualizeSettings global;
         global.mode = EqualizeSettings::Mode::Global;
         setEqualize(global);
+    }
+
+    // The Match reference's file dialog is a new one each time: nothing typed into the last one is
+    // kept, and none of its popups stays over the window.
+    void eachReferenceDialogIsFresh() {
+        openAndWait(sample("fruits.jpg"));
+        emit window_->equalizePanel()->referenceRequested();
+        QPointer<QFileDialog> first = referenceDialog();
+        QVERIFY(first != nullptr);
+        auto* name = first->findChild<QLineEdit*>(QStringLiteral("fileNameEdit"));
+        QVERIFY(name != nullptr);
+        name->setFocus();
+        QTest::keyClicks(name, kSamples + QStringLiteral("/fru"));
+        QTest::qWait(200);
+        first->reject();
+        QTest::qWait(200);
+        QApplication::processEvents();
+        for (QWidget* w : QApplication::topLevelWidgets())
+            QVERIFY2(!(w->isVisible() && w->inherits("QAbstractItemView")),
+                     w->metaObject()->className());
+        emit window_->equalizePanel()->referenceRequested();
+        QFileDialog* second = referenceDialog();
+        QVERIFY(second != nullptr);
+        QVERIFY(first.isNull() || second != first.data());
+        auto* second_name = second->findChild<QLineEdit*>(QStringLiteral("fileNameEdit"));
+        QVERIFY(second_name != nullptr);
+        QCOMPARE(second_name->text(), QString());
+        second->reject();
+        settle();
     }
 
     // Parade and overlay alike, the log scale shows spikes whole; the linear scale cuts them.

@@ -591,32 +591,35 @@ void MainWindow::chooseAndOpenRaw() {
 }
 
 void MainWindow::chooseReference() {
-    if (reference_dialog_ == nullptr) {
-        // Window-modal but not blocking: the controller goes on, and tests can answer it.
-        reference_dialog_ = new QFileDialog(this, tr("Reference Image for Match"), QString(),
-                                            kMediaFilter.section(QStringLiteral(";;"), 1, 1));
-        reference_dialog_->setObjectName(QStringLiteral("referenceDialog"));
-        reference_dialog_->setFileMode(QFileDialog::ExistingFile);
-        connect(reference_dialog_, &QFileDialog::fileSelected, this, [this](const QString& path) {
-            setReferenceFile(path);
-            // Match chosen without a reference applies now (after the reference, in order).
-            if (equalize_->settings() != sent_equalize_) {
-                sent_equalize_ = equalize_->settings();
-                emit equalizeRequested(sent_equalize_);
-            }
-        });
-        connect(reference_dialog_, &QFileDialog::rejected, this, [this] {
-            // Match chosen without a reference, and none given: back to the mode before.
-            if (!has_reference_) equalize_->setSettings(sent_equalize_);
-        });
-    }
-    if (reference_dialog_->isVisible()) {
-        reference_dialog_->raise();
+    if (QFileDialog* shown = reference_dialog_.data(); shown != nullptr && shown->isVisible()) {
+        shown->raise();
         return;
     }
-    reference_dialog_->setDirectory(
-        current_path_.isEmpty() ? samples_dir_ : QFileInfo(current_path_).absolutePath());
-    reference_dialog_->open();
+    // A new dialog each time: one kept hidden kept the text typed into it (the next path was
+    // appended to it) and the popup of its name completer, which stayed over the window and
+    // took the next click. Window-modal but not blocking: the controller goes on, and tests can
+    // answer it.
+    auto* dialog = new QFileDialog(
+        this, tr("Reference Image for Match"),
+        current_path_.isEmpty() ? samples_dir_ : QFileInfo(current_path_).absolutePath(),
+        kMediaFilter.section(QStringLiteral(";;"), 1, 1));
+    dialog->setObjectName(QStringLiteral("referenceDialog"));
+    dialog->setFileMode(QFileDialog::ExistingFile);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &QFileDialog::fileSelected, this, [this](const QString& path) {
+        setReferenceFile(path);
+        // Match chosen without a reference applies now (after the reference, in order).
+        if (equalize_->settings() != sent_equalize_) {
+            sent_equalize_ = equalize_->settings();
+            emit equalizeRequested(sent_equalize_);
+        }
+    });
+    connect(dialog, &QFileDialog::rejected, this, [this] {
+        // Match chosen without a reference, and none given: back to the mode before.
+        if (!has_reference_) equalize_->setSettings(sent_equalize_);
+    });
+    reference_dialog_ = dialog;
+    dialog->open();
 }
 
 void MainWindow::onEqualizeChanged(const EqualizeSettings& settings) {

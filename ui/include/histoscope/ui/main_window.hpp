@@ -200,7 +200,7 @@ class MainWindow : public QMainWindow {
     QPointer<RawDialog> raw_dialog_;
     QPointer<QMessageBox> error_box_;
     QPointer<QMessageBox> shortcuts_;
-    QFileDialog* reference_dialog_ = nullptr;
+    QPointer<QFileDialog> reference_dialog_;
     // The last frame's samples, for the pixel picker.
     std::shared_ptr<const hs::Image> source_;
     std::shared_ptr<const hs::Image> result_;
