@@ -1744,6 +1744,134 @@ class TestUi : public QObject {
         setEqualize(global);
     }
 
+    // Save Equalized Image when no equalized image can be made (a 16-bit photo, Match with an 8-bit
+    // reference): refused with the reason, never the original written in its place.
+    void saveIsRefusedWhenTheEqualizationCannotRun() {
+        openAndWait(sample("fruits.jpg"));
+        QSignalSpy loaded(controller(), &Controller::referenceLoaded);
+        window_->setReferenceFile(sample("baboon.jpg"));
+        QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, kTimeoutMs);
+        settle();  // the window has heard of it too
+        EqualizeSettings match;
+        match.mode = EqualizeSettings::Mode::Match;
+        setEqualize(match);
+        QTemporaryDir dir;
+        for (const char* deep : {"chessboard_GRAY_U16.tif", "moon_4k_16bit.png"}) {
+            openAndWait(sample(deep));
+            QVERIFY2(window_->equalizedView()->placeholder().contains(QStringLiteral("reference")),
+                     qPrintable(window_->equalizedView()->placeholder()));
+            const QString saved = dir.filePath(QStringLiteral("equalized.png"));
+            QSignalSpy failed(controller(), &Controller::errorOccurred);
+            QSignalSpy done(controller(), &Controller::imageSaved);
+            emit window_->saveRequested(saved);
+            QTRY_COMPARE_WITH_TIMEOUT(failed.count() + done.count(), 1, kTimeoutMs);
+            settle();
+            QCOMPARE(done.count(), 0);
+            QVERIFY2(failed.count() == 1 &&
+                         failed.first().first().toString().contains(QStringLiteral("depth")),
+                     deep);
+            QVERIFY2(!QFile::exists(saved), deep);
+            // File > Save says so at once, without asking for a file name first.
+            QAction* save = nullptr;
+            for (QAction* a : window_->findChildren<QAction*>())
+                if (a->text() == QLatin1String("&Save Equalized Image As...")) save = a;
+            QVERIFY(save != nullptr);
+            bool asked_for_a_name = false;
+            QTimer watch;
+            connect(&watch, &QTimer::timeout, this, [&] {
+                for (QWidget* w : QApplication::topLevelWidgets())
+                    if (auto* dialog = qobject_cast<QFileDialog*>(w); dialog && w->isVisible()) {
+                        asked_for_a_name = true;
+                        dialog->reject();
+                    }
+            });
+            watch.start(50);
+            save->trigger();
+            QTRY_VERIFY2_WITH_TIMEOUT(window_->lastError().contains(QStringLiteral("depth")),
+                                      qPrintable(window_->lastError()), kTimeoutMs);
+            QTest::qWait(200);
+            watch.stop();
+            QVERIFY2(!asked_for_a_name, deep);
+        }
+        openAndWait(sample("fruits.jpg"));
+        EqualizeSettings global;
+        global.mode = EqualizeSettings::Mode::Global;
+        setEqualize(global);
+    }
+
+    // Saving onto the opened file is refused at once: the dialog does not first ask whether to
+    // replace it.
+    void savingOntoTheOpenedFileIsRefusedBeforeAskingToReplaceIt() {
+        openAndWait(sample("fruits.jpg"));
+        QTemporaryDir dir;
+        const QString copy = dir.filePath(QStringLiteral("mine.png"));
+        QVERIFY(QImage(sample("fruits.jpg")).save(copy));
+        const QByteArray bytes = [&] {
+            QFile f(copy);
+            return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+        }();
+        openAndWait(copy);
+        QAction* save = nullptr;
+        for (QAction* a : window_->findChildren<QAction*>())
+            if (a->text() == QLatin1String("&Save Equalized Image As...")) save = a;
+        QVERIFY(save != nullptr);
+        // Answers what the application asks as a user would: the opened file in the save dialog,
+        // "yes" to a question.
+        QStringList asked;
+        bool chosen = false;
+        QString target = copy;
+        QTimer driver;
+        connect(&driver, &QTimer::timeout, this, [&] {
+            for (QWidget* w : QApplication::topLevelWidgets()) {
+                if (!w->isVisible()) continue;
+                if (auto* box = qobject_cast<QMessageBox*>(w)) {
+                    asked << box->text();
+                    if (QAbstractButton* yes = box->button(QMessageBox::Yes))
+                        yes->click();
+                    else
+                        box->close();
+                } else if (auto* dialog = qobject_cast<QFileDialog*>(w); dialog && !chosen) {
+                    // Typed as a user would (the dialog may still be filling in its own name).
+                    auto* name = dialog->findChild<QLineEdit*>(QStringLiteral("fileNameEdit"));
+                    if (name == nullptr) continue;
+                    chosen = true;
+                    name->setText(target);
+                    QMetaObject::invokeMethod(
+                        dialog, [dialog] { static_cast<QDialog*>(dialog)->accept(); },
+                        Qt::QueuedConnection);
+                }
+            }
+        });
+        driver.start(50);
+        QSignalSpy saved(controller(), &Controller::imageSaved);
+        save->trigger();
+        QTRY_VERIFY_WITH_TIMEOUT(chosen, kTimeoutMs);
+        QTRY_VERIFY2_WITH_TIMEOUT(window_->lastError().contains(QStringLiteral("opened file")),
+                                  qPrintable(window_->lastError()), kTimeoutMs);
+        settle();
+        driver.stop();
+        for (const QString& question : asked)
+            QVERIFY2(!question.contains(QStringLiteral("replace"), Qt::CaseInsensitive),
+                     qPrintable(question));
+        QCOMPARE(saved.count(), 0);
+        QFile f(copy);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QCOMPARE(f.readAll(), bytes);
+        // Another file that exists is replaced once the user says so.
+        target = dir.filePath(QStringLiteral("other.png"));
+        QVERIFY(QImage(8, 8, QImage::Format_RGB32).save(target));
+        asked.clear();
+        chosen = false;
+        driver.start(50);
+        save->trigger();
+        QTRY_COMPARE_WITH_TIMEOUT(saved.count(), 1, kTimeoutMs);
+        driver.stop();
+        QVERIFY2(asked.size() == 1 && asked.front().contains(QStringLiteral("replace")),
+                 qPrintable(asked.join(QStringLiteral(" | "))));
+        QCOMPARE(QImage(target).size(), QImage(copy).size());
+        openAndWait(sample("fruits.jpg"));
+    }
+
     // The Match reference's file dialog is a new one each time: nothing typed into the last one is
     // kept, and none of its popups stays over the window.
     void eachReferenceDialogIsFresh() {

@@ -191,6 +191,7 @@ FrameResult results(hs::FrameResult& r, const FrameTag& tag) {
         out.equalized_histogram =
             histogram_from_values(shape, r.equalized_channels, context.bins, context.engine);
     out.equalize_note = context.equalize_note;
+    out.equalize_wanted = context.equalize_wanted;
     out.region = context.region;
     for (std::size_t i = 0; i < r.scopes.size() && i < context.scopes.size(); ++i) {
         const hs::ScopeSpec& spec = context.scopes[i];

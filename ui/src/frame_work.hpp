@@ -62,6 +62,7 @@ struct ResultContext {
     QString stream;                     // the frame stream engine
     QString equalizer;                  // the stream's equalizer ("" without equalization)
     QString equalize_note;              // why there is no equalized frame, when there is none
+    bool equalize_wanted = false;       // the settings ask for one (equalization is not off)
     std::vector<hs::ScopeSpec> scopes;  // what the stream's scopes are
     QRect region;                       // the region, in full-resolution pixels (null: none)
     std::optional<hs::Region> counted;  // and in the computed frame's pixels

@@ -34,6 +34,7 @@
 #include <limits>
 
 #include "histoscope/core/bench.hpp"
+#include "histoscope/media/atomic_file.hpp"
 #include "histoscope/ui/compare_dialog.hpp"
 #include "histoscope/ui/controller.hpp"
 #include "histoscope/ui/controls_panel.hpp"
@@ -485,6 +486,7 @@ void MainWindow::connectController() {
     connect(controller_, &Controller::playbackChanged, this, &MainWindow::onPlayback);
     connect(controller_, &Controller::referenceLoaded, this, [this](const QString& path) {
         has_reference_ = true;
+        unsaveable_.clear();
         equalize_->setReferenceName(QFileInfo(path).fileName());
         QSettings().setValue(QStringLiteral("equalize/reference"), path);
     });
@@ -623,6 +625,7 @@ void MainWindow::chooseReference() {
 }
 
 void MainWindow::onEqualizeChanged(const EqualizeSettings& settings) {
+    unsaveable_.clear();  // the controller judges the new settings
     if (settings.mode == EqualizeSettings::Mode::Match && !has_reference_) {
         chooseReference();  // match needs a reference: the picker rather than an error
         return;
@@ -632,12 +635,48 @@ void MainWindow::onEqualizeChanged(const EqualizeSettings& settings) {
 }
 
 void MainWindow::chooseAndSave() {
+    // Said at once when equalization cannot run: choosing a file first led nowhere.
+    if (!unsaveable_.isEmpty()) {
+        showError(tr("Save Equalized Image"), tr("Nothing equalized to save: %1").arg(unsaveable_));
+        return;
+    }
+    if (QFileDialog* shown = save_dialog_.data(); shown != nullptr && shown->isVisible()) {
+        shown->raise();
+        return;
+    }
     const QFileInfo info(current_path_);
-    const QString path = QFileDialog::getSaveFileName(
+    auto* dialog = new QFileDialog(
         this, tr("Save Equalized Image As"),
         info.absoluteDir().filePath(info.completeBaseName() + QStringLiteral("-equalized.png")),
         tr("PNG (*.png);;TIFF (*.tif *.tiff);;JPEG (*.jpg *.jpeg);;BMP (*.bmp);;WebP (*.webp)"));
-    if (!path.isEmpty()) emit saveRequested(path);
+    dialog->setObjectName(QStringLiteral("saveDialog"));
+    dialog->setAcceptMode(QFileDialog::AcceptSave);
+    dialog->setFileMode(QFileDialog::AnyFile);
+    // saveAs() asks, after its own checks: a file that may not be written over (the opened one)
+    // is refused before anyone is asked whether to replace it.
+    dialog->setOption(QFileDialog::DontConfirmOverwrite);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &QFileDialog::fileSelected, this, [this](const QString& path) {
+        // Once the dialog is gone.
+        QTimer::singleShot(0, this, [this, path] { saveAs(path); });
+    });
+    save_dialog_ = dialog;
+    dialog->open();
+}
+
+void MainWindow::saveAs(const QString& path) {
+    if (hs::media::same_file(path.toStdString(), current_path_.toStdString())) {
+        showError(tr("Save Equalized Image"),
+                  tr("%1 is the opened file: save the result under another name").arg(path));
+        return;
+    }
+    if (QFileInfo::exists(path) &&
+        QMessageBox::question(
+            this, tr("Save Equalized Image As"),
+            tr("%1 already exists.\nDo you want to replace it?").arg(QFileInfo(path).fileName()),
+            QMessageBox::Yes | QMessageBox::No, QMessageBox::No) != QMessageBox::Yes)
+        return;
+    emit saveRequested(path);
 }
 
 void MainWindow::exportHistogramCsv() {
@@ -689,6 +728,7 @@ void MainWindow::openCompareDialog() {
 
 void MainWindow::onMediaLoaded(const MediaInfo& info) {
     media_ = info;
+    unsaveable_.clear();
     current_path_ = info.path;
     last_error_.clear();
     controls_->setBitDepth(info.bit_depth);
@@ -777,6 +817,7 @@ void MainWindow::onFrame(const FrameResult& result) {
                      .arg(result.result_factor);
     if (!result.display_note.isEmpty()) notes << result.display_note;
     image_view_->setNote(notes.join(QStringLiteral("  \u00b7  ")));
+    if (!result.preview) unsaveable_ = result.equalize_wanted ? result.equalize_note : QString();
     equalized_view_->setPlaceholder(result.equalize_note.isEmpty()
                                         ? tr("Equalization is off: choose a mode below")
                                         : result.equalize_note);

@@ -63,6 +63,7 @@ StreamPlan plan_stream(const hs::ImageView& view, const FrameSettings& settings,
     plan.context.bins = settings.bins;
     plan.context.engine = status.resolved;
     const EqualizeSettings& eq = settings.equalize;
+    plan.context.equalize_wanted = eq.mode != EqualizeSettings::Mode::Off;
     if (eq.mode == EqualizeSettings::Mode::Off) {
         plan.context.equalize_note = QObject::tr("Equalization is off: choose a mode below");
         return plan;

@@ -147,6 +147,8 @@ class MainWindow : public QMainWindow {
     void chooseAndOpenRaw();
     void chooseReference();
     void chooseAndSave();
+    // Saves the equalized image as `path` once it is no input and may be replaced.
+    void saveAs(const QString& path);
     void exportHistogramCsv();
     void exportPlotPng();
 
@@ -201,6 +203,10 @@ class MainWindow : public QMainWindow {
     QPointer<QMessageBox> error_box_;
     QPointer<QMessageBox> shortcuts_;
     QPointer<QFileDialog> reference_dialog_;
+    QPointer<QFileDialog> save_dialog_;
+    // Why the last exact result has no equalized image to save (its settings asked for one),
+    // until the settings change; empty otherwise.
+    QString unsaveable_;
     // The last frame's samples, for the pixel picker.
     std::shared_ptr<const hs::Image> source_;
     std::shared_ptr<const hs::Image> result_;

@@ -152,6 +152,8 @@ struct FrameResult {
     hs::DisplayRange equalized_range{0, 255};
     QString display_note;   // how deep data is stretched for viewing, when it is
     QString equalize_note;  // why there is no equalized picture, when there is none
+    // The settings asked for equalization (so a note above says why it could not run).
+    bool equalize_wanted = false;
     // The samples under the pixel picker, at full resolution, when the window asked for them
     // (Controller::setPixelPicker); null otherwise. `result_factor` > 1: `result` is the
     // equalized reduced copy of a preview.
