@@ -1365,6 +1365,63 @@ class TestUi : public QObject {
         openAndWait(sample("fruits.jpg"));
     }
 
+    // A run cancelled before any engine finished keeps the results of the run before it (and says
+    // so, without a made-up "0 x 0" input), and its progress bar starts over; the dialog keeps its
+    // size from run to run, is named as its menu item, and its throughput axis has round ticks.
+    void compareKernelsCancelKeepsTheLastResults() {
+        openAndWait(sample("fruits.jpg"));
+        window_->openCompareDialog();
+        CompareDialog* dialog = window_->compareDialog();
+        QVERIFY(dialog != nullptr);
+        QVERIFY(QTest::qWaitForWindowExposed(dialog));
+        QCOMPARE(dialog->windowTitle(), QStringLiteral("Compare Kernels"));
+        const QSize size = dialog->size();
+        auto* runs = dialog->findChild<QSpinBox*>();
+        runs->setValue(20);
+        QSignalSpy finished(dialog, &CompareDialog::finished);
+        dialog->start();
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 120000);
+        settle();
+        QCOMPARE(dialog->size(), size);
+        const QVector<BenchRow> done = dialog->rows();
+        const QString summary = dialog->statusText();
+        QVERIFY(!done.isEmpty());
+        QVERIFY2(summary.contains(QStringLiteral("512 x 480")), qPrintable(summary));
+        // Round ticks on the Gpix/s axis: steps of 1, 2, 2.5 or 5 times a power of ten.
+        QList<QAbstractAxis*> axes = dialog->chart()->axes(Qt::Vertical);
+        QCOMPARE(axes.size(), 1);
+        auto* y = qobject_cast<QValueAxis*>(axes.first());
+        QVERIFY(y != nullptr && y->tickCount() >= 2);
+        QCOMPARE(y->min(), 0.0);
+        const double step = (y->max() - y->min()) / (y->tickCount() - 1);
+        const double scale = std::pow(10.0, std::floor(std::log10(step)));
+        const double mantissa = step / scale;
+        QVERIFY2(std::abs(mantissa - 1.0) < 1e-9 || std::abs(mantissa - 2.0) < 1e-9 ||
+                     std::abs(mantissa - 2.5) < 1e-9 || std::abs(mantissa - 5.0) < 1e-9,
+                 qPrintable(QStringLiteral("ticks every %1 up to %2").arg(step).arg(y->max())));
+        double best = 0.0;
+        for (const BenchRow& r : done) best = std::max(best, r.gpix_s);
+        QVERIFY(y->max() >= best);
+        // Again, many runs, cancelled within the first engine.
+        runs->setValue(1000);
+        dialog->start();
+        QTRY_VERIFY_WITH_TIMEOUT(dialog->progressBar()->value() >= 2, kTimeoutMs);
+        dialog->cancel();
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 2, kTimeoutMs);
+        QCOMPARE(finished.last().first().toBool(), true);
+        QCOMPARE(dialog->rows().size(), done.size());
+        QCOMPARE(dialog->table()->rowCount(), static_cast<int>(done.size()));
+        for (int i = 0; i < done.size(); ++i)
+            QCOMPARE(dialog->rows()[i].median_ms, done[i].median_ms);
+        const QString cancelled = dialog->statusText();
+        QVERIFY2(cancelled.contains(QStringLiteral("Cancelled")), qPrintable(cancelled));
+        QVERIFY2(!cancelled.contains(QStringLiteral("0 x 0")), qPrintable(cancelled));
+        QCOMPARE(dialog->progressBar()->value(), dialog->progressBar()->minimum());
+        QCOMPARE(dialog->size(), size);
+        runs->setValue(20);
+        dialog->close();
+    }
+
     // "auto" is the registry's auto engine (hs::cuda's in a CUDA build; a stand-in here that
     // delegates to a GPU engine): the GUI asks it as the CLI does and shows its counts.
     void autoIsTheRegistrysAutoAndAFailingEngineFallsBack() {

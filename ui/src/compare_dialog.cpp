@@ -20,6 +20,7 @@
 #include <QVBoxLayout>
 #include <QValueAxis>
 #include <algorithm>
+#include <cmath>
 
 #include "histoscope/ui/controller.hpp"
 #include "histoscope/ui/export.hpp"
@@ -137,6 +138,8 @@ CompareDialog::CompareDialog(Controller* controller, const QString& input, QWidg
     connect(controller_, &Controller::benchmarkFinished, this, &CompareDialog::onFinished);
     connect(this, &QDialog::rejected, this, &CompareDialog::cancel);
     setRunning(false);
+    // Wrapped: a long summary must not widen the dialog after each run.
+    status_->setWordWrap(true);
     status_->setText(tr("Run times every available engine on the loaded image"));
 }
 
@@ -163,9 +166,10 @@ void CompareDialog::setRunning(bool running) {
 
 void CompareDialog::start() {
     if (running_) return;
-    rows_.clear();
-    table_->setRowCount(0);
-    rebuildChart();
+    // The last run's results stay until the new run has its first row: a run cancelled before
+    // that leaves them as they were.
+    replaced_ = rows_.isEmpty();
+    progress_->setValue(progress_->minimum());
     setRunning(true);
     status_->setText(tr("Starting..."));
     controller_->clearCancel();
@@ -186,7 +190,8 @@ void CompareDialog::cancel() {
 }
 
 void CompareDialog::onStarted(const BenchContext& context, int total_runs) {
-    context_ = context;
+    next_context_ = context;
+    if (replaced_) context_ = context;
     progress_->setRange(0, std::max(total_runs, 1));
     progress_->setValue(0);
 }
@@ -200,6 +205,12 @@ void CompareDialog::onProgress(int done, int total, const QString& engine) {
 }
 
 void CompareDialog::onRow(const BenchRow& row) {
+    if (!replaced_) {
+        replaced_ = true;
+        rows_.clear();
+        table_->setRowCount(0);
+        context_ = next_context_;
+    }
     rows_.push_back(row);
     const int r = table_->rowCount();
     table_->insertRow(r);
@@ -236,25 +247,43 @@ void CompareDialog::onRow(const BenchRow& row) {
 void CompareDialog::onFinished(bool cancelled) {
     if (!running_) return;
     setRunning(false);
-    if (!cancelled) progress_->setValue(progress_->maximum());
+    // Cancelled: the bar starts over rather than stay where the run stopped.
+    progress_->setValue(cancelled ? progress_->minimum() : progress_->maximum());
+    if (cancelled && !replaced_) {
+        status_->setText(tr("Cancelled before an engine was timed: the results of the run before "
+                            "are shown (%1)")
+                             .arg(summary()));
+        emit finished(cancelled);
+        return;
+    }
+    if (cancelled && rows_.isEmpty()) {
+        status_->setText(tr("Cancelled before an engine was timed"));
+        emit finished(cancelled);
+        return;
+    }
+    status_->setText((cancelled ? tr("Cancelled: ") : QString()) + summary());
+    emit finished(cancelled);
+}
+
+QString CompareDialog::summary() const {
     const auto verified = std::count_if(rows_.begin(), rows_.end(),
                                         [](const BenchRow& r) { return !r.floor && r.verified; });
     const auto timed = std::count_if(
         rows_.begin(), rows_.end(), [](const BenchRow& r) { return !r.floor && r.status == "ok"; });
+    QString text = tr("%1 engines timed, %2 verified exact against the CPU reference")
+                       .arg(timed)
+                       .arg(verified);
+    // The input as the rows describe it (every row does; the floor's has no bins).
     const auto engine_row =
         std::find_if(rows_.begin(), rows_.end(), [](const BenchRow& r) { return !r.floor; });
-    const BenchRow input = engine_row == rows_.end() ? BenchRow() : *engine_row;
-    status_->setText((cancelled ? tr("Cancelled: ") : QString()) +
-                     tr("%1 engines timed, %2 verified exact against the CPU reference; %3 x %4, "
-                        "%5-bit, %6 bins, %7 runs")
-                         .arg(timed)
-                         .arg(verified)
-                         .arg(input.width)
-                         .arg(input.height)
-                         .arg(input.depth)
-                         .arg(input.bins)
-                         .arg(context_.timed_runs));
-    emit finished(cancelled);
+    if (engine_row != rows_.end())
+        text += tr("; %1 x %2, %3-bit, %4 bins, %5 runs")
+                    .arg(engine_row->width)
+                    .arg(engine_row->height)
+                    .arg(engine_row->depth)
+                    .arg(engine_row->bins)
+                    .arg(context_.timed_runs);
+    return text;
 }
 
 void CompareDialog::rebuildChart() {
@@ -280,8 +309,22 @@ void CompareDialog::rebuildChart() {
     chart_->addSeries(series);
     auto* x = new QBarCategoryAxis;
     x->append(categories);
+    // Round ticks: steps of 1, 2, 2.5 or 5 times a power of ten, about five of them, up to
+    // above the fastest bar.
+    const double top = max > 0.0 ? max * 1.1 : 1.0;
+    const double rough = top / 5.0;
+    const double scale = std::pow(10.0, std::floor(std::log10(rough)));
+    double step = 10.0 * scale;
+    for (const double m : {1.0, 2.0, 2.5, 5.0})
+        if (m * scale >= rough) {
+            step = m * scale;
+            break;
+        }
+    const int steps = std::max(1, static_cast<int>(std::ceil(top / step - 1e-9)));
     auto* y = new QValueAxis;
-    y->setRange(0.0, max > 0.0 ? max * 1.15 : 1.0);
+    y->setRange(0.0, step * steps);
+    y->setTickCount(steps + 1);
+    y->setLabelFormat(QStringLiteral("%g"));
     y->setTitleText(tr("Gpix/s"));
     chart_->addAxis(x, Qt::AlignBottom);
     chart_->addAxis(y, Qt::AlignLeft);

@@ -54,14 +54,18 @@ class CompareDialog : public QDialog {
     void onProgress(int done, int total, const QString& engine);
     void onRow(const BenchRow& row);
     void onFinished(bool cancelled);
+    // "N engines timed, M verified exact ...; W x H, D-bit, B bins, R runs" of the rows shown.
+    QString summary() const;
     void rebuildChart();
     void exportAs(bool json);
     void setRunning(bool running);
 
     Controller* controller_;
     QString input_;
-    QVector<BenchRow> rows_;
-    BenchContext context_;
+    QVector<BenchRow> rows_;     // shown: the last run's, or the one running once it has a row
+    BenchContext context_;       // of the rows shown
+    BenchContext next_context_;  // of the run in progress, until its first row
+    bool replaced_ = true;       // the rows shown are the running run's (or there are none)
     bool running_ = false;
     QSpinBox* runs_;
     QPushButton* run_button_;
