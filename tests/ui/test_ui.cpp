@@ -1958,6 +1958,86 @@ class TestUi : public QObject {
         settle();
     }
 
+    // A large photo's first statistics are those of its reduced preview: they say so, as the plots
+    // do, until the full resolution's replace them.
+    void previewStatisticsAreMarkedAsPreview() {
+        openAndWait(sample("fruits.jpg"));
+        const QString path = sample("fruits_4k.jpg");
+        const std::uint64_t before = window_->framesShown();
+        window_->openFile(path);
+        QTRY_VERIFY_WITH_TIMEOUT(window_->framesShown() > before, kTimeoutMs);
+        const int stats_tab = 1;
+        QVERIFY2(window_->tabs()->tabText(stats_tab).contains(QStringLiteral("Stat")),
+                 qPrintable(window_->tabs()->tabText(stats_tab)));
+        QVERIFY(window_->timingModel()->entries().front().preview);
+        QVERIFY2(window_->tabs()->tabText(stats_tab).contains(QStringLiteral("preview")),
+                 qPrintable(window_->tabs()->tabText(stats_tab)));
+        QVERIFY2(window_->statsNote().contains(QStringLiteral("preview")),
+                 qPrintable(window_->statsNote()));
+        QTRY_VERIFY_WITH_TIMEOUT(!window_->timingModel()->entries().front().preview, kTimeoutMs);
+        settle();
+        QVERIFY(!window_->tabs()->tabText(stats_tab).contains(QStringLiteral("preview")));
+        QVERIFY(!window_->statsNote().contains(QStringLiteral("preview")));
+        QCOMPARE(window_->statsModel()->data(window_->statsModel()->index(0, 0)).toString(),
+                 QString::number(3840 * 2160));
+        openAndWait(sample("fruits.jpg"));
+    }
+
+    // Every statistic can be read whole at the first window's size and at 1024 x 700: no cell is
+    // elided (the table scrolls rather than cut a number), each says in its tooltip what it is; the
+    // timing table shows its rows whole.
+    void numbersStayReadableInSmallWindows() {
+        const QSize before = window_->size();
+        openAndWait(sample("fruits_4k.jpg"));
+        // The statistics of the equalized image at the 4K size hold the widest numbers.
+        for (const QSize size : {QSize(1344, 784), QSize(1024, 700)}) {
+            window_->resize(size);
+            window_->tabs()->setCurrentIndex(window_->tabs()->indexOf(window_->timingPanel()));
+            settle();
+            QTest::qWait(100);
+            QTableView* timing = window_->timingPanel()->table();
+            const int rows = timing->model()->rowCount();
+            QVERIFY(rows >= 2);  // the preview and the full resolution
+            if (size == QSize(1344, 784)) {
+                const int last = std::min(rows, 2) - 1;
+                QVERIFY2(
+                    timing->rowViewportPosition(last) + timing->rowHeight(last) <=
+                        timing->viewport()->height(),
+                    qPrintable(QStringLiteral("row %1 ends at %2 of %3 px")
+                                   .arg(last)
+                                   .arg(timing->rowViewportPosition(last) + timing->rowHeight(last))
+                                   .arg(timing->viewport()->height())));
+            }
+            window_->tabs()->setCurrentIndex(1);  // Statistics
+            settle();
+            QTest::qWait(100);
+            QTableView* table = window_->statsView();
+            QAbstractItemModel* model = table->model();
+            QVERIFY(model->columnCount() == 8);
+            // What an item view needs around a text: the focus frame's margin, and a pixel, on
+            // either side.
+            const int margins =
+                2 * (table->style()->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, table) + 1);
+            const QFontMetrics metrics(table->font());
+            for (int c = 0; c < model->columnCount(); ++c) {
+                for (int r = 0; r < model->rowCount(); ++r) {
+                    const QString text = model->data(model->index(r, c)).toString();
+                    QVERIFY2(metrics.horizontalAdvance(text) + margins <= table->columnWidth(c),
+                             qPrintable(QStringLiteral("%1x%2: '%3' in a column of %4 px")
+                                            .arg(size.width())
+                                            .arg(size.height())
+                                            .arg(text)
+                                            .arg(table->columnWidth(c))));
+                    const QString tip = model->data(model->index(r, c), Qt::ToolTipRole).toString();
+                    QVERIFY2(tip.contains(text), qPrintable(tip));
+                }
+            }
+        }
+        window_->resize(before);
+        window_->tabs()->setCurrentIndex(0);
+        openAndWait(sample("fruits.jpg"));
+    }
+
     // Parade and overlay alike, the log scale shows spikes whole; the linear scale cuts them.
     void logScaleShowsSpikesWholeInTheParadeToo() {
         HistogramData d;

@@ -87,6 +87,8 @@ MainWindow::MainWindow(Controller* controller, const QString& samples_dir, QWidg
       controls_(new ControlsPanel(this)),
       equalize_(new EqualizePanel(this)),
       stats_view_(new QTableView(this)),
+      stats_page_(new QWidget(this)),
+      stats_note_(new QLabel(this)),
       timing_panel_(new TimingPanel(timing_model_, this)),
       tabs_(new QTabWidget(this)),
       scopes_(new ScopesPanel(histogram_model_, this)),
@@ -204,12 +206,24 @@ void MainWindow::buildLayout() {
     top_layout->addWidget(equalize_);
 
     stats_view_->setModel(stats_model_);
-    stats_view_->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
     stats_view_->setAlternatingRowColors(true);
     stats_view_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    stats_view_->setWordWrap(false);
     stats_view_->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 4);
+    stats_view_->viewport()->installEventFilter(this);  // its width decides the columns'
+    connect(stats_model_, &QAbstractItemModel::modelReset, this, &MainWindow::fitStatsColumns);
+    // Above the table, what it counts when that is not the whole frame (a preview, a region).
+    stats_note_->setObjectName(QStringLiteral("statsNote"));
+    stats_note_->setWordWrap(true);
+    stats_note_->setStyleSheet(QStringLiteral("color: rgb(240, 190, 90)"));
+    stats_note_->hide();
+    auto* stats_layout = new QVBoxLayout(stats_page_);
+    stats_layout->setContentsMargins(0, 0, 0, 0);
+    stats_layout->setSpacing(2);
+    stats_layout->addWidget(stats_note_);
+    stats_layout->addWidget(stats_view_, 1);
     tabs_->addTab(timing_panel_, tr("&Timing"));
-    tabs_->addTab(stats_view_, tr("Stat&istics"));
+    tabs_->addTab(stats_page_, tr("Stat&istics"));
 
     right_splitter_ = new QSplitter(Qt::Vertical, this);
     right_splitter_->setObjectName(QStringLiteral("rightSplitter"));
@@ -533,6 +547,31 @@ void MainWindow::connectController() {
 
 // --- actions
 
+QString MainWindow::statsNote() const {
+    return stats_note_->isHidden() ? QString() : stats_note_->text();
+}
+
+void MainWindow::fitStatsColumns() {
+    QHeaderView* header = stats_view_->horizontalHeader();
+    const int columns = stats_model_->columnCount();
+    if (columns == 0) return;
+    header->setSectionResizeMode(QHeaderView::Interactive);
+    stats_view_->resizeColumnsToContents();
+    int used = 0;
+    for (int c = 0; c < columns; ++c) used += stats_view_->columnWidth(c);
+    const int room = stats_view_->viewport()->width() - used;
+    if (room <= 0) return;  // a horizontal scroll bar: every number stays whole
+    for (int c = 0; c < columns; ++c)
+        stats_view_->setColumnWidth(
+            c, stats_view_->columnWidth(c) + room / columns + (c < room % columns ? 1 : 0));
+}
+
+bool MainWindow::eventFilter(QObject* watched, QEvent* event) {
+    if (watched == stats_view_->viewport() && event->type() == QEvent::Resize)
+        QTimer::singleShot(0, this, &MainWindow::fitStatsColumns);
+    return QMainWindow::eventFilter(watched, event);
+}
+
 QString MainWindow::engineStatus() const {
     return engine_label_->text();
 }
@@ -835,6 +874,16 @@ void MainWindow::onFrame(const FrameResult& result) {
     text_.pending = true;
     text_.names = h.channel_names;
     text_.stats = h.stats;
+    // The statistics count what the plots do, and say so as their titles do.
+    QStringList counted;
+    if (result.preview)
+        counted << tr("preview at 1/%1 resolution (the full resolution follows)")
+                       .arg(result.result_factor);
+    if (const QRect& r = result.region; !r.isNull())
+        counted << tr("region %1,%2 %3x%4").arg(r.x()).arg(r.y()).arg(r.width()).arg(r.height());
+    text_.stats_note =
+        counted.isEmpty() ? QString() : tr("Counted: %1").arg(counted.join(QStringLiteral(", ")));
+    text_.preview = result.preview;
     const HistogramData& e = result.equalized_histogram;
     for (int c = 0; c < e.channel_names.size(); ++c) {
         text_.names << tr("%1 (eq)").arg(e.channel_names[c]);
@@ -857,6 +906,10 @@ void MainWindow::showText() {
     text_.pending = false;
     text_.clock.start();
     stats_model_->setStats(text_.names, text_.stats);
+    stats_note_->setText(text_.stats_note);
+    stats_note_->setVisible(!text_.stats_note.isEmpty());
+    const int stats_tab = tabs_->indexOf(stats_page_);
+    tabs_->setTabText(stats_tab, text_.preview ? tr("Stat&istics (preview)") : tr("Stat&istics"));
     timing_model_->add(text_.timing);
 }
 

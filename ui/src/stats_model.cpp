@@ -22,8 +22,14 @@ QVariant StatsModel::headerData(int section, Qt::Orientation orientation, int ro
 QVariant StatsModel::data(const QModelIndex& index, int role) const {
     if (!index.isValid()) return {};
     if (role == Qt::TextAlignmentRole) return QVariant(Qt::AlignRight | Qt::AlignVCenter);
-    if (role != Qt::DisplayRole) return {};
-    return cell(stats_[static_cast<std::size_t>(index.column())], index.row());
+    const hs::Stats& s = stats_[static_cast<std::size_t>(index.column())];
+    if (role == Qt::DisplayRole) return cell(s, index.row());
+    // The whole number, what it is and of what: for a column too narrow to read, and to say
+    // what the short row names mean.
+    if (role == Qt::ToolTipRole)
+        return tr("%1, %2: %3")
+            .arg(channels_.value(index.column()), explain(s, index.row()), cell(s, index.row()));
+    return {};
 }
 
 QString StatsModel::cell(const hs::Stats& s, int row) const {
@@ -47,14 +53,45 @@ QString StatsModel::cell(const hs::Stats& s, int row) const {
     const int p = row - 6;
     if (p >= 0 && p < n_pct)
         return QString::number(s.percentiles[static_cast<std::size_t>(p)].second);
+    // Counts and their share on rows of their own: a cell holding both was the widest of the
+    // table and the first cut short.
     const double count = s.count > 0 ? static_cast<double>(s.count) : 1.0;
-    auto with_pct = [count](std::uint64_t v) {
-        return QStringLiteral("%1 (%2%)")
-            .arg(v)
-            .arg(100.0 * static_cast<double>(v) / count, 0, 'f', 2);
+    const auto pct = [count](std::uint64_t v) {
+        return QStringLiteral("%1%").arg(100.0 * static_cast<double>(v) / count, 0, 'f', 2);
     };
-    if (row == 6 + n_pct) return with_pct(s.clipped_low);
-    return with_pct(s.clipped_high);
+    switch (row - 6 - n_pct) {
+        case 0:
+            return QString::number(s.clipped_low);
+        case 1:
+            return pct(s.clipped_low);
+        case 2:
+            return QString::number(s.clipped_high);
+        default:
+            return pct(s.clipped_high);
+    }
+}
+
+QString StatsModel::explain(const hs::Stats& s, int row) const {
+    const auto n_pct = static_cast<int>(s.percentiles.size());
+    if (row == 0) return tr("samples counted");
+    if (row == 2) return tr("standard deviation (population)");
+    const int p = row - 6;
+    if (p >= 0 && p < n_pct)
+        return tr("percentile %1 (nearest rank)")
+            .arg(s.percentiles[static_cast<std::size_t>(p)].first);
+    switch (row - 6 - n_pct) {
+        case 0:
+            return tr("samples at 0");
+        case 1:
+            return tr("share of the samples at 0");
+        case 2:
+            return tr("samples at the largest code value");
+        case 3:
+            return tr("share of the samples at the largest code value");
+        default:
+            break;
+    }
+    return rows_.value(row);
 }
 
 void StatsModel::setStats(const QStringList& channels, const std::vector<hs::Stats>& stats) {
@@ -65,7 +102,7 @@ void StatsModel::setStats(const QStringList& channels, const std::vector<hs::Sta
     if (!stats_.empty()) {
         for (const auto& [p, v] : stats_.front().percentiles) rows_ << tr("p%1").arg(p);
     }
-    rows_ << tr("clipped low") << tr("clipped high");
+    rows_ << tr("clipped low") << tr("clipped low %") << tr("clipped high") << tr("clipped high %");
     if (stats_.empty()) rows_.clear();
     endResetModel();
 }

@@ -145,6 +145,11 @@ TimingPanel::TimingPanel(TimingModel* model, QWidget* parent)
     table_->setSelectionBehavior(QAbstractItemView::SelectRows);
     table_->setAlternatingRowColors(true);
     table_->setWordWrap(false);
+    // Rows of one line of text, and room for two of them whole (a photo's preview and its full
+    // resolution) under the header: the style's taller rows left the second cut in half.
+    table_->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
+    table_->setMinimumHeight(table_->horizontalHeader()->sizeHint().height() +
+                             2 * (fontMetrics().height() + 6) + 2 * table_->frameWidth());
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addWidget(summary_);

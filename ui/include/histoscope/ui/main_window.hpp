@@ -61,6 +61,10 @@ class MainWindow : public QMainWindow {
     ControlsPanel* controls() const { return controls_; }
     EqualizePanel* equalizePanel() const { return equalize_; }
     TimingPanel* timingPanel() const { return timing_panel_; }
+    QTableView* statsView() const { return stats_view_; }
+    // What the statistics shown count when it is not the whole frame at full resolution (a
+    // preview, a region); empty otherwise.
+    QString statsNote() const;
     QTabWidget* tabs() const { return tabs_; }
     ScopesPanel* scopesPanel() const { return scopes_; }
     QDockWidget* scopesDock() const { return scopes_dock_; }
@@ -116,6 +120,7 @@ class MainWindow : public QMainWindow {
     void hostBandwidthRequested(double gbs);
 
   protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
     void dragEnterEvent(QDragEnterEvent* event) override;
     void dropEvent(QDropEvent* event) override;
     void closeEvent(QCloseEvent* event) override;
@@ -133,6 +138,9 @@ class MainWindow : public QMainWindow {
     void onFrame(const FrameResult& result);
     void onEngineStatus(const EngineStatus& status);
     void showText();  // the statistics and timing of the last frame shown, when not shown yet
+    // The statistics' columns as wide as their numbers (never elided: the table scrolls when
+    // they do not fit), sharing what room is left.
+    void fitStatsColumns();
     void onPlayback(const PlaybackState& state);
     void onPixelHovered(QPoint pixel, bool equalized_side);
     void onEqualizeChanged(const EqualizeSettings& settings);
@@ -170,6 +178,8 @@ class MainWindow : public QMainWindow {
     ControlsPanel* controls_;
     EqualizePanel* equalize_;
     QTableView* stats_view_;
+    QWidget* stats_page_;
+    QLabel* stats_note_;
     TimingPanel* timing_panel_;
     QTabWidget* tabs_;
     ScopesPanel* scopes_;
@@ -220,6 +230,8 @@ class MainWindow : public QMainWindow {
         bool pending = false;
         QStringList names;
         std::vector<hs::Stats> stats;
+        QString stats_note;
+        bool preview = false;
         FrameTiming timing;
         QElapsedTimer clock;
     } text_;

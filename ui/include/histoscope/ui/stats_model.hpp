@@ -1,5 +1,6 @@
 #pragma once
-// Exact statistics per channel (rows = statistics, columns = channels).
+// Exact statistics per channel (rows = statistics, columns = channels); each cell's tooltip
+// says what it is, with its whole value.
 
 #include <QAbstractTableModel>
 #include <QStringList>
@@ -25,6 +26,7 @@ class StatsModel : public QAbstractTableModel {
 
   private:
     QString cell(const hs::Stats& s, int row) const;
+    QString explain(const hs::Stats& s, int row) const;  // what row `row` counts, in words
 
     QStringList channels_;
     std::vector<hs::Stats> stats_;

@@ -50,7 +50,8 @@ class TimingPanel : public QWidget {
 
   public:
     explicit TimingPanel(TimingModel* model, QWidget* parent = nullptr);
-    QString summary() const;  // the headline as plain text
+    QString summary() const;                      // the headline as plain text
+    QTableView* table() const { return table_; }  // the frames listed
 
   private:
     void refresh();
