@@ -1980,6 +1980,22 @@ class TestUi : public QObject {
         QVERIFY(!window_->statsNote().contains(QStringLiteral("preview")));
         QCOMPARE(window_->statsModel()->data(window_->statsModel()->index(0, 0)).toString(),
                  QString::number(3840 * 2160));
+        // Equalization off, the preview still says how much it is reduced (4K to fit 2048: 1/2).
+        EqualizeSettings off;
+        off.mode = EqualizeSettings::Mode::Off;
+        setEqualize(off);
+        openAndWait(sample("fruits.jpg"));
+        // The controller's results, as they come (the window may paint only the later one).
+        QSignalSpy results(controller(), &Controller::frameReady);
+        window_->openFile(path);
+        QTRY_VERIFY_WITH_TIMEOUT(results.count() >= 1, kTimeoutMs);
+        const auto first = qvariant_cast<FrameResult>(results.first().first());
+        QVERIFY2(first.preview, "the reduced copy's result comes first");
+        QCOMPARE(first.result_factor, 2);
+        settle();
+        EqualizeSettings global;
+        global.mode = EqualizeSettings::Mode::Global;
+        setEqualize(global);
         openAndWait(sample("fruits.jpg"));
     }
 

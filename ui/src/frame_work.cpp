@@ -236,10 +236,10 @@ FrameResult results(hs::FrameResult& r, const FrameTag& tag) {
                                    .arg(shape.max_value());
     }
     out.source = tag.source;
-    if (!r.equalized.empty()) {
+    // A preview's reduction, whether or not an equalized frame came with it (its notes say it).
+    out.result_factor = tag.preview_factor;
+    if (!r.equalized.empty())
         out.result = std::make_shared<const hs::Image>(std::move(r.equalized));
-        out.result_factor = tag.preview_factor;
-    }
 
     FrameTiming& timing = out.timing;
     timing.engine = context.engine;

@@ -155,8 +155,8 @@ struct FrameResult {
     // The settings asked for equalization (so a note above says why it could not run).
     bool equalize_wanted = false;
     // The samples under the pixel picker, at full resolution, when the window asked for them
-    // (Controller::setPixelPicker); null otherwise. `result_factor` > 1: `result` is the
-    // equalized reduced copy of a preview.
+    // (Controller::setPixelPicker); null otherwise. `result_factor` > 1: a preview, computed on
+    // a copy reduced this much (`result`, when there is one, is that copy equalized).
     std::shared_ptr<const hs::Image> source;
     std::shared_ptr<const hs::Image> result;
     int result_factor = 1;
