@@ -6,7 +6,8 @@
 #                                 against cpu through the CLI, compute-sanitizer memcheck and
 #                                 racecheck, then the stream and kernel benchmarks; the summary
 #                                 starts with the GPU code's fingerprint and ends with the line
-#                                 for docs/perf/gpu-verified.md after a full pass
+#                                 for docs/perf/gpu-verified.md after a full pass (about 9
+#                                 minutes on the H100 when already built: build in a call before)
 #   scripts/gpu.sh bench [RUNS]   the "bench" cases of scripts/gpu/cases.tsv with every engine
 #   scripts/gpu.sh stream         the frame pipeline on the bundled 4K clip (10,032 frames, and
 #                                 2 and 4 frames in flight)
