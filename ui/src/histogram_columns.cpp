@@ -38,10 +38,14 @@ void column_means(const std::vector<double>& prefix, double first, double last, 
     }
 }
 
-double plot_ceiling(std::vector<double> values) {
+std::size_t spike_columns(int columns, double bins, std::size_t curves) {
+    if (columns <= 0 || !(bins > 0.0)) return 0;
+    const auto per_bin = static_cast<std::size_t>(std::ceil(columns / bins)) + 1;
+    return curves * std::max(2 * per_bin, static_cast<std::size_t>(columns) / 1000);
+}
+
+double plot_ceiling(std::vector<double> values, std::size_t set_aside) {
     if (values.empty()) return 0.0;
-    // At least two: clipping often leaves a spike at both ends.
-    const std::size_t set_aside = std::max<std::size_t>(2, values.size() / 1000);
     if (set_aside >= values.size()) return *std::max_element(values.begin(), values.end());
     // values[set_aside] is the largest of the rest once sorted in descending order.
     std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(set_aside),

@@ -247,7 +247,7 @@ void HistogramView::renderPlot() {
         double ceiling =
             model_->logScale()
                 ? (pooled.empty() ? 0.0 : *std::max_element(pooled.begin(), pooled.end()))
-                : plot_ceiling(pooled);
+                : plot_ceiling(pooled, spike_columns(columns, last_ - first_, series.size()));
         if (ceiling <= 0.0) ceiling = 1.0;
         // Whole pixels for the full height, and the fraction of it snapped to 1e-9: columns
         // whose sums differ only by rounding (a flat histogram's) get the same height.

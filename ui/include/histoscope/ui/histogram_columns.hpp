@@ -27,10 +27,15 @@ double count_below(const std::vector<double>& prefix, double x);
 void column_means(const std::vector<double>& prefix, double first, double last, int columns,
                   std::vector<double>& out);
 
-// The value the plot's full height stands for: the largest value once the largest 0.1% of
-// `values` (at least two: a spike at each end) are set aside, as scopes do so that one huge bin
-// does not flatten the rest; the largest value itself when it is within 25% of the rest
-// (nothing stands out) or when nothing else is left. 0 for no values or all zero.
-double plot_ceiling(std::vector<double> values);
+// How many of a plot's column values may belong to spikes: in each of `curves` curves pooled
+// into one ceiling, the columns of two bins (a spike at each end; a bin covers at most
+// ceil(columns / bins) + 1 columns, narrow ones straddling two) or 0.1% of the columns, the more.
+std::size_t spike_columns(int columns, double bins, std::size_t curves);
+
+// The value the plot's full height stands for: the largest value once the `set_aside` largest
+// `values` are set aside (spike_columns()), as scopes do so that one huge bin does not flatten
+// the rest; the largest value itself when it is within 25% of the rest (nothing stands out) or
+// when nothing else is left. 0 for no values or all zero.
+double plot_ceiling(std::vector<double> values, std::size_t set_aside);
 
 }  // namespace hs::ui
