@@ -229,11 +229,19 @@ FrameResult results(hs::FrameResult& r, const FrameTag& tag) {
         out.equalized_range = p.equalized_range;
         out.original_clipping = shared_mask(p.original_clipping);
         out.equalized_clipping = shared_mask(p.equalized_clipping);
-        if (p.original_range != hs::DisplayRange{0, shape.max_value()})
-            out.display_note = QObject::tr("display %1..%2 of 0..%3 (view only)")
-                                   .arg(p.original_range.lo)
-                                   .arg(p.original_range.hi)
-                                   .arg(shape.max_value());
+        // Each picture is stretched over its own range: the note says both when they differ,
+        // or a narrow equalized result would look as full as the original beside it.
+        const hs::DisplayRange full{0, shape.max_value()};
+        const bool equalized = !p.equalized.empty();
+        if (p.original_range != full || (equalized && p.equalized_range != full)) {
+            QString note =
+                QObject::tr("display %1..%2").arg(p.original_range.lo).arg(p.original_range.hi);
+            if (equalized && p.equalized_range != p.original_range)
+                note += QObject::tr(", equalized %1..%2")
+                            .arg(p.equalized_range.lo)
+                            .arg(p.equalized_range.hi);
+            out.display_note = note + QObject::tr(" of 0..%1 (view only)").arg(full.hi);
+        }
     }
     out.source = tag.source;
     // A preview's reduction, whether or not an equalized frame came with it (its notes say it).
