@@ -34,7 +34,9 @@
 #include <limits>
 
 #include "histoscope/core/bench.hpp"
+#include "histoscope/core/error.hpp"
 #include "histoscope/media/atomic_file.hpp"
+#include "histoscope/media/media.hpp"
 #include "histoscope/ui/compare_dialog.hpp"
 #include "histoscope/ui/controller.hpp"
 #include "histoscope/ui/controls_panel.hpp"
@@ -708,6 +710,17 @@ void MainWindow::saveAs(const QString& path) {
         showError(tr("Save Equalized Image"),
                   tr("%1 is the opened file: save the result under another name").arg(path));
         return;
+    }
+    // What the format cannot hold (16 bits in a JPEG, alpha in a BMP) is refused before anyone
+    // is asked whether to replace a file with it.
+    if (result_ != nullptr) {
+        try {
+            const hs::ImageView shape = result_->view();
+            hs::media::check_image_output(path.toStdString(), shape.type, shape.channels);
+        } catch (const hs::UsageError& e) {
+            showError(tr("Save Equalized Image"), QString::fromStdString(e.what()));
+            return;
+        }
     }
     if (QFileInfo::exists(path) &&
         QMessageBox::question(

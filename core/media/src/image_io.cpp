@@ -304,6 +304,13 @@ void check_image_output(const std::string& path) {
     static_cast<void>(writer_for(path, nullptr));
 }
 
+void check_image_output(const std::string& path, SampleType type, int channels) {
+    ImageView shape;
+    shape.type = type;
+    shape.channels = channels;
+    static_cast<void>(writer_for(path, &shape));
+}
+
 void write_image(const std::string& path, const ImageView& image) {
     quiet_opencv();
     validate(image);

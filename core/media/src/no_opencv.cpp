@@ -43,6 +43,10 @@ void check_image_output(const std::string& path) {
     no_opencv(path);
 }
 
+void check_image_output(const std::string& path, SampleType, int) {
+    no_opencv(path);
+}
+
 struct VideoReader::Impl {};
 
 VideoReader::VideoReader(const Source& source, const DecodeOptions&) {

@@ -158,6 +158,8 @@ LoadedImage read_image(const std::string& path, const DecodeOptions& options = {
 void write_image(const std::string& path, const ImageView& image);
 // The extension check of write_image(), before there is an image: UsageError.
 void check_image_output(const std::string& path);
+// And whether the format stores an image of `type` and `channels` (its depth, its alpha).
+void check_image_output(const std::string& path, SampleType type, int channels);
 
 // --- video
 // Frames decoded by FFmpeg's libraries, numbered from the container (the timestamps and the
