@@ -14,8 +14,15 @@ void fill_engine_combo(QComboBox* combo, const QVector<EngineInfo>& engines,
     combo->setItemData(0, auto_tip, Qt::ToolTipRole);
     auto* model = qobject_cast<QStandardItemModel*>(combo->model());
     for (const EngineInfo& e : engines) {
-        if (e.name == QLatin1String("auto")) {  // a registry "auto" engine replaces ours
-            combo->setItemData(0, e.description, Qt::ToolTipRole);
+        if (e.name == QLatin1String("auto")) {
+            // The registry's own "auto" engine: what the entry does, and that engine's own
+            // description (or why it cannot run here).
+            combo->setItemData(
+                0,
+                QStringLiteral("%1.\n\n%2")
+                    .arg(auto_tip, e.available ? e.description
+                                               : QObject::tr("Unavailable here: %1").arg(e.reason)),
+                Qt::ToolTipRole);
             continue;
         }
         combo->addItem(e.available ? e.name : QObject::tr("%1 (unavailable)").arg(e.name), e.name);
