@@ -50,6 +50,7 @@
 #include <vector>
 
 #include "engines.hpp"
+#include "histoscope/core/display.hpp"
 #include "histoscope/core/engine.hpp"
 #include "histoscope/core/equalize.hpp"
 #include "histoscope/core/error.hpp"
@@ -261,13 +262,64 @@ class TestUi : public QObject {
         // The ceiling sets aside one spike, not a plain maximum.
         std::vector<double> values(1500, 10.0);
         values[3] = 1e6;
-        QCOMPARE(plot_ceiling(values), 10.0);
+        QCOMPARE(plot_ceiling(values, 2), 10.0);
         values[1400] = 3e5;  // and one at the other end
-        QCOMPARE(plot_ceiling(values), 10.0);
+        QCOMPARE(plot_ceiling(values, 2), 10.0);
         values[3] = 12.0;
         values[1400] = 11.0;
-        QCOMPARE(plot_ceiling(values), 12.0);
-        QCOMPARE(plot_ceiling({0.0, 0.0, 5.0}), 5.0);  // nothing but the spike
+        QCOMPARE(plot_ceiling(values, 2), 12.0);
+        QCOMPARE(plot_ceiling({0.0, 0.0, 5.0}, 2), 5.0);  // nothing but the spike
+        // A spike's columns: two bins of at most ceil(columns / bins) + 1 columns each, per
+        // curve, or 0.1% of the columns.
+        QCOMPARE(spike_columns(600, 65536, 1), std::size_t{4});
+        QCOMPARE(spike_columns(600, 256, 1), std::size_t{8});
+        QCOMPARE(spike_columns(600, 256, 3), std::size_t{24});
+        QCOMPARE(spike_columns(190, 64, 1), std::size_t{8});
+        QCOMPARE(spike_columns(8000, 65536, 1), std::size_t{8});
+        QCOMPARE(spike_columns(0, 256, 1), std::size_t{0});
+    }
+
+    // A spike in bins wider than a pixel column (a black border at 256 or 64 bins) is cut in
+    // the overlay and in the parade alike, and the rest keeps its height.
+    void wideBinSpikesAreCutInEveryMode() {
+        for (const int bins : {256, 64}) {
+            HistogramData d;
+            d.bins = bins;
+            d.upper = 256;
+            d.channel_names = {QStringLiteral("r"), QStringLiteral("g"), QStringLiteral("b")};
+            for (int c = 0; c < 3; ++c) {
+                std::vector<std::uint64_t> counts(static_cast<std::size_t>(bins));
+                for (int b = 0; b < bins; ++b)
+                    counts[static_cast<std::size_t>(b)] = 1000 + static_cast<std::uint64_t>(b % 7);
+                counts[0] = 5'000'000;  // the border, in every channel
+                d.counts.push_back(counts);
+                d.stats.emplace_back();
+            }
+            HistogramModel model;
+            model.setHistogram(d);
+            HistogramView view;
+            view.setModel(&model);
+            view.resize(900, 300);
+            for (const bool parade : {false, true}) {
+                view.setParade(parade);
+                const std::vector<int> heights = column_heights(view);
+                const QString where =
+                    QStringLiteral("%1 bins, %2")
+                        .arg(bins)
+                        .arg(parade ? QStringLiteral("parade") : QStringLiteral("overlay"));
+                QVERIFY2(view.clippedColumns() > 0, qPrintable(where));
+                // Past the spike's columns the plot stands at most of its height (above the
+                // top grid line: a flattened column reads as that line's height).
+                const int full = static_cast<int>(view.plotArea().height()) - 4;
+                int tall = 0;
+                for (const int h : heights) tall += h > full * 3 / 4 ? 1 : 0;
+                QVERIFY2(tall > static_cast<int>(heights.size()) * 3 / 4,
+                         qPrintable(QStringLiteral("%1: %2 of %3 columns above 3/4 height")
+                                        .arg(where)
+                                        .arg(tall)
+                                        .arg(heights.size())));
+            }
+        }
     }
 
     void flatDeepHistogramDrawsEqualColumns() {
@@ -1688,6 +1740,20 @@ class TestUi : public QObject {
         settle();
         QVERIFY2(brightest() <= 16, qPrintable(QString::number(brightest())));
         action("stretchAction")->trigger();
+        settle();
+        // Equalized, the result spans another range than the original: the note gives both
+        // ranges the pictures are shown over.
+        EqualizeSettings global;
+        global.mode = EqualizeSettings::Mode::Global;
+        setEqualize(global);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            window_->imageView()->note().contains(QStringLiteral(", equalized ")), kTimeoutMs);
+        const hs::DisplayRange original = hs::stretched_display_range(image.view());
+        QVERIFY2(
+            window_->imageView()->note().contains(
+                QStringLiteral("display %1..%2, equalized ").arg(original.lo).arg(original.hi)),
+            qPrintable(window_->imageView()->note()));
+        setEqualize(EqualizeSettings{});
         openAndWait(sample("fruits.jpg"));
     }
 
@@ -1926,6 +1992,37 @@ class TestUi : public QObject {
         QVERIFY2(asked.size() == 1 && asked.front().contains(QStringLiteral("replace")),
                  qPrintable(asked.join(QStringLiteral(" | "))));
         QCOMPARE(QImage(target).size(), QImage(copy).size());
+        // A 16-bit result onto an existing JPEG: refused for its depth before any question.
+        hs::Image deep(64, 32, 1, hs::SampleType::U16, 16);
+        for (int y = 0; y < 32; ++y)
+            for (int x = 0; x < 64; ++x)
+                deep.set_sample(x, y, 0, static_cast<std::uint32_t>(x * 1000 + y));
+        openAndWait(write_png(dir, "deep16.png", deep));
+        EqualizeSettings global;
+        global.mode = EqualizeSettings::Mode::Global;
+        setEqualize(global);
+        target = dir.filePath(QStringLiteral("photo.jpg"));
+        QVERIFY(QImage(8, 8, QImage::Format_RGB32).save(target));
+        const QByteArray jpeg = [&] {
+            QFile written(target);
+            return written.open(QIODevice::ReadOnly) ? written.readAll() : QByteArray();
+        }();
+        asked.clear();
+        chosen = false;
+        driver.start(50);
+        save->trigger();
+        QTRY_VERIFY2_WITH_TIMEOUT(window_->lastError().contains(QStringLiteral("16-bit")),
+                                  qPrintable(window_->lastError()), kTimeoutMs);
+        settle();
+        driver.stop();
+        for (const QString& question : asked)
+            QVERIFY2(!question.contains(QStringLiteral("replace"), Qt::CaseInsensitive),
+                     qPrintable(question));
+        QCOMPARE(saved.count(), 1);
+        QFile kept(target);
+        QVERIFY(kept.open(QIODevice::ReadOnly));
+        QCOMPARE(kept.readAll(), jpeg);
+        setEqualize(EqualizeSettings{});
         openAndWait(sample("fruits.jpg"));
     }
 
@@ -2125,12 +2222,15 @@ class TestUi : public QObject {
         QComboBox* combo = window_->controls()->engineCombo();
         const auto registry = make_registry();
         const QString tip = combo->itemData(0, Qt::ToolTipRole).toString();
+        // What the entry does, the CPU reference where the registry's auto cannot run included.
+        QVERIFY2(tip.contains(QStringLiteral("auto engine")), qPrintable(tip));
+        QVERIFY2(tip.contains(QStringLiteral("else the CPU reference")), qPrintable(tip));
+        QVERIFY2(!tip.contains(QStringLiteral("fastest")), qPrintable(tip));
         if (const hs::HistogramEngine* own = registry->find("auto")) {
-            // A CUDA build's own auto engine describes itself (its learned map's choice).
-            QCOMPARE(tip, QString::fromStdString(std::string(own->description())));
-        } else {
-            QVERIFY2(tip.contains(QStringLiteral("auto engine")), qPrintable(tip));
-            QVERIFY2(!tip.contains(QStringLiteral("fastest")), qPrintable(tip));
+            // A CUDA build's own auto engine adds its description, or why it cannot run here.
+            const hs::Availability a = own->availability();
+            const std::string said = a.available ? std::string(own->description()) : a.reason;
+            QVERIFY2(tip.contains(QString::fromStdString(said)), qPrintable(tip));
         }
         QVERIFY2(combo->toolTip().contains(QStringLiteral("auto engine")) &&
                      !combo->toolTip().contains(QStringLiteral("fastest")),
