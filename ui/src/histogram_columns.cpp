@@ -38,10 +38,10 @@ void column_means(const std::vector<double>& prefix, double first, double last, 
     }
 }
 
-std::size_t spike_columns(int columns, double bins, std::size_t curves) {
+std::size_t spike_columns(int columns, double bins) {
     if (columns <= 0 || !(bins > 0.0)) return 0;
     const auto per_bin = static_cast<std::size_t>(std::ceil(columns / bins)) + 1;
-    return curves * std::max(2 * per_bin, static_cast<std::size_t>(columns) / 1000);
+    return std::max(2 * per_bin, static_cast<std::size_t>(columns) / 1000);
 }
 
 double plot_ceiling(std::vector<double> values, std::size_t set_aside) {

@@ -235,19 +235,19 @@ void HistogramView::renderPlot() {
         QList<int> lane_channels = parade_ ? QList<int>{channels.value(lane, -1)} : channels;
         lane_channels.removeAll(-1);
         std::vector<std::vector<double>> series;
-        std::vector<double> pooled;
+        // The highest of the curves' ceilings, each curve setting aside its own spikes' columns
+        // (the log scale is there to show spikes whole: nothing is set aside).
+        double ceiling = 0.0;
+        const std::size_t spikes = spike_columns(columns, last_ - first_);
         for (int c : lane_channels) {
             column_means(model_->prefixSums(c), first_, last_, columns, values);
             if (model_->logScale())
                 for (double& v : values) v = std::log10(1.0 + v);
-            pooled.insert(pooled.end(), values.begin(), values.end());
+            ceiling = std::max(ceiling, model_->logScale()
+                                            ? *std::max_element(values.begin(), values.end())
+                                            : plot_ceiling(values, spikes));
             series.push_back(values);
         }
-        // The log scale is there to show spikes whole: nothing is set aside.
-        double ceiling =
-            model_->logScale()
-                ? (pooled.empty() ? 0.0 : *std::max_element(pooled.begin(), pooled.end()))
-                : plot_ceiling(pooled, spike_columns(columns, last_ - first_, series.size()));
         if (ceiling <= 0.0) ceiling = 1.0;
         // Whole pixels for the full height, and the fraction of it snapped to 1e-9: columns
         // whose sums differ only by rounding (a flat histogram's) get the same height.

@@ -27,10 +27,10 @@ double count_below(const std::vector<double>& prefix, double x);
 void column_means(const std::vector<double>& prefix, double first, double last, int columns,
                   std::vector<double>& out);
 
-// How many of a plot's column values may belong to spikes: in each of `curves` curves pooled
-// into one ceiling, the columns of two bins (a spike at each end; a bin covers at most
-// ceil(columns / bins) + 1 columns, narrow ones straddling two) or 0.1% of the columns, the more.
-std::size_t spike_columns(int columns, double bins, std::size_t curves);
+// How many of a curve's column values may belong to spikes: the columns of two bins (a spike at
+// each end; a bin covers at most ceil(columns / bins) + 1 columns, a narrow one straddling two)
+// or 0.1% of the columns, the more.
+std::size_t spike_columns(int columns, double bins);
 
 // The value the plot's full height stands for: the largest value once the `set_aside` largest
 // `values` are set aside (spike_columns()), as scopes do so that one huge bin does not flatten
