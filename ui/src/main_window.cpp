@@ -6,6 +6,8 @@
 #include <QCheckBox>
 #include <QCloseEvent>
 #include <QComboBox>
+#include <QDialog>
+#include <QDialogButtonBox>
 #include <QDir>
 #include <QDockWidget>
 #include <QDragEnterEvent>
@@ -20,6 +22,8 @@
 #include <QPainter>
 #include <QProgressBar>
 #include <QScreen>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QSettings>
 #include <QSlider>
 #include <QSplitter>
@@ -27,6 +31,7 @@
 #include <QStyle>
 #include <QTabWidget>
 #include <QTableView>
+#include <QTextBrowser>
 #include <QTimer>
 #include <QToolBar>
 #include <QToolButton>
@@ -57,6 +62,38 @@
 namespace hs::ui {
 
 namespace {
+
+// Scrolls its widget vertically only: as wide as the widget needs (nothing cut sideways, room
+// kept for the scroll bar), as tall as it wants where there is room, down to `min_height`.
+class VerticalScrollArea final : public QScrollArea {
+  public:
+    VerticalScrollArea(QWidget* content, int min_height, QWidget* parent)
+        : QScrollArea(parent), min_height_(min_height) {
+        setWidget(content);
+        setWidgetResizable(true);
+        setFrameShape(QFrame::NoFrame);
+        setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+        setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Maximum);
+        content->installEventFilter(this);  // its size hints change with its texts
+    }
+    QSize sizeHint() const override {
+        const QSize wanted = widget()->sizeHint();
+        return {wanted.width() + bar(), wanted.height()};
+    }
+    QSize minimumSizeHint() const override {
+        return {widget()->minimumSizeHint().width() + bar(), min_height_};
+    }
+
+  protected:
+    bool eventFilter(QObject* watched, QEvent* event) override {
+        if (watched == widget() && event->type() == QEvent::LayoutRequest) updateGeometry();
+        return QScrollArea::eventFilter(watched, event);
+    }
+
+  private:
+    int bar() const { return verticalScrollBar()->sizeHint().width(); }
+    int min_height_;
+};
 
 const QString kMediaFilter = QStringLiteral(
     "Photos and video (*.png *.jpg *.jpeg *.tif *.tiff *.bmp *.webp *.gif *.ppm *.pgm *.pnm "
@@ -199,13 +236,21 @@ void MainWindow::buildLayout() {
     plots_layout->setSpacing(2);
     plots_layout->addWidget(histogram_view_, 1);
     plots_layout->addWidget(equalized_view_, 1);
+    // The controls under the plots scroll when the window is short (a 768-pixel screen with the
+    // scopes shown) rather than hold the window taller than the screen.
+    auto* settings = new QWidget(this);
+    auto* settings_layout = new QVBoxLayout(settings);
+    settings_layout->setContentsMargins(0, 0, 0, 0);
+    settings_layout->addWidget(controls_);
+    settings_layout->addWidget(region_bar_);
+    settings_layout->addWidget(equalize_);
+    auto* settings_area = new VerticalScrollArea(settings, fontMetrics().height() * 6, this);
+    settings_area->setObjectName(QStringLiteral("settingsArea"));
     auto* top = new QWidget(this);
     auto* top_layout = new QVBoxLayout(top);
     top_layout->setContentsMargins(4, 0, 4, 0);
     top_layout->addWidget(plots_, 1);
-    top_layout->addWidget(controls_);
-    top_layout->addWidget(region_bar_);
-    top_layout->addWidget(equalize_);
+    top_layout->addWidget(settings_area);
 
     stats_view_->setModel(stats_model_);
     stats_view_->setAlternatingRowColors(true);
@@ -224,7 +269,9 @@ void MainWindow::buildLayout() {
     stats_layout->setSpacing(2);
     stats_layout->addWidget(stats_note_);
     stats_layout->addWidget(stats_view_, 1);
-    tabs_->addTab(timing_panel_, tr("&Timing"));
+    // Its stage bars take a row each: scrolled on a short window rather than holding it tall.
+    tabs_->addTab(new VerticalScrollArea(timing_panel_, fontMetrics().height() * 6, this),
+                  tr("&Timing"));
     tabs_->addTab(stats_page_, tr("Stat&istics"));
 
     right_splitter_ = new QSplitter(Qt::Vertical, this);
@@ -1031,14 +1078,27 @@ void MainWindow::showShortcuts() {
            "range</td></tr>"
            "<tr><td><b>Hover</b></td><td>Pixel values (image) or bin counts (histogram) in "
            "the status bar</td></tr></table>");
+    // A dialog whose text scrolls: the list is taller than a small screen.
     if (!shortcuts_) {
-        shortcuts_ = new QMessageBox(QMessageBox::NoIcon, tr("Keyboard Shortcuts"), html,
-                                     QMessageBox::Close, this);
+        shortcuts_ = new QDialog(this);
         shortcuts_->setObjectName(QStringLiteral("shortcutsDialog"));
-        shortcuts_->setTextFormat(Qt::RichText);
-    } else {
-        shortcuts_->setText(html);
+        shortcuts_->setWindowTitle(tr("Keyboard Shortcuts"));
+        auto* layout = new QVBoxLayout(shortcuts_);
+        auto* text = new QTextBrowser(shortcuts_);
+        text->setObjectName(QStringLiteral("shortcutsText"));
+        text->setFrameShape(QFrame::NoFrame);
+        auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, shortcuts_);
+        connect(buttons, &QDialogButtonBox::rejected, shortcuts_, &QDialog::close);
+        layout->addWidget(text, 1);
+        layout->addWidget(buttons);
     }
+    auto* text = shortcuts_->findChild<QTextBrowser*>(QStringLiteral("shortcutsText"));
+    text->setHtml(html);
+    // As tall as the list, within the screen.
+    const int em = fontMetrics().height();
+    QSize size(em * 30, static_cast<int>(text->document()->size().height()) + em * 5);
+    if (const QScreen* s = screen()) size = size.boundedTo(s->availableGeometry().size() * 0.9);
+    shortcuts_->resize(size);
     shortcuts_->show();
     shortcuts_->raise();
 }

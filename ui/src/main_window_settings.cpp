@@ -5,6 +5,7 @@
 #include <QCheckBox>
 #include <QFileInfo>
 #include <QMenu>
+#include <QScreen>
 #include <QSettings>
 #include <QSplitter>
 #include <algorithm>
@@ -30,6 +31,18 @@ void MainWindow::restoreSettings() {
         QString::fromStdString(hs::cpu_description()))
         emit hostBandwidthRequested(s.value(QStringLiteral("machine/readBandwidthGbs")).toDouble());
     restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray());
+    // A size kept from a larger screen is brought back within this one, as a first window is.
+    if (const QScreen* screen = this->screen()) {
+        const QRect available = screen->availableGeometry();
+        const QSize decorations = frameGeometry().size() - size();
+        const QSize fit = size().boundedTo(available.size() - decorations);
+        if (fit != size()) {
+            resize(fit);
+            move(std::clamp(x(), available.left(), available.right() - frameGeometry().width() + 1),
+                 std::clamp(y(), available.top(),
+                            available.bottom() - frameGeometry().height() + 1));
+        }
+    }
     restoreState(s.value(QStringLiteral("window/state")).toByteArray());
     main_splitter_->restoreState(s.value(QStringLiteral("window/mainSplitter")).toByteArray());
     right_splitter_->restoreState(s.value(QStringLiteral("window/rightSplitter")).toByteArray());

@@ -37,6 +37,7 @@ RegionBar::RegionBar(QWidget* parent) : QWidget(parent), clear_(new QToolButton(
     });
     layout->addWidget(clear_);
     state_ = new QLabel(this);
+    state_->setToolTip(tr("Shift+drag on the image draws a region, Shift+click clears it"));
     layout->addWidget(state_, 1);
     setImageSize({});
 }
@@ -57,7 +58,8 @@ void RegionBar::setRegion(const QRect& region) {
     region_ = region.isEmpty() ? QRect() : region;
     show(region_.isNull() ? QRect(QPoint(0, 0), size_) : region_);
     const qint64 pixels = static_cast<qint64>(region_.width()) * region_.height();
-    state_->setText(region_.isNull() ? tr("whole frame (Shift+drag on the image draws one)")
+    // Short: its width is the controls' least width, so the image's too.
+    state_->setText(region_.isNull() ? tr("whole frame")
                     : pixels == 1    ? tr("1 pixel")
                                      : tr("%1 pixels").arg(pixels));
     clear_->setEnabled(!region_.isNull());

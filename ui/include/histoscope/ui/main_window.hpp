@@ -18,6 +18,7 @@ class QFileDialog;
 class QProgressBar;
 class QLabel;
 class QMenu;
+class QDialog;
 class QMessageBox;
 class QSlider;
 class QSplitter;
@@ -211,7 +212,7 @@ class MainWindow : public QMainWindow {
     QPointer<CompareDialog> compare_;
     QPointer<RawDialog> raw_dialog_;
     QPointer<QMessageBox> error_box_;
-    QPointer<QMessageBox> shortcuts_;
+    QPointer<QDialog> shortcuts_;
     QPointer<QFileDialog> reference_dialog_;
     QPointer<QFileDialog> save_dialog_;
     // Why the last exact result has no equalized image to save (its settings asked for one),
