@@ -91,7 +91,8 @@ CompareDialog::CompareDialog(Controller* controller, const QString& input, QWidg
     auto* chart_view = new QChartView(chart_, this);
     chart_view->setRenderHint(QPainter::Antialiasing);
     const int em = fontMetrics().height();
-    chart_view->setMinimumHeight(em * 10);
+    // Room for the axes' labels and titles whole (smaller, Qt Charts elides them).
+    chart_view->setMinimumSize(em * 32, em * 14);
     table_->setMinimumHeight(em * 6);
 
     auto* top = new QHBoxLayout;
@@ -270,9 +271,8 @@ QString CompareDialog::summary() const {
                                         [](const BenchRow& r) { return !r.floor && r.verified; });
     const auto timed = std::count_if(
         rows_.begin(), rows_.end(), [](const BenchRow& r) { return !r.floor && r.status == "ok"; });
-    QString text = tr("%1 engines timed, %2 verified exact against the CPU reference")
-                       .arg(timed)
-                       .arg(verified);
+    QString text = (timed == 1 ? tr("1 engine timed") : tr("%1 engines timed").arg(timed)) +
+                   tr(", %1 verified exact against the CPU reference").arg(verified);
     // The input as the rows describe it (every row does; the floor's has no bins).
     const auto engine_row =
         std::find_if(rows_.begin(), rows_.end(), [](const BenchRow& r) { return !r.floor; });
