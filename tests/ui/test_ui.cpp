@@ -1992,10 +1992,11 @@ class TestUi : public QObject {
         QTemporaryDir dir;
         const QString copy = dir.filePath(QStringLiteral("mine.png"));
         QVERIFY(QImage(sample("fruits.jpg")).save(copy));
-        const QByteArray bytes = [&] {
-            QFile f(copy);
+        const auto contents = [](const QString& path) {
+            QFile f(path);
             return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
-        }();
+        };
+        const QByteArray bytes = contents(copy);
         openAndWait(copy);
         QAction* save = nullptr;
         for (QAction* a : window_->findChildren<QAction*>())
@@ -2028,21 +2029,28 @@ class TestUi : public QObject {
                 }
             }
         });
-        driver.start(50);
         QSignalSpy saved(controller(), &Controller::imageSaved);
-        save->trigger();
-        QTRY_VERIFY_WITH_TIMEOUT(chosen, kTimeoutMs);
-        QTRY_VERIFY2_WITH_TIMEOUT(window_->lastError().contains(QStringLiteral("opened file")),
-                                  qPrintable(window_->lastError()), kTimeoutMs);
-        settle();
-        driver.stop();
-        for (const QString& question : asked)
-            QVERIFY2(!question.contains(QStringLiteral("replace"), Qt::CaseInsensitive),
-                     qPrintable(question));
-        QCOMPARE(saved.count(), 0);
-        QFile f(copy);
-        QVERIFY(f.open(QIODevice::ReadOnly));
-        QCOMPARE(f.readAll(), bytes);
+        // Saving onto `target` is refused with an error saying `why`, before any question whether
+        // to replace it, and `target` keeps its `kept` bytes.
+        const auto refused_first = [&](const QString& why, const QByteArray& kept) {
+            const qsizetype saves = saved.count();
+            asked.clear();
+            chosen = false;
+            driver.start(50);
+            save->trigger();
+            QTRY_VERIFY_WITH_TIMEOUT(chosen, kTimeoutMs);
+            QTRY_VERIFY2_WITH_TIMEOUT(window_->lastError().contains(why),
+                                      qPrintable(window_->lastError()), kTimeoutMs);
+            settle();
+            driver.stop();
+            for (const QString& question : asked)
+                QVERIFY2(!question.contains(QStringLiteral("replace"), Qt::CaseInsensitive),
+                         qPrintable(question));
+            QCOMPARE(saved.count(), saves);
+            QCOMPARE(contents(target), kept);
+        };
+        refused_first(QStringLiteral("opened file"), bytes);
+        if (QTest::currentTestFailed()) return;
         // Another file that exists is replaced once the user says so.
         target = dir.filePath(QStringLiteral("other.png"));
         QVERIFY(QImage(8, 8, QImage::Format_RGB32).save(target));
@@ -2067,25 +2075,7 @@ class TestUi : public QObject {
         setEqualize(global);
         target = dir.filePath(QStringLiteral("photo.jpg"));
         QVERIFY(QImage(8, 8, QImage::Format_RGB32).save(target));
-        const QByteArray jpeg = [&] {
-            QFile written(target);
-            return written.open(QIODevice::ReadOnly) ? written.readAll() : QByteArray();
-        }();
-        asked.clear();
-        chosen = false;
-        driver.start(50);
-        save->trigger();
-        QTRY_VERIFY2_WITH_TIMEOUT(window_->lastError().contains(QStringLiteral("16-bit")),
-                                  qPrintable(window_->lastError()), kTimeoutMs);
-        settle();
-        driver.stop();
-        for (const QString& question : asked)
-            QVERIFY2(!question.contains(QStringLiteral("replace"), Qt::CaseInsensitive),
-                     qPrintable(question));
-        QCOMPARE(saved.count(), 1);
-        QFile kept(target);
-        QVERIFY(kept.open(QIODevice::ReadOnly));
-        QCOMPARE(kept.readAll(), jpeg);
+        refused_first(QStringLiteral("16-bit"), contents(target));
         setEqualize(before);
         openAndWait(sample("fruits.jpg"));
     }
