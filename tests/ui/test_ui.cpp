@@ -1749,15 +1749,7 @@ class TestUi : public QObject {
         QTemporaryDir dir;
         const QString path = write_png(dir, "dark16.png", image);
         openAndWait(path);
-        auto brightest = [this] {
-            const QImage shown =
-                window_->imageView()->original().convertToFormat(QImage::Format_Grayscale8);
-            int max = 0;
-            for (int y = 0; y < shown.height(); ++y)
-                for (int x = 0; x < shown.width(); ++x)
-                    max = std::max(max, qGray(shown.pixel(x, y)));
-            return max;
-        };
+        const auto brightest = [this] { return brightest_shown(*window_); };
         QVERIFY(action("stretchAction")->isChecked());
         QVERIFY2(brightest() > 240, qPrintable(QString::number(brightest())));
         QVERIFY2(window_->imageView()->note().contains(QStringLiteral("view only")),

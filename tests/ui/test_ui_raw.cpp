@@ -541,15 +541,7 @@ class TestUiRaw : public QObject {
         loop->setChecked(true);  // it plays until paused
         openRaw(path, QStringLiteral("160x90x1:u16"));
         // Samples 20000..27999: at most 109 of 255 over the full range, up to 255 stretched.
-        const auto brightest = [this] {
-            const QImage shown =
-                window_->imageView()->original().convertToFormat(QImage::Format_Grayscale8);
-            int max = 0;
-            for (int y = 0; y < shown.height(); ++y)
-                for (int x = 0; x < shown.width(); ++x)
-                    max = std::max(max, qGray(shown.pixel(x, y)));
-            return max;
-        };
+        const auto brightest = [this] { return brightest_shown(*window_); };
         const auto stretched = [&] {
             return brightest() > 240 &&
                    window_->imageView()->note().contains(QStringLiteral("display"));

@@ -120,6 +120,15 @@ inline QImage shown_picture(const hs::ui::MainWindow& window, const hs::ImageVie
         hs::display_picture(image, factor, hs::full_display_range(image)).view());
 }
 
+// The brightest gray level of the original picture the window shows.
+inline int brightest_shown(const hs::ui::MainWindow& window) {
+    const QImage shown = window.imageView()->original().convertToFormat(QImage::Format_Grayscale8);
+    int max = 0;
+    for (int y = 0; y < shown.height(); ++y)
+        for (int x = 0; x < shown.width(); ++x) max = std::max(max, qGray(shown.pixel(x, y)));
+    return max;
+}
+
 inline bool model_matches(const hs::ui::HistogramModel& model,
                           const std::vector<hs::ChannelHistogram>& ref) {
     if (model.columnCount() != static_cast<int>(ref.size())) return false;
