@@ -280,21 +280,29 @@ class TestUi : public QObject {
     }
 
     // A spike in bins wider than a pixel column (a black border at 256 or 64 bins) is cut in
-    // the overlay and in the parade alike, and the rest keeps its height; a narrow mountain of
-    // one channel (a dozen bins) is no spike and stays whole.
+    // the overlay and in the parade alike, and the rest keeps its height; a real peak (a narrow
+    // mountain of one channel, a photo's peak in coarse bins) is no spike and stays whole.
     void wideBinSpikesAreCutInEveryMode() {
-        {
+        // A blue mountain at 256 bins, and a photo's green peak at 64 bins: a Gaussian 1.4 bins
+        // wide whose top bin stands 30% above the next (what coarse bins make of a real peak).
+        for (const int bins : {256, 64}) {
             HistogramData d;
-            d.bins = 256;
+            d.bins = bins;
             d.upper = 256;
             d.channel_names = {QStringLiteral("r"), QStringLiteral("g"), QStringLiteral("b")};
             for (int c = 0; c < 3; ++c) {
-                d.counts.push_back(std::vector<std::uint64_t>(256, 1000));
+                d.counts.push_back(
+                    std::vector<std::uint64_t>(static_cast<std::size_t>(bins), 1000));
                 d.stats.emplace_back();
             }
-            for (int b = 4; b <= 16; ++b)
-                d.counts[2][static_cast<std::size_t>(b)] =
-                    static_cast<std::uint64_t>(40'000 - 2'000 * std::abs(b - 10));
+            if (bins == 256)
+                for (int b = 4; b <= 16; ++b)
+                    d.counts[2][static_cast<std::size_t>(b)] =
+                        static_cast<std::uint64_t>(40'000 - 2'000 * std::abs(b - 10));
+            else
+                for (int b = 20; b < 40; ++b)
+                    d.counts[1][static_cast<std::size_t>(b)] += static_cast<std::uint64_t>(
+                        std::lround(60'000 * std::exp(-(b - 30) * (b - 30) / (2 * 1.4 * 1.4))));
             HistogramModel model;
             model.setHistogram(d);
             HistogramView view;
@@ -305,7 +313,8 @@ class TestUi : public QObject {
                 static_cast<void>(view.grab());
                 QVERIFY2(view.clippedColumns() == 0,
                          qPrintable(
-                             QStringLiteral("mountain, %1: %2 columns cut")
+                             QStringLiteral("peak at %1 bins, %2: %3 columns cut")
+                                 .arg(bins)
                                  .arg(parade ? QStringLiteral("parade") : QStringLiteral("overlay"))
                                  .arg(view.clippedColumns())));
             }

@@ -53,7 +53,7 @@ double plot_ceiling(std::vector<double> values, std::size_t set_aside) {
     const double rest = values[set_aside];
     const double top =
         *std::max_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(set_aside));
-    if (rest <= 0.0 || top <= rest * 1.25) return top;
+    if (rest <= 0.0 || top <= rest * kSpikeRatio) return top;
     return rest;
 }
 

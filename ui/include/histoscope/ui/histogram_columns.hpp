@@ -32,10 +32,15 @@ void column_means(const std::vector<double>& prefix, double first, double last, 
 // or 0.1% of the columns, the more.
 std::size_t spike_columns(int columns, double bins);
 
+// How far above the rest a spike stands: more than twice the largest of the rest. Coarse bins
+// make a photo's real peak stand 25-40% above the bins beside it; drawn whole it flattens the rest
+// by less than half.
+inline constexpr double kSpikeRatio = 2.0;
+
 // The value the plot's full height stands for: the largest value once the `set_aside` largest
 // `values` are set aside (spike_columns()), as scopes do so that one huge bin does not flatten
-// the rest; the largest value itself when it is within 25% of the rest (nothing stands out) or
-// when nothing else is left. 0 for no values or all zero.
+// the rest; the largest value itself when it is at most kSpikeRatio times the rest (nothing
+// stands out) or when nothing else is left. 0 for no values or all zero.
 double plot_ceiling(std::vector<double> values, std::size_t set_aside);
 
 }  // namespace hs::ui
