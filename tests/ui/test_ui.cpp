@@ -42,6 +42,7 @@
 #include <QToolButton>
 #include <QUrl>
 #include <QValueAxis>
+#include <QWheelEvent>
 #include <QtTest>
 #include <atomic>
 #include <cmath>
@@ -1779,10 +1780,11 @@ class TestUi : public QObject {
         QTRY_VERIFY_WITH_TIMEOUT(
             window_->imageView()->note().contains(QStringLiteral(", equalized ")), kTimeoutMs);
         const hs::DisplayRange original = hs::stretched_display_range(image.view());
-        QVERIFY2(
-            window_->imageView()->note().contains(
-                QStringLiteral("display %1..%2, equalized ").arg(original.lo).arg(original.hi)),
-            qPrintable(window_->imageView()->note()));
+        QVERIFY2(window_->imageView()->note().contains(
+                     QStringLiteral("display original %1..%2, equalized ")
+                         .arg(original.lo)
+                         .arg(original.hi)),
+                 qPrintable(window_->imageView()->note()));
         setEqualize(before);
         openAndWait(sample("fruits.jpg"));
     }
@@ -1835,9 +1837,13 @@ class TestUi : public QObject {
         QVERIFY(list != nullptr);
         for (const char* text : {"Play/Pause", "Clipping Overlay", "Loop", "Log Scale", "Wheel"})
             QVERIFY2(list->toPlainText().contains(QLatin1String(text)), text);
-        // Within the screen, the list scrolling rather than the dialog growing past it.
+        // Within the screen, the list scrolling rather than the dialog growing past it, and as
+        // tall as the list or most of the screen the first time already.
         const QSize screen = QGuiApplication::primaryScreen()->availableGeometry().size();
         QVERIFY2(help->height() <= screen.height(),
+                 qPrintable(QStringLiteral("%1 of %2").arg(help->height()).arg(screen.height())));
+        const int em = help->fontMetrics().height();
+        QVERIFY2(help->height() >= std::min(screen.height() * 8 / 10, em * 20),
                  qPrintable(QStringLiteral("%1 of %2").arg(help->height()).arg(screen.height())));
         help->close();
         // Log, Cumulative and Parade are checkable and follow their boxes.
@@ -1872,6 +1878,18 @@ class TestUi : public QObject {
                                .arg(available.height())));
         }
         settings.setValue(QStringLiteral("window/geometry"), kept);
+        // The wheel over a box of the scrolling controls scrolls them: it changes a setting only
+        // once the box has the focus.
+        QComboBox* engines = window_->controls()->engineCombo();
+        engines->clearFocus();
+        const int engine = engines->currentIndex();
+        for (const int delta : {-120, 120}) {
+            QWheelEvent wheel(QPointF(5, 5), engines->mapToGlobal(QPointF(5, 5)), QPoint(),
+                              QPoint(0, delta), Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase,
+                              false);
+            QApplication::sendEvent(engines, &wheel);
+            QCOMPARE(engines->currentIndex(), engine);
+        }
         // With the scopes shown, the window can still be as short as a 768-pixel screen less
         // its title bar (it was 878 pixels at least): the controls under the plots scroll.
         auto* scopes = window_->findChild<QDockWidget*>(QStringLiteral("scopesDock"));

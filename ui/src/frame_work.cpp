@@ -234,9 +234,12 @@ FrameResult results(hs::FrameResult& r, const FrameTag& tag) {
         const hs::DisplayRange full{0, shape.max_value()};
         const bool equalized = !p.equalized.empty();
         if (p.original_range != full || (equalized && p.equalized_range != full)) {
+            const bool two = equalized && p.equalized_range != p.original_range;
             QString note =
-                QObject::tr("display %1..%2").arg(p.original_range.lo).arg(p.original_range.hi);
-            if (equalized && p.equalized_range != p.original_range)
+                (two ? QObject::tr("display original %1..%2") : QObject::tr("display %1..%2"))
+                    .arg(p.original_range.lo)
+                    .arg(p.original_range.hi);
+            if (two)
                 note += QObject::tr(", equalized %1..%2")
                             .arg(p.equalized_range.lo)
                             .arg(p.equalized_range.hi);

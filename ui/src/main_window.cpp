@@ -1,5 +1,6 @@
 #include "histoscope/ui/main_window.hpp"
 
+#include <QAbstractSpinBox>
 #include <QAction>
 #include <QActionGroup>
 #include <QApplication>
@@ -32,10 +33,12 @@
 #include <QTabWidget>
 #include <QTableView>
 #include <QTextBrowser>
+#include <QTextDocument>
 #include <QTimer>
 #include <QToolBar>
 #include <QToolButton>
 #include <QVBoxLayout>
+#include <QWheelEvent>
 #include <limits>
 
 #include "histoscope/core/bench.hpp"
@@ -75,6 +78,14 @@ class VerticalScrollArea final : public QScrollArea {
         setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
         setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Maximum);
         content->installEventFilter(this);  // its size hints change with its texts
+        // The wheel scrolls the area; a box or slider it passes over takes it only once
+        // focused (clicked), or scrolling the controls would change settings on the way.
+        for (QWidget* w : content->findChildren<QWidget*>())
+            if (qobject_cast<QComboBox*>(w) || qobject_cast<QAbstractSpinBox*>(w) ||
+                qobject_cast<QSlider*>(w)) {
+                w->setFocusPolicy(Qt::StrongFocus);
+                w->installEventFilter(this);
+            }
     }
     QSize sizeHint() const override {
         const QSize wanted = widget()->sizeHint();
@@ -87,6 +98,17 @@ class VerticalScrollArea final : public QScrollArea {
   protected:
     bool eventFilter(QObject* watched, QEvent* event) override {
         if (watched == widget() && event->type() == QEvent::LayoutRequest) updateGeometry();
+        if (event->type() == QEvent::Wheel && watched != widget()) {
+            if (const auto* w = qobject_cast<QWidget*>(watched); w != nullptr && !w->hasFocus()) {
+                // Scrolled here (the area's wheelEvent() would hand it to a hidden scroll bar,
+                // which passes it up to the area again).
+                const int delta = static_cast<QWheelEvent*>(event)->angleDelta().y();
+                QScrollBar* bar = verticalScrollBar();
+                bar->setValue(bar->value() -
+                              delta * bar->singleStep() * QApplication::wheelScrollLines() / 120);
+                return true;
+            }
+        }
         return QScrollArea::eventFilter(watched, event);
     }
 
@@ -733,10 +755,15 @@ void MainWindow::chooseAndSave() {
         return;
     }
     const QFileInfo info(current_path_);
+    // Only the formats that hold the result: 16-bit samples or alpha only PNG and TIFF.
+    QString formats = tr("PNG (*.png);;TIFF (*.tif *.tiff)");
+    if (result_ == nullptr ||
+        (result_->view().type == hs::SampleType::U8 && result_->view().channels != 4))
+        formats += tr(";;JPEG (*.jpg *.jpeg);;BMP (*.bmp);;WebP (*.webp)");
     auto* dialog = new QFileDialog(
         this, tr("Save Equalized Image As"),
         info.absoluteDir().filePath(info.completeBaseName() + QStringLiteral("-equalized.png")),
-        tr("PNG (*.png);;TIFF (*.tif *.tiff);;JPEG (*.jpg *.jpeg);;BMP (*.bmp);;WebP (*.webp)"));
+        formats);
     dialog->setObjectName(QStringLiteral("saveDialog"));
     dialog->setAcceptMode(QFileDialog::AcceptSave);
     dialog->setFileMode(QFileDialog::AnyFile);
@@ -1094,9 +1121,14 @@ void MainWindow::showShortcuts() {
     }
     auto* text = shortcuts_->findChild<QTextBrowser*>(QStringLiteral("shortcutsText"));
     text->setHtml(html);
-    // As tall as the list, within the screen.
+    // As tall as the list laid out at the dialog's width (measured apart: the browser's own
+    // document is laid out only once shown), within the screen.
     const int em = fontMetrics().height();
-    QSize size(em * 30, static_cast<int>(text->document()->size().height()) + em * 5);
+    QTextDocument measure;
+    measure.setDefaultFont(text->font());
+    measure.setHtml(html);
+    measure.setTextWidth(em * 28);
+    QSize size(em * 30, static_cast<int>(measure.size().height()) + em * 5);
     if (const QScreen* s = screen()) size = size.boundedTo(s->availableGeometry().size() * 0.9);
     shortcuts_->resize(size);
     shortcuts_->show();
