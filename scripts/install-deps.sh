@@ -9,6 +9,9 @@ packages+=(libcli11-dev nlohmann-json3-dev)
 # Decoders driven directly by core/media (OpenCV uses the same libraries but prints their
 # warnings instead of reporting them).
 packages+=(libjpeg-dev libpng-dev libavformat-dev libavcodec-dev libavutil-dev libswscale-dev)
+# The tests' video clips of known code values are encoded, and ProRes decoded for reference, by
+# the ffmpeg tool (x265, FFV1, ProRes: tests/support/coded_video.hpp).
+packages+=(ffmpeg)
 # The desktop application (Qt 6 Widgets and Charts, the SVG icon plugin, the offscreen and xcb
 # platforms), its headless tests, and the screenshot taken under Xvfb (with fonts to draw).
 # Qt6Charts' CMake package needs Qt6OpenGL's, which qt6-base-dev only recommends.

@@ -76,6 +76,9 @@ std::string VideoReader::codec() const {
 VideoReader::FrameStatus VideoReader::read_frame(Image&) {
     no_video();
 }
+VideoReader::FrameStatus VideoReader::read_frame_into(std::byte*) {
+    no_video();
+}
 std::int64_t VideoReader::position() const {
     no_video();
 }
@@ -83,6 +86,27 @@ std::int64_t VideoReader::frames_in_file() const {
     no_video();
 }
 bool VideoReader::corrupt() const {
+    no_video();
+}
+bool VideoReader::frames_counted() const {
+    no_video();
+}
+std::string VideoReader::missing_frames() const {
+    no_video();
+}
+const VideoCoding& VideoReader::coding() const {
+    no_video();
+}
+FrameFormat VideoReader::frame_format() const {
+    no_video();
+}
+void VideoReader::set_rgb(bool) {
+    no_video();
+}
+void VideoReader::set_planes(bool) {
+    no_video();
+}
+VideoPlanes VideoReader::planes() const {
     no_video();
 }
 const std::string& VideoReader::failure() const {

@@ -14,18 +14,34 @@
 //    corrupt until the next key frame: failed, or delivered marked corrupt with allow_corrupt;
 //  - FFmpeg's log goes to a callback that keeps the first error as detail for our messages
 //    and prints nothing.
-// Decoding runs on the calling thread (no frame threads) so that the decoder's reports can be
-// tied to the packet being decoded. The pixels are converted to RGB as OpenCV converts them
-// (swscale, bicubic, to BGR24), so frames equal cv::VideoCapture's.
+// HEVC, VP9, FFV1 and ProRes decode on FFmpeg's frame threads (one per core), several packets at
+// once; the other decoders on the calling thread (see open() for why). The decoder's reports
+// stay tied to their packet all the same: every packet is sent with a tag in the decoder's
+// `opaque`, which FFmpeg copies into the context of the thread that decodes that packet, and the
+// log callback, called on that thread with that context, files the report under the tag's
+// packet. A frame comes out only once its thread has finished its packet, so its reports are in
+// before the frame is judged.
+//
+// Containers without an index or a frame count (Matroska, WebM, MPEG-TS) are read once when
+// opened to count their packets and number the frames by their timestamps (see scan()).
+//
+// 8-bit pixels are converted to RGB as OpenCV converts them (swscale, bicubic, to BGR24), so
+// frames equal cv::VideoCapture's. Deeper ones keep their code values: 16-bit samples at the
+// coded depth, converted by YCbCrToRgb's exact integer formula with the stream's matrix and
+// range (swscale would go through its own 15-bit intermediates and interpolate chroma), and the
+// Y', Cb, Cr planes are delivered as they were decoded.
 
 extern "C" {
 #include <libavcodec/avcodec.h>
 #include <libavformat/avformat.h>
 #include <libavutil/log.h>
+#include <libavutil/pixdesc.h>
 #include <libswscale/swscale.h>
 }
 
 #include <algorithm>
+#include <array>
+#include <bit>
 #include <cmath>
 #include <cstdarg>
 #include <cstring>
@@ -34,6 +50,7 @@ extern "C" {
 #include <mutex>
 #include <optional>
 #include <set>
+#include <thread>
 #include <utility>
 
 #include "codecs.hpp"
@@ -55,10 +72,29 @@ struct LogCapture {
 };
 thread_local LogCapture* t_capture = nullptr;
 
-void on_ffmpeg_log(void* avcl, int level, const char* format, va_list args) {
-    if (level > AV_LOG_ERROR || t_capture == nullptr) return;
-    ++t_capture->errors;
-    if (!t_capture->first.empty()) return;
+// The reports of a decoder's own threads, each filed under the packet it was decoding.
+struct DecoderReports {
+    struct Report {
+        std::int64_t rank, pos;
+        std::string text;
+    };
+    std::mutex mutex;
+    std::vector<Report> reports;  // not yet taken by the reader (guarded by mutex)
+};
+// The packet a decoder's `opaque` names while it decodes it (written under its reports' mutex).
+struct PacketTag {
+    DecoderReports* reports = nullptr;
+    std::int64_t rank = -1, pos = -1;
+};
+// The tags of every open reader: the log callback follows an `opaque` only when it is one of
+// them (other code in the process may set `opaque` to anything).
+std::mutex g_tags_mutex;
+std::set<const void*>& live_tags() {
+    static std::set<const void*> tags;
+    return tags;
+}
+
+std::string log_line(void* avcl, int level, const char* format, va_list args) {
     char line[512];
     int print_prefix = 0;
     va_list copy;
@@ -67,7 +103,26 @@ void on_ffmpeg_log(void* avcl, int level, const char* format, va_list args) {
     va_end(copy);
     std::string text = line;
     while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
-    t_capture->first = text;
+    return text;
+}
+
+void on_ffmpeg_log(void* avcl, int level, const char* format, va_list args) {
+    if (level > AV_LOG_ERROR) return;
+    if (t_capture != nullptr) {
+        ++t_capture->errors;
+        if (t_capture->first.empty()) t_capture->first = log_line(avcl, level, format, args);
+        return;
+    }
+    // A decoder's own thread (frame or slice threads): av_log's first argument is a struct that
+    // starts with its AVClass; a codec context's `opaque` holds the tag of its packet.
+    if (avcl == nullptr || *static_cast<const AVClass* const*>(avcl) != avcodec_get_class()) return;
+    const void* tag = static_cast<const AVCodecContext*>(avcl)->opaque;
+    const std::lock_guard lock(g_tags_mutex);
+    if (tag == nullptr || live_tags().count(tag) == 0) return;
+    const auto& packet = *static_cast<const PacketTag*>(tag);
+    const std::lock_guard hold(packet.reports->mutex);
+    packet.reports->reports.push_back(
+        {packet.rank, packet.pos, log_line(avcl, level, format, args)});
 }
 
 // Installs the callback once for the process: FFmpeg's default prints to standard error.
@@ -224,6 +279,36 @@ struct VideoReader::Impl {
     // entries by file position.
     std::vector<std::int64_t> index_times;
     std::vector<std::pair<std::int64_t, std::int64_t>> index_positions;  // (pos, timestamp)
+    // A container without an index or a frame count (Matroska, MPEG-TS): the index is made by a
+    // pass over the file's packets (see scan()). Its timestamps are the packets' presentation
+    // times, which the demuxer reads from the file (nothing to correct), and a packet's rank is
+    // its place in the file (decode order), kept here by file position.
+    bool scanned = false;
+    std::vector<std::pair<std::int64_t, std::int64_t>> scan_ranks;  // (pos, rank in the file)
+    std::string missing_reason;  // why it holds fewer frames than made with (scan()), or ""
+
+    // How the pixels are coded, and what read_frame() makes of them.
+    VideoCoding coding;
+    bool coding_known = false;
+    int learnt_pixels = AV_PIX_FMT_NONE;  // the pixel format `coding` was learnt from
+    int plane_of[3] = {0, 1, 2};          // the plane holding Y' (or R), Cb (G), Cr (B)
+    bool want_rgb = true, want_planes = false;
+    // The conversion of deep Y'CbCr for the matrix, range and depth in `converter_for`, as
+    // tables: the Y' term with the rounding, and each chroma term, by code value.
+    std::string converter_for;
+    std::vector<std::int64_t> lut_y, lut_r_cr, lut_g_cb, lut_g_cr, lut_b_cb;
+    std::int64_t lut_max = 0;
+    std::vector<std::int64_t> chroma_terms;  // R, G, B terms of one row of chroma samples
+    // The frames read_frame_into() writes: the stream's size with the first coding learnt.
+    std::optional<FrameFormat> declared_format;
+
+    // The decoder's threads' reports (see the top), and the tags its packets are sent with:
+    // more than the packets a decoder can hold at once, so a tag is reused only once its
+    // packet is decoded.
+    DecoderReports reports;
+    std::array<PacketTag, 64> tags;
+    std::size_t next_tag = 0;
+    bool frame_threads = false;  // the decoder runs frame threads (see feed())
 
     // Frame numbers: the rank in index_times of the frame's timestamp plus `shift`, learnt from
     // the first frame decoded from the start.
@@ -291,10 +376,27 @@ struct VideoReader::Impl {
         av_frame_free(&frame);
         av_packet_free(&packet);
         av_packet_free(&held);
-        avcodec_free_context(&decoder);
+        avcodec_free_context(&decoder);  // joins the decoder's threads: no report comes after
+        const std::lock_guard lock(g_tags_mutex);
+        for (const PacketTag& tag : tags) live_tags().erase(&tag);
     }
 
     void open();
+    // Counts the stream's packets in a pass over the file and makes the index from them.
+    void scan();
+    // The coding of the stream from the pixel format `pixels` (the decoder's, or the first
+    // frame's); InputError for a deep format this reader does not take.
+    void learn_coding(AVPixelFormat pixels);
+    // The reports the decoder's threads filed since the last call, as damage of their packets.
+    void take_reports();
+    // Whether the frame in `frame` has a sample above the coded depth in its planes.
+    bool planes_overflow() const;
+    // The format the frame in `frame` converts to (learns its coding when it changed).
+    FrameFormat format_of_frame();
+    // The frame in `frame` as R, G, B (or gray) into `out`, reallocated unless it has the
+    // frame's shape, or packed into `dst`.
+    void convert(Image& out);
+    void convert_into(std::byte* dst);
     // The timestamp the index gives the packet at `pos`, if any.
     std::optional<std::int64_t> index_time_at(std::int64_t pos) const;
     // Rank in index_times of the packet at `pos` (-1 when the index does not know it).
@@ -312,7 +414,8 @@ struct VideoReader::Impl {
     // Packet at `pos` (rank `rank`, -1: unknown) damaged: it, and what depends on it.
     void note_damage(std::int64_t rank, std::int64_t pos, const std::string& why);
     void restart(std::int64_t timestamp);
-    void convert(Image& out);
+    // read_frame() into `out`, or packed into `dst`.
+    FrameStatus read(Image* out, std::byte* dst);
 };
 
 void VideoReader::Impl::open() {
@@ -370,24 +473,155 @@ void VideoReader::Impl::open() {
              : stream->nb_frames > 0 ? stream->nb_frames
                                      : 0;
     if (covers) frames_within_file = within_file;
+    // Neither an index nor a count (Matroska's cues name key frames only, and carry no size):
+    // the frames are counted, and numbered, from a pass over the file.
+    if (!covers && frames == 0) scan();
 
     decoder = avcodec_alloc_context3(codec_found);
     if (decoder == nullptr) throw std::bad_alloc();
     if (avcodec_parameters_to_context(decoder, par) < 0)
         throw InputError("cannot open " + name + " as a video" + log.detail());
-    decoder->thread_count = 1;  // reports tied to the packet being decoded (see the top)
+    // Threads, one per core, for the decoders whose damage reports stay whole with them: their
+    // reports come through the packets' tags (see the top). H.264 and the MPEG decoders find
+    // most damage by their error concealment, which FFmpeg runs only without frame threads (a
+    // clip whose key frame is garbage decodes "cleanly" with them), and their single-threaded
+    // reports are exact to the packet at the end of a cut file too: they keep one thread.
+    const bool threads = par->codec_id == AV_CODEC_ID_HEVC || par->codec_id == AV_CODEC_ID_VP9 ||
+                         par->codec_id == AV_CODEC_ID_FFV1 || par->codec_id == AV_CODEC_ID_PRORES;
+    const unsigned cores = std::clamp(std::thread::hardware_concurrency(), 1u, 16u);
+    decoder->thread_count = !threads                      ? 1
+                            : options.decoder_threads > 0 ? std::min(options.decoder_threads, 16)
+                                                          : static_cast<int>(cores);
+    decoder->thread_type = FF_THREAD_FRAME | FF_THREAD_SLICE;
     decoder->pkt_timebase = stream->time_base;
     // Decoders that can check their data do. (AV_EF_EXPLODE is not set: it makes some decoders
     // drop the intact frames still in their reorder buffer along with the damaged one.)
     decoder->err_recognition = AV_EF_CRCCHECK | AV_EF_BITSTREAM | AV_EF_BUFFER;
+    {
+        const std::lock_guard lock(g_tags_mutex);
+        for (PacketTag& tag : tags) {
+            tag.reports = &reports;
+            live_tags().insert(&tag);
+        }
+    }
     if (avcodec_open2(decoder, codec_found, nullptr) < 0)
         throw InputError("cannot decode the video of " + name + log.detail());
+    frame_threads = (decoder->active_thread_type & FF_THREAD_FRAME) != 0;
     packet = av_packet_alloc();
     held = av_packet_alloc();
     frame = av_frame_alloc();
     incoming = av_frame_alloc();
     if (packet == nullptr || held == nullptr || frame == nullptr || incoming == nullptr)
         throw std::bad_alloc();
+    // The coding the stream's header declares; without one, the first frame's (coding()).
+    if (decoder->pix_fmt != AV_PIX_FMT_NONE) learn_coding(decoder->pix_fmt);
+}
+
+void VideoReader::Impl::scan() {
+    Capture log;  // what the pass meets is met again, and reported, while decoding
+    Demuxer copy;
+    if (copy.open(source) < 0) return;
+    struct Found {
+        std::int64_t pos, pts, end;
+    };
+    std::vector<Found> found;
+    bool timed = true;
+    AVPacket* p = av_packet_alloc();
+    if (p == nullptr) throw std::bad_alloc();
+    while (av_read_frame(copy.format(), p) >= 0) {
+        if (p->stream_index == stream->index && p->size > 0) {
+            timed = timed && p->pts != AV_NOPTS_VALUE && p->pos >= 0;
+            found.push_back({p->pos, p->pts, p->pts + std::max<std::int64_t>(p->duration, 0)});
+        }
+        av_packet_unref(p);
+    }
+    av_packet_free(&p);
+    frames = static_cast<std::int64_t>(found.size());
+    frames_within_file = frames;
+    scanned = true;
+    if (found.empty()) return;
+
+    if (!timed) return;  // numbered by counting, as a stream without timestamps must be
+    std::vector<std::int64_t> times;
+    times.reserve(found.size());
+    for (std::size_t i = 0; i < found.size(); ++i) {
+        times.push_back(found[i].pts);
+        index_positions.emplace_back(found[i].pos, found[i].pts);
+        scan_ranks.emplace_back(found[i].pos, static_cast<std::int64_t>(i));
+    }
+    std::sort(times.begin(), times.end());
+    // Two packets with one timestamp would share a number: then the numbers come from counting.
+    if (std::adjacent_find(times.begin(), times.end()) != times.end()) {
+        index_positions.clear();
+        scan_ranks.clear();
+        return;
+    }
+    std::sort(index_positions.begin(), index_positions.end());
+    std::sort(scan_ranks.begin(), scan_ranks.end());
+
+    // Packets the demuxer lost to damage leave holes between the timestamps. A stream of one
+    // frame rate has a timestamp for every frame (rounded to the container's clock): the holes
+    // get theirs, so that the frames after them keep their numbers and the lost ones are
+    // reported as failed in their place.
+    const AVRational tb = stream->time_base;
+    const double period = fps > 0.0 ? 1.0 / (fps * av_q2d(tb)) : 0.0;  // in clock ticks
+    std::vector<std::int64_t> grid;
+    if (period >= 1.0) {
+        const std::int64_t first = times.front();
+        std::vector<std::int64_t> steps;
+        for (const std::int64_t t : times) {
+            const double k = static_cast<double>(t - first) / period;
+            const std::int64_t step = std::llround(k);
+            if (std::abs(k - static_cast<double>(step)) * period > std::max(1.0, period / 10) ||
+                (!steps.empty() && step == steps.back())) {
+                steps.clear();  // not one frame rate: no holes can be told
+                break;
+            }
+            steps.push_back(step);
+        }
+        // A hole larger than the frames found is no hole but a timestamp of another kind.
+        if (!steps.empty() && steps.back() < 2 * static_cast<std::int64_t>(times.size()) + 16) {
+            for (std::int64_t k = 0, i = 0; k <= steps.back(); ++k) {
+                if (steps[static_cast<std::size_t>(i)] == k)
+                    grid.push_back(times[static_cast<std::size_t>(i++)]);
+                else
+                    grid.push_back(first + std::llround(static_cast<double>(k) * period));
+            }
+        }
+    }
+    if (grid.size() > times.size()) times = std::move(grid);
+    const auto missing = static_cast<std::int64_t>(times.size()) - frames;
+    frames = static_cast<std::int64_t>(times.size());
+
+    // A file cut short still demuxes cleanly up to the cut: what says it is cut is the duration
+    // its header declares (written when the file was finished) against where its packets end.
+    std::int64_t end = times.back();
+    for (const Found& f : found) end = std::max(end, f.end);
+    const double declared =
+        format->duration > 0 && format->duration_estimation_method == AVFMT_DURATION_FROM_STREAM
+            ? static_cast<double>(format->duration) / AV_TIME_BASE
+            : 0.0;
+    const double held_seconds = static_cast<double>(end - times.front()) * av_q2d(tb);
+    char text[240];
+    if (declared > 0.0 && fps > 0.0 && held_seconds + 1.5 / fps < declared) {
+        // The frames the declared duration holds at the stream's rate are the frames this
+        // file was meant to have: those missing are failed frames, as for a container that
+        // counts them.
+        frames = std::max(frames, static_cast<std::int64_t>(std::llround(declared * fps)));
+        std::snprintf(text, sizeof text,
+                      "its packets end at %.3f s, before the %.3f s its container declares "
+                      "(%lld frames at %g fps; the file holds %lld)",
+                      held_seconds, declared, static_cast<long long>(frames), fps,
+                      static_cast<long long>(frames_within_file));
+        missing_reason = text;
+    } else if (missing > 0) {
+        std::snprintf(text, sizeof text,
+                      "the packets of %lld of its %lld frames are missing between the "
+                      "timestamps of the others",
+                      static_cast<long long>(missing), static_cast<long long>(frames));
+        missing_reason = text;
+    }
+    index_times = std::move(times);
 }
 
 std::optional<std::int64_t> VideoReader::Impl::index_time_at(std::int64_t pos) const {
@@ -402,6 +636,11 @@ std::optional<std::int64_t> VideoReader::Impl::index_time_at(std::int64_t pos) c
 }
 
 std::int64_t VideoReader::Impl::rank_at(std::int64_t pos) const {
+    if (scanned) {
+        const auto it = std::lower_bound(scan_ranks.begin(), scan_ranks.end(),
+                                         std::make_pair(pos, std::int64_t{0}));
+        return it != scan_ranks.end() && it->first == pos ? it->second : -1;
+    }
     const auto time = index_time_at(pos);
     if (!time) return -1;
     return static_cast<std::int64_t>(
@@ -458,7 +697,7 @@ bool VideoReader::Impl::read_packet(AVPacket* p, std::int64_t& rank, std::string
         if (report.empty() && (p->flags & AV_PKT_FLAG_CORRUPT) != 0)
             report = " (the demuxer found the packet cut or corrupt)";
         rank = rank_at(p->pos);
-        if (rank >= 0) {
+        if (rank >= 0 && !scanned) {
             // The index knows this chunk: its timestamp wins over the demuxer's count.
             const std::int64_t time = index_times[static_cast<std::size_t>(rank)];
             const std::int64_t correction = p->dts != AV_NOPTS_VALUE ? time - p->dts : 0;
@@ -489,10 +728,25 @@ bool VideoReader::Impl::feed() {
         note_damage(held_rank, held->pos, "the file is damaged there" + held_report);
     Capture log;
     const std::int64_t held_pos = held->pos;
+    {
+        // The tag the thread that decodes this packet reports under (see the top).
+        PacketTag& tag = tags[next_tag++ % tags.size()];
+        const std::lock_guard lock(reports.mutex);
+        tag.rank = held_rank;
+        tag.pos = held_pos;
+        decoder->opaque = &tag;
+    }
     const int sent = avcodec_send_packet(decoder, held);
     av_packet_unref(held);
     last_sent = std::max(last_sent, held_rank);
-    if (sent < 0) {
+    take_reports();
+    if (sent < 0 && frame_threads) {
+        // With frame threads the error is that of a packet sent before, whose thread has just
+        // finished: one of the packets in flight. Each of them may be the one refused.
+        const std::int64_t oldest =
+            held_rank >= 0 ? std::max<std::int64_t>(held_rank - decoder->thread_count, 0) : -1;
+        note_damage(oldest, -1, "the decoder refused its data: " + av_error(sent) + log.detail());
+    } else if (sent < 0) {
         if (held_rank >= 0) gaps.push_back({held_rank, held_rank + 1, false});
         note_damage(held_rank, held_pos,
                     "the decoder refused its data: " + av_error(sent) + log.detail());
@@ -514,6 +768,8 @@ bool VideoReader::Impl::receive(Decoded& out) {
     for (;;) {
         Capture log;  // decoders that decode in receive_frame report here
         const int got = avcodec_receive_frame(decoder, incoming);
+        // Its thread has finished with its packet: the reports of that packet are in.
+        take_reports();
         if (got == 0) {
             const std::int64_t rank = rank_at(incoming->pkt_pos);
             const std::int64_t pos = incoming->pkt_pos;
@@ -545,7 +801,12 @@ bool VideoReader::Impl::receive(Decoded& out) {
         }
         if (got == AVERROR_EOF) return false;
         if (got != AVERROR(EAGAIN)) {
-            note_damage(last_sent, -1, "the decoder failed: " + av_error(got));
+            // With frame threads, the failure may be that of any packet in flight.
+            const std::int64_t rank =
+                frame_threads && last_sent >= 0
+                    ? std::max<std::int64_t>(last_sent - decoder->thread_count, 0)
+                    : last_sent;
+            note_damage(rank, -1, "the decoder failed: " + av_error(got));
             continue;
         }
         if (!demuxed_all && feed()) continue;
@@ -553,8 +814,11 @@ bool VideoReader::Impl::receive(Decoded& out) {
             // A file that ends before the container's last frame (or with a read error): the
             // frames still in the decoder may lack the data they refer to (a B-frame's next
             // reference) and, then, their numbers; what comes out now is not trusted.
+            // (A counted file's own count is what this demuxer found in it: fewer packets
+            // now is a cut; its holes were counted as frames, not as packets.)
+            const std::int64_t expected = scanned ? frames_within_file : frames;
             const bool cut = end_of_reading != AVERROR_EOF ||
-                             (from_start && frames > 0 && packets_read < frames);
+                             (from_start && expected > 0 && packets_read < expected);
             if (cut) note_damage(-1, -1, "the file ends before data it depends on");
         }
         demuxed_all = true;
@@ -586,12 +850,26 @@ bool VideoReader::Impl::decode() {
     return true;
 }
 
+void VideoReader::Impl::take_reports() {
+    std::vector<DecoderReports::Report> taken;
+    {
+        const std::lock_guard lock(reports.mutex);
+        taken.swap(reports.reports);
+    }
+    for (const auto& r : taken) note_damage(r.rank, r.pos, "the decoder reported: " + r.text);
+}
+
 void VideoReader::Impl::restart(std::int64_t timestamp) {
     Capture log;  // seeking reports nothing we use
     if (av_seek_frame(format, stream->index, timestamp, AVSEEK_FLAG_BACKWARD) < 0 &&
         av_seek_frame(format, stream->index, timestamp, AVSEEK_FLAG_BACKWARD | AVSEEK_FLAG_ANY) < 0)
         throw InputError("cannot seek " + name + log.detail());
     avcodec_flush_buffers(decoder);
+    {
+        // Reports of packets from before the seek are no longer about anything to come.
+        const std::lock_guard lock(reports.mutex);
+        reports.reports.clear();
+    }
     demuxed_all = flushed = pending = held_valid = from_start = false;
     av_packet_unref(held);
     ready.clear();
@@ -603,21 +881,238 @@ void VideoReader::Impl::restart(std::int64_t timestamp) {
     last_sent = -1;
 }
 
+namespace {
+
+std::string chroma_name(int shift_x, int shift_y) {
+    if (shift_x == 0 && shift_y == 0) return "4:4:4";
+    if (shift_x == 1 && shift_y == 0) return "4:2:2";
+    if (shift_x == 1 && shift_y == 1) return "4:2:0";
+    if (shift_x == 2 && shift_y == 0) return "4:1:1";
+    if (shift_x == 0 && shift_y == 1) return "4:4:0";
+    if (shift_x == 2 && shift_y == 2) return "4:1:0";
+    return std::to_string(shift_x) + "," + std::to_string(shift_y) + " chroma shift";
+}
+
+std::string name_or(const char* name, const char* fallback) {
+    return name != nullptr ? name : fallback;
+}
+
+// Whether components [0, n) of `d` each fill a plane of their own with samples of `bytes`
+// bytes (a planar format, as the decoders of YUV, RGB and gray video write them).
+bool own_planes(const AVPixFmtDescriptor& d, int n, int bytes) {
+    if (d.nb_components < n) return false;
+    for (int i = 0; i < n; ++i) {
+        const AVComponentDescriptor& c = d.comp[i];
+        if (c.step != bytes || c.shift != 0 || c.offset != 0 || c.depth != d.comp[0].depth)
+            return false;
+        for (int j = 0; j < i; ++j)
+            if (d.comp[j].plane == c.plane) return false;
+    }
+    return true;
+}
+
+}  // namespace
+
+void VideoReader::Impl::learn_coding(AVPixelFormat pixels) {
+    const AVPixFmtDescriptor* d = av_pix_fmt_desc_get(pixels);
+    VideoCoding c;
+    c.pixel_format = name_or(av_get_pix_fmt_name(pixels), "unknown");
+    c.bit_depth = d != nullptr ? d->comp[0].depth : 8;
+    if (d != nullptr) {
+        const int bytes = c.bit_depth > 8 ? 2 : 1;
+        const bool rgb = (d->flags & AV_PIX_FMT_FLAG_RGB) != 0;
+        const bool usable =
+            (d->flags & (AV_PIX_FMT_FLAG_BE | AV_PIX_FMT_FLAG_PAL | AV_PIX_FMT_FLAG_BITSTREAM |
+                         AV_PIX_FMT_FLAG_HWACCEL | AV_PIX_FMT_FLAG_FLOAT)) == 0 &&
+            c.bit_depth <= 16;
+        if (usable && !rgb && own_planes(*d, 3, bytes)) {
+            c.family = "ycbcr";
+            c.chroma_shift_x = d->log2_chroma_w;
+            c.chroma_shift_y = d->log2_chroma_h;
+            c.chroma = chroma_name(c.chroma_shift_x, c.chroma_shift_y);
+        } else if (usable && rgb && own_planes(*d, 3, bytes)) {
+            c.family = "rgb";
+        } else if (usable && !rgb && d->nb_components <= 2 && own_planes(*d, 1, bytes)) {
+            c.family = "gray";
+        }
+        for (int i = 0; i < 3 && i < d->nb_components; ++i) plane_of[i] = d->comp[i].plane;
+        c.alpha = (d->flags & AV_PIX_FMT_FLAG_ALPHA) != 0;
+    }
+    if (c.bit_depth > 8) {
+        // Deep samples are read where the decoder wrote them, as 16-bit host-order integers.
+        if (c.family.empty() || std::endian::native != std::endian::little)
+            throw InputError(name + ": its " + std::to_string(c.bit_depth) + "-bit pixel format " +
+                             c.pixel_format +
+                             " is not one this reader takes (planar little-endian Y'CbCr, RGB or "
+                             "gray of 9 to 16 bits)");
+    }
+    // What the stream's header says, else what its decoded frame says.
+    const AVCodecContext& dc = *decoder;
+    const bool from_frame = frame != nullptr && frame->format == pixels;
+    const AVColorSpace space =
+        dc.colorspace == AVCOL_SPC_UNSPECIFIED && from_frame ? frame->colorspace : dc.colorspace;
+    const AVColorRange range = dc.color_range == AVCOL_RANGE_UNSPECIFIED && from_frame
+                                   ? frame->color_range
+                                   : dc.color_range;
+    const AVColorTransferCharacteristic transfer =
+        dc.color_trc == AVCOL_TRC_UNSPECIFIED && from_frame ? frame->color_trc : dc.color_trc;
+    const AVColorPrimaries primaries = dc.color_primaries == AVCOL_PRI_UNSPECIFIED && from_frame
+                                           ? frame->color_primaries
+                                           : dc.color_primaries;
+    if (c.family == "ycbcr") {
+        if (space == AVCOL_SPC_UNSPECIFIED || space == AVCOL_SPC_RESERVED) {
+            c.matrix = height > 576 ? "bt709" : "smpte170m";
+            c.matrix_assumed = true;
+        } else {
+            c.matrix = name_or(av_color_space_name(space), "unknown");
+        }
+    } else if (c.family == "rgb") {
+        c.matrix = "gbr";  // R, G, B coded as they are
+    }
+    if (range == AVCOL_RANGE_JPEG || range == AVCOL_RANGE_MPEG) {
+        c.full_range = range == AVCOL_RANGE_JPEG;
+    } else {
+        // The yuvj formats are full range by definition; RGB and gray are coded at full range.
+        c.full_range =
+            c.pixel_format.rfind("yuvj", 0) == 0 || c.family == "rgb" || c.family == "gray";
+        c.range_assumed = true;
+    }
+    c.transfer = name_or(av_color_transfer_name(transfer), "unknown");
+    c.primaries = name_or(av_color_primaries_name(primaries), "unknown");
+    coding = std::move(c);
+    coding_known = true;
+    learnt_pixels = pixels;
+}
+
+bool VideoReader::Impl::planes_overflow() const {
+    if (coding.bit_depth <= 8) return false;  // every byte is a code value
+    for (int i = 0; i < 3; ++i) {
+        const int sx = i == 0 ? 0 : coding.chroma_shift_x, sy = i == 0 ? 0 : coding.chroma_shift_y;
+        const int w = AV_CEIL_RSHIFT(frame->width, sx), h = AV_CEIL_RSHIFT(frame->height, sy);
+        const int p = plane_of[i];
+        std::uint16_t bits = 0;
+        for (int y = 0; y < h; ++y) {
+            const auto* row = reinterpret_cast<const std::uint16_t*>(
+                frame->data[p] + std::ptrdiff_t{y} * frame->linesize[p]);
+            for (int x = 0; x < w; ++x) bits |= row[x];
+        }
+        if ((bits >> coding.bit_depth) != 0) return true;
+    }
+    return false;
+}
+
+FrameFormat VideoReader::Impl::format_of_frame() {
+    if (!coding_known || frame->format != learnt_pixels)
+        learn_coding(static_cast<AVPixelFormat>(frame->format));
+    if (coding.bit_depth <= 8) return {frame->width, frame->height, 3, SampleType::U8, 8};
+    return {frame->width, frame->height, coding.family == "gray" ? 1 : 3, SampleType::U16,
+            coding.bit_depth};
+}
+
 void VideoReader::Impl::convert(Image& out) {
-    const int w = frame->width, h = frame->height;
-    if (out.empty() || out.width() != w || out.height() != h || out.channels() != 3 ||
-        out.type() != SampleType::U8 || out.stride() != static_cast<std::size_t>(w) * 3)
-        out = Image(w, h, 3, SampleType::U8, 8);
-    sws = sws_getCachedContext(sws, w, h, static_cast<AVPixelFormat>(frame->format), w, h,
-                               AV_PIX_FMT_BGR24, SWS_BICUBIC, nullptr, nullptr, nullptr);
-    if (sws == nullptr) throw InputError("cannot convert the frames of " + name + " to RGB");
-    std::uint8_t* dst[4] = {reinterpret_cast<std::uint8_t*>(out.data()), nullptr, nullptr, nullptr};
-    const int stride[4] = {static_cast<int>(out.stride()), 0, 0, 0};
-    sws_scale(sws, frame->data, frame->linesize, 0, h, dst, stride);
-    // BGR to RGB in place.
+    const FrameFormat f = format_of_frame();
+    if (out.empty() || !f.matches(out.view()) || out.stride() != f.view(nullptr).row_bytes())
+        out = Image(f, nullptr, false);
+    convert_into(out.data());
+}
+
+void VideoReader::Impl::convert_into(std::byte* dst) {
+    const FrameFormat f = format_of_frame();
+    const int w = f.width, h = f.height;
+    const std::size_t stride = f.view(dst).row_bytes();
+    const auto out_row = [&](int y) { return dst + static_cast<std::size_t>(y) * stride; };
+    if (coding.bit_depth <= 8) {
+        sws = sws_getCachedContext(sws, w, h, static_cast<AVPixelFormat>(frame->format), w, h,
+                                   AV_PIX_FMT_BGR24, SWS_BICUBIC, nullptr, nullptr, nullptr);
+        if (sws == nullptr) throw InputError("cannot convert the frames of " + name + " to RGB");
+        std::uint8_t* planes[4] = {reinterpret_cast<std::uint8_t*>(dst), nullptr, nullptr, nullptr};
+        const int strides[4] = {static_cast<int>(stride), 0, 0, 0};
+        sws_scale(sws, frame->data, frame->linesize, 0, h, planes, strides);
+        // BGR to RGB in place.
+        for (int y = 0; y < h; ++y) {
+            std::byte* p = out_row(y);
+            for (int x = 0; x < w; ++x, p += 3) std::swap(p[0], p[2]);
+        }
+        return;
+    }
+    const auto row_of = [&](int plane, int y) {
+        return reinterpret_cast<const std::uint16_t*>(frame->data[plane] +
+                                                      std::ptrdiff_t{y} * frame->linesize[plane]);
+    };
+    const auto samples_of = [&](int y) { return reinterpret_cast<std::uint16_t*>(out_row(y)); };
+    if (coding.family == "gray") {
+        for (int y = 0; y < h; ++y)
+            std::memcpy(out_row(y), row_of(plane_of[0], y), static_cast<std::size_t>(w) * 2);
+        return;
+    }
+    if (coding.family == "rgb") {
+        for (int y = 0; y < h; ++y) {
+            const std::uint16_t *r = row_of(plane_of[0], y), *g = row_of(plane_of[1], y),
+                                *b = row_of(plane_of[2], y);
+            std::uint16_t* o = samples_of(y);
+            for (int x = 0; x < w; ++x, o += 3) {
+                o[0] = r[x];
+                o[1] = g[x];
+                o[2] = b[x];
+            }
+        }
+        return;
+    }
+    // Y'CbCr: YCbCrToRgb's formula through tables of its terms by code value (every 16-bit
+    // value, so that no sample can index past them): the same integers in the same sums.
+    const int depth = coding.bit_depth;
+    const std::string key =
+        coding.matrix + (coding.full_range ? "/full/" : "/limited/") + std::to_string(depth);
+    if (converter_for != key) {
+        const YCbCrToRgb t = YCbCrToRgb::make(coding.matrix, coding.full_range, depth);
+        constexpr std::size_t kValues = std::size_t{1} << 16;
+        lut_y.resize(kValues);
+        lut_r_cr.resize(kValues);
+        lut_g_cb.resize(kValues);
+        lut_g_cr.resize(kValues);
+        lut_b_cb.resize(kValues);
+        for (std::size_t v = 0; v < kValues; ++v) {
+            const auto value = static_cast<std::int64_t>(v);
+            lut_y[v] = t.y * (value - t.y0) + (std::int64_t{1} << 19);
+            lut_r_cr[v] = t.cr_r * (value - t.c0);
+            lut_g_cb[v] = -t.cb_g * (value - t.c0);
+            lut_g_cr[v] = -t.cr_g * (value - t.c0);
+            lut_b_cb[v] = t.cb_b * (value - t.c0);
+        }
+        lut_max = t.max;
+        converter_for = key;
+    }
+    const std::int64_t max = lut_max;
+    const auto out_of = [max](std::int64_t v) {
+        return static_cast<std::uint16_t>(std::clamp<std::int64_t>(v >> 20, 0, max));
+    };
+    const int sx = coding.chroma_shift_x, sy = coding.chroma_shift_y;
+    const int chroma_w = AV_CEIL_RSHIFT(w, sx);
+    // The chroma terms of a row of chroma samples, shared by the 2^sy rows of pixels it serves.
+    chroma_terms.resize(static_cast<std::size_t>(chroma_w) * 3);
+    std::int64_t* terms = chroma_terms.data();
+    const std::int64_t* ly = lut_y.data();
+    int terms_row = -1;
     for (int y = 0; y < h; ++y) {
-        std::byte* p = out.row(y);
-        for (int x = 0; x < w; ++x, p += 3) std::swap(p[0], p[2]);
+        if ((y >> sy) != terms_row) {
+            terms_row = y >> sy;
+            const std::uint16_t* cb = row_of(plane_of[1], terms_row);
+            const std::uint16_t* cr = row_of(plane_of[2], terms_row);
+            for (int c = 0; c < chroma_w; ++c) {
+                terms[3 * c] = lut_r_cr[cr[c]];
+                terms[3 * c + 1] = lut_g_cb[cb[c]] + lut_g_cr[cr[c]];
+                terms[3 * c + 2] = lut_b_cb[cb[c]];
+            }
+        }
+        const std::uint16_t* yp = row_of(plane_of[0], y);
+        std::uint16_t* o = samples_of(y);
+        for (int x = 0; x < w; ++x, o += 3) {
+            const std::int64_t* t = terms + 3 * (x >> sx);
+            const std::int64_t luma = ly[yp[x]];
+            o[0] = out_of(luma + t[0]);
+            o[1] = out_of(luma + t[1]);
+            o[2] = out_of(luma + t[2]);
+        }
     }
 }
 
@@ -686,7 +1181,15 @@ std::optional<Image> VideoReader::read() {
 }
 
 VideoReader::FrameStatus VideoReader::read_frame(Image& out) {
-    Impl& v = *impl_;
+    return impl_->read(&out, nullptr);
+}
+
+VideoReader::FrameStatus VideoReader::read_frame_into(std::byte* dst) {
+    return impl_->read(nullptr, dst);
+}
+
+VideoReader::FrameStatus VideoReader::Impl::read(Image* out, std::byte* dst) {
+    Impl& v = *this;
     for (;;) {
         if (!v.pending && !(v.pending = v.decode())) return FrameStatus::End;
         if (v.pending_number < v.next) {  // before a seek's target, or repeated
@@ -694,31 +1197,121 @@ VideoReader::FrameStatus VideoReader::read_frame(Image& out) {
             continue;
         }
         const std::int64_t number = v.next++;
-        const std::string frame = "frame " + std::to_string(number) + " of " + v.name;
+        const std::string what = "frame " + std::to_string(number) + " of " + v.name;
         if (v.pending_number > number) {
             const bool missing = std::any_of(v.gaps.begin(), v.gaps.end(), [&](const auto& g) {
                 return g.missing && number >= g.first && number < g.end;
             });
             v.failure =
-                frame + " could not be decoded (" +
+                what + " could not be decoded (" +
                 (missing ? "its data is missing from the file: damaged or cut" : v.gap_reason) +
                 ")";
             return FrameStatus::Failed;
         }
         v.pending = false;
         if (v.pending_corrupt && !v.options.allow_corrupt) {
-            v.failure = frame + " is corrupt (" + v.pending_reason + ")";
+            v.failure = what + " is corrupt (" + v.pending_reason + ")";
             return FrameStatus::Failed;
         }
-        v.convert(out);
+        if (v.want_planes) {
+            if (!v.coding_known || v.frame->format != v.learnt_pixels)
+                v.learn_coding(static_cast<AVPixelFormat>(v.frame->format));
+            if (v.coding.family != "ycbcr") {
+                v.failure = what + " is coded " + v.coding.pixel_format + ", without Y'CbCr planes";
+                return FrameStatus::Failed;
+            }
+            if (v.planes_overflow()) {
+                v.failure = what + " holds samples above its coded depth of " +
+                            std::to_string(v.coding.bit_depth) + " bits";
+                return FrameStatus::Failed;
+            }
+        }
+        if (v.want_rgb && out != nullptr) v.convert(*out);
+        if (v.want_rgb && dst != nullptr) {
+            // The caller's buffer holds frames of the declared format: a frame of another
+            // size or depth cannot go there.
+            if (!v.declared_format) v.declared_format = v.format_of_frame();
+            const FrameFormat f = v.format_of_frame();
+            if (f != *v.declared_format)
+                throw InputError(what + " is " + f.describe() + ", not " +
+                                 v.declared_format->describe() + " as the frames before it");
+            v.convert_into(dst);
+        }
         v.corrupt = v.pending_corrupt;
-        if (v.corrupt) v.failure = frame + " is corrupt (" + v.pending_reason + ")";
+        if (v.corrupt) v.failure = what + " is corrupt (" + v.pending_reason + ")";
         return FrameStatus::Ok;
     }
 }
 
 std::int64_t VideoReader::position() const {
     return impl_->next;
+}
+
+const VideoCoding& VideoReader::coding() const {
+    Impl& v = *impl_;
+    if (!v.coding_known) {
+        // The header did not say: the first frame does (read_frame() delivers it later).
+        if (!v.pending && !v.calibrated) v.pending = v.decode();
+        if (!v.pending)
+            throw InputError(v.name + ": no frame decodes, so its pixel format is unknown");
+        v.learn_coding(static_cast<AVPixelFormat>(v.frame->format));
+    }
+    return v.coding;
+}
+
+FrameFormat VideoReader::frame_format() const {
+    Impl& v = *impl_;
+    if (!v.declared_format) {
+        const VideoCoding& c = coding();
+        v.declared_format = c.bit_depth <= 8
+                                ? FrameFormat{v.width, v.height, 3, SampleType::U8, 8}
+                                : FrameFormat{v.width, v.height, c.family == "gray" ? 1 : 3,
+                                              SampleType::U16, c.bit_depth};
+    }
+    return *v.declared_format;
+}
+
+void VideoReader::set_rgb(bool convert) {
+    impl_->want_rgb = convert;
+}
+
+void VideoReader::set_planes(bool keep) {
+    if (keep && coding().family != "ycbcr")
+        throw InputError(impl_->name + " has no Y'CbCr planes: its pixels are coded " +
+                         coding().pixel_format);
+    impl_->want_planes = keep;
+}
+
+VideoPlanes VideoReader::planes() const {
+    const Impl& v = *impl_;
+    if (!v.want_planes || v.frame == nullptr || v.frame->data[0] == nullptr ||
+        v.frame->format != v.learnt_pixels)
+        throw InputError("no planes of " + v.name + " were kept (set_planes(true), then read)");
+    const VideoCoding& c = v.coding;
+    const auto view = [&](int i) {
+        const int sx = i == 0 ? 0 : c.chroma_shift_x, sy = i == 0 ? 0 : c.chroma_shift_y;
+        const int p = v.plane_of[i];
+        if (v.frame->linesize[p] <= 0)
+            throw InputError("the frames of " + v.name + " are stored bottom-up");
+        ImageView plane;
+        plane.data = reinterpret_cast<const std::byte*>(v.frame->data[p]);
+        plane.width = AV_CEIL_RSHIFT(v.frame->width, sx);
+        plane.height = AV_CEIL_RSHIFT(v.frame->height, sy);
+        plane.channels = 1;
+        plane.type = c.bit_depth > 8 ? SampleType::U16 : SampleType::U8;
+        plane.bit_depth = c.bit_depth > 8 ? c.bit_depth : 8;
+        plane.stride = static_cast<std::size_t>(v.frame->linesize[p]);
+        return plane;
+    };
+    return {view(0), view(1), view(2)};
+}
+
+bool VideoReader::frames_counted() const {
+    return impl_->scanned;
+}
+
+std::string VideoReader::missing_frames() const {
+    return impl_->missing_reason;
 }
 
 bool VideoReader::corrupt() const {

@@ -31,6 +31,9 @@ struct DecodeOptions {
     // errors) are errors unless this is set; then the partial image is returned, marked
     // corrupt, with a note saying what was wrong.
     bool allow_corrupt = false;
+    // Threads of the video decoders that keep their reports whole with them (HEVC, VP9, FFV1,
+    // ProRes: see video.cpp); 0: one per core. Others always decode on one thread.
+    int decoder_threads = 0;
 };
 
 // --- raw frames: "WxHxC:u8" or "WxHxC:u16" with an optional declared depth "WxHxC:u16:12".
@@ -162,9 +165,46 @@ void check_image_output(const std::string& path);
 void check_image_output(const std::string& path, SampleType type, int channels);
 
 // --- video
+// How a video stream codes its pixels, as its decoder reports them (FFmpeg's names).
+struct VideoCoding {
+    std::string pixel_format;  // "yuv420p10le", "yuvj420p", "gbrp12le", "rgb24", ...
+    int bit_depth = 8;         // the coded depth of its samples: 8, 10, 12, 16, ...
+    // "ycbcr" (Y'CbCr planes: the channels y, cb, cr), "rgb", "gray", or "" for a layout
+    // this reader takes through swscale (8-bit packed or paletted formats).
+    std::string family;
+    std::string chroma;  // Y'CbCr: "4:2:0", "4:2:2", "4:4:4", "4:4:0", "4:1:1"; else ""
+    int chroma_shift_x = 0, chroma_shift_y = 0;  // log2 of the chroma subsampling
+    bool alpha = false;                          // an alpha plane (not delivered)
+    // The Y'CbCr matrix ("bt709", "bt470bg" = Rec.601, "smpte170m" = Rec.601, "bt2020nc",
+    // ...). When the stream does not say, matrix_assumed is set and matrix is "bt709" for
+    // frames taller than 576 lines, else "smpte170m", as players guess it.
+    std::string matrix;
+    bool matrix_assumed = false;
+    // Code value range: limited ("tv": Y' 16..235, Cb/Cr 16..240 at 8 bits, times 2^(depth-8))
+    // or full ("pc"). When the stream does not say, range_assumed is set and it is limited
+    // (full for the yuvj formats, which are full range by definition).
+    bool full_range = false;
+    bool range_assumed = false;
+    std::string transfer;   // "bt709", "smpte2084" (PQ), "arib-std-b67" (HLG), "unknown", ...
+    std::string primaries;  // "bt709", "bt2020", "unknown", ...
+    std::string range_name() const { return full_range ? "full" : "limited"; }
+};
+
+// The coded planes of one frame: views into the decoder's frame (one channel each, u8 or u16
+// at the coded depth; chroma at its subsampled size), valid until the reader reads or seeks.
+struct VideoPlanes {
+    ImageView y, cb, cr;
+};
+
 // Frames decoded by FFmpeg's libraries, numbered from the container (the timestamps and the
 // index of the stream), not by counting what decoded: a frame that is missing or fails to
 // decode is reported in its place and the numbers after it stay right. Nothing is printed.
+//
+// Frames come as R, G, B: 8-bit streams converted as OpenCV converts them (swscale, bicubic,
+// its default Rec.601 coefficients), deeper ones (planar Y'CbCr, planar RGB or gray, 9 to 16
+// bits) as 16-bit samples at the coded depth, converted by the exact integer formula of
+// ycbcr_to_rgb() with the stream's matrix and range (chroma not interpolated: each Cb, Cr
+// sample serves the pixels it covers). planes() gives the coded Y', Cb, Cr values themselves.
 class VideoReader {
   public:
     // Both throw InputError. A stream input's bytes are read from memory, seekable as a file.
@@ -183,8 +223,31 @@ class VideoReader {
     // The frames whose data is in the file: index entries inside it, or, without an index,
     // the packets a pass over the file finds. Differs from frame_count() for a truncated file.
     std::int64_t frames_in_file() const;
+    // True when the container stores no frame count (Matroska, WebM, MPEG-TS): frame_count()
+    // is then counted by a pass over the file's packets when it opens. The frames are numbered
+    // by the ranks of their timestamps; in a stream of one frame rate, holes between the
+    // timestamps (packets lost to damage) are frames too, and a file whose packets end before
+    // the duration its container declares (a cut file) was to hold that duration times the
+    // frame rate.
+    bool frames_counted() const;
+    // Why such a file holds fewer frames than it was made with (holes, or a cut), else "".
+    std::string missing_frames() const;
     double fps() const;
-    std::string codec() const;      // FourCC, e.g. "FMP4", "avc1"
+    std::string codec() const;  // FourCC, e.g. "FMP4", "avc1"
+    // How the stream codes its pixels (from its first frame when the header does not say).
+    const VideoCoding& coding() const;
+    // The frames read_frame() delivers: 8-bit RGB for 8-bit streams; for deeper ones 16-bit
+    // samples at the coded depth, RGB or (gray streams) one channel.
+    FrameFormat frame_format() const;
+    // Whether read_frame() converts frames to R, G, B (default true). Off, `out` is left alone
+    // and the frame is in planes() only (Y'CbCr streams): no conversion is paid for.
+    void set_rgb(bool convert);
+    // Whether read_frame() also keeps the planes (default false). On, a stream that is not
+    // Y'CbCr coded is refused (InputError) and every frame's planes are checked for samples
+    // above the coded depth (a Failed frame).
+    void set_planes(bool keep);
+    // The Y', Cb, Cr planes of the frame read_frame() delivered last (set_planes(true)).
+    VideoPlanes planes() const;
     void seek(std::int64_t frame);  // throws InputError when out of range
     // Next frame in RGB order (8-bit), or std::nullopt at the end; throws InputError (with
     // failure()) for a frame that is missing or fails to decode.
@@ -198,6 +261,10 @@ class VideoReader {
     // shape (no allocation per frame).
     enum class FrameStatus { Ok, Failed, End };
     FrameStatus read_frame(Image& out);
+    // The same, the frame written packed into `dst` (frame_format().frame_bytes() bytes): no
+    // copy on the way to a stream's input buffer. InputError for a frame of another size than
+    // the stream declares.
+    FrameStatus read_frame_into(std::byte* dst);
     // Index of the frame the next read returns.
     std::int64_t position() const;
     // Whether the frame delivered last was decoded with errors (only with allow_corrupt).
@@ -208,6 +275,24 @@ class VideoReader {
   private:
     struct Impl;
     std::unique_ptr<Impl> impl_;
+};
+
+// The exact integer conversion of deep Y'CbCr code values to R', G', B' code values of the same
+// depth (full range), for a matrix ("bt709", "bt470bg", "smpte170m", "bt2020nc", "smpte240m",
+// "fcc") and a range. With Kr, Kb the matrix's weights, Kg = 1 - Kr - Kb, M = 2^depth - 1,
+// limited range Y0 = 16 * 2^(depth-8), SY = 219 * 2^(depth-8), SC = 224 * 2^(depth-8), full
+// range Y0 = 0, SY = SC = M, C0 = 2^(depth-1), and every coefficient rounded to 20 fraction bits
+// (q(x) = round(x * 2^20)):
+//   y = q(M / SY) * (Y - Y0), cb = Cb - C0, cr = Cr - C0,
+//   R = clamp((y + q(2 (1-Kr) M / SC) cr + 2^19) >> 20, 0, M)
+//   G = clamp((y - q(2 (1-Kb) Kb/Kg M / SC) cb - q(2 (1-Kr) Kr/Kg M / SC) cr + 2^19) >> 20, 0, M)
+//   B = clamp((y + q(2 (1-Kb) M / SC) cb + 2^19) >> 20, 0, M)
+// in 64-bit integers (>> rounds towards minus infinity). Throws InputError for another matrix.
+struct YCbCrToRgb {
+    std::int64_t y0 = 0, c0 = 0, max = 0;
+    std::int64_t y = 0, cr_r = 0, cb_g = 0, cr_g = 0, cb_b = 0;  // the q() coefficients
+    static YCbCrToRgb make(const std::string& matrix, bool full_range, int bit_depth);
+    void convert(std::uint32_t Y, std::uint32_t Cb, std::uint32_t Cr, std::uint32_t rgb[3]) const;
 };
 
 // Writes 8-bit RGB frames of one size to a video file with FFmpeg's encoders and muxers, as
