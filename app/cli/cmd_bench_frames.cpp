@@ -149,7 +149,7 @@ int run_bench_frames(const Context& ctx, const Args& args) {
                          std::to_string(source.reported_frames()) + " frames x " +
                          std::to_string(passes) + ") on the '" + std::string(streamer.name()) +
                          "' stream engine");
-    const PumpStats stats = pump(source, *stream, events, limit);
+    const PumpStats stats = pump(source, stream.get(), events, limit);
     const Memory at_end = memory_now(*stream);
     for (const auto& n : source.notes()) diagnose("warning", n);
     if (stats.ok == 0) throw InputError("no frame of " + source.name() + " could be decoded");

@@ -320,7 +320,7 @@ int run_equalize_frames(const Context& ctx, const Args& args) {
     events.failed = [&](std::int64_t, const std::string& why) {
         diagnose("warning", why + " (left out of " + output + ")");
     };
-    const PumpStats stats = pump(source, *stream, events, limit);
+    const PumpStats stats = pump(source, stream.get(), events, limit);
     for (const auto& n : source.notes()) diagnose("warning", n);
     // Nothing decoded: the output is not written at all, and an existing file stays.
     if (stats.ok == 0) throw InputError("no frame of " + source.name() + " could be decoded");

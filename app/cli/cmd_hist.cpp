@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 #include <iostream>
@@ -9,6 +10,7 @@
 #include "histoscope/core/stats.hpp"
 #include "input.hpp"
 #include "json.hpp"
+#include "planes.hpp"
 #include "request_options.hpp"
 #include "scope_options.hpp"
 
@@ -68,33 +70,92 @@ int run_hist(const Context& ctx) {
     const std::string kernel = args.value("--kernel").value_or("cpu");
     HistogramEngine& engine = available_kernel(ctx.registry, kernel);
 
-    const Input in = load_input(args, decode_options(args));
+    // y, cb, cr: the coded planes of a video, each counted as an image of its own.
+    const ChannelSelection selection = select_channels(args.value("--channels").value_or("all"));
+    InputWants wants;
+    wants.planes = selection.has_planes();
+    wants.rgb = !selection.others.empty();
+    const Input in = load_input(args, decode_options(args), false, wants);
     for (const auto& n : in.notes) diagnose("note", n);
-    const ImageView image = apply_region(args, in.image.view());
-    const HistogramRequest request = request_from_args(args, image, "--channels");
-    const HistogramResult result = engine.compute(request);
+    const ImageView frame = wants.rgb ? in.image.view() : in.shape.shape();
+    const ImageView image = apply_region(args, frame);
+
+    // One histogram per channel in the order listed: the image's channels in one request,
+    // each plane in one of its own, all with the spec of the frame's depth.
+    struct Counted {
+        std::string name;
+        ChannelHistogram histogram;
+        ImageView view;   // what was counted
+        Channel channel;  // of `view`
+        int plane = -1;   // 0 y, 1 cb, 2 cr; -1 for the image's channels
+    };
+    std::vector<Counted> counted;
+    HistogramResult result;
+    // Without channels of the image, its request still makes the spec (at the frame's depth).
+    const HistogramRequest request =
+        request_with_channels(args, image, selection.others.empty() ? "all" : selection.others);
+    std::vector<HistogramResult> results;
+    if (wants.rgb) results.push_back(engine.compute(request));
+    std::vector<ImageView> planes;
+    if (wants.planes) {
+        std::vector<ImageView> all{in.planes[0].view(), in.planes[1].view(), in.planes[2].view()};
+        planes = plane_views({all[0], all[1], all[2]}, *in.coding, region_option(args));
+        for (int p : selection.planes) {
+            const ImageView& v = planes[static_cast<std::size_t>(p)];
+            results.push_back(engine.compute({v, {Channel::Gray}, request.spec}));
+        }
+    }
+    std::size_t next_plane = wants.rgb ? 1 : 0;
+    for (const auto& [is_plane, k] : selection.ordered(request.channels.size())) {
+        if (is_plane) {
+            const int p = selection.planes[static_cast<std::size_t>(k)];
+            HistogramResult& r = results[next_plane++];
+            counted.push_back({kPlaneNames[p], std::move(r.channels.front()),
+                               planes[static_cast<std::size_t>(p)], Channel::Gray, p});
+        } else {
+            const auto i = static_cast<std::size_t>(k);
+            counted.push_back({std::string(channel_name(request.channels[i])),
+                               results.front().channels[i], image, request.channels[i], -1});
+        }
+    }
+    // Timing: the engine's stages and total summed over its calls.
+    for (const HistogramResult& r : results) {
+        result.total_ms += r.total_ms;
+        for (const StageTime& st : r.stages) {
+            auto it = std::find_if(result.stages.begin(), result.stages.end(),
+                                   [&](const StageTime& t) { return t.name == st.name; });
+            if (it == result.stages.end())
+                result.stages.push_back(st);
+            else
+                it->ms += st.ms;
+        }
+    }
 
     std::vector<Stats> stats;
     if (args.flag("--stats"))
-        for (Channel c : request.channels) stats.push_back(compute_stats(image, c, request.spec));
+        for (const Counted& c : counted)
+            stats.push_back(compute_stats(c.view, c.channel, request.spec));
 
     const HistogramSpec& spec = request.spec;
     const auto bins = static_cast<std::size_t>(spec.bins);
     std::string out;
     if (format == "json") {
-        Json j = input_json(in.name, in.kind, in.format, in.image.view());
+        Json j = input_json(in.name, in.kind, in.format, in.shape.shape());
         if (in.kind != "image") j["frame"] = in.frame;
-        j["image_channels"] = image.channels;
+        j["image_channels"] = in.shape.channels;
+        if (in.coding) add_coding_json(j, *in.coding);
         j["corrupt"] = in.corrupt;
         j["region"] = region_json(region_option(args));
         j["spec"] = spec_json(spec);
         j["kernel"] = kernel;
         j["timing_ms"] = timing_json(result.stages, result.total_ms);
         Json chans = Json::array();
-        for (std::size_t k = 0; k < result.channels.size(); ++k) {
-            Json c = channel_json(result.channels[k]);
-            if (!stats.empty()) c["stats"] = stats_json(stats[k]);
-            chans.push_back(std::move(c));
+        for (std::size_t k = 0; k < counted.size(); ++k) {
+            const Counted& c = counted[k];
+            Json o =
+                c.plane >= 0 ? plane_json(c.plane, c.view, c.histogram) : channel_json(c.histogram);
+            if (!stats.empty()) o["stats"] = stats_json(stats[k]);
+            chans.push_back(std::move(o));
         }
         j["channels"] = std::move(chans);
         j["notes"] = in.notes;
@@ -104,23 +165,23 @@ int run_hist(const Context& ctx) {
         const char sep = format == "csv" ? ',' : '\t';
         if (format == "text") {
             const auto region = region_option(args);
-            os << "# " << in.name << ": " << in.image.width() << "x" << in.image.height() << ", "
-               << image.channels << " channel(s), " << image.bit_depth << "-bit " << in.kind << " ("
-               << in.format << ")"
+            os << "# " << in.name << ": " << in.shape.width << "x" << in.shape.height << ", "
+               << in.shape.channels << " channel(s), " << in.shape.bit_depth << "-bit " << in.kind
+               << " (" << in.format << ")"
                << (in.kind == "image" ? std::string() : ", frame " + std::to_string(in.frame))
-               << (region ? ", region " + region->describe() : std::string()) << "\n"
-               << "# kernel " << kernel << ", " << spec.describe() << ", "
+               << (region ? ", region " + region->describe() : std::string()) << "\n";
+            if (in.coding) os << "# coded " << coding_text(*in.coding) << "\n";
+            os << "# kernel " << kernel << ", " << spec.describe() << ", "
                << number(result.total_ms) << " ms\n";
         }
         for (std::size_t k = 0; k < stats.size(); ++k)
-            os << "# stats " << channel_name(request.channels[k]) << ": " << stats_line(stats[k])
-               << "\n";
+            os << "# stats " << counted[k].name << ": " << stats_line(stats[k]) << "\n";
         os << "bin" << sep << "lower" << sep << "upper";
-        for (Channel c : request.channels) os << sep << channel_name(c);
+        for (const Counted& c : counted) os << sep << c.name;
         os << "\n";
         for (std::size_t b = 0; b < bins; ++b) {
             os << b << sep << number(edge(spec, b)) << sep << number(edge(spec, b + 1));
-            for (const auto& h : result.channels) os << sep << h.counts[b];
+            for (const Counted& c : counted) os << sep << c.histogram.counts[b];
             os << "\n";
         }
         out = os.str();

@@ -5,6 +5,7 @@
 #include "histoscope/core/error.hpp"
 #include "input.hpp"
 #include "json.hpp"
+#include "planes.hpp"
 
 namespace hs::cli {
 
@@ -21,8 +22,10 @@ int run_info(const Context& ctx) {
         j["channels"] = v.channels;
         j["frames"] = in.frames;
         if (in.kind == "video") {
+            j["frames_counted"] = in.frames_counted;
             j["frames_in_file"] = in.frames_in_file;
             j["fps"] = in.fps;
+            add_coding_json(j, *in.coding);
         }
         j["corrupt"] = in.corrupt;
         j["notes"] = in.notes;
@@ -33,9 +36,26 @@ int run_info(const Context& ctx) {
            << "  size:     " << v.width << "x" << v.height << "\n"
            << "  depth:    " << v.bit_depth << "-bit (" << to_string(v.type) << " samples)\n"
            << "  channels: " << v.channels << "\n"
-           << "  frames:   " << in.frames << "\n";
-        if (in.kind == "video") os << "  in file:  " << in.frames_in_file << "\n";
-        if (in.kind == "video") os << "  fps:      " << in.fps << "\n";
+           << "  frames:   " << in.frames
+           << (in.frames_counted ? " (counted: the container stores no count)" : "") << "\n";
+        if (in.kind == "video") {
+            const media::VideoCoding& c = *in.coding;
+            os << "  in file:  " << in.frames_in_file << "\n"
+               << "  fps:      " << in.fps << "\n"
+               << "  coded:    " << c.bit_depth << "-bit " << c.pixel_format;
+            if (c.family == "ycbcr") os << " (Y'CbCr " << c.chroma << ")";
+            if (c.family == "rgb") os << " (R'G'B')";
+            if (c.family == "gray") os << " (gray)";
+            if (c.alpha) os << ", alpha not read";
+            os << "\n";
+            if (!c.matrix.empty())
+                os << "  matrix:   " << c.matrix
+                   << (c.matrix_assumed ? " (assumed: the stream does not say)" : "") << "\n";
+            os << "  range:    " << c.range_name()
+               << (c.range_assumed ? " (assumed: the stream does not say)" : "") << "\n"
+               << "  transfer: " << c.transfer << "\n"
+               << "  primaries: " << c.primaries << "\n";
+        }
         for (const auto& n : in.notes) os << "  note:     " << n << "\n";
         out = os.str();
     }

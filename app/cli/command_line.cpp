@@ -133,7 +133,11 @@ CommandLine::CommandLine()
         command("hist", "the histograms of a photo, a frame, or every frame", kOneInput);
     input(hist);
     frames(hist);
-    option(hist, "--channels", std::string(kChannels) + " (default all)")->type_name("LIST");
+    option(hist, "--channels",
+           std::string(kChannels) +
+               " (default all); of a video also y, cb, cr: its coded Y'CbCr planes, chroma at "
+               "its subsampled size")
+        ->type_name("LIST");
     spec(hist);
     option(hist, "--kernel", "the histogram engine (default cpu; see 'kernels')")
         ->type_name("NAME");

@@ -14,6 +14,7 @@
 #include "histoscope/core/timing.hpp"
 #include "histoscope/media/media.hpp"
 #include "input.hpp"
+#include "planes.hpp"
 
 namespace hs::cli {
 
@@ -120,9 +121,33 @@ bool FrameSource::start_pass() {
         codec_ = video_->codec();
         fps_ = video_->fps();
         reported_ = video_->frame_count();
-        format_ = {video_->width(), video_->height(), 3, SampleType::U8, 8};
+        counted_ = video_->frames_counted();
+        coding_ = video_->coding();
+        format_ = video_->frame_format();
+        if (const std::string cut = video_->missing_frames(); !cut.empty())
+            notes_.push_back(cut + " (it is cut short or damaged)");
     }
+    video_->set_rgb(want_rgb_);
+    video_->set_planes(want_planes_);
     return true;
+}
+
+void FrameSource::want(bool rgb, bool planes) {
+    if (planes && kind_ != "video")
+        throw UsageError("the channels y, cb, cr are the Y'CbCr planes of a video; '" + name_ +
+                         "' is raw frames");
+    if (planes) check_planes(name_ == "-" ? "standard input" : "'" + name_ + "'", coding_);
+    want_rgb_ = rgb || kind_ != "video";
+    want_planes_ = planes;
+    if (video_) {
+        video_->set_rgb(want_rgb_);
+        video_->set_planes(want_planes_);
+    }
+}
+
+media::VideoPlanes FrameSource::planes() const {
+    if (!video_) throw std::logic_error("FrameSource: planes of raw frames");
+    return video_->planes();
 }
 
 void FrameSource::finish_pass() {
@@ -179,13 +204,9 @@ FrameSource::Status FrameSource::read_into(std::byte* dst, std::string& why) {
                       std::to_string(want) + " bytes";
             }
         } else {
-            switch (video_->read_frame(frame_)) {
+            // Converted straight into the stream's buffer (nothing when only planes are read).
+            switch (video_->read_frame_into(dst)) {
                 case media::VideoReader::FrameStatus::Ok:
-                    if (!format_.matches(frame_.view()))
-                        throw InputError("frame " + std::to_string(position_) + " of " + name_ +
-                                         " is " + FrameFormat::of(frame_.view()).describe() +
-                                         ", not " + format_.describe());
-                    std::memcpy(dst, frame_.data(), format_.frame_bytes());
                     status = Status::Ok;
                     if (video_->corrupt()) why = video_->failure();
                     break;
@@ -218,6 +239,10 @@ Json source_json(const FrameSource& source) {
     j["image_channels"] = f.channels;
     if (source.fps() > 0) j["fps"] = source.fps();
     j["frames_reported"] = source.reported_frames();
+    if (const media::VideoCoding* c = source.coding()) {
+        j["frames_counted"] = source.frames_counted();
+        add_coding_json(j, *c);
+    }
     return j;
 }
 
@@ -258,8 +283,44 @@ void Progress::finish() {
 
 // --- pump
 
-PumpStats pump(FrameSource& source, FrameStream& stream, const StreamEvents& events,
+namespace {
+
+PumpStats pump_without_stream(FrameSource& source, const StreamEvents& events, std::int64_t limit) {
+    PumpStats stats;
+    const std::int64_t total =
+        limit > 0 ? limit : source.reported_frames() * static_cast<std::int64_t>(source.passes());
+    Progress progress(total);
+    const auto start = Clock::now();
+    std::string why;
+    for (;;) {
+        if (limit > 0 && source.position() >= limit) break;
+        const std::int64_t frame = source.position();
+        const FrameSource::Status status = source.read_into(nullptr, why);
+        if (status == FrameSource::Status::End) break;
+        if (status == FrameSource::Status::Failed) {
+            if (events.failed) events.failed(frame, why);
+        } else {
+            if (events.read) events.read(frame);
+            FrameResult none;
+            if (events.result) events.result(frame, why, none);
+            if (!why.empty()) ++stats.corrupt;
+            ++stats.ok;
+        }
+        progress.update(source.position(), source.failed());
+    }
+    progress.finish();
+    stats.failed = source.failed();
+    stats.frames = stats.ok + stats.failed;
+    stats.wall_ms = ms_since(start);
+    return stats;
+}
+
+}  // namespace
+
+PumpStats pump(FrameSource& source, FrameStream* stream_or_none, const StreamEvents& events,
                std::int64_t limit) {
+    if (stream_or_none == nullptr) return pump_without_stream(source, events, limit);
+    FrameStream& stream = *stream_or_none;
     struct Pending {
         std::int64_t frame;
         bool failed;
@@ -308,6 +369,7 @@ PumpStats pump(FrameSource& source, FrameStream& stream, const StreamEvents& eve
             if (stream.in_flight() == 0) flush_failures();
             continue;
         }
+        if (events.read) events.read(frame);
         pending.push_back({frame, false, why});
         stream.submit();
         while (auto r = stream.poll()) deliver(*r);

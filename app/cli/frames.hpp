@@ -29,12 +29,23 @@ class FrameSource {
     FrameSource(const FrameSource&) = delete;
     FrameSource& operator=(const FrameSource&) = delete;
 
+    // What the command needs of a video's frames (before the first read_into): R, G, B (the
+    // frames read_into() writes; without it, `dst` may be null) and/or the Y', Cb, Cr planes
+    // (planes()). UsageError when the video has no Y'CbCr planes.
+    void want(bool rgb, bool planes);
+    // The planes of the frame read_into() read last (want(.., true)), valid until the next read.
+    media::VideoPlanes planes() const;
+    // How a video's pixels are coded (null for raw frames).
+    const media::VideoCoding* coding() const { return video_ ? &coding_ : nullptr; }
+
     const FrameFormat& format() const { return format_; }
     const std::string& name() const { return name_; }
     const std::string& kind() const { return kind_; }           // "video" or "raw"
     const std::string& codec() const { return codec_; }         // FourCC, or the raw format string
     double fps() const { return fps_; }                         // 0 for raw frames
     std::int64_t reported_frames() const { return reported_; }  // per pass; 0 when unknown
+    // A video whose container stores no frame count: reported_frames() were counted.
+    bool frames_counted() const { return counted_; }
     int passes() const { return passes_; }
 
     enum class Status { Ok, Failed, End };
@@ -63,6 +74,7 @@ class FrameSource {
     FrameFormat format_;
     double fps_ = 0.0;
     std::int64_t reported_ = 0;
+    bool counted_ = false;
     int passes_ = 1, pass_ = 0;
     std::int64_t position_ = 0, in_pass_ = 0, decoded_ = 0, failed_ = 0;
     double decode_ms_ = 0.0;
@@ -70,7 +82,8 @@ class FrameSource {
     bool finished_ = false;  // every pass read
     std::vector<std::string> notes_;
     std::unique_ptr<media::VideoReader> video_;
-    Image frame_;  // the decoded video frame, reused from frame to frame
+    media::VideoCoding coding_;
+    bool want_rgb_ = true, want_planes_ = false;
     std::unique_ptr<media::RawStreamReader> raw_;
     std::string raw_format_;
     media::DecodeOptions options_;
@@ -79,7 +92,8 @@ class FrameSource {
 };
 
 // {"input", "kind", "format", "width", "height", "depth", "sample_type", "image_channels",
-//  "fps" (when known), "frames_reported"}: what the stream commands' JSON starts with.
+//  "fps" (when known), "frames_reported", and a video's "frames_counted" and coding (planes.hpp's
+//  add_coding_json)}: what the stream commands' JSON starts with.
 Json source_json(const FrameSource& source);
 
 // A progress line on standard error, redrawn at most 10 times a second, only when standard
@@ -104,6 +118,9 @@ struct StreamEvents {
     std::function<void(std::int64_t frame, const std::string& corrupt, FrameResult&)> result;
     // A frame that failed to decode (or a truncated raw frame).
     std::function<void(std::int64_t frame, const std::string& why)> failed;
+    // A frame just read, before it goes into the stream (the source still holds it: a video's
+    // planes are counted here).
+    std::function<void(std::int64_t frame)> read;
 };
 
 struct PumpStats {
@@ -113,8 +130,9 @@ struct PumpStats {
 };
 
 // Reads every frame of `source` (at most `limit` when > 0) into `stream` and reports results and
-// failures in frame order.
-PumpStats pump(FrameSource& source, FrameStream& stream, const StreamEvents& events,
+// failures in frame order. Without a stream (null), each frame read is a result at once (with an
+// empty FrameResult): what is done with it is done by events.read.
+PumpStats pump(FrameSource& source, FrameStream* stream, const StreamEvents& events,
                std::int64_t limit = 0);
 
 // Resident host memory of this process in bytes (0 when the system does not say).

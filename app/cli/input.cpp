@@ -1,8 +1,10 @@
 #include "input.hpp"
 
+#include <cstring>
 #include <map>
 
 #include "histoscope/core/error.hpp"
+#include "planes.hpp"
 
 namespace hs::cli {
 
@@ -21,7 +23,23 @@ media::DecodeOptions decode_options(const Args& args) {
     return options;
 }
 
-Input load_input(const Args& args, const media::DecodeOptions& options, bool count_frames_in_file) {
+namespace {
+
+Image copy_of(const ImageView& v) {
+    Image out(v.width, v.height, v.channels, v.type, v.bit_depth);
+    for (int y = 0; y < v.height; ++y) std::memcpy(out.row(y), v.row(y), v.row_bytes());
+    return out;
+}
+
+[[noreturn]] void no_planes(const std::string& name, const std::string& kind) {
+    throw UsageError("the channels y, cb, cr are the Y'CbCr planes of a video; " + name + " is " +
+                     (kind == "raw" ? "raw frames" : "a photo"));
+}
+
+}  // namespace
+
+Input load_input(const Args& args, const media::DecodeOptions& options, bool count_frames_in_file,
+                 const InputWants& wants) {
     const auto& pos = args.positional();
     if (pos.size() > 1) throw UsageError("expected one input, got " + std::to_string(pos.size()));
     const std::int64_t frame = args.integer("--frame").value_or(0);
@@ -35,10 +53,12 @@ Input load_input(const Args& args, const media::DecodeOptions& options, bool cou
         media::RawFrame read = media::read_raw_frame(
             in.name, format, frame,
             count_frames_in_file ? media::RawCount::All : media::RawCount::UpToFrame);
+        if (wants.planes) no_planes("'" + in.name + "'", "raw");
         in.kind = "raw";
         in.format = media::to_string(format);
         in.frames = read.frames;
         in.image = std::move(read.image);
+        in.shape = FrameFormat::of(in.image.view());
         return in;
     }
     if (pos.empty())
@@ -47,10 +67,12 @@ Input load_input(const Args& args, const media::DecodeOptions& options, bool cou
     const media::Source& source = input_source(in.name, options);
     if (media::probe(source) == media::MediaKind::Image) {
         if (frame != 0) throw UsageError("--frame applies to video and raw input, not to photos");
+        if (wants.planes) no_planes(source.name(), "image");
         media::LoadedImage loaded = media::read_image(source, options);
         in.kind = "image";
         in.format = loaded.format;
         in.image = std::move(loaded.image);
+        in.shape = FrameFormat::of(in.image.view());
         in.notes = std::move(loaded.notes);
         in.corrupt = loaded.corrupt;
         return in;
@@ -60,19 +82,41 @@ Input load_input(const Args& args, const media::DecodeOptions& options, bool cou
     in.format = video.codec();
     in.frames = video.frame_count();
     in.fps = video.fps();
+    in.coding = video.coding();
+    in.frames_counted = video.frames_counted();
     if (count_frames_in_file) {
         in.frames_in_file = video.frames_in_file();
-        if (in.frames_in_file != in.frames)
+        // A count the container stores, against what the file holds (a counted one is what
+        // the file holds, and only the declared duration can say that it is cut: below).
+        if (in.frames_in_file != in.frames && !in.frames_counted)
             in.notes.push_back("the container reports " + std::to_string(in.frames) +
                                " frames but the file holds " + std::to_string(in.frames_in_file) +
                                " (it is cut short or damaged)");
     }
+    if (const std::string cut = video.missing_frames(); !cut.empty())
+        in.notes.push_back(cut + " (it is cut short or damaged)");
+    if (wants.planes) {
+        check_planes(source.name(), *in.coding);
+        video.set_planes(true);
+    }
+    video.set_rgb(wants.rgb);
     if (frame != 0) video.seek(frame);
-    auto image = video.read();  // throws for a frame that is missing or corrupt
-    if (!image)
-        throw InputError(source.name() + " has no frame " + std::to_string(frame) +
-                         " (the video ended)");
-    in.image = std::move(*image);
+    Image image;
+    switch (video.read_frame(image)) {
+        case media::VideoReader::FrameStatus::Ok:
+            break;
+        case media::VideoReader::FrameStatus::End:
+            throw InputError(source.name() + " has no frame " + std::to_string(frame) +
+                             " (the video ended)");
+        case media::VideoReader::FrameStatus::Failed:
+            throw InputError(video.failure());  // missing or corrupt
+    }
+    in.image = std::move(image);
+    in.shape = wants.rgb ? FrameFormat::of(in.image.view()) : video.frame_format();
+    if (wants.planes) {
+        const media::VideoPlanes p = video.planes();
+        for (const ImageView& v : {p.y, p.cb, p.cr}) in.planes.push_back(copy_of(v));
+    }
     in.corrupt = video.corrupt();
     if (in.corrupt) in.notes.push_back(video.failure() + ": kept because of --allow-corrupt");
     return in;

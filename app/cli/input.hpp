@@ -2,6 +2,7 @@
 // What the CLI commands read: a photo, one frame of a video, or one frame of raw data.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,13 +17,25 @@ struct Input {
     std::string name;    // path, or "-" for standard input
     std::string kind;    // "image", "video" or "raw"
     std::string format;  // "JPEG", "PNG", codec FourCC for video, the raw format string
-    Image image;         // the selected frame
+    Image image;         // the selected frame (empty for a video read without wants.rgb)
+    FrameFormat shape;   // the image's shape (also when it is empty)
     std::int64_t frame = 0;
     std::int64_t frames = 1;
     double fps = 0.0;
     std::int64_t frames_in_file = -1;  // video, when asked for: the frames the file holds
     bool corrupt = false;              // decoded with errors (only with --allow-corrupt)
     std::vector<std::string> notes;
+    // Video: how its pixels are coded, whether its frames were counted (the container stores no
+    // count), and the frame's Y', Cb, Cr planes when asked for (InputWants::planes).
+    std::optional<media::VideoCoding> coding;
+    bool frames_counted = false;
+    std::vector<Image> planes;
+};
+
+// What a command needs of a video frame: R, G, B (the image) and/or the coded planes.
+struct InputWants {
+    bool rgb = true;
+    bool planes = false;
 };
 
 // --max-pixels N[K|M|G] and --allow-corrupt, for every command that decodes files.
@@ -36,8 +49,10 @@ const media::Source& input_source(const std::string& path, const media::DecodeOp
 // Options it reads: the positional path, --raw FMT, --frame N. `count_frames_in_file` also
 // counts the frames a video's file holds and notes when they differ from what it reports, and
 // reads raw frames from a pipe to its end to count them (else only up to the frame asked for).
+// Without wants.rgb, a video frame's image is left empty (its planes are what is asked for); a
+// photo or raw frame always has its image, and wants.planes is a UsageError for them.
 Input load_input(const Args& args, const media::DecodeOptions& options,
-                 bool count_frames_in_file = false);
+                 bool count_frames_in_file = false, const InputWants& wants = {});
 
 // What every command's JSON says first about its input: {"input", "kind", "format", "width",
 // "height", "depth", "sample_type"}.

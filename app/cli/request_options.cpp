@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "histoscope/core/error.hpp"
+#include "planes.hpp"
 #include "scope_options.hpp"
 
 namespace hs::cli {
@@ -18,10 +19,18 @@ HistogramEngine& available_kernel(const EngineRegistry& registry, const std::str
 
 HistogramRequest request_from_args(const Args& args, const ImageView& image,
                                    const std::string& channels_option) {
+    return request_with_channels(args, image, args.value(channels_option).value_or("all"));
+}
+
+HistogramRequest request_with_channels(const Args& args, const ImageView& image,
+                                       const std::string& channel_list) {
+    // hist takes a video's planes out of its list before it comes here (planes.hpp).
+    if (select_channels(channel_list).has_planes())
+        throw UsageError(
+            "the channels y, cb, cr (a video's coded Y'CbCr planes) are counted by "
+            "hist, not here");
     HistogramRequest request{
-        image,
-        parse_channel_list(args.value(channels_option).value_or("all"), image.channels, image.type),
-        {}};
+        image, parse_channel_list(channel_list, image.channels, image.type), {}};
     const bool joint = std::find(request.channels.begin(), request.channels.end(),
                                  Channel::Joint) != request.channels.end();
     if (joint && request.channels.size() > 1)

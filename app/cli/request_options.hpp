@@ -18,6 +18,10 @@ namespace hs::cli {
 // bin per colour, 2^24 bins over [0, 2^24). Throws UsageError.
 HistogramRequest request_from_args(const Args& args, const ImageView& image,
                                    const std::string& channels_option);
+// The same with the channels of `channel_list` (what is left of --channels once a video's
+// planes y, cb, cr are taken out: see planes.hpp).
+HistogramRequest request_with_channels(const Args& args, const ImageView& image,
+                                       const std::string& channel_list);
 
 // The histogram engine named `kernel` (--kernel): UsageError when there is none of that name,
 // DeviceError when it is not available here.

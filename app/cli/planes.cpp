@@ -1,0 +1,112 @@
+#include "planes.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include "histoscope/core/error.hpp"
+
+namespace hs::cli {
+
+ChannelSelection select_channels(const std::string& list) {
+    ChannelSelection s;
+    int others = 0;
+    std::size_t start = 0;
+    while (start <= list.size()) {
+        const std::size_t comma = list.find(',', start);
+        const std::string item =
+            list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+        const auto* plane = std::find_if(std::begin(kPlaneNames), std::end(kPlaneNames),
+                                         [&](const char* n) { return item == n; });
+        if (plane != std::end(kPlaneNames)) {
+            const int p = static_cast<int>(plane - std::begin(kPlaneNames));
+            if (std::find(s.planes.begin(), s.planes.end(), p) != s.planes.end())
+                throw UsageError("channel '" + item + "' is listed twice");
+            s.order.emplace_back(true, static_cast<int>(s.planes.size()));
+            s.planes.push_back(p);
+        } else {
+            s.others += (s.others.empty() ? "" : ",") + item;
+            s.order.emplace_back(false, others++);
+        }
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+    }
+    return s;
+}
+
+std::vector<std::pair<bool, int>> ChannelSelection::ordered(std::size_t other_channels) const {
+    if (others != "all") return order;
+    std::vector<std::pair<bool, int>> out;
+    for (const auto& entry : order) {
+        if (entry.first) {
+            out.push_back(entry);
+            continue;
+        }
+        for (std::size_t k = 0; k < other_channels; ++k)
+            out.emplace_back(false, static_cast<int>(k));
+    }
+    return out;
+}
+
+Region plane_region(const Region& region, int shift_x, int shift_y) {
+    const int x0 = region.x >> shift_x, y0 = region.y >> shift_y;
+    const int x1 = (region.x + region.width - 1) >> shift_x;
+    const int y1 = (region.y + region.height - 1) >> shift_y;
+    return {x0, y0, x1 - x0 + 1, y1 - y0 + 1};
+}
+
+std::vector<ImageView> plane_views(const media::VideoPlanes& planes, const media::VideoCoding& c,
+                                   const std::optional<Region>& region) {
+    std::vector<ImageView> out{planes.y, planes.cb, planes.cr};
+    if (!region) return out;
+    out[0] = crop(out[0], *region);
+    for (int i = 1; i < 3; ++i)
+        out[static_cast<std::size_t>(i)] =
+            crop(out[static_cast<std::size_t>(i)],
+                 plane_region(*region, c.chroma_shift_x, c.chroma_shift_y));
+    return out;
+}
+
+void check_planes(const std::string& name, const media::VideoCoding& coding) {
+    if (coding.family != "ycbcr")
+        throw UsageError("the channels y, cb, cr are the Y'CbCr planes of a video; " + name +
+                         " is coded " + coding.pixel_format + ", without them");
+}
+
+Json plane_json(int plane, const ImageView& view, const ChannelHistogram& histogram) {
+    Json c = Json::object();
+    c["name"] = kPlaneNames[plane];
+    c["width"] = view.width;
+    c["height"] = view.height;
+    c["total"] = histogram.total();
+    Json counts = Json::array();
+    for (std::uint64_t n : histogram.counts) counts.push_back(n);
+    c["counts"] = std::move(counts);
+    return c;
+}
+
+void add_coding_json(Json& j, const media::VideoCoding& c) {
+    j["pixel_format"] = c.pixel_format;
+    j["coded_depth"] = c.bit_depth;
+    j["chroma"] = c.chroma.empty() ? Json() : Json(c.chroma);
+    j["matrix"] = c.matrix.empty() ? Json() : Json(c.matrix);
+    j["matrix_assumed"] = c.matrix_assumed;
+    j["range"] = c.range_name();
+    j["range_assumed"] = c.range_assumed;
+    j["transfer"] = c.transfer;
+    j["primaries"] = c.primaries;
+}
+
+std::string coding_text(const media::VideoCoding& c) {
+    std::string s = c.pixel_format;
+    if (c.family == "ycbcr") s += ", Y'CbCr " + c.chroma;
+    if (c.family == "rgb") s += ", R'G'B'";
+    if (c.family == "gray") s += ", gray";
+    if (c.alpha) s += " with alpha (not read)";
+    if (!c.matrix.empty())
+        s += ", matrix " + c.matrix +
+             (c.matrix_assumed ? " (assumed: the stream does not say)" : "");
+    s += ", " + c.range_name() + " range" + (c.range_assumed ? " (assumed)" : "");
+    return s;
+}
+
+}  // namespace hs::cli

@@ -1,0 +1,285 @@
+// Video at its coded depth through histoscope-cli: info's coding, hist of the Y', Cb, Cr planes
+// and of the 16-bit R, G, B (one frame, --per-frame, a region), bench, equalize and scope of deep
+// clips, cut and broken files. The clips are made from known code values by the ffmpeg tool
+// (tests/support/coded_video.hpp); every count expected comes from those values.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "cli_helpers.hpp"
+#include "coded_video.hpp"
+#include "histoscope/media/media.hpp"
+#include "synthetic.hpp"
+
+using namespace hs::test;
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* kLosslessHevc = "-c:v libx265 -x265-params lossless=1:log-level=error";
+constexpr const char* kBt709 =
+    " -color_range tv -colorspace bt709 -color_trc bt709 -color_primaries bt709";
+
+bool only_our_lines(const std::string& err) {
+    std::istringstream in(err);
+    for (std::string line; std::getline(in, line);)
+        if (line.rfind("error: ", 0) != 0 && line.rfind("warning: ", 0) != 0 &&
+            line.rfind("note: ", 0) != 0)
+            return false;
+    return true;
+}
+
+// One bin per code value of R (0), G (1) or B (2) of the clip's frame, by media's formula.
+std::vector<std::uint64_t> rgb_counts(const CodedClip& clip, int channel, int frame,
+                                      const std::string& matrix, bool full) {
+    const auto t = hs::media::YCbCrToRgb::make(matrix, full, clip.depth);
+    std::vector<std::uint64_t> counts(std::size_t{1} << clip.depth);
+    for (int y = 0; y < clip.height; ++y)
+        for (int x = 0; x < clip.width; ++x) {
+            std::uint32_t rgb[3];
+            t.convert(clip.value(0, x, y, frame),
+                      clip.value(1, x >> clip.shift_x, y >> clip.shift_y, frame),
+                      clip.value(2, x >> clip.shift_x, y >> clip.shift_y, frame), rgb);
+            ++counts[rgb[channel]];
+        }
+    return counts;
+}
+
+// The clip of 6 10-bit 4:2:0 frames (96x64), Rec.709, limited range, in Matroska.
+struct TenBitClip {
+    Scratch scratch{"coded"};
+    CodedClip clip;
+    fs::path path = scratch.path / "clip.mkv";
+    std::string error = encode_clip(clip, path, std::string(kLosslessHevc) + kBt709);
+};
+
+}  // namespace
+
+TEST(CliCodedVideo, InfoSaysTheCodedDepthPixelsMatrixRangeAndTransfer) {
+    const TenBitClip t;
+    ASSERT_EQ(t.error, "");
+    const auto text = run_cli("info " + quote(t.path));
+    ASSERT_EQ(text.exit_code, 0) << text.err;
+    EXPECT_EQ(text.err, "");
+    for (const std::string line :
+         {"depth:    10-bit (u16 samples)", "frames:   6 (counted: the container stores no count)",
+          "coded:    10-bit yuv420p10le (Y'CbCr 4:2:0)", "matrix:   bt709\n", "range:    limited\n",
+          "transfer: bt709\n"})
+        EXPECT_NE(text.out.find(line), std::string::npos) << line << "\n" << text.out;
+    EXPECT_EQ(text.out.find("note:"), std::string::npos) << "an intact file:\n" << text.out;
+
+    const auto r = run_cli("info " + quote(t.path) + " --format json");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const auto j = parse_json(r.out);
+    EXPECT_EQ(j.at("depth"), 10);
+    EXPECT_EQ(j.at("sample_type"), "u16");
+    EXPECT_EQ(j.at("frames"), 6);
+    EXPECT_EQ(j.at("frames_in_file"), 6);
+    EXPECT_EQ(j.at("frames_counted"), true);
+    EXPECT_EQ(j.at("pixel_format"), "yuv420p10le");
+    EXPECT_EQ(j.at("coded_depth"), 10);
+    EXPECT_EQ(j.at("chroma"), "4:2:0");
+    EXPECT_EQ(j.at("matrix"), "bt709");
+    EXPECT_EQ(j.at("range"), "limited");
+    EXPECT_EQ(j.at("range_assumed"), false);
+    EXPECT_EQ(j.at("transfer"), "bt709");
+    EXPECT_TRUE(j.at("notes").empty());
+
+    // An 8-bit clip at full range says so, and stays 8-bit.
+    CodedClip eight;
+    eight.depth = 8;
+    eight.pix_fmt = "yuv420p";
+    const fs::path full = t.scratch.path / "full.mkv";
+    ASSERT_EQ(encode_clip(eight, full, "-c:v ffv1 -color_range pc"), "");
+    const auto f = run_cli("info " + quote(full) + " --format json");
+    ASSERT_EQ(f.exit_code, 0) << f.err;
+    const auto fj = parse_json(f.out);
+    EXPECT_EQ(fj.at("depth"), 8);
+    EXPECT_EQ(fj.at("range"), "full");
+    EXPECT_EQ(fj.at("matrix_assumed"), true);
+}
+
+TEST(CliCodedVideo, HistCountsThePlanesAndTheColoursOfAFrameExactly) {
+    const TenBitClip t;
+    ASSERT_EQ(t.error, "");
+    const auto r = run_cli("hist " + quote(t.path) +
+                           " --frame 2 --channels y,cb,cr,r,g,b --bins 1024 --format json");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.err, "");
+    const auto j = parse_json(r.out);
+    EXPECT_EQ(j.at("depth"), 10);
+    EXPECT_EQ(j.at("range"), "limited");
+    EXPECT_EQ(j.at("matrix"), "bt709");
+    EXPECT_EQ(j.at("spec").at("range"), hs::cli::Json::array({0, 1024}));
+    const auto& ch = j.at("channels");
+    ASSERT_EQ(ch.size(), 6u);
+    const char* names[] = {"y", "cb", "cr", "r", "g", "b"};
+    for (int k = 0; k < 6; ++k) EXPECT_EQ(ch[static_cast<std::size_t>(k)].at("name"), names[k]);
+    EXPECT_EQ(ch[0].at("width"), 96);
+    EXPECT_EQ(ch[0].at("height"), 64);
+    EXPECT_EQ(ch[1].at("width"), 48);
+    EXPECT_EQ(ch[2].at("height"), 32);
+    for (int p = 0; p < 3; ++p)
+        EXPECT_EQ(counts_of(ch[static_cast<std::size_t>(p)]), t.clip.plane_counts(p, 2)) << p;
+    for (int c = 0; c < 3; ++c)
+        EXPECT_EQ(counts_of(ch[static_cast<std::size_t>(3 + c)]),
+                  rgb_counts(t.clip, c, 2, "bt709", false))
+            << names[3 + c];
+
+    // Text and CSV name the planes as columns, in the order listed.
+    const auto csv = run_cli("hist " + quote(t.path) + " --channels cr,g --bins 4 --format csv");
+    ASSERT_EQ(csv.exit_code, 0) << csv.err;
+    EXPECT_EQ(csv.out.substr(0, csv.out.find('\n')), "bin,lower,upper,cr,g");
+    const auto text = run_cli("hist " + quote(t.path) + " --channels y --bins 4");
+    ASSERT_EQ(text.exit_code, 0) << text.err;
+    EXPECT_NE(text.out.find("# coded yuv420p10le, Y'CbCr 4:2:0, matrix bt709, limited range"),
+              std::string::npos)
+        << text.out;
+}
+
+TEST(CliCodedVideo, ARegionCountsTheChromaSamplesItCovers) {
+    const TenBitClip t;
+    ASSERT_EQ(t.error, "");
+    // Pixels 11..40 x 7..26: chroma samples 5..20 x 3..13 hold some of them.
+    const auto r = run_cli("hist " + quote(t.path) +
+                           " --frame 1 --roi 11,7,30,20 --channels y,cb --bins 1024 --format json");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const auto j = parse_json(r.out);
+    const auto& ch = j.at("channels");
+    ASSERT_EQ(ch.size(), 2u);
+    EXPECT_EQ(counts_of(ch[0]), t.clip.plane_counts(0, 1, 11, 7, 41, 27));
+    EXPECT_EQ(ch[1].at("width"), 16);
+    EXPECT_EQ(ch[1].at("height"), 11);
+    EXPECT_EQ(counts_of(ch[1]), t.clip.plane_counts(1, 1, 5, 3, 21, 14));
+}
+
+TEST(CliCodedVideo, PerFrameCountsEveryFrameWithOrWithoutTheStream) {
+    const TenBitClip t;
+    ASSERT_EQ(t.error, "");
+    // Planes beside the image's channels (through the frame stream), and planes alone.
+    for (const std::string channels : {"cr,r,y", "cb"}) {
+        const auto r = run_cli("hist " + quote(t.path) + " --per-frame --channels " + channels +
+                               " --bins 1024 --format json");
+        ASSERT_EQ(r.exit_code, 0) << r.err;
+        EXPECT_EQ(r.err, "");
+        const auto j = parse_json(r.out);
+        EXPECT_EQ(j.at("coded_depth"), 10);
+        const auto& frames = j.at("frames");
+        ASSERT_EQ(frames.size(), 6u);
+        for (int f = 0; f < 6; ++f) {
+            const auto& row = frames[static_cast<std::size_t>(f)];
+            EXPECT_EQ(row.at("frame"), f);
+            EXPECT_EQ(row.at("status"), "ok");
+            const auto& ch = row.at("channels");
+            if (channels == "cb") {
+                ASSERT_EQ(ch.size(), 1u);
+                EXPECT_EQ(counts_of(ch[0]), t.clip.plane_counts(1, f)) << f;
+                continue;
+            }
+            ASSERT_EQ(ch.size(), 3u);
+            EXPECT_EQ(ch[0].at("name"), "cr");
+            EXPECT_EQ(counts_of(ch[0]), t.clip.plane_counts(2, f)) << f;
+            EXPECT_EQ(counts_of(ch[1]), rgb_counts(t.clip, 0, f, "bt709", false)) << f;
+            EXPECT_EQ(counts_of(ch[2]), t.clip.plane_counts(0, f)) << f;
+        }
+        EXPECT_EQ(j.at("summary").at("ok"), 6);
+    }
+    const auto csv =
+        run_cli("hist " + quote(t.path) + " --per-frame --channels y,b --bins 2 --format csv");
+    ASSERT_EQ(csv.exit_code, 0) << csv.err;
+    EXPECT_EQ(csv.out.substr(0, csv.out.find('\n')), "frame,status,y_0,y_1,b_0,b_1");
+}
+
+TEST(CliCodedVideo, PlanesAreRefusedWhereThereAreNone) {
+    const TenBitClip t;
+    ASSERT_EQ(t.error, "");
+    expect_refused(run_cli("hist " + quote(sample("fruits.jpg")) + " --channels y"), "photo",
+                   "is a photo", 2);
+    expect_refused(run_cli("hist " + quote(sample("tree.avi")) + " --channels cb"), "rgb24",
+                   "is coded rgb24, without them", 2);
+    expect_refused(run_cli("hist " + quote(t.path) + " --channels y,cr,y"), "twice",
+                   "channel 'y' is listed twice", 2);
+    expect_refused(run_cli("bench " + quote(t.path) + " --select y"), "bench",
+                   "are counted by hist", 2);
+    // A deep clip's equalized frames go to raw files; a video file holds 8-bit RGB.
+    expect_refused(run_cli("equalize " + quote(t.path) + " --per-frame -o " +
+                           quote(t.scratch.path / "out.mp4")),
+                   "deep to mp4", "write 96x64x3 u16/10 frames to a .raw file", 2);
+}
+
+TEST(CliCodedVideo, BenchEqualizeAndScopeTakeDeepClips) {
+    const TenBitClip t;
+    ASSERT_EQ(t.error, "");
+    const auto bench = run_cli("bench " + quote(t.path) + " --format json");
+    ASSERT_EQ(bench.exit_code, 0) << bench.err;
+    const auto b = parse_json(bench.out);
+    EXPECT_EQ(b.at("depth"), 10);
+    EXPECT_EQ(b.at("ok"), 6);
+    EXPECT_EQ(b.at("verified"), true);
+
+    const fs::path raw = t.scratch.path / "eq.raw";
+    const auto eq = run_cli("equalize " + quote(t.path) + " --per-frame -o " + quote(raw));
+    ASSERT_EQ(eq.exit_code, 0) << eq.err;
+    EXPECT_EQ(fs::file_size(raw), std::uintmax_t{6} * 96 * 64 * 3 * 2);
+    // Its frames are 10-bit frames: raw input of that format takes them.
+    const auto back = run_cli("info --raw 96x64x3:u16:10 " + quote(raw) + " --format json");
+    ASSERT_EQ(back.exit_code, 0) << back.err;
+    EXPECT_EQ(parse_json(back.out).at("frames"), 6);
+
+    const auto scope = run_cli("scope " + quote(t.path) +
+                               " --kind parade --levels 1024 --columns 2 --format json");
+    ASSERT_EQ(scope.exit_code, 0) << scope.err;
+    const auto s = parse_json(scope.out);
+    EXPECT_EQ(s.at("depth"), 10);
+    // Column totals: every pixel of the frame in some level of each plane.
+    std::uint64_t total = 0;
+    for (const auto& column : s.at("planes")[0].at("counts"))
+        for (const auto& n : column) total += n.get<std::uint64_t>();
+    EXPECT_EQ(total, 96u * 64u);
+}
+
+TEST(CliCodedVideo, ACutClipSaysSoAndABrokenOneIsOneErrorLine) {
+    Scratch scratch("coded-cut");
+    CodedClip clip;
+    const fs::path whole = scratch.path / "clip.mkv", cut = scratch.path / "cut.mkv";
+    ASSERT_EQ(encode_clip(clip, whole, std::string(kLosslessHevc) + ":keyint=1"), "");
+    const std::string bytes = slurp(whole);
+    { std::ofstream(cut, std::ios::binary) << bytes.substr(0, bytes.size() / 2); }
+    const auto info = run_cli("info " + quote(cut) + " --format json");
+    ASSERT_EQ(info.exit_code, 0) << info.err;
+    const auto j = parse_json(info.out);
+    EXPECT_EQ(j.at("frames"), 6);
+    const std::int64_t held = j.at("frames_in_file").get<std::int64_t>();
+    EXPECT_GE(held, 1);
+    EXPECT_LT(held, 6);
+    ASSERT_EQ(j.at("notes").size(), 1u);
+    EXPECT_NE(j.at("notes")[0].get<std::string>().find("before the 0.250 s its container declares"),
+              std::string::npos);
+
+    const auto per =
+        run_cli("hist " + quote(cut) + " --per-frame --channels y --bins 1024 --format json");
+    ASSERT_EQ(per.exit_code, 0) << per.err;
+    EXPECT_TRUE(only_our_lines(per.err)) << per.err;
+    EXPECT_NE(per.err.find("were never delivered"), std::string::npos) << per.err;
+    const auto p = parse_json(per.out);
+    EXPECT_EQ(p.at("summary").at("frames"), 6);
+    for (const auto& row : p.at("frames")) {
+        if (row.at("status") != "ok") continue;
+        EXPECT_EQ(counts_of(row.at("channels")[0]),
+                  clip.plane_counts(0, row.at("frame").get<int>()));
+    }
+
+    expect_refused(run_cli("hist " + quote(cut) + " --frame 5 --channels y"), "past the cut",
+                   "has no frame 5");
+
+    // A header that is not Matroska any more.
+    std::string broken = bytes;
+    for (std::size_t i = 4; i < 40; ++i) broken[i] = '\xff';
+    { std::ofstream(scratch.path / "broken.mkv", std::ios::binary) << broken; }
+    expect_refused(run_cli("info " + quote(scratch.path / "broken.mkv")), "broken header",
+                   "broken.mkv");
+}
