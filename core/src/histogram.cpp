@@ -44,6 +44,61 @@ void for_each_value(const ImageView& image, Channel channel, int y0, int y1, Sin
     }
 }
 
+// Counts the plain channels `channels[plain[i]]` of rows [y0, y1) in one pass over the pixels:
+// channel k's sample of an even column in its table at `base + 2 * slots * k`, of an odd column
+// in the one after it, each at its bin + 1 by `lut` (slot 0: outside the histogram).
+template <typename T, std::size_t K>
+void count_plain(const ImageView& image, const std::size_t* offsets, std::uint64_t* const* even,
+                 std::uint64_t* const* odd, int y0, int y1, const std::int32_t* lut) {
+    const auto n = static_cast<std::size_t>(image.channels);
+    const auto w = static_cast<std::size_t>(image.width);
+    for (int y = y0; y < y1; ++y) {
+        const T* p = reinterpret_cast<const T*>(image.row(y));
+        std::size_t x = 0;
+        for (; x + 1 < w; x += 2, p += 2 * n)
+            for (std::size_t i = 0; i < K; ++i) {
+                ++even[i][lut[p[offsets[i]]]];
+                ++odd[i][lut[p[n + offsets[i]]]];
+            }
+        if (x < w)
+            for (std::size_t i = 0; i < K; ++i) ++even[i][lut[p[offsets[i]]]];
+    }
+}
+
+template <typename T>
+void count_plain(const ImageView& image, const std::vector<Channel>& channels,
+                 const std::vector<std::size_t>& plain, int y0, int y1, const std::int32_t* lut,
+                 std::uint64_t* base, std::size_t slots) {
+    // In groups of at most four (a pixel's samples), each group one pass.
+    for (std::size_t first = 0; first < plain.size(); first += 4) {
+        const std::size_t count = std::min<std::size_t>(4, plain.size() - first);
+        std::size_t offsets[4];
+        std::uint64_t* even[4];
+        std::uint64_t* odd[4];
+        for (std::size_t i = 0; i < count; ++i) {
+            const std::size_t k = plain[first + i];
+            offsets[i] =
+                static_cast<std::size_t>(std::max(0, channel_offset(channels[k], image.channels)));
+            even[i] = base + 2 * slots * k;
+            odd[i] = even[i] + slots;
+        }
+        switch (count) {
+            case 1:
+                count_plain<T, 1>(image, offsets, even, odd, y0, y1, lut);
+                break;
+            case 2:
+                count_plain<T, 2>(image, offsets, even, odd, y0, y1, lut);
+                break;
+            case 3:
+                count_plain<T, 3>(image, offsets, even, odd, y0, y1, lut);
+                break;
+            default:
+                count_plain<T, 4>(image, offsets, even, odd, y0, y1, lut);
+                break;
+        }
+    }
+}
+
 template <typename Sink>
 void for_each_value(const ImageView& image, Channel channel, int y0, int y1, Sink&& sink) {
     if (image.type == SampleType::U8)
@@ -199,26 +254,59 @@ std::vector<ChannelHistogram> reference_histogram(const ImageView& image,
         image.pixel_count() / per_thread, 1,
         std::min<std::size_t>(threads, static_cast<std::size_t>(image.height))));
 
-    std::vector<ChannelHistogram> out;
-    for (Channel c : channels) {
-        std::vector<std::vector<std::uint64_t>> partial(threads, std::vector<std::uint64_t>(slots));
-        auto work = [&](unsigned t) {
-            const int y0 = static_cast<int>(static_cast<std::int64_t>(image.height) * t / threads);
-            const int y1 =
-                static_cast<int>(static_cast<std::int64_t>(image.height) * (t + 1) / threads);
-            std::uint64_t* counts = partial[t].data();
-            const std::int32_t* lut = table.data();
-            for_each_value(image, c, y0, y1, [&](std::uint32_t v) { ++counts[lut[v]]; });
-        };
-        if (threads == 1) {
-            work(0);
-        } else {
-            std::vector<std::jthread> pool;
-            for (unsigned t = 0; t < threads; ++t) pool.emplace_back(work, t);
+    // The plain channels (a sample of each pixel) are counted in one pass over the pixels, so
+    // that an interleaved image is read once for all of them, not once per channel: a frame
+    // too large for the caches then costs one trip through memory. Every channel counts into
+    // two tables, even columns in one and odd in the other, so that runs of equal values (flat
+    // areas, clipped ends) do not wait on one counter's last increment. Luma and the joint
+    // colour, computed from several samples, are counted a channel at a time.
+    const std::size_t k_count = channels.size();
+    std::vector<std::size_t> plain, computed;  // indices into `channels`
+    for (std::size_t k = 0; k < k_count; ++k) {
+        const Channel c = channels[k];
+        (c != Channel::Joint && !(is_luma(c) && image.channels > 1) ? plain : computed)
+            .push_back(k);
+    }
+    // partial[t]: for each channel, its even table then its odd one.
+    std::vector<std::vector<std::uint64_t>> partial(
+        threads, std::vector<std::uint64_t>(2 * slots * k_count));
+    auto work = [&](unsigned t) {
+        const int y0 = static_cast<int>(static_cast<std::int64_t>(image.height) * t / threads);
+        const int y1 =
+            static_cast<int>(static_cast<std::int64_t>(image.height) * (t + 1) / threads);
+        std::uint64_t* base = partial[t].data();
+        const std::int32_t* lut = table.data();
+        if (!plain.empty()) {
+            if (image.type == SampleType::U8)
+                count_plain<std::uint8_t>(image, channels, plain, y0, y1, lut, base, slots);
+            else
+                count_plain<std::uint16_t>(image, channels, plain, y0, y1, lut, base, slots);
         }
-        ChannelHistogram h{c, std::vector<std::uint64_t>(static_cast<std::size_t>(spec.bins))};
-        for (const auto& p : partial)
-            for (std::size_t b = 0; b < h.counts.size(); ++b) h.counts[b] += p[b + 1];
+        for (const std::size_t k : computed) {
+            std::uint64_t* counts[2] = {base + 2 * slots * k, base + 2 * slots * k + slots};
+            unsigned which = 0;
+            for_each_value(image, channels[k], y0, y1, [&](std::uint32_t v) {
+                ++counts[which][lut[v]];
+                which ^= 1u;
+            });
+        }
+    };
+    if (threads == 1) {
+        work(0);
+    } else {
+        std::vector<std::jthread> pool;
+        for (unsigned t = 0; t < threads; ++t) pool.emplace_back(work, t);
+    }
+    std::vector<ChannelHistogram> out;
+    for (std::size_t k = 0; k < k_count; ++k) {
+        ChannelHistogram h{channels[k],
+                           std::vector<std::uint64_t>(static_cast<std::size_t>(spec.bins))};
+        for (const auto& p : partial) {
+            const std::uint64_t* even = p.data() + 2 * slots * k;
+            const std::uint64_t* odd = even + slots;
+            for (std::size_t b = 0; b < h.counts.size(); ++b)
+                h.counts[b] += even[b + 1] + odd[b + 1];
+        }
         out.push_back(std::move(h));
     }
     apply_saturation(spec, out);

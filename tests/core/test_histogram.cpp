@@ -178,6 +178,28 @@ TEST(Reference, JointColourHistogram) {
     EXPECT_THROW(reference_histogram(deep.view(), {Channel::Joint}, spec), UsageError);
 }
 
+// The plain channels are counted in one pass over the pixels, the computed ones a channel at a
+// time: any order and mix of them gives each channel its own counts, in the order asked.
+TEST(Reference, ChannelsInAnyOrderAndMixEachGetTheirCounts) {
+    const auto spec = HistogramSpec::even(97, 0, 1 << 12);
+    const Image rgba = uniform(101, 37, 4, SampleType::U16, 12, 21, 6);
+    const std::vector<Channel> mixed{Channel::A, Channel::Luma709, Channel::B,
+                                     Channel::R, Channel::Luma601, Channel::G};
+    const auto h = reference_histogram(rgba.view(), mixed, spec, 3);
+    ASSERT_EQ(h.size(), mixed.size());
+    for (std::size_t k = 0; k < mixed.size(); ++k) {
+        EXPECT_EQ(h[k].channel, mixed[k]);
+        EXPECT_EQ(h[k].counts, naive(rgba.view(), mixed[k], spec)) << channel_name(mixed[k]);
+    }
+    // On one channel every plain name reads the gray sample: four in one pass, and luma.
+    const Image gray = uniform(1, 300, 1, SampleType::U8, 8, 22);
+    const std::vector<Channel> names{Channel::B, Channel::Gray, Channel::Luma601, Channel::R,
+                                     Channel::G};
+    const auto g = reference_histogram(gray.view(), names, HistogramSpec::even(256, 0, 256));
+    for (std::size_t k = 0; k < names.size(); ++k)
+        EXPECT_EQ(g[k].counts, naive(gray.view(), Channel::Gray, HistogramSpec::even(256, 0, 256)));
+}
+
 TEST(Reference, MultiThreadedEqualsSingleThreaded) {
     const Image img = uniform(1999, 1001, 3, SampleType::U16, 16, 13);
     const auto spec = HistogramSpec::even(4096, 0, 65536);
