@@ -51,6 +51,7 @@
 #include <utility>
 #include <vector>
 
+#include "coded_video.hpp"
 #include "engines.hpp"
 #include "histoscope/core/display.hpp"
 #include "histoscope/core/engine.hpp"
@@ -1221,6 +1222,40 @@ class TestUi : public QObject {
         const hs::Image expected = equalized_reference(deep.view(), s);
         QCOMPARE(expected.bit_depth(), 12);
         QVERIFY(model_matches(*window_->equalizedModel(), reference_of(expected.view(), 4096)));
+        selectBins(256);
+        openAndWait(sample("fruits.jpg"));
+    }
+
+    // A 10-bit clip is shown at its depth: 1024 levels on the axis, its frames' 16-bit R, G, B
+    // counted, frame after frame.
+    void tenBitClipShowsItsHistogramsAtItsDepth() {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const hs::test::CodedClip clip;  // 96x64, 6 frames, yuv420p10le
+        const std::string path = dir.filePath(QStringLiteral("clip.mkv")).toStdString();
+        const std::string error = hs::test::encode_clip(
+            clip, path,
+            "-c:v libx265 -x265-params lossless=1:log-level=error -colorspace bt709 "
+            "-color_range tv");
+        QVERIFY2(error.empty(), error.c_str());
+        openAndWait(QString::fromStdString(path));
+        QVERIFY(window_->media().video);
+        QCOMPARE(window_->media().bit_depth, 10);
+        QCOMPARE(window_->media().frames, 6);
+        QVERIFY(window_->controls()->binsCombo()->findData(1024) >= 0);
+        QCOMPARE(window_->controls()->binsCombo()->findData(2048), -1);
+        selectBins(1024);
+        hs::media::VideoReader reader(path);
+        const std::optional<hs::Image> first = reader.read();
+        QVERIFY(first.has_value());
+        QCOMPARE(first->bit_depth(), 10);
+        QVERIFY(model_matches(*window_->histogramModel(), reference_of(first->view(), 1024)));
+        emit window_->stepRequested(1);
+        QTRY_COMPARE_WITH_TIMEOUT(window_->playback().frame, 1, kTimeoutMs);
+        settle();
+        const std::optional<hs::Image> second = reader.read();
+        QVERIFY(second.has_value());
+        QVERIFY(model_matches(*window_->histogramModel(), reference_of(second->view(), 1024)));
         selectBins(256);
         openAndWait(sample("fruits.jpg"));
     }

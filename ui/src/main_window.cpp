@@ -866,6 +866,7 @@ void MainWindow::onMediaLoaded(const MediaInfo& info) {
                        .arg(info.height)
                        .arg(info.channels)
                        .arg(info.bit_depth);
+    if (!info.coding.isEmpty()) text += tr(" (%1)").arg(info.coding);
     if (info.live)
         text += info.fps > 0.0 ? tr("  live at %1 fps").arg(info.fps, 0, 'f', 2)
                                : tr("  live, frames shown as they come");

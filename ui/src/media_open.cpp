@@ -50,6 +50,12 @@ void open_video(OpenedMedia& opened, const hs::media::Source& source) {
     opened.info.format = QString::fromStdString(video->codec());
     opened.info.frames = video->frame_count();
     opened.info.fps = video->fps();
+    const hs::media::VideoCoding& c = video->coding();
+    opened.info.coding = QString::fromStdString(
+        c.pixel_format + (c.matrix.empty() ? std::string() : ", " + c.matrix) + ", " +
+        c.range_name() + " range");
+    if (const std::string missing = video->missing_frames(); !missing.empty())
+        opened.info.notes << QString::fromStdString(missing + " (it is cut short or damaged)");
     opened.frames = video_source(std::move(video));
 }
 

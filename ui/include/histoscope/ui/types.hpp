@@ -29,6 +29,8 @@ struct MediaInfo {
     int height = 0;
     int channels = 0;
     int bit_depth = 8;
+    // Video: how its pixels are coded ("yuv420p10le, bt709, limited range"); empty otherwise.
+    QString coding;
     std::int64_t frames = 1;  // video: as the container reports it; raw: as the size holds
     double fps = 0.0;         // video and raw streams: the rate they play at (0: as they come)
     bool live = false;        // raw frames on standard input: no count, no seeking
