@@ -276,6 +276,34 @@ TEST(CliCodedVideo, ACutClipSaysSoAndABrokenOneIsOneErrorLine) {
     expect_refused(run_cli("hist " + quote(cut) + " --frame 5 --channels y"), "past the cut",
                    "has no frame 5");
 
+    // The same frames in MP4: cut with its index in front (faststart), the container's count
+    // against what the file holds; cut before its index (at the end), no video at all.
+    for (const bool faststart : {true, false}) {
+        const fs::path mp4 = scratch.path / (faststart ? "front.mp4" : "end.mp4");
+        ASSERT_EQ(encode_clip(clip, mp4,
+                              std::string(kLosslessHevc) + ":keyint=1" +
+                                  (faststart ? " -movflags +faststart" : "")),
+                  "");
+        const std::string whole_mp4 = slurp(mp4);
+        const fs::path cut_mp4 = scratch.path / ("cut_" + mp4.filename().string());
+        { std::ofstream(cut_mp4, std::ios::binary) << whole_mp4.substr(0, whole_mp4.size() / 2); }
+        const auto r = run_cli("info " + quote(cut_mp4) + " --format json");
+        if (!faststart) {
+            expect_refused(r, "mp4 cut before its index",
+                           "cannot open " + quote(cut_mp4) + " as a video");
+            continue;
+        }
+        ASSERT_EQ(r.exit_code, 0) << r.err;
+        const auto m = parse_json(r.out);
+        EXPECT_EQ(m.at("frames"), 6);
+        EXPECT_EQ(m.at("frames_counted"), false);
+        EXPECT_LT(m.at("frames_in_file").get<int>(), 6);
+        EXPECT_EQ(m.at("coded_depth"), 10);
+        ASSERT_EQ(m.at("notes").size(), 1u);
+        EXPECT_NE(m.at("notes")[0].get<std::string>().find("reports 6 frames but the file holds"),
+                  std::string::npos);
+    }
+
     // A header that is not Matroska any more.
     std::string broken = bytes;
     for (std::size_t i = 4; i < 40; ++i) broken[i] = '\xff';
