@@ -13,8 +13,12 @@ int run_info(const Context& ctx) {
     const Args& args = ctx.args;
     refuse_output_onto_input(args);
     const std::string format = args.value("--format").value_or("text");
-    const Input in = load_input(args, decode_options(args), true);
-    const ImageView v = in.image.view();
+    // A video's frame is decoded (a damaged first frame is said) but not converted to R, G, B,
+    // which a matrix without a conversion (YCgCo) would refuse.
+    InputWants wants;
+    wants.rgb = false;
+    const Input in = load_input(args, decode_options(args), true, wants);
+    const ImageView v = in.shape.shape();
 
     std::string out;
     if (format == "json") {

@@ -211,6 +211,23 @@ TEST(CliCodedVideo, PlanesAreRefusedWhereThereAreNone) {
                    "deep to mp4", "write 96x64x3 u16/10 frames to a .raw file", 2);
 }
 
+// A matrix without a conversion to R, G, B: its planes count, its colours are refused.
+TEST(CliCodedVideo, AYCgCoClipCountsItsPlanesAndRefusesRgb) {
+    Scratch scratch("coded-ycgco");
+    CodedClip clip;
+    clip.frames = 2;
+    const fs::path path = scratch.path / "ycgco.mkv";
+    ASSERT_EQ(encode_clip(clip, path, "-c:v ffv1 -level 3 -colorspace ycgco"), "");
+    const auto info = run_cli("info " + quote(path) + " --format json");
+    ASSERT_EQ(info.exit_code, 0) << info.err;
+    EXPECT_EQ(parse_json(info.out).at("matrix"), "ycgco");
+    const auto planes = run_cli("hist " + quote(path) + " --channels cr --bins 1024 --format json");
+    ASSERT_EQ(planes.exit_code, 0) << planes.err;
+    EXPECT_EQ(counts_of(parse_json(planes.out).at("channels")[0]), clip.plane_counts(2, 0));
+    expect_refused(run_cli("hist " + quote(path) + " --channels r"), "ycgco to rgb",
+                   "no conversion to R, G, B for the Y'CbCr matrix 'ycgco'");
+}
+
 TEST(CliCodedVideo, BenchEqualizeAndScopeTakeDeepClips) {
     const TenBitClip t;
     ASSERT_EQ(t.error, "");

@@ -1619,6 +1619,7 @@ bool may_be_video(Bytes head) {
 std::optional<std::string> video_problem(const Source& source) {
     try {
         VideoReader video(source);
+        video.set_rgb(false);  // a frame that decodes is all probing asks (not its colours)
         Image frame;
         for (;;) {
             switch (video.read_frame(frame)) {
