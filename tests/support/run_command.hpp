@@ -25,14 +25,17 @@ inline std::string slurp(const std::filesystem::path& p) {
     return s.str();
 }
 
-// A fresh directory under the system temp dir, unique per process and call.
+// A fresh directory under the system temp dir, unique per process and call. Fresh: a folder of
+// the same name left by an earlier process that had the same pid (tests that keep their folder)
+// is passed over, not reused with what it holds.
 inline std::filesystem::path temp_dir(const std::string& tag) {
     static int counter = 0;
-    auto dir =
-        std::filesystem::temp_directory_path() /
-        ("histoscope-" + tag + "-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
-    std::filesystem::create_directories(dir);
-    return dir;
+    const auto base = std::filesystem::temp_directory_path();
+    for (;;) {
+        auto dir = base / ("histoscope-" + tag + "-" + std::to_string(::getpid()) + "-" +
+                           std::to_string(counter++));
+        if (std::filesystem::create_directory(dir)) return dir;
+    }
 }
 
 inline CommandResult run_command(const std::string& command) {
