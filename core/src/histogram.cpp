@@ -68,7 +68,8 @@ void count_plain(const ImageView& image, const std::size_t* offsets, std::uint64
 template <typename T>
 void count_plain(const ImageView& image, const std::vector<Channel>& channels,
                  const std::vector<std::size_t>& plain, int y0, int y1, const std::int32_t* lut,
-                 std::uint64_t* base, std::size_t slots) {
+                 std::uint64_t* base, const std::vector<std::size_t>& first_table,
+                 std::size_t slots) {
     // In groups of at most four (a pixel's samples), each group one pass.
     for (std::size_t first = 0; first < plain.size(); first += 4) {
         const std::size_t count = std::min<std::size_t>(4, plain.size() - first);
@@ -79,7 +80,7 @@ void count_plain(const ImageView& image, const std::vector<Channel>& channels,
             const std::size_t k = plain[first + i];
             offsets[i] =
                 static_cast<std::size_t>(std::max(0, channel_offset(channels[k], image.channels)));
-            even[i] = base + 2 * slots * k;
+            even[i] = base + first_table[k];
             odd[i] = even[i] + slots;
         }
         switch (count) {
@@ -259,7 +260,7 @@ std::vector<ChannelHistogram> reference_histogram(const ImageView& image,
     // too large for the caches then costs one trip through memory. Every channel counts into
     // two tables, even columns in one and odd in the other, so that runs of equal values (flat
     // areas, clipped ends) do not wait on one counter's last increment. Luma and the joint
-    // colour, computed from several samples, are counted a channel at a time.
+    // colour, computed from several samples, are counted a channel at a time, in one table.
     const std::size_t k_count = channels.size();
     std::vector<std::size_t> plain, computed;  // indices into `channels`
     for (std::size_t k = 0; k < k_count; ++k) {
@@ -267,9 +268,15 @@ std::vector<ChannelHistogram> reference_histogram(const ImageView& image,
         (c != Channel::Joint && !(is_luma(c) && image.channels > 1) ? plain : computed)
             .push_back(k);
     }
-    // partial[t]: for each channel, its even table then its odd one.
+    // partial[t]: for each plain channel its even table then its odd one, for each computed
+    // channel one table (the joint colour's is 128 MiB: one is enough), from first_table[k].
+    std::vector<std::size_t> first_table(k_count + 1, 0);
+    for (std::size_t k = 0; k < k_count; ++k) {
+        const bool two = std::find(plain.begin(), plain.end(), k) != plain.end();
+        first_table[k + 1] = first_table[k] + (two ? 2 : 1) * slots;
+    }
     std::vector<std::vector<std::uint64_t>> partial(
-        threads, std::vector<std::uint64_t>(2 * slots * k_count));
+        threads, std::vector<std::uint64_t>(first_table[k_count]));
     auto work = [&](unsigned t) {
         const int y0 = static_cast<int>(static_cast<std::int64_t>(image.height) * t / threads);
         const int y1 =
@@ -278,17 +285,15 @@ std::vector<ChannelHistogram> reference_histogram(const ImageView& image,
         const std::int32_t* lut = table.data();
         if (!plain.empty()) {
             if (image.type == SampleType::U8)
-                count_plain<std::uint8_t>(image, channels, plain, y0, y1, lut, base, slots);
+                count_plain<std::uint8_t>(image, channels, plain, y0, y1, lut, base, first_table,
+                                          slots);
             else
-                count_plain<std::uint16_t>(image, channels, plain, y0, y1, lut, base, slots);
+                count_plain<std::uint16_t>(image, channels, plain, y0, y1, lut, base, first_table,
+                                           slots);
         }
         for (const std::size_t k : computed) {
-            std::uint64_t* counts[2] = {base + 2 * slots * k, base + 2 * slots * k + slots};
-            unsigned which = 0;
-            for_each_value(image, channels[k], y0, y1, [&](std::uint32_t v) {
-                ++counts[which][lut[v]];
-                which ^= 1u;
-            });
+            std::uint64_t* counts = base + first_table[k];
+            for_each_value(image, channels[k], y0, y1, [&](std::uint32_t v) { ++counts[lut[v]]; });
         }
     };
     if (threads == 1) {
@@ -301,12 +306,9 @@ std::vector<ChannelHistogram> reference_histogram(const ImageView& image,
     for (std::size_t k = 0; k < k_count; ++k) {
         ChannelHistogram h{channels[k],
                            std::vector<std::uint64_t>(static_cast<std::size_t>(spec.bins))};
-        for (const auto& p : partial) {
-            const std::uint64_t* even = p.data() + 2 * slots * k;
-            const std::uint64_t* odd = even + slots;
-            for (std::size_t b = 0; b < h.counts.size(); ++b)
-                h.counts[b] += even[b + 1] + odd[b + 1];
-        }
+        for (const auto& p : partial)
+            for (std::size_t at = first_table[k]; at < first_table[k + 1]; at += slots)
+                for (std::size_t b = 0; b < h.counts.size(); ++b) h.counts[b] += p[at + b + 1];
         out.push_back(std::move(h));
     }
     apply_saturation(spec, out);
