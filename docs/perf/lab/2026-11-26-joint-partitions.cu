@@ -30,9 +30,9 @@ constexpr unsigned kBins = 1u << 24;
 // Counts the bins in [lo, lo + span) with one atomic per run of equal bins. Streaming loads
 // (evict-first) when the frame is read once, normal loads when it is read again by the next pass.
 template <bool Stream>
-__global__ void __launch_bounds__(256) count_range(const uint4* in, std::uint64_t pixels,
-                                                   unsigned lo, unsigned span,
-                                                   unsigned long long* counts) {
+__global__ void __launch_bounds__(256)
+    count_range(const uint4* in, std::uint64_t pixels, unsigned lo, unsigned span,
+                unsigned long long* counts) {
     const std::uint64_t groups = (pixels + 15) / 16;
     const std::uint64_t step = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
     for (std::uint64_t g = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -45,8 +45,8 @@ __global__ void __launch_bounds__(256) count_range(const uint4* in, std::uint64_
 #pragma unroll
         for (int p = 0; p < 16; ++p) {
             if (p >= valid) break;
-            const unsigned key = (unsigned{bytes[3 * p]} << 16) | (unsigned{bytes[3 * p + 1]} << 8) |
-                                 bytes[3 * p + 2];
+            const unsigned key = (unsigned{bytes[3 * p]} << 16) |
+                                 (unsigned{bytes[3 * p + 1]} << 8) | bytes[3 * p + 2];
             if (key == run_key) {
                 ++run;
                 continue;
@@ -77,7 +77,8 @@ int main(int argc, char** argv) {
     }
     std::vector<unsigned long long> expect(kBins, 0);
     for (std::uint64_t p = 0; p < pixels; ++p)
-        ++expect[(unsigned{host[3 * p]} << 16) | (unsigned{host[3 * p + 1]} << 8) | host[3 * p + 2]];
+        ++expect[(unsigned{host[3 * p]} << 16) | (unsigned{host[3 * p + 1]} << 8) |
+                 host[3 * p + 2]];
     std::uint64_t distinct = 0;
     for (auto c : expect) distinct += c != 0;
     printf("%llu pixels, %llu distinct colours\n", static_cast<unsigned long long>(pixels),
