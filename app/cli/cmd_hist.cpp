@@ -98,8 +98,8 @@ int run_hist(const Context& ctx) {
     if (wants.rgb) results.push_back(engine.compute(request));
     std::vector<ImageView> planes;
     if (wants.planes) {
-        std::vector<ImageView> all{in.planes[0].view(), in.planes[1].view(), in.planes[2].view()};
-        planes = plane_views({all[0], all[1], all[2]}, *in.coding, region_option(args));
+        planes = plane_views({in.planes[0].view(), in.planes[1].view(), in.planes[2].view()},
+                             *in.coding, region_option(args));
         for (int p : selection.planes) {
             const ImageView& v = planes[static_cast<std::size_t>(p)];
             results.push_back(engine.compute({v, {Channel::Gray}, request.spec}));

@@ -135,7 +135,6 @@ int run_hist_frames(const Context& ctx, const Args& args) {
         double ms = 0.0;
     };
     std::deque<PlaneCounts> plane_counts;
-    std::string plane_engine_used;
     StreamEvents events;
     if (selection.has_planes())
         events.read = [&](std::int64_t) {

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "histoscope/core/error.hpp"
+#include "request_options.hpp"
 
 namespace hs::cli {
 
@@ -73,14 +74,14 @@ void check_planes(const std::string& name, const media::VideoCoding& coding) {
 }
 
 Json plane_json(int plane, const ImageView& view, const ChannelHistogram& histogram) {
+    // A channel's entry, named after the plane, its size after the name.
+    Json counted = channel_json(histogram);
     Json c = Json::object();
     c["name"] = kPlaneNames[plane];
     c["width"] = view.width;
     c["height"] = view.height;
-    c["total"] = histogram.total();
-    Json counts = Json::array();
-    for (std::uint64_t n : histogram.counts) counts.push_back(n);
-    c["counts"] = std::move(counts);
+    c["total"] = std::move(counted["total"]);
+    c["counts"] = std::move(counted["counts"]);
     return c;
 }
 

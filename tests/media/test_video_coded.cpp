@@ -73,6 +73,19 @@ std::string rgb_difference(const ImageView& rgb, const CodedClip& clip, int fram
     return "";
 }
 
+// Reads every frame of `clip` from `video`, its planes too: each equals the clip's code values,
+// and its R, G, B their conversion by `t`.
+void expect_frames_exact(media::VideoReader& video, const CodedClip& clip,
+                         const media::YCbCrToRgb& t) {
+    video.set_planes(true);
+    Image frame;
+    for (int f = 0; f < clip.frames; ++f) {
+        ASSERT_EQ(video.read_frame(frame), media::VideoReader::FrameStatus::Ok) << video.failure();
+        EXPECT_EQ(planes_difference(video.planes(), clip, f), "") << f;
+        EXPECT_EQ(rgb_difference(frame.view(), clip, f, t), "") << f;
+    }
+}
+
 }  // namespace
 
 TEST(VideoCoded, TenBitHevcInMatroskaGivesItsCodeValuesAndItsColours) {
@@ -163,13 +176,7 @@ TEST(VideoCoded, TwelveBitFullRangeFfv1AndItsBt2020Colours) {
     EXPECT_EQ(c.transfer, "smpte2084");
     EXPECT_EQ(c.primaries, "bt2020");
     const media::YCbCrToRgb t = media::YCbCrToRgb::make("bt2020nc", true, 12);
-    video.set_planes(true);
-    Image frame;
-    for (int f = 0; f < clip.frames; ++f) {
-        ASSERT_EQ(video.read_frame(frame), media::VideoReader::FrameStatus::Ok) << video.failure();
-        EXPECT_EQ(planes_difference(video.planes(), clip, f), "") << f;
-        EXPECT_EQ(rgb_difference(frame.view(), clip, f, t), "") << f;
-    }
+    expect_frames_exact(video, clip, t);
 }
 
 TEST(VideoCoded, SixteenBit422AndUnspecifiedColoursAreAssumed) {
@@ -190,13 +197,7 @@ TEST(VideoCoded, SixteenBit422AndUnspecifiedColoursAreAssumed) {
     EXPECT_FALSE(c.full_range);
     EXPECT_TRUE(c.range_assumed);
     const media::YCbCrToRgb t = media::YCbCrToRgb::make("smpte170m", false, 16);
-    video.set_planes(true);
-    Image frame;
-    for (int f = 0; f < clip.frames; ++f) {
-        ASSERT_EQ(video.read_frame(frame), media::VideoReader::FrameStatus::Ok) << video.failure();
-        EXPECT_EQ(planes_difference(video.planes(), clip, f), "") << f;
-        EXPECT_EQ(rgb_difference(frame.view(), clip, f, t), "") << f;
-    }
+    expect_frames_exact(video, clip, t);
 }
 
 // 8-bit streams keep their conversion (OpenCV's, frame for frame) and give their planes too.
