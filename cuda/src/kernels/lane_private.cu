@@ -307,8 +307,15 @@ LanePrivateTuning plan_lane_private(const LanePrivateArgs& a, const DeviceLimits
     // or a group of pixels (the pixel kernel), and enough that no block reads more than
     // kLanePrivateMaxBytesPerBlock bytes (a block reads at most ceil(items / (blocks *
     // threads)) words or groups per thread).
+    // A block's fixed work (zeroing its copies, summing them, adding the sums) is paid per
+    // block: below kLanePrivateMinBytesPerBlock of input per block, fewer blocks, but at least
+    // one per SM. Measured on the H100 (4K RGB, 8-bit, two resident blocks an SM): one block an
+    // SM took 18.4 instead of 19.7 us, 14.8 instead of 16.0 back to back; 8K RGB and 256 MiB
+    // ran faster with two.
+    const auto sms = static_cast<std::uint64_t>(limits.sm_count);
     const std::uint64_t resident =
-        static_cast<std::uint64_t>(t.blocks_per_sm) * static_cast<std::uint64_t>(limits.sm_count);
+        std::max(sms, std::min(static_cast<std::uint64_t>(t.blocks_per_sm) * sms,
+                               a.bytes / kLanePrivateMinBytesPerBlock));
     const auto threads = static_cast<std::uint64_t>(t.threads);
     const std::uint64_t exact = a.bytes / (kLanePrivateMaxBytesPerBlock / 2) + 1;
     std::uint64_t blocks = a.by_pixel

@@ -56,6 +56,8 @@ inline constexpr int kLanePrivateMaxSlots = 4;  // counted channels per pass
 inline constexpr int kLanePrivateMaxCopies = 32;
 inline constexpr int kLanePrivateMinCopies = 8;  // fewer: not this strategy any more
 inline constexpr std::uint64_t kLanePrivateMaxBytesPerBlock = std::uint64_t{1} << 31;
+// Fewer bytes than this per block: fewer blocks (see plan_lane_private).
+inline constexpr std::uint64_t kLanePrivateMinBytesPerBlock = std::uint64_t{192} << 10;
 // 8-bit values: the value itself (256 bins over [0, 256), 32 copies only) or the table;
 // 16-bit values: a shift.
 inline constexpr BinModes kLanePrivateModes8 =
