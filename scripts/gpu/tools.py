@@ -106,13 +106,15 @@ def decode(src, out, tiled, only=()):
     if not only or "fruits_4k.jpg" in only:
         # Deep frames of the 4K photo, as a 10- or 12-bit camera would give them: smoothed in
         # float so that the codes between the 8-bit ones occur (921 distinct 10-bit green codes).
+        # In a folder of their own: the GPU tests read every raw file of OUT as a photo.
         img = rgb_order(cv2.imread(os.path.join(src, "fruits_4k.jpg"), cv2.IMREAD_COLOR))
+        os.makedirs(os.path.join(out, "deep"), exist_ok=True)
         for bits in (10, 12):
             top = (1 << bits) - 1
             f = cv2.GaussianBlur(img.astype(np.float32) * (top / 255.0), (0, 0), 1.2)
             deep = np.clip(np.rint(f), 0, top).astype(np.uint16)
             h, w = deep.shape[:2]
-            tofile(deep, os.path.join(out, f"fruits_4k.jpg.{w}x{h}x3.u16_{bits}.raw"))
+            tofile(deep, os.path.join(out, "deep", f"fruits_4k.jpg.{w}x{h}x3.u16_{bits}.raw"))
             print(f"raw {bits}-bit frame: fruits_4k.jpg", deep.shape)
     if tiled:
         # Real photos' samples repeated to 256 MiB (gray: 2^28 8-bit or 2^27 16-bit samples).
