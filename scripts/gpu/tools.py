@@ -19,6 +19,7 @@
   compare CLI PHOTO                every GPU engine against cpu through `histoscope-cli hist`
   equalize-bench CLI OUT.json RUNS KERNEL   the equalizer against the cpu engine and OpenCV
 """
+import argparse
 import datetime
 import json
 import os
@@ -488,29 +489,42 @@ def equalize_bench(cli, out_json, runs, kernel):
 
 
 def main(argv):
-    if len(argv) < 2:
-        sys.exit(__doc__)
-    cmd, a = argv[1], argv[2:]
+    ap = argparse.ArgumentParser(prog="tools.py", description=__doc__.split("\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter,
+                                 epilog=__doc__.split("\n", 1)[1])
+    sub = ap.add_subparsers(dest="cmd", required=True, metavar="COMMAND")
+
+    def command(name, func, *args):
+        p = sub.add_parser(name)
+        for a in args:
+            p.add_argument(a)
+        p.set_defaults(func=func)
+        return p
+
+    p = command("decode", None, "samples", "out")
+    p.add_argument("--tiled", action="store_true")
+    p.add_argument("names", nargs="*", metavar="NAME")
+    command("synth-streams", synth_streams, "src", "out")
+    command("cases", cases, "which", "raw")
+    for name, func, args in (("bench-report", bench_report, ("folder", "out")),
+                             ("stream-report", stream_report, ("folder", "out")),
+                             ("learn", learn, ("folder", "map_path")),
+                             ("auto-report", auto_report, ("folder", "out")),
+                             ("compare", compare, ("cli", "photo"))):
+        command(name, func, *args)
+    p = command("equalize-bench", equalize_bench, "cli", "out_json")
+    p.add_argument("runs", type=int)
+    p.add_argument("kernel")
+
+    a = vars(ap.parse_args(argv[1:]))
+    cmd, func = a.pop("cmd"), a.pop("func")
     if cmd == "decode":
-        names = [n for n in a[2:] if n != "--tiled"]
-        missing = [n for n in names if not os.path.isfile(os.path.join(a[0], n))]
+        missing = [n for n in a["names"] if not os.path.isfile(os.path.join(a["samples"], n))]
         if missing:
-            sys.exit("tools.py decode: not in " + a[0] + ": " + ", ".join(missing))
-        decode(a[0], a[1], "--tiled" in a[2:], names)
+            ap.error("decode: not in " + a["samples"] + ": " + ", ".join(missing))
+        decode(a["samples"], a["out"], a["tiled"], a["names"])
         return 0
-    if cmd == "cases":
-        cases(a[0], a[1])
-        return 0
-    if cmd == "synth-streams":
-        synth_streams(a[0], a[1])
-        return 0
-    handlers = {"bench-report": bench_report, "stream-report": stream_report, "learn": learn,
-                "auto-report": auto_report, "compare": compare}
-    if cmd in handlers:
-        return handlers[cmd](*a)
-    if cmd == "equalize-bench":
-        return equalize_bench(a[0], a[1], int(a[2]), a[3])
-    sys.exit(f"tools.py: unknown command '{cmd}'\n{__doc__}")
+    return func(**a) or 0
 
 
 if __name__ == "__main__":
