@@ -2,7 +2,8 @@
 # Takes README's screenshots of the desktop application as a user sees it: the real application
 # under Xvfb, driven with xdotool and captured with ImageMagick's import, each from a first-start
 # settings file. Writes docs/screenshots/deep-16bit.png (a 16-bit photo with its 65536-bin
-# histograms, the readout of a hovered column), compare-kernels.png (Tools > Compare Kernels
+# histograms, the readout of a hovered column), deep-video-10bit.png (a 10-bit HEVC clip encoded
+# here from the bundled 4K clip, at 1024 bins), compare-kernels.png (Tools > Compare Kernels
 # after a run) and clipping-overlay.png (View > Clipping Overlay). Uses the build in
 # $HS_BUILD_DIR (default build-cpu). Look at every picture before committing it.
 set -euo pipefail
@@ -10,7 +11,7 @@ cd "$(dirname "$0")/.."
 root="$PWD"
 build="${HS_BUILD_DIR:-build-cpu}"
 [ -x "$build/app/histoscope" ] || { echo "error: no $build/app/histoscope: build first" >&2; exit 2; }
-for tool in xvfb-run xdotool import; do
+for tool in xvfb-run xdotool import ffmpeg; do
     command -v "$tool" >/dev/null || { echo "error: $tool is missing (scripts/install-deps.sh)" >&2; exit 2; }
 done
 export HS_APP="$root/$build/app/histoscope" HS_SAMPLES="$root/resources/samples"
@@ -42,6 +43,18 @@ sleep 0.3  # (before the plot's tooltip shows)
 import -window "$window" "$HS_OUT/deep-16bit.png"
 stop
 
+# 24 frames of the 4K clip as 10-bit HEVC (Rec.709, limited range): its histograms at the coded
+# depth, one bin a code value.
+ffmpeg -nostdin -hide_banner -loglevel error -i "$HS_SAMPLES/starry_pan_4k.mp4" -frames:v 24 -c:v libx265 \
+    -preset fast -pix_fmt yuv420p10le -x265-params log-level=error -color_primaries bt709 \
+    -color_trc bt709 -colorspace bt709 "$work/starry_pan_4k_10bit.mkv"
+start deep-video "$work/starry_pan_4k_10bit.mkv" '[histogram]\nbins=1024\n'
+sleep 4
+xdotool mousemove 200 400  # a pixel of the original: its 10-bit values in the status bar
+sleep 0.3
+import -window "$window" "$HS_OUT/deep-video-10bit.png"
+stop
+
 start compare "$HS_SAMPLES/fruits_4k.jpg" ''
 xdotool key ctrl+k
 dialog=$(xdotool search --sync --name '^Compare Kernels$' | head -1)
@@ -58,4 +71,4 @@ sleep 0.3
 import -window "$window" "$HS_OUT/clipping-overlay.png"
 stop
 DRIVE
-echo "wrote $HS_OUT/deep-16bit.png $HS_OUT/compare-kernels.png $HS_OUT/clipping-overlay.png"
+echo "wrote $HS_OUT/deep-16bit.png $HS_OUT/deep-video-10bit.png $HS_OUT/compare-kernels.png $HS_OUT/clipping-overlay.png"
