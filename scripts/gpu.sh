@@ -9,6 +9,13 @@
 #                                 for docs/perf/gpu-verified.md after a full pass (about 9
 #                                 minutes on the H100 when already built: build in a call before)
 #   scripts/gpu.sh bench [RUNS]   the "bench" cases of scripts/gpu/cases.tsv with every engine
+#   scripts/gpu.sh bench-ab BASE [RUNS]
+#                                 the "bench" cases with every engine, built from two trees in
+#                                 the same run: BASE (a source tree, as scripts/gpu/export-base.sh
+#                                 writes it from a commit and the call carries it) and this one,
+#                                 in turn twice; a table of both medians and their ratio per case
+#                                 and engine (before and after a change that must not slow
+#                                 anything)
 #   scripts/gpu.sh stream         the frame pipeline on the bundled 4K clip (10,032 frames, and
 #                                 2 and 4 frames in flight)
 #   scripts/gpu.sh learn-auto [RUNS]
@@ -90,6 +97,23 @@ cmd_bench() {
     [ -n "$raw" ] || decode
     run_cases bench "$dir" "$runs" || rc=$?
     python3 "$tools" bench-report "$dir" "$out/bench.json" || rc=$?
+    return "$rc"
+}
+
+cmd_bench_ab() {
+    local base="${1:?gpu.sh bench-ab: BASE, a source tree}" runs="${2:-20}" dir rc=0 new_cli="$cli"
+    [ -f "$base/CMakePresets.json" ] || { echo "gpu.sh bench-ab: $base is not a source tree" >&2; return 2; }
+    base="$(cd "$base" && pwd)"
+    [ -e "$base/.deps" ] || ln -s "$root/.deps" "$base/.deps"
+    (cd "$base" && cmake --preset gpu-host -DHS_BUILD_TESTS=OFF >/dev/null &&
+        cmake --build --preset gpu-host -j "$jobs" --target histoscope-cli) >>"$out/build.log" 2>&1
+    dir="$(mktemp -d)"
+    [ -n "$raw" ] || decode
+    for round in 1 2; do
+        cli="$base/build-gpu/app/histoscope-cli" suffix=".base.$round" run_cases bench "$dir" "$runs" || rc=$?
+        cli="$new_cli" suffix=".new.$round" run_cases bench "$dir" "$runs" || rc=$?
+    done
+    python3 "$tools" ab-report "$dir" "$out/bench-ab.json" || rc=$?
     return "$rc"
 }
 
@@ -413,7 +437,7 @@ job="${1:-}"
 case "$job" in
     check) cmd_check ;;
     gui) cmd_gui "$@" ;;
-    bench | stream | compare | equalize | auto | learn-auto)
+    bench | bench-ab | stream | compare | equalize | auto | learn-auto)
         build_cli >>"$out/build.log" 2>&1
         "cmd_${job//-/_}" "$@"
         ;;

@@ -14,6 +14,7 @@
   cases SET RAW                    the cases of SET (bench, learn): NAME<TAB>ARGS per line
   bench-report DIR OUT.json        the bench JSONs of DIR as one document and a table
   stream-report DIR OUT.json       the stream JSONs of DIR as one document and a summary
+  ab-report DIR OUT.json           bench-ab's JSONs: both trees' medians and their ratio
   learn DIR MAP                    the "auto" selection map from DIR's bench JSONs and traces
   auto-report DIR OUT.json         per learn case: the best engine, auto's choice and ratio
   compare CLI PHOTO                every GPU engine against cpu through `histoscope-cli hist`
@@ -181,6 +182,32 @@ def bench_report(folder, out):
                   f"{r['pct_read_bw']:>7.1f}{r['end_to_end_median_ms']:>10.3f}"
                   f"{opt('back_to_back_ms', '.4f'):>10}{opt('floor_ratio', '.2f'):>8}"
                   f"{opt('back_to_back_floor_ratio', '.2f'):>7}  {r['verified']}")
+    ok = all(r["verified"] for d in docs.values() for r in d["results"] if r["status"] == "ok")
+    return 0 if ok and docs else 1
+
+
+def ab_report(folder, out):
+    """bench-ab's JSONs (NAME.base.ROUND, NAME.new.ROUND): per case and engine the median of
+    each tree's rounds and new / base; fails when a result was not verified."""
+    runs = {}  # (case, tree) -> {kernel: [median_ms]}
+    docs = load_json_dir(folder)
+    for name, doc in docs.items():
+        case, tree, _ = name.rsplit(".", 2)
+        for r in doc["results"]:
+            if r["status"] == "ok":
+                runs.setdefault((case, tree), {}).setdefault(r["kernel"], []).append(r["median_ms"])
+    table = {}
+    for case in sorted({c for c, _ in runs}):
+        base, new = runs.get((case, "base"), {}), runs.get((case, "new"), {})
+        print(f"## {case}\n{'kernel':<16}{'base_ms':>11}{'new_ms':>11}{'new/base':>10}")
+        for kernel in [k for k in new if k in base] + [k for k in base if k not in new]:
+            b = statistics.median(base[kernel]) if kernel in base else None
+            n = statistics.median(new[kernel]) if kernel in new else None
+            ratio = n / b if b and n else None
+            table.setdefault(case, {})[kernel] = {"base_ms": b, "new_ms": n, "new_over_base": ratio}
+            show = lambda v, f: "-" if v is None else format(v, f)
+            print(f"{kernel:<16}{show(b, '.4f'):>11}{show(n, '.4f'):>11}{show(ratio, '.3f'):>10}")
+    write_json(out, {"table": table, "runs": docs})
     ok = all(r["verified"] for d in docs.values() for r in d["results"] if r["status"] == "ok")
     return 0 if ok and docs else 1
 
@@ -508,6 +535,7 @@ def main(argv):
     command("cases", cases, "which", "raw")
     for name, func, args in (("bench-report", bench_report, ("folder", "out")),
                              ("stream-report", stream_report, ("folder", "out")),
+                             ("ab-report", ab_report, ("folder", "out")),
                              ("learn", learn, ("folder", "map_path")),
                              ("auto-report", auto_report, ("folder", "out")),
                              ("compare", compare, ("cli", "photo"))):
