@@ -50,7 +50,7 @@ int run_info(const Context& ctx) {
             if (c.family == "ycbcr") os << " (Y'CbCr " << c.chroma << ")";
             if (c.family == "rgb") os << " (R'G'B')";
             if (c.family == "gray") os << " (gray)";
-            if (c.alpha) os << ", alpha not read";
+            if (c.alpha) os << (c.alpha_read ? ", with alpha" : ", alpha not read");
             os << "\n";
             if (!c.matrix.empty())
                 os << "  matrix:   " << c.matrix

@@ -88,6 +88,7 @@ Json plane_json(int plane, const ImageView& view, const ChannelHistogram& histog
 void add_coding_json(Json& j, const media::VideoCoding& c) {
     j["pixel_format"] = c.pixel_format;
     j["coded_depth"] = c.bit_depth;
+    j["alpha"] = c.alpha ? Json(c.alpha_read ? "read" : "not read") : Json();
     j["chroma"] = c.chroma.empty() ? Json() : Json(c.chroma);
     j["matrix"] = c.matrix.empty() ? Json() : Json(c.matrix);
     j["matrix_assumed"] = c.matrix_assumed;
@@ -102,7 +103,7 @@ std::string coding_text(const media::VideoCoding& c) {
     if (c.family == "ycbcr") s += ", Y'CbCr " + c.chroma;
     if (c.family == "rgb") s += ", R'G'B'";
     if (c.family == "gray") s += ", gray";
-    if (c.alpha) s += " with alpha (not read)";
+    if (c.alpha) s += c.alpha_read ? " with alpha" : " with alpha (not read)";
     if (!c.matrix.empty())
         s += ", matrix " + c.matrix +
              (c.matrix_assumed ? " (assumed: the stream does not say)" : "");

@@ -55,8 +55,9 @@ std::string planes_difference(const media::VideoPlanes& planes, const CodedClip&
 // chroma sample serving the pixels it covers), or "".
 std::string rgb_difference(const ImageView& rgb, const CodedClip& clip, int frame,
                            const media::YCbCrToRgb& t) {
-    if (rgb.width != clip.width || rgb.height != clip.height || rgb.channels != 3 ||
-        rgb.type != SampleType::U16 || rgb.bit_depth != clip.depth)
+    if (rgb.width != clip.width || rgb.height != clip.height ||
+        rgb.channels != (clip.alpha ? 4 : 3) || rgb.type != SampleType::U16 ||
+        rgb.bit_depth != clip.depth)
         return "the frame is " + FrameFormat::of(rgb).describe();
     for (int y = 0; y < clip.height; ++y)
         for (int x = 0; x < clip.width; ++x) {
@@ -69,6 +70,10 @@ std::string rgb_difference(const ImageView& rgb, const CodedClip& clip, int fram
                     return "pixel (" + std::to_string(x) + "," + std::to_string(y) + ") channel " +
                            std::to_string(c) + " is " + std::to_string(rgb.sample(x, y, c)) +
                            ", not " + std::to_string(want[c]);
+            if (clip.alpha && rgb.sample(x, y, 3) != clip.value(3, x, y, frame))
+                return "pixel (" + std::to_string(x) + "," + std::to_string(y) + ") alpha is " +
+                       std::to_string(rgb.sample(x, y, 3)) + ", coded " +
+                       std::to_string(clip.value(3, x, y, frame));
         }
     return "";
 }
@@ -267,6 +272,77 @@ TEST(VideoCoded, ProRes4444TwelveBitPlanesEqualTheFfmpegToolsDecode) {
                                    128) == 0;
             EXPECT_TRUE(same) << "frame " << f << " plane " << p;
         }
+        // The frame's fourth channel is the decoded alpha plane, sample for sample.
+        ASSERT_EQ(FrameFormat::of(frame.view()), (FrameFormat{64, 48, 4, SampleType::U16, 12}));
+        const std::uint8_t* alpha =
+            decoded.data() + (static_cast<std::size_t>(f) * 4 + 3) * plane_bytes;
+        bool same = true;
+        for (int y = 0; y < 48; ++y)
+            for (int x = 0; x < 64; ++x) {
+                const std::size_t i =
+                    (static_cast<std::size_t>(y) * 64 + static_cast<std::size_t>(x)) * 2;
+                same = same && frame.view().sample(x, y, 3) ==
+                                   static_cast<std::uint32_t>(alpha[i] | alpha[i + 1] << 8);
+            }
+        EXPECT_TRUE(same) << "frame " << f << " alpha";
+    }
+}
+
+// Deep alpha planes (FFV1, lossless) come as the frames' fourth channel, exactly as coded, beside
+// the Y'CbCr conversion or the R'G'B' planes.
+TEST(VideoCoded, DeepAlphaIsTheFourthChannelAsCoded) {
+    ScratchDir dir;
+    {
+        CodedClip clip;
+        clip.shift_x = clip.shift_y = 0;
+        clip.alpha = true;
+        clip.frames = 2;
+        clip.pix_fmt = "yuva444p10le";
+        const std::string path = dir.file("yuva.mkv");
+        ASSERT_EQ(encode_clip(clip, path, "-c:v ffv1 -level 3 -colorspace bt709"), "");
+        media::VideoReader video(path);
+        EXPECT_TRUE(video.coding().alpha);
+        EXPECT_TRUE(video.coding().alpha_read);
+        EXPECT_EQ(video.frame_format(), (FrameFormat{96, 64, 4, SampleType::U16, 10}));
+        expect_frames_exact(video, clip, media::YCbCrToRgb::make("bt709", false, 10));
+    }
+    {
+        CodedClip clip;  // gbrap12le: planes G, B, R, A
+        clip.depth = 12;
+        clip.shift_x = clip.shift_y = 0;
+        clip.alpha = true;
+        clip.frames = 2;
+        clip.pix_fmt = "gbrap12le";
+        const std::string path = dir.file("rgba.mkv");
+        ASSERT_EQ(encode_clip(clip, path, "-c:v ffv1 -level 3"), "");
+        media::VideoReader video(path);
+        EXPECT_EQ(video.frame_format(), (FrameFormat{96, 64, 4, SampleType::U16, 12}));
+        Image frame;
+        for (int f = 0; f < 2; ++f) {
+            ASSERT_EQ(video.read_frame(frame), media::VideoReader::FrameStatus::Ok);
+            bool same = true;
+            for (int y = 0; y < 64; ++y)
+                for (int x = 0; x < 96; ++x)
+                    for (int c = 0; c < 4; ++c)
+                        same = same && frame.view().sample(x, y, c) ==
+                                           clip.value(c == 3 ? 3 : (c + 2) % 3, x, y, f);
+            EXPECT_TRUE(same) << f;
+        }
+    }
+    {
+        // 8-bit alpha is left out, as OpenCV leaves it: R, G, B as before.
+        CodedClip clip;
+        clip.depth = 8;
+        clip.shift_x = clip.shift_y = 0;
+        clip.alpha = true;
+        clip.frames = 1;
+        clip.pix_fmt = "yuva444p";
+        const std::string path = dir.file("yuva8.mkv");
+        ASSERT_EQ(encode_clip(clip, path, "-c:v ffv1 -level 3"), "");
+        media::VideoReader video(path);
+        EXPECT_TRUE(video.coding().alpha);
+        EXPECT_FALSE(video.coding().alpha_read);
+        EXPECT_EQ(video.frame_format(), (FrameFormat{96, 64, 3, SampleType::U8, 8}));
     }
 }
 

@@ -292,6 +292,7 @@ struct VideoReader::Impl {
     bool coding_known = false;
     int learnt_pixels = AV_PIX_FMT_NONE;  // the pixel format `coding` was learnt from
     int plane_of[3] = {0, 1, 2};          // the plane holding Y' (or R), Cb (G), Cr (B)
+    int alpha_plane = -1;                 // the plane holding alpha, when it is read
     bool want_rgb = true, want_planes = false;
     // The conversion of deep Y'CbCr for the matrix, range and depth in `converter_for`, as
     // tables: the Y' term with the rounding, and each chroma term, by code value.
@@ -390,7 +391,9 @@ struct VideoReader::Impl {
     // The reports the decoder's threads filed since the last call, as damage of their packets.
     void take_reports();
     // Whether the frame in `frame` has a sample above the coded depth in its planes.
-    bool planes_overflow() const;
+    // Whether a plane holds a sample above the coded depth (no decoder writes one, but a frame
+    // holding one is not data of its format): the colour planes when asked, and alpha when read.
+    bool planes_overflow(bool colour_planes) const;
     // The format the frame in `frame` converts to (learns its coding when it changed).
     FrameFormat format_of_frame();
     // The frame in `frame` as R, G, B (or gray) into `out`, reallocated unless it has the
@@ -937,6 +940,10 @@ void VideoReader::Impl::learn_coding(AVPixelFormat pixels) {
         }
         for (int i = 0; i < 3 && i < d->nb_components; ++i) plane_of[i] = d->comp[i].plane;
         c.alpha = (d->flags & AV_PIX_FMT_FLAG_ALPHA) != 0;
+        // A fourth component of its own plane, as deep as the others: ProRes 4444's, FFV1's.
+        c.alpha_read = c.alpha && c.bit_depth > 8 && d->nb_components == 4 &&
+                       (c.family == "ycbcr" || c.family == "rgb") && own_planes(*d, 4, bytes);
+        alpha_plane = c.alpha_read ? d->comp[3].plane : -1;
     }
     if (c.bit_depth > 8) {
         // Deep samples are read where the decoder wrote them, as 16-bit host-order integers.
@@ -984,12 +991,15 @@ void VideoReader::Impl::learn_coding(AVPixelFormat pixels) {
     learnt_pixels = pixels;
 }
 
-bool VideoReader::Impl::planes_overflow() const {
+bool VideoReader::Impl::planes_overflow(bool colour_planes) const {
     if (coding.bit_depth <= 8) return false;  // every byte is a code value
-    for (int i = 0; i < 3; ++i) {
-        const int sx = i == 0 ? 0 : coding.chroma_shift_x, sy = i == 0 ? 0 : coding.chroma_shift_y;
+    const int colour = !colour_planes ? 0 : coding.family == "gray" ? 1 : 3;
+    for (int i = 0; i < 4; ++i) {
+        if (i >= colour && (i < 3 || alpha_plane < 0)) continue;
+        const bool chroma = coding.family == "ycbcr" && (i == 1 || i == 2);
+        const int sx = chroma ? coding.chroma_shift_x : 0, sy = chroma ? coding.chroma_shift_y : 0;
         const int w = AV_CEIL_RSHIFT(frame->width, sx), h = AV_CEIL_RSHIFT(frame->height, sy);
-        const int p = plane_of[i];
+        const int p = i == 3 ? alpha_plane : plane_of[i];
         std::uint16_t bits = 0;
         for (int y = 0; y < h; ++y) {
             const auto* row = reinterpret_cast<const std::uint16_t*>(
@@ -1005,7 +1015,7 @@ FrameFormat VideoReader::Impl::format_of_frame() {
     if (!coding_known || frame->format != learnt_pixels)
         learn_coding(static_cast<AVPixelFormat>(frame->format));
     if (coding.bit_depth <= 8) return {frame->width, frame->height, 3, SampleType::U8, 8};
-    return {frame->width, frame->height, coding.family == "gray" ? 1 : 3, SampleType::U16,
+    return {frame->width, frame->height, coding.frame_channels(), SampleType::U16,
             coding.bit_depth};
 }
 
@@ -1045,16 +1055,25 @@ void VideoReader::Impl::convert_into(std::byte* dst) {
             std::memcpy(out_row(y), row_of(plane_of[0], y), static_cast<std::size_t>(w) * 2);
         return;
     }
+    // Alpha, when read, is the fourth sample of each pixel, taken as coded (full resolution).
+    const int n = f.channels;
+    const auto put_alpha = [&](int y) {
+        if (alpha_plane < 0) return;
+        const std::uint16_t* a = row_of(alpha_plane, y);
+        std::uint16_t* o = samples_of(y) + 3;
+        for (int x = 0; x < w; ++x, o += 4) *o = a[x];
+    };
     if (coding.family == "rgb") {
         for (int y = 0; y < h; ++y) {
             const std::uint16_t *r = row_of(plane_of[0], y), *g = row_of(plane_of[1], y),
                                 *b = row_of(plane_of[2], y);
             std::uint16_t* o = samples_of(y);
-            for (int x = 0; x < w; ++x, o += 3) {
+            for (int x = 0; x < w; ++x, o += n) {
                 o[0] = r[x];
                 o[1] = g[x];
                 o[2] = b[x];
             }
+            put_alpha(y);
         }
         return;
     }
@@ -1106,13 +1125,14 @@ void VideoReader::Impl::convert_into(std::byte* dst) {
         }
         const std::uint16_t* yp = row_of(plane_of[0], y);
         std::uint16_t* o = samples_of(y);
-        for (int x = 0; x < w; ++x, o += 3) {
+        for (int x = 0; x < w; ++x, o += n) {
             const std::int64_t* t = terms + 3 * (x >> sx);
             const std::int64_t luma = ly[yp[x]];
             o[0] = out_of(luma + t[0]);
             o[1] = out_of(luma + t[1]);
             o[2] = out_of(luma + t[2]);
         }
+        put_alpha(y);
     }
 }
 
@@ -1220,7 +1240,13 @@ VideoReader::FrameStatus VideoReader::Impl::read(Image* out, std::byte* dst) {
                 v.failure = what + " is coded " + v.coding.pixel_format + ", without Y'CbCr planes";
                 return FrameStatus::Failed;
             }
-            if (v.planes_overflow()) {
+        }
+        if (v.want_planes || v.want_rgb) {
+            if (!v.coding_known || v.frame->format != v.learnt_pixels)
+                v.learn_coding(static_cast<AVPixelFormat>(v.frame->format));
+            // Converted Y'CbCr is clamped to the depth; planes kept, or copied as they are (R'G'B',
+            // gray, alpha), are checked.
+            if (v.planes_overflow(v.want_planes || v.coding.family != "ycbcr")) {
                 v.failure = what + " holds samples above its coded depth of " +
                             std::to_string(v.coding.bit_depth) + " bits";
                 return FrameStatus::Failed;
@@ -1263,10 +1289,9 @@ FrameFormat VideoReader::frame_format() const {
     Impl& v = *impl_;
     if (!v.declared_format) {
         const VideoCoding& c = coding();
-        v.declared_format = c.bit_depth <= 8
-                                ? FrameFormat{v.width, v.height, 3, SampleType::U8, 8}
-                                : FrameFormat{v.width, v.height, c.family == "gray" ? 1 : 3,
-                                              SampleType::U16, c.bit_depth};
+        v.declared_format = c.bit_depth <= 8 ? FrameFormat{v.width, v.height, 3, SampleType::U8, 8}
+                                             : FrameFormat{v.width, v.height, c.frame_channels(),
+                                                           SampleType::U16, c.bit_depth};
     }
     return *v.declared_format;
 }

@@ -174,7 +174,15 @@ struct VideoCoding {
     std::string family;
     std::string chroma;  // Y'CbCr: "4:2:0", "4:2:2", "4:4:4", "4:4:0", "4:1:1"; else ""
     int chroma_shift_x = 0, chroma_shift_y = 0;  // log2 of the chroma subsampling
-    bool alpha = false;                          // an alpha plane (not delivered)
+    bool alpha = false;                          // an alpha plane
+    // Whether the frames carry that plane as their fourth channel (R, G, B, A): deep Y'CbCr and
+    // R'G'B' streams do; 8-bit streams (converted as OpenCV converts them) and gray with alpha
+    // leave it out.
+    bool alpha_read = false;
+    // The channels of the frames delivered: 1 for deep gray, 4 with alpha_read, else 3.
+    int frame_channels() const {
+        return bit_depth > 8 && family == "gray" ? 1 : alpha_read ? 4 : 3;
+    }
     // The Y'CbCr matrix ("bt709", "bt470bg" = Rec.601, "smpte170m" = Rec.601, "bt2020nc",
     // ...). When the stream does not say, matrix_assumed is set and matrix is "bt709" for
     // frames taller than 576 lines, else "smpte170m", as players guess it.
