@@ -281,9 +281,12 @@ int run_equalize_frames(const Context& ctx, const Args& args) {
 
     FrameSource source(args, 1);
     const FrameFormat& f = source.format();
-    if (!raw_out && (f.type != SampleType::U8 || f.channels != 3))
-        throw UsageError("a video file holds 8-bit RGB frames; write " + f.describe() +
+    if (!raw_out && f.type == SampleType::U8 && f.channels != 3)
+        throw UsageError("an 8-bit video file holds R, G, B frames; write " + f.describe() +
                          " frames to a .raw file");
+    if (!raw_out && f.type != SampleType::U8 && !output.ends_with(".mkv"))
+        throw UsageError("frames deeper than 8 bits (" + f.describe() +
+                         ") are written losslessly as FFV1 in a .mkv file, or to a .raw file");
     std::optional<Image> reference;
     if (args.has("--reference")) {
         reference = read_reference(args);
@@ -302,8 +305,8 @@ int run_equalize_frames(const Context& ctx, const Args& args) {
     if (raw_out)
         raw = std::make_unique<media::AtomicFile>(output);
     else
-        video = std::make_unique<media::VideoWriter>(output, f.width, f.height,
-                                                     source.fps() > 0 ? source.fps() : 25.0);
+        video =
+            std::make_unique<media::VideoWriter>(output, f, source.fps() > 0 ? source.fps() : 25.0);
     double write_ms = 0.0;
     std::map<std::string, std::vector<double>> stages;
     StreamEvents events;

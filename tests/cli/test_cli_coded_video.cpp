@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -205,10 +206,14 @@ TEST(CliCodedVideo, PlanesAreRefusedWhereThereAreNone) {
                    "channel 'y' is listed twice", 2);
     expect_refused(run_cli("bench " + quote(t.path) + " --select y"), "bench",
                    "are counted by hist", 2);
-    // A deep clip's equalized frames go to raw files; a video file holds 8-bit RGB.
+    // A deep clip's equalized frames go to .mkv (FFV1) or raw files, not to a lossy container.
     expect_refused(run_cli("equalize " + quote(t.path) + " --per-frame -o " +
                            quote(t.scratch.path / "out.mp4")),
-                   "deep to mp4", "write 96x64x3 u16/10 frames to a .raw file", 2);
+                   "deep to mp4",
+                   "frames deeper than 8 bits (96x64x3 u16/10) are written losslessly as FFV1 in "
+                   "a .mkv file, or to a .raw file",
+                   2);
+    EXPECT_FALSE(fs::exists(t.scratch.path / "out.mp4"));
 }
 
 // A matrix without a conversion to R, G, B: its planes count, its colours are refused.
@@ -246,6 +251,27 @@ TEST(CliCodedVideo, BenchEqualizeAndScopeTakeDeepClips) {
     const auto back = run_cli("info --raw 96x64x3:u16:10 " + quote(raw) + " --format json");
     ASSERT_EQ(back.exit_code, 0) << back.err;
     EXPECT_EQ(parse_json(back.out).at("frames"), 6);
+    // The same equalization to a .mkv: FFV1 keeps every sample, so it reads back as the raw
+    // frames, at 10 bits.
+    const fs::path mkv = t.scratch.path / "eq.mkv";
+    const auto eq_mkv = run_cli("equalize " + quote(t.path) + " --per-frame -o " + quote(mkv));
+    ASSERT_EQ(eq_mkv.exit_code, 0) << eq_mkv.err;
+    {
+        hs::media::VideoReader video(mkv.string());
+        EXPECT_EQ(video.coding().pixel_format, "gbrp10le");
+        ASSERT_EQ(video.frame_format(), (hs::FrameFormat{96, 64, 3, hs::SampleType::U16, 10}));
+        std::ifstream in(raw, std::ios::binary);
+        const std::size_t frame_bytes = std::size_t{96} * 64 * 3 * 2;
+        std::string want(frame_bytes, '\0');
+        hs::Image frame;
+        for (int f = 0; f < 6; ++f) {
+            ASSERT_EQ(video.read_frame(frame), hs::media::VideoReader::FrameStatus::Ok)
+                << video.failure();
+            ASSERT_TRUE(in.read(want.data(), static_cast<std::streamsize>(frame_bytes)));
+            EXPECT_EQ(std::memcmp(frame.view().data, want.data(), frame_bytes), 0) << f;
+        }
+        EXPECT_EQ(video.read_frame(frame), hs::media::VideoReader::FrameStatus::End);
+    }
 
     const auto scope = run_cli("scope " + quote(t.path) +
                                " --kind parade --levels 1024 --columns 2 --format json");

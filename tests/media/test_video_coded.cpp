@@ -346,6 +346,72 @@ TEST(VideoCoded, DeepAlphaIsTheFourthChannelAsCoded) {
     }
 }
 
+// Deep frames written to Matroska are FFV1, lossless: gray, R, G, B and R, G, B, A of any depth
+// read back sample for sample (at FFV1's depth at least theirs), odd sizes whole; other
+// containers and 8-bit frames other than R, G, B are refused.
+TEST(VideoCoded, DeepFramesWrittenToMatroskaReadBackExactly) {
+    ScratchDir dir;
+    const struct {
+        FrameFormat format;
+        const char* pixels;
+        int depth_back;
+    } cases[] = {{{96, 64, 3, SampleType::U16, 10}, "gbrp10le", 10},
+                 {{95, 63, 4, SampleType::U16, 12}, "gbrap12le", 12},
+                 {{33, 17, 1, SampleType::U16, 16}, "gray16le", 16},
+                 {{40, 30, 3, SampleType::U16, 11}, "gbrp12le", 12}};
+    for (const auto& c : cases) {
+        const std::string path = dir.file("deep_" + std::string(c.pixels) + ".mkv");
+        std::vector<Image> frames;
+        for (int f = 0; f < 3; ++f) {
+            Image img(c.format, nullptr);
+            const std::uint32_t max = img.view().max_value();
+            for (int y = 0; y < img.height(); ++y)
+                for (int x = 0; x < img.width(); ++x)
+                    for (int ch = 0; ch < img.channels(); ++ch)
+                        img.set_sample(x, y, ch,
+                                       (static_cast<std::uint32_t>(x * 7919 + y * 104729 +
+                                                                   ch * 1299709 + f * 15485863) *
+                                        2654435761u) %
+                                           (max + 1));
+            img.set_sample(0, 0, 0, max);  // both ends of the range
+            img.set_sample(1, 0, 0, 0);
+            frames.push_back(std::move(img));
+        }
+        {
+            media::VideoWriter writer(path, c.format, 24.0);
+            for (const Image& f : frames) writer.write(f.view());
+            writer.close();
+        }
+        media::VideoReader video(path);
+        EXPECT_EQ(video.coding().pixel_format, c.pixels);
+        FrameFormat back = c.format;
+        back.bit_depth = c.depth_back;
+        ASSERT_EQ(video.frame_format(), back) << c.pixels;
+        Image frame;
+        for (std::size_t f = 0; f < frames.size(); ++f) {
+            ASSERT_EQ(video.read_frame(frame), media::VideoReader::FrameStatus::Ok)
+                << video.failure();
+            const ImageView a = frame.view(), b = frames[f].view();
+            bool same = true;
+            for (int y = 0; y < a.height; ++y)
+                same = same && std::memcmp(a.row(y), b.row(y), a.row_bytes()) == 0;
+            EXPECT_TRUE(same) << c.pixels << " frame " << f;
+        }
+        EXPECT_EQ(video.read_frame(frame), media::VideoReader::FrameStatus::End);
+    }
+    const FrameFormat deep{16, 16, 3, SampleType::U16, 10};
+    EXPECT_THROW(media::VideoWriter(dir.file("deep.mp4"), deep, 24.0), InputError);
+    EXPECT_THROW(media::VideoWriter(dir.file("deep.avi"), deep, 24.0), InputError);
+    EXPECT_THROW(media::VideoWriter(dir.file("rgba8.mkv"), FrameFormat{16, 16, 4}, 24.0),
+                 InputError);
+    // A frame of another format than the writer's is refused, and nothing is left behind.
+    {
+        media::VideoWriter writer(dir.file("mismatch.mkv"), deep, 24.0);
+        EXPECT_THROW(writer.write(Image(16, 16, 3, SampleType::U16, 12).view()), InputError);
+    }
+    EXPECT_FALSE(std::filesystem::exists(dir.file("mismatch.mkv")));
+}
+
 TEST(VideoCoded, DeepGrayAndRgbStreamsKeepTheirSamples) {
     ScratchDir dir;
     {

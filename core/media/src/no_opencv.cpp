@@ -113,6 +113,9 @@ const std::string& VideoReader::failure() const {
     no_video();
 }
 struct VideoWriter::Impl {};
+VideoWriter::VideoWriter(const std::string& path, const FrameFormat&, double) {
+    no_opencv(path);
+}
 VideoWriter::VideoWriter(const std::string& path, int, int, double) {
     no_opencv(path);
 }

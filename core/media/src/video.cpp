@@ -35,6 +35,7 @@ extern "C" {
 #include <libavcodec/avcodec.h>
 #include <libavformat/avformat.h>
 #include <libavutil/log.h>
+#include <libavutil/opt.h>
 #include <libavutil/pixdesc.h>
 #include <libswscale/swscale.h>
 }
@@ -1378,8 +1379,32 @@ struct OutputKind {
     int bitrate_scale = 1;
 };
 
-std::optional<OutputKind> output_kind(const std::string& path) {
+// FFV1's planar layout that holds `f`'s samples (deep gray, R'G'B' or R'G'B'A) exactly: the
+// first of its depths at least the frame's.
+AVPixelFormat lossless_pixels(const FrameFormat& f) {
+    const int d = f.bit_depth;
+    if (f.channels == 1)
+        return d <= 9    ? AV_PIX_FMT_GRAY9LE
+               : d <= 10 ? AV_PIX_FMT_GRAY10LE
+               : d <= 12 ? AV_PIX_FMT_GRAY12LE
+                         : AV_PIX_FMT_GRAY16LE;
+    if (f.channels == 4)
+        return d <= 10   ? AV_PIX_FMT_GBRAP10LE
+               : d <= 12 ? AV_PIX_FMT_GBRAP12LE
+                         : AV_PIX_FMT_GBRAP16LE;
+    return d <= 9    ? AV_PIX_FMT_GBRP9LE
+           : d <= 10 ? AV_PIX_FMT_GBRP10LE
+           : d <= 12 ? AV_PIX_FMT_GBRP12LE
+           : d <= 14 ? AV_PIX_FMT_GBRP14LE
+                     : AV_PIX_FMT_GBRP16LE;
+}
+
+std::optional<OutputKind> output_kind(const std::string& path, const FrameFormat& f) {
     const std::string ext = path.size() >= 4 ? path.substr(path.size() - 4) : std::string();
+    if (f.type == SampleType::U16)
+        return ext == ".mkv" ? std::optional<OutputKind>(OutputKind{"matroska", AV_CODEC_ID_FFV1,
+                                                                    lossless_pixels(f), 0, 1})
+                             : std::nullopt;
     if (ext == ".mp4") return OutputKind{"mp4", AV_CODEC_ID_MPEG4, AV_PIX_FMT_YUV420P, 0, 1};
     // Full-range YUV, as JPEG stores it; MJPEG spends more bits per pixel than MPEG-4.
     if (ext == ".avi") return OutputKind{"avi", AV_CODEC_ID_MJPEG, AV_PIX_FMT_YUVJ420P, 0, 3};
@@ -1410,6 +1435,7 @@ struct VideoWriter::Impl {
     AVFrame* frame = nullptr;
     AVPacket* packet = nullptr;
     int width = 0, height = 0;
+    FrameFormat format;
     std::int64_t next_pts = 0;
     bool header_written = false;
     bool finished = false;
@@ -1476,15 +1502,31 @@ struct VideoWriter::Impl {
 };
 
 VideoWriter::VideoWriter(const std::string& path, int width, int height, double fps)
+    : VideoWriter(path, FrameFormat{width, height, 3, SampleType::U8, 8}, fps) {}
+
+VideoWriter::VideoWriter(const std::string& path, const FrameFormat& format, double fps)
     : impl_(std::make_unique<Impl>()) {
     Impl& w = *impl_;
     w.name = detail::quoted(path);
-    w.width = width;
-    w.height = height;
-    const std::optional<OutputKind> kind = output_kind(path);
+    w.width = format.width;
+    w.height = format.height;
+    w.format = format;
+    const int width = format.width, height = format.height;
+    const bool deep = format.type == SampleType::U16;
+    if (!deep && format.channels != 3)
+        throw InputError("cannot write " + format.describe() + " frames to video " + w.name +
+                         ": an 8-bit video holds R, G, B (write them to a .raw file)");
+    if (deep && (format.channels == 2 || format.channels > 4 || format.bit_depth <= 8 ||
+                 format.bit_depth > 16))
+        throw InputError("cannot write " + format.describe() + " frames to video " + w.name);
+    const std::optional<OutputKind> kind = output_kind(path, format);
     if (!kind)
-        throw InputError("cannot write video " + w.name +
-                         ": the extension must be .mp4, .avi or .mkv");
+        throw InputError(deep ? "cannot write video " + w.name + ": frames deeper than 8 bits (" +
+                                    format.describe() +
+                                    ") are written losslessly as FFV1 in Matroska (.mkv), or "
+                                    "to a .raw file"
+                              : "cannot write video " + w.name +
+                                    ": the extension must be .mp4, .avi or .mkv");
     if (width <= 0 || height <= 0)
         throw InputError("cannot write a " + std::to_string(width) + "x" + std::to_string(height) +
                          " video to " + w.name);
@@ -1513,24 +1555,35 @@ VideoWriter::VideoWriter(const std::string& path, int width, int height, double 
     c.codec_id = kind->codec;
     c.codec_type = AVMEDIA_TYPE_VIDEO;
     // Even sizes, as OpenCV's writer made them (swscale needs them for 4:2:0): an odd last
-    // column or row is left out.
-    c.width = width & ~1;
-    c.height = height & ~1;
+    // column or row is left out. FFV1's R'G'B' planes keep every pixel.
+    c.width = deep ? width : width & ~1;
+    c.height = deep ? height : height & ~1;
     if (c.width == 0 || c.height == 0)
         throw fail("a " + std::to_string(width) + "x" + std::to_string(height) +
                    " frame is too small for 4:2:0 video");
     c.pix_fmt = kind->pixels;
     c.time_base = av_inv_q(rate);
     c.framerate = rate;
-    // OpenCV's choices: a rate of 2 bits a pixel (6 for MJPEG) with as much tolerance, no
-    // quantizer finer than 3, a key frame at least every 12 frames.
-    const double bitrate = std::min(2.0 * kind->bitrate_scale * fps * c.width * c.height,
-                                    static_cast<double>(std::numeric_limits<int>::max()));
-    c.bit_rate = static_cast<std::int64_t>(bitrate);
-    c.bit_rate_tolerance = static_cast<int>(bitrate);
-    c.qmin = 3;
-    c.gop_size = 12;
-    c.thread_count = 1;
+    if (deep) {
+        // Lossless, every frame a key frame (as archives write FFV1: each frame decodes alone,
+        // so seeking is exact), version 3 with its slices' checksums, on the encoder's threads.
+        c.level = 3;
+        c.gop_size = 1;
+        c.thread_count = 0;
+        c.color_range = AVCOL_RANGE_JPEG;
+        c.colorspace = format.channels == 1 ? AVCOL_SPC_UNSPECIFIED : AVCOL_SPC_RGB;
+        av_opt_set_int(c.priv_data, "slicecrc", 1, 0);
+    } else {
+        // OpenCV's choices: a rate of 2 bits a pixel (6 for MJPEG) with as much tolerance, no
+        // quantizer finer than 3, a key frame at least every 12 frames.
+        const double bitrate = std::min(2.0 * kind->bitrate_scale * fps * c.width * c.height,
+                                        static_cast<double>(std::numeric_limits<int>::max()));
+        c.bit_rate = static_cast<std::int64_t>(bitrate);
+        c.bit_rate_tolerance = static_cast<int>(bitrate);
+        c.qmin = 3;
+        c.gop_size = 12;
+        c.thread_count = 1;
+    }
     if (kind->tag != 0) c.codec_tag = kind->tag;
     if ((w.muxer->oformat->flags & AVFMT_GLOBALHEADER) != 0) c.flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
     if (const int r = avcodec_open2(w.encoder, codec, nullptr); r < 0)
@@ -1566,9 +1619,10 @@ VideoWriter::VideoWriter(const std::string& path, int width, int height, double 
     w.header_written = true;
 
     w.frame->format = c.pix_fmt;
-    w.frame->width = width;
-    w.frame->height = height;
+    w.frame->width = deep ? c.width : width;
+    w.frame->height = deep ? c.height : height;
     if (av_frame_get_buffer(w.frame, 0) < 0) throw std::bad_alloc();
+    if (deep) return;  // write() puts the samples in the planes as they are
     // RGB to YUV as OpenCV's writer converted its frames (swscale, bicubic).
     w.sws = sws_getContext(width, height, AV_PIX_FMT_RGB24, width, height, c.pix_fmt, SWS_BICUBIC,
                            nullptr, nullptr, nullptr);
@@ -1581,15 +1635,29 @@ VideoWriter::~VideoWriter() = default;
 
 void VideoWriter::write(const ImageView& rgb) {
     Impl& w = *impl_;
-    if (rgb.width != w.width || rgb.height != w.height || rgb.channels != 3 ||
-        rgb.type != SampleType::U8)
-        throw InputError("cannot write a " + std::to_string(rgb.width) + "x" +
-                         std::to_string(rgb.height) + "x" + std::to_string(rgb.channels) +
-                         " frame to " + w.name + " (" + std::to_string(w.width) + "x" +
-                         std::to_string(w.height) + " 8-bit RGB)");
+    if (!w.format.matches(rgb))
+        throw InputError("cannot write a " + FrameFormat::of(rgb).describe() + " frame to " +
+                         w.name + " (" + w.format.describe() + ")");
     if (w.finished) throw InputError("cannot write to " + w.name + ": it is closed");
     const Capture log;
     w.check(av_frame_make_writable(w.frame), "preparing a frame");
+    if (w.format.type == SampleType::U16) {
+        // Interleaved R, G, B(, A) into FFV1's planes G, B, R(, A); gray into its one plane.
+        const int n = rgb.channels;
+        const int plane_of_channel[4] = {n == 1 ? 0 : 2, 0, 1, 3};
+        for (int c = 0; c < n; ++c) {
+            const int p = plane_of_channel[c];
+            for (int y = 0; y < rgb.height; ++y) {
+                const auto* in = reinterpret_cast<const std::uint16_t*>(rgb.row(y)) + c;
+                auto* out = reinterpret_cast<std::uint16_t*>(
+                    w.frame->data[p] + std::ptrdiff_t{y} * w.frame->linesize[p]);
+                for (int x = 0; x < rgb.width; ++x) out[x] = in[static_cast<std::ptrdiff_t>(x) * n];
+            }
+        }
+        w.frame->pts = w.next_pts++;
+        w.encode(w.frame);
+        return;
+    }
     const auto* rows = reinterpret_cast<const std::uint8_t*>(rgb.data);
     const int stride = static_cast<int>(rgb.stride);
     if (sws_scale(w.sws, &rows, &stride, 0, w.frame->height, w.frame->data, w.frame->linesize) !=

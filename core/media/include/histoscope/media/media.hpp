@@ -303,15 +303,21 @@ struct YCbCrToRgb {
     void convert(std::uint32_t Y, std::uint32_t Cb, std::uint32_t Cr, std::uint32_t rgb[3]) const;
 };
 
-// Writes 8-bit RGB frames of one size to a video file with FFmpeg's encoders and muxers, as
+// Writes frames of one format to a video file with FFmpeg's encoders and muxers. 8-bit RGB as
 // OpenCV's writer did: .mp4 (MPEG-4 Part 2, "mp4v"), .avi (Motion JPEG), .mkv (MPEG-4 Part 2,
-// "XVID"); an odd last column or row is left out (4:2:0). Every byte goes through an AtomicFile
+// "XVID"); an odd last column or row is left out (4:2:0). Deeper frames (u16: gray, R, G, B or
+// R, G, B, A of 9 to 16 bits) only to .mkv, losslessly as FFV1 (version 3, every frame a key
+// frame) in planar gray or G, B, R(, A) of the first depth FFV1 has at least theirs (9, 10, 12,
+// 14 or 16 bits; 10, 12 or 16 with alpha), so that they read back sample for sample. Every byte
+// goes through an AtomicFile
 // that close() commits once the encoder is drained and the container's trailer written, each
 // step checked: a write that fails (a full disk) throws InputError, and a writer destroyed
 // without close() leaves an existing file untouched. Throws InputError too when the file cannot
 // be opened for the format or a frame does not match.
 class VideoWriter {
   public:
+    VideoWriter(const std::string& path, const FrameFormat& format, double fps);
+    // 8-bit RGB frames of width x height.
     VideoWriter(const std::string& path, int width, int height, double fps);
     ~VideoWriter();
     VideoWriter(const VideoWriter&) = delete;
