@@ -321,9 +321,6 @@ NppPlan plan_npp(const HistogramRequest& r, NppStreamContext ctx) {
 void launch_npp(const NppPlan& p, const NppBuffers& b, const DeviceImage& image,
                 unsigned long long* counts, const DeviceLimits& limits, NppStreamContext ctx,
                 cudaStream_t stream) {
-    if (image.width != p.width || image.height != p.height || image.channels != p.channels ||
-        image.type != p.type)
-        throw UsageError("npp: launch() does not match the prepared request");
     if (p.levels.pieces.empty()) return;  // no sample can fall into any bin
     ctx.hStream = stream;
     check(cudaStreamGetFlags(stream, &ctx.nStreamFlags), "cudaStreamGetFlags (NPP)");

@@ -132,8 +132,6 @@ SortSearchTuning plan_sort_search(std::size_t bins, const DeviceLimits& limits) 
 void launch_sort_search(const SortSearchArgs& a, const DeviceImage& image, const ValueRule& value,
                         unsigned long long* counts, const SortSearchTuning& t,
                         cudaStream_t stream) {
-    if (image.pixels != a.pixels)
-        throw UsageError("sort-search: launch() does not match the prepared request");
     if (image.type == SampleType::U8)
         histogram<std::uint8_t>(a, image, value, counts, t, stream);
     else
