@@ -8,6 +8,7 @@
 #include "cuda_check.hpp"
 #include "device_buffer.hpp"
 #include "histoscope/core/error.hpp"
+#include "kernels/common/dispatch.cuh"
 
 namespace hs::cuda::detail {
 
@@ -139,6 +140,11 @@ Capabilities GpuEngine::capabilities() const {
 }
 
 std::string GpuEngine::extra_unsupported_reason(const HistogramRequest& r) const {
+    // Before any hook: the strategies' arguments and plans know only the sample types the
+    // kernels are built for.
+    if (!kernel_sample_type(r.image.type))
+        return "engine '" + std::string(name()) + "' has no kernels for " +
+               sample_words(r.image.type) + " samples";
     return strategy_.refusal ? strategy_.refusal(*this, r) : std::string();
 }
 

@@ -161,7 +161,8 @@ void launch_value_histogram(const DeviceImage& frame, const PlaneSelect& select,
     a.bad = bad;
     const auto kernel = dispatch(frame, select.luma, [](auto layout) {
         using L = decltype(layout);
-        return &value_histogram_kernel<typename L::Sample, L::kChannels, L::kLuma>;
+        return &value_histogram_kernel<typename L::Sample, L::kChannels,
+                                       L::kValue == ValueKind::Luma>;
     });
     a.seg_bins = segment_bins(a.levels, reinterpret_cast<const void*>(kernel), limits);
     const int threads = a.seg_bins > 4096 ? 1024 : 512;
@@ -193,7 +194,8 @@ void launch_tile_histogram(const DeviceImage& frame, const PlaneSelect& select, 
     a.counts = counts;
     const auto kernel = dispatch(frame, select.luma, [](auto layout) {
         using L = decltype(layout);
-        return &tile_histogram_kernel<typename L::Sample, L::kChannels, L::kLuma>;
+        return &tile_histogram_kernel<typename L::Sample, L::kChannels,
+                                      L::kValue == ValueKind::Luma>;
     });
     a.seg_bins = segment_bins(a.levels, reinterpret_cast<const void*>(kernel), limits);
     a.segments = static_cast<int>(a.levels / a.seg_bins);
