@@ -35,12 +35,6 @@ __device__ __forceinline__ void store_group(void* base, std::uint64_t g,
         out[k] = make_uint4(w[4 * k + 0], w[4 * k + 1], w[4 * k + 2], w[4 * k + 3]);
 }
 
-// Sample `c` (run time) of pixel `p` of a group.
-template <typename T, int C>
-__device__ __forceinline__ std::uint32_t sample_of(const std::uint32_t* w, int p, int c) {
-    return group_value<T, C, ValueKind::Plain>(w, p, ValueRule{ValueKind::Plain, {}, c});
-}
-
 // Y of YCrCb (3 in equalize.hpp), core's own formula.
 __device__ __forceinline__ std::uint32_t luma_y(std::uint32_t r, std::uint32_t g, std::uint32_t b,
                                                 int depth) {

@@ -7,6 +7,7 @@
 
 #include "cuda_check.hpp"
 #include "histoscope/core/error.hpp"
+#include "kernels/common/agent.cuh"
 #include "kernels/common/dispatch.cuh"
 #include "kernels/common/launch.hpp"
 #include "shared_memory.hpp"
@@ -22,8 +23,7 @@ __global__ void __launch_bounds__(1024) block_shared_kernel(const BlockSharedArg
     const int bins = a.bins.bins;
     std::uint32_t* hist = block_shared_smem;
     auto* aux = reinterpret_cast<std::int32_t*>(block_shared_smem + bins);
-    for (int i = static_cast<int>(threadIdx.x); i < bins; i += static_cast<int>(blockDim.x))
-        hist[i] = 0;
+    zero_private_counters(hist, bins);
     constexpr bool kAux = M == BinMode::Table || M == BinMode::Edges;
     if constexpr (kAux) {
         const int n = bin_aux_entries(M, bins);
@@ -40,9 +40,7 @@ __global__ void __launch_bounds__(1024) block_shared_kernel(const BlockSharedArg
     });
     __syncthreads();
 
-    for (int i = static_cast<int>(threadIdx.x); i < bins; i += static_cast<int>(blockDim.x))
-        if (const std::uint32_t c = hist[i]; c != 0)
-            atomicAdd(&a.counts[i], static_cast<unsigned long long>(c));
+    merge_private_counters(hist, bins, a.counts);
 }
 
 struct Family : KernelFamily<BlockSharedArgs,
