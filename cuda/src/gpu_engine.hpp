@@ -224,14 +224,14 @@ struct Strategy {
     // Empty when the strategy's kernels load on the (already selected) device.
     std::string (*probe)() = nullptr;
     // What it serves on the selected device (unset: everything Capabilities{} says).
-    std::function<Capabilities(const GpuEngine&)> capabilities;
+    std::function<Capabilities(const GpuEngine&)> capabilities = {};
     // Why it cannot serve a valid request beyond the capabilities, such as the device's shared
     // memory per block (unset: no further limit).
-    std::function<std::string(const GpuEngine&, const HistogramRequest&)> refusal;
+    std::function<std::string(const GpuEngine&, const HistogramRequest&)> refusal = {};
     // The run of a valid, supported request; may queue uploads of tables on the stream.
     std::function<std::unique_ptr<KernelRun>(const GpuEngine&, const HistogramRequest&,
                                              cudaStream_t)>
-        prepare;
+        prepare = {};
 };
 
 // The engine of every strategy: device selection, upload, download, timing and benchmark around

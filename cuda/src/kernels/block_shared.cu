@@ -69,13 +69,18 @@ std::size_t block_shared_smem_limit(const BlockSharedArgs& a, std::size_t optin)
     return dynamic_smem_limit(pick(a), optin);
 }
 
-BlockSharedTuning plan_block_shared(const BlockSharedArgs& a, const DeviceLimits& limits) {
+BlockSharedTuning plan_block_shared(const BlockSharedArgs& a, const DeviceLimits& limits,
+                                    const BlockSharedPolicy& policy) {
     const Family::Pointer kernel = pick(a);
     BlockSharedTuning t;
     t.smem_bytes = block_shared_smem_bytes(a.bins.mode, a.bins.bins);
     reserve_dynamic_smem(kernel, t.smem_bytes, limits.shared_per_block_optin, "block-shared");
-    const BlockShape shape =
-        most_resident(kernel, {256, 512, 1024}, t.smem_bytes, false, "block-shared");
+    // The policy's block size keeping the most threads resident (ties: the first, smaller).
+    BlockShape shape;
+    for (const int threads : policy.threads) {
+        const BlockShape s = most_resident(kernel, {threads}, t.smem_bytes, false, "block-shared");
+        if (s.blocks_per_sm * s.threads > shape.blocks_per_sm * shape.threads) shape = s;
+    }
     if (shape.threads == 0)
         throw DeviceError("block-shared: no block fits on an SM with " +
                           std::to_string(t.smem_bytes) + " bytes of shared memory");

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <memory>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "gpu_engine.hpp"
@@ -29,8 +31,18 @@ BlockSharedArgs channel_args(const HistogramRequest& r, Channel channel) {
 }
 
 // One launch per channel (common/channel_run.hpp).
-using Channels = PlannedChannels<BlockSharedArgs, BlockSharedTuning, channel_args,
-                                 plan_block_shared, launch_block_shared>;
+struct BlockSharedChannels {
+    using Args = BlockSharedArgs;
+    using Plan = BlockSharedTuning;
+    BlockSharedPolicy policy;
+    Args args(const HistogramRequest& r, Channel c) const { return channel_args(r, c); }
+    Plan plan(Args& a, const HistogramRequest&, Channel, const DeviceLimits& limits) const {
+        return plan_block_shared(a, limits, policy);
+    }
+    void launch(const Args& a, const Plan& p, cudaStream_t stream) const {
+        launch_block_shared(a, p, stream);
+    }
+};
 
 Capabilities capabilities(const GpuEngine& engine) {
     Capabilities caps;
@@ -68,21 +80,29 @@ std::string refusal(const GpuEngine& engine, const HistogramRequest& r) {
     const char* what = mode == BinMode::Table   ? " (counters and a 256-entry bin table)"
                        : mode == BinMode::Edges ? " (counters and edge thresholds)"
                                                 : " (counters)";
-    return "engine 'block-shared' needs " + std::to_string(need) +
+    return "engine '" + std::string(engine.name()) + "' needs " + std::to_string(need) +
            " bytes of shared memory per block for " + std::to_string(r.spec.bins) + " bins" + what +
            ", but " + s.device.name + " allows its kernel at most " + std::to_string(have);
 }
 
 }  // namespace
 
+Strategy block_shared_row(std::string_view name, std::string_view summary,
+                          BlockSharedPolicy policy) {
+    return {.name = name,
+            .summary = summary,
+            .probe = block_shared_probe,
+            .capabilities = capabilities,
+            .refusal = refusal,
+            .prepare = channel_runs(BlockSharedChannels{std::move(policy)})};
+}
+
 Strategy block_shared_strategy() {
-    return {"block-shared",
-            "GPU: one shared-memory sub-histogram (32-bit counters) per block, merged into "
-            "64-bit global counts; bins limited by the device's shared memory per block",
-            block_shared_probe,
-            capabilities,
-            refusal,
-            channel_runs(Channels{})};
+    return block_shared_row("block-shared",
+                            "GPU: one shared-memory sub-histogram (32-bit counters) per block, "
+                            "merged into 64-bit global counts; bins limited by the device's "
+                            "shared memory per block",
+                            {});
 }
 
 }  // namespace hs::cuda::detail

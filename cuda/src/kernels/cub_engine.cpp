@@ -91,15 +91,16 @@ std::string refusal(const GpuEngine& engine, const HistogramRequest& r) {
 }  // namespace
 
 Strategy cub_strategy() {
-    return {"cub",
+    return {
+        .name = "cub",
+        .summary =
             "GPU: cub::DeviceHistogram (MultiHistogramEven with 64-bit integer levels, "
             "HistogramRange over the integer thresholds for edges), 32-bit counts per chunk of at "
             "most 1 GiB added to 64-bit totals; luma and joint colour through a transform kernel "
             "that writes a plane CUB then histograms",
-            cub_probe,
-            nullptr,
-            refusal,
-            prepare_run<CubRun>};
+        .probe = cub_probe,
+        .refusal = refusal,
+        .prepare = prepare_run<CubRun>};
 }
 
 }  // namespace hs::cuda::detail

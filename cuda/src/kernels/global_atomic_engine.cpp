@@ -64,14 +64,13 @@ class GlobalAtomicRun final : public KernelRun {
 }  // namespace
 
 Strategy global_atomic_strategy() {
-    return {"global-atomic",
-            "64-bit atomicAdds in global memory, one per run of equal bins among a thread's "
-            "pixels, all requested channels in one pass; any bin count up to 2^24, edges, luma "
-            "and joint colour",
-            global_atomic_probe,
-            nullptr,
-            nullptr,
-            prepare_run<GlobalAtomicRun>};
+    return {.name = "global-atomic",
+            .summary =
+                "64-bit atomicAdds in global memory, one per run of equal bins among a thread's "
+                "pixels, all requested channels in one pass; any bin count up to 2^24, edges, luma "
+                "and joint colour",
+            .probe = global_atomic_probe,
+            .prepare = prepare_run<GlobalAtomicRun>};
 }
 
 }  // namespace hs::cuda::detail

@@ -192,7 +192,9 @@ std::string refusal(const GpuEngine& engine, const HistogramRequest& r) {
 }  // namespace
 
 Strategy lane_private_strategy() {
-    return {"lane-private",
+    return {
+        .name = "lane-private",
+        .summary =
             "GPU, plain channels and luma (8-bit: any bins; 16-bit: even bins of a power-of-two "
             "width; as many bins and channels as 8 copies fit into shared memory, on an H100 4096 "
             "bins of one channel, 2048 of two or three, 1024 of four): 32 lane-major copies of "
@@ -200,13 +202,13 @@ Strategy lane_private_strategy() {
             "conflict-free atomics on any data; 16 or 8 copies where 32 do not fit), every "
             "requested channel of an interleaved image in one pass over coalesced 16-byte words "
             "(whole groups of pixels with luma), one launch (the kernel zeroes the counts)",
-            lane_private_probe,
-            capabilities,
-            refusal,
-            [](const GpuEngine& engine, const HistogramRequest& r, cudaStream_t stream) {
-                return std::make_unique<LanePrivateRun>(r, engine.limits(),
-                                                        engine.state().device.name, stream);
-            }};
+        .probe = lane_private_probe,
+        .capabilities = capabilities,
+        .refusal = refusal,
+        .prepare = [](const GpuEngine& engine, const HistogramRequest& r, cudaStream_t stream) {
+            return std::make_unique<LanePrivateRun>(r, engine.limits(), engine.state().device.name,
+                                                    stream);
+        }};
 }
 
 }  // namespace hs::cuda::detail

@@ -85,17 +85,19 @@ Capabilities capabilities(const GpuEngine&) {
 }  // namespace
 
 Strategy npp_strategy() {
-    return {"npp",
+    return {
+        .name = "npp",
+        .summary =
             "GPU: NPP nppiHistogramEven/nppiHistogramRange (_Ctx, C1R/C3R/C4R) over the integer "
             "bin thresholds, at most 1024 bins per call and 2^31-1 bytes of rows per chunk, "
             "32-bit counts added to 64-bit totals; luma through a transform kernel that writes a "
             "plane NPP then histograms; no joint colour",
-            npp_probe,
-            capabilities,
-            refusal,
-            [](const GpuEngine& engine, const HistogramRequest& r, cudaStream_t stream) {
-                return std::make_unique<NppRun>(r, engine.state(), stream);
-            }};
+        .probe = npp_probe,
+        .capabilities = capabilities,
+        .refusal = refusal,
+        .prepare = [](const GpuEngine& engine, const HistogramRequest& r, cudaStream_t stream) {
+            return std::make_unique<NppRun>(r, engine.state(), stream);
+        }};
 }
 
 }  // namespace hs::cuda::detail

@@ -19,13 +19,7 @@ namespace {
 
 // The arguments of one channel of `r`, without the device pointers and the plan.
 PackedArgs channel_args(const HistogramRequest& r, Channel channel, bool saturating) {
-    PackedArgs a;
-    a.u16 = r.image.type == SampleType::U16;
-    a.channels = r.image.channels;
-    a.pixels = r.image.pixel_count();
-    a.value = value_rule(channel, r.image.channels);
-    const std::uint32_t values = channel_max_value(channel, r.image.type) + 1;
-    a.bins = bin_rule(r.spec, values, values <= 256 ? kTableModes : kWideModes, "engine 'packed'");
+    PackedArgs a = table_or_wide_args<PackedArgs>(r, channel, "engine 'packed'");
     a.saturating = saturating;
     // Used by the saturating kernels only.
     if (r.spec.saturate)
@@ -100,8 +94,10 @@ std::string refusal(const GpuEngine& engine, const HistogramRequest& r, const Pa
 // The row of "packed" or "packed-sat" with `tuning`'s overrides (everything capabilities{}
 // says; refusal() checks the device limits).
 Strategy packed_row(const PackedTuning& tuning, bool saturating) {
-    return {saturating ? "packed-sat" : "packed",
-            saturating ? "GPU: saturating packed 8- or 16-bit counters in shared memory (Parboil "
+    return {
+        .name = saturating ? "packed-sat" : "packed",
+        .summary = saturating
+                       ? "GPU: saturating packed 8- or 16-bit counters in shared memory (Parboil "
                          "style, atomicCAS stops each counter at the cap); only for requests "
                          "with a saturation cap of at most 65535; bins beyond shared memory in "
                          "tiles (up to 2^24)"
@@ -109,12 +105,12 @@ Strategy packed_row(const PackedTuning& tuning, bool saturating) {
                          "(Ross's packed atomics), wraps detected from atomicAdd's old value and "
                          "corrected in 64-bit global counts; bins beyond shared memory in tiles "
                          "(up to 2^24)",
-            packed_probe,
-            nullptr,
+        .probe = packed_probe,
+        .refusal =
             [tuning, saturating](const GpuEngine& engine, const HistogramRequest& r) {
                 return refusal(engine, r, tuning, saturating);
             },
-            channel_runs(PackedChannels{tuning, saturating})};
+        .prepare = channel_runs(PackedChannels{tuning, saturating})};
 }
 
 }  // namespace

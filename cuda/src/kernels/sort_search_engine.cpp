@@ -71,14 +71,15 @@ std::string refusal(const GpuEngine& engine, const HistogramRequest& r) {
 }  // namespace
 
 Strategy sort_search_strategy() {
-    return {"sort-search",
+    return {
+        .name = "sort-search",
+        .summary =
             "GPU, no atomics (Milic et al.): per channel thrust::sort of the values, then "
             "thrust::lower_bound of the integer bin thresholds and adjacent differences; any bin "
             "count up to 2^24, needs about 8 bytes of device memory per pixel",
-            sort_search_probe,
-            nullptr,
-            refusal,
-            prepare_run<SortSearchRun>};
+        .probe = sort_search_probe,
+        .refusal = refusal,
+        .prepare = prepare_run<SortSearchRun>};
 }
 
 }  // namespace hs::cuda::detail

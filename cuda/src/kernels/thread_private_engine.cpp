@@ -19,15 +19,7 @@ namespace {
 
 // What selects the kernel for channel `c` of `r` and its bins (no device pointers).
 ThreadPrivateArgs channel_args(const HistogramRequest& r, Channel c) {
-    ThreadPrivateArgs a;
-    a.u16 = r.image.type == SampleType::U16;
-    a.pixels = r.image.pixel_count();
-    a.channels = r.image.channels;
-    a.value = value_rule(c, r.image.channels);
-    const std::uint32_t values = channel_max_value(c, r.image.type) + 1;
-    a.bins = bin_rule(r.spec, values, values <= 256 ? kTableModes : kWideModes,
-                      "engine 'thread-private'");
-    return a;
+    return table_or_wide_args<ThreadPrivateArgs>(r, c, "engine 'thread-private'");
 }
 
 // One launch per channel (common/channel_run.hpp).
@@ -77,15 +69,17 @@ std::string refusal(const GpuEngine& engine, const HistogramRequest& r) {
 }  // namespace
 
 Strategy thread_private_strategy() {
-    return {"thread-private",
+    return {
+        .name = "thread-private",
+        .summary =
             "GPU: private 8-bit counters per thread in shared memory, each thread in its own bank "
             "(no atomics, no bank conflicts, speed independent of the data), flushed block-wide "
             "into 32-bit counters every <= 255 samples; bins x threads bytes must fit into "
             "shared memory",
-            thread_private_probe,
-            capabilities,
-            refusal,
-            channel_runs(Channels{})};
+        .probe = thread_private_probe,
+        .capabilities = capabilities,
+        .refusal = refusal,
+        .prepare = channel_runs(Channels{})};
 }
 
 }  // namespace hs::cuda::detail

@@ -48,15 +48,7 @@ std::vector<std::int32_t> sample_warp_bins(const HistogramRequest& r, Channel c)
 
 // The kernel's arguments for channel `c` of `r` (no tuning, no device pointers).
 WarpPrivateArgs channel_args(const HistogramRequest& r, Channel c) {
-    WarpPrivateArgs a;
-    a.u16 = r.image.type == SampleType::U16;
-    a.pixels = r.image.pixel_count();
-    a.channels = r.image.channels;
-    a.value = value_rule(c, r.image.channels);
-    const std::uint32_t values = channel_max_value(c, r.image.type) + 1;
-    a.bins =
-        bin_rule(r.spec, values, values <= 256 ? kTableModes : kWideModes, "engine 'warp-private'");
-    return a;
+    return table_or_wide_args<WarpPrivateArgs>(r, c, "engine 'warp-private'");
 }
 
 // One launch per channel (common/channel_run.hpp), each with its own tuning: the race factor
@@ -95,15 +87,15 @@ struct WarpPrivateChannels {
 }  // namespace
 
 Strategy warp_private_strategy() {
-    return {"warp-private",
+    return {
+        .name = "warp-private",
+        .summary =
             "GPU multi-histogramming (Henriksen et al.): M interleaved 32-bit sub-histograms per "
             "block in shared memory (thread t updates copy t % M), bins split into S passes when "
             "they do not fit; M and S chosen from the device's shared memory, the bin count and a "
             "race factor sampled on the host",
-            warp_private_probe,
-            nullptr,
-            nullptr,
-            channel_runs(WarpPrivateChannels{})};
+        .probe = warp_private_probe,
+        .prepare = channel_runs(WarpPrivateChannels{})};
 }
 
 }  // namespace hs::cuda::detail

@@ -22,6 +22,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <utility>
@@ -31,6 +32,21 @@
 #include "kernels/common/device_table.hpp"
 
 namespace hs::cuda::detail {
+
+// The arguments of a kernel over `channel` of `r` that bins 8-bit values of plain channels and
+// luma through the table and any other value by the exact integer rules or the edges (no
+// device pointers, no tuning); `who` names the engine in refusals.
+template <typename Args>
+Args table_or_wide_args(const HistogramRequest& r, Channel channel, const char* who) {
+    Args a;
+    a.u16 = r.image.type == SampleType::U16;
+    a.pixels = r.image.pixel_count();
+    a.channels = r.image.channels;
+    a.value = value_rule(channel, r.image.channels);
+    const std::uint32_t values = channel_max_value(channel, r.image.type) + 1;
+    a.bins = bin_rule(r.spec, values, values <= 256 ? kTableModes : kWideModes, who);
+    return a;
+}
 
 template <typename S>
 class ChannelRun final : public KernelRun {
