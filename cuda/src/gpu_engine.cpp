@@ -1,11 +1,14 @@
 #include "gpu_engine.hpp"
 
 #include <algorithm>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "cuda_check.hpp"
 #include "device_buffer.hpp"
 #include "histoscope/core/error.hpp"
+#include "kernels/common/dispatch.cuh"
 
 namespace hs::cuda::detail {
 
@@ -84,6 +87,15 @@ void TuningNote::record(const std::string& tuning) {
         current_ = *texts_.insert(std::move(text)).first;
 }
 
+void KernelRun::launch(const DeviceImage& image, const std::vector<Channel>& channels,
+                       unsigned long long* counts, cudaStream_t stream) {
+    const DeviceImage& p = shape_;
+    if (image.pixels != p.pixels || image.width != p.width || image.height != p.height ||
+        image.channels != p.channels || image.type != p.type || channels != channels_)
+        throw UsageError(std::string(engine_) + ": launch() does not match the prepared request");
+    queue(image, channels, counts, stream);
+}
+
 void KernelRun::clear_counts(unsigned long long* counts, std::size_t n, cudaStream_t stream) const {
     if (zeroes_counts()) return;
     check(cudaMemsetAsync(counts, 0, n * sizeof(unsigned long long), stream),
@@ -114,14 +126,30 @@ std::size_t padded_bytes(const ImageView& image) {
     return (packed + group - 1) / group * group;
 }
 
+GpuEngine::GpuEngine(Strategy strategy)
+    : strategy_(std::move(strategy)), note_(std::string(strategy_.summary)) {}
+
 Availability GpuEngine::availability() const {
     const SelectedDevice& s = state();
     if (!s.error.empty()) return {false, s.error};
     return {};
 }
 
+Capabilities GpuEngine::capabilities() const {
+    return strategy_.capabilities ? strategy_.capabilities(*this) : Capabilities{};
+}
+
+std::string GpuEngine::extra_unsupported_reason(const HistogramRequest& r) const {
+    // Before any hook: the strategies' arguments and plans know only the sample types the
+    // kernels are built for.
+    if (!kernel_sample_type(r.image.type))
+        return "engine '" + std::string(name()) + "' has no kernels for " +
+               sample_words(r.image.type) + " samples";
+    return strategy_.refusal ? strategy_.refusal(*this, r) : std::string();
+}
+
 const SelectedDevice& GpuEngine::state() const {
-    return selection_.get([this] { return probe(); });
+    return selection_.get([this] { return strategy_.probe(); });
 }
 
 std::string GpuEngine::memory_refusal(std::size_t need, std::string_view what) const {
@@ -148,7 +176,10 @@ void GpuEngine::use_device() const {
 std::unique_ptr<KernelRun> GpuEngine::make_run(const HistogramRequest& request,
                                                cudaStream_t stream) const {
     use_device();
-    std::unique_ptr<KernelRun> run = prepare(request, stream);
+    std::unique_ptr<KernelRun> run = strategy_.prepare(*this, request, stream);
+    run->engine_ = name();
+    run->shape_ = device_image(request.image, nullptr);
+    run->channels_ = request.channels;
     note_.record(run->tuning());
     return run;
 }

@@ -1,9 +1,9 @@
 #pragma once
-// The base of every GPU engine: device selection, the upload of a request's image, the
-// download of its counts, stage timings and the device-resident benchmark. A strategy
-// (kernels/<strategy>_engine.cpp) only says what it can serve and turns a request into
-// launches of its kernels (a KernelRun); every run prints the tuning it chose, which the
-// engine's description shows after its summary.
+// The engine of every GPU strategy: device selection, the upload of a request's image, the
+// download of its counts, stage timings and the device-resident benchmark. A strategy is a row
+// of the table (kernels/strategies.cpp, struct Strategy below): it only says what it can serve
+// and turns a request into launches of its kernels (a KernelRun); every run prints the tuning
+// it chose, which the engine's description shows after its summary.
 
 #include <cuda_runtime_api.h>
 
@@ -179,15 +179,18 @@ class TuningNote {
     std::string_view current_;
 };
 
+class GpuEngine;
+
 // One request prepared for one strategy: tables and scratch memory it needs live here.
 class KernelRun {
   public:
     virtual ~KernelRun() = default;
     // Adds the histograms of `channels` of `image` to `counts` (channels.size() * bins 64-bit
     // counters, channel-major, zeroed by the caller unless zeroes_counts()). All work is queued
-    // on `stream`.
-    virtual void launch(const DeviceImage& image, const std::vector<Channel>& channels,
-                        unsigned long long* counts, cudaStream_t stream) = 0;
+    // on `stream`. Throws UsageError when the image's shape or the channels are not those of
+    // the request the run was prepared for (its tables, scratch and grid were sized for them).
+    void launch(const DeviceImage& image, const std::vector<Channel>& channels,
+                unsigned long long* counts, cudaStream_t stream);
     // True when launch() zeroes the counts itself (in its kernel: one launch per histogram,
     // no memset before it).
     virtual bool zeroes_counts() const { return false; }
@@ -196,44 +199,85 @@ class KernelRun {
     void clear_counts(unsigned long long* counts, std::size_t n, cudaStream_t stream) const;
     // The tuning the strategy chose for this request, in words.
     virtual std::string tuning() const = 0;
+
+  protected:
+    // launch() once the image and the channels are known to be the prepared ones.
+    virtual void queue(const DeviceImage& image, const std::vector<Channel>& channels,
+                       unsigned long long* counts, cudaStream_t stream) = 0;
+
+  private:
+    friend class GpuEngine;
+    // What launch() accepts, set by GpuEngine::make_run(): the engine's name (for the error),
+    // the image's shape (no data) and the channels of the prepared request.
+    std::string_view engine_;
+    DeviceImage shape_;
+    std::vector<Channel> channels_;
 };
 
-class GpuEngine : public HistogramEngine {
+// A histogram strategy: one row of the table in kernels/strategies.cpp, which the one GpuEngine
+// below turns into a registered engine. A row names the strategy, says what it serves and how
+// a request becomes a KernelRun; its hooks read the device through the engine (state(),
+// limits(), memory_refusal()).
+struct Strategy {
+    std::string_view name;
+    std::string_view summary;  // what it does: the start of the engine's description
+    // Empty when the strategy's kernels load on the (already selected) device.
+    std::string (*probe)() = nullptr;
+    // What it serves on the selected device (unset: everything Capabilities{} says).
+    std::function<Capabilities(const GpuEngine&)> capabilities = {};
+    // Why it cannot serve a valid request beyond the capabilities, such as the device's shared
+    // memory per block (unset: no further limit).
+    std::function<std::string(const GpuEngine&, const HistogramRequest&)> refusal = {};
+    // The run of a valid, supported request; may queue uploads of tables on the stream.
+    std::function<std::unique_ptr<KernelRun>(const GpuEngine&, const HistogramRequest&,
+                                             cudaStream_t)>
+        prepare = {};
+};
+
+// The engine of every strategy: device selection, upload, download, timing and benchmark around
+// the row's hooks.
+class GpuEngine final : public HistogramEngine {
   public:
-    std::string_view description() const final { return note_.current(); }
+    explicit GpuEngine(Strategy strategy);
+
+    std::string_view name() const override { return strategy_.name; }
+    std::string_view description() const override { return note_.current(); }
     Availability availability() const override;
+    Capabilities capabilities() const override;
 
     // The strategy's run for a valid, supported `request`, for callers that queue its launches
     // themselves (the frame pipeline keeps one per stream). Throws UnsupportedError when the
     // engine cannot run here.
     std::unique_ptr<KernelRun> make_run(const HistogramRequest& request, cudaStream_t stream) const;
 
-  protected:
-    // `summary`: what the strategy does, the start of its description.
-    explicit GpuEngine(std::string summary) : note_(std::move(summary)) {}
-
     // The device (and whether this engine's kernels load on it), selected once.
     const SelectedDevice& state() const;
     DeviceLimits limits() const { return state().limits(); }
-    // Makes the engine's device current; throws UnsupportedError when the engine cannot run.
-    void use_device() const;
     // Empty when `need` bytes of device memory fit into half of what is free (the benchmark's
     // rotated input copies may take the other half), or when the device cannot be asked
     // (compute() reports that itself); otherwise the refusal, saying what the bytes are `for`.
     std::string memory_refusal(std::size_t need, std::string_view what) const;
 
-    // Empty when this strategy's kernels run on the (already selected) device.
-    virtual std::string probe() const = 0;
-    // Builds the strategy's run for `request`; may queue uploads of tables on `stream`.
-    virtual std::unique_ptr<KernelRun> prepare(const HistogramRequest& request,
-                                               cudaStream_t stream) const = 0;
-
-    HistogramResult run(const HistogramRequest& request) final;
-    BenchTiming run_benchmark(const HistogramRequest& request, const BenchOptions& options) final;
+  protected:
+    std::string extra_unsupported_reason(const HistogramRequest& request) const override;
+    HistogramResult run(const HistogramRequest& request) override;
+    BenchTiming run_benchmark(const HistogramRequest& request,
+                              const BenchOptions& options) override;
 
   private:
+    // Makes the engine's device current; throws UnsupportedError when the engine cannot run.
+    void use_device() const;
+
+    Strategy strategy_;
     DeviceSelection selection_;
     mutable TuningNote note_;
 };
+
+// The prepare hook of a row whose run is made as Run(request, the device's limits, stream).
+template <typename Run>
+std::unique_ptr<KernelRun> prepare_run(const GpuEngine& engine, const HistogramRequest& request,
+                                       cudaStream_t stream) {
+    return std::make_unique<Run>(request, engine.limits(), stream);
+}
 
 }  // namespace hs::cuda::detail

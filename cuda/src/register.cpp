@@ -12,7 +12,7 @@ namespace hs::cuda {
 void register_engines(EngineRegistry& registry) {
     std::vector<HistogramEngine*> gpu;
     for (const detail::Strategy& s : detail::strategies()) {
-        registry.add(s.make());
+        registry.add(detail::make_engine(s));
         gpu.push_back(registry.find(s.name));
     }
     // Last: it delegates to the GPU engines above (owned by the registry, as auto is).

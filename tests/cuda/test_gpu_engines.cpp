@@ -25,16 +25,28 @@
 #include "histoscope/core/error.hpp"
 #include "histoscope/cuda/register.hpp"
 #include "histoscope/media/media.hpp"
+#include "kernels/block_shared.cuh"
+#include "kernels/strategies.hpp"
 #include "synthetic.hpp"
 
 using namespace hs;
 
 namespace {
 
+// A strategy that exists only in these tests, added as one row of the strategy table:
+// block-shared's kernels launched in blocks of 256 threads only (more blocks, each counting
+// fewer pixels, than the registered row's occupancy choice).
+cuda::detail::Strategy test_only_strategy() {
+    return cuda::detail::block_shared_row(
+        "test-block-shared-256", "test only: block-shared in blocks of 256 threads", {{256}});
+}
+
 std::vector<std::string> gpu_engine_names() {
     EngineRegistry registry;
     cuda::register_engines(registry);
-    return registry.names();
+    std::vector<std::string> names = registry.names();
+    names.emplace_back(test_only_strategy().name);
+    return names;
 }
 
 struct Case {
@@ -85,6 +97,8 @@ class GpuEngineMatrix : public ::testing::TestWithParam<std::string> {
   protected:
     void SetUp() override {
         if (const std::string why = test::no_gpu_reason(); !why.empty()) GTEST_SKIP() << why;
+        if (GetParam() == test_only_strategy().name)
+            registry_.add(cuda::detail::make_engine(test_only_strategy()));
         engine_ = test::gpu_engine(registry_, GetParam());
         ASSERT_NE(engine_, nullptr);
     }

@@ -166,7 +166,7 @@ void launch_apply_lut(const DeviceImage& frame, bool luma, int planes, const std
                       void* out, unsigned long long* bad, cudaStream_t stream) {
     const auto kernel = dispatch(frame, luma, [](auto layout) {
         using L = decltype(layout);
-        return &apply_lut_kernel<typename L::Sample, L::kChannels, L::kLuma>;
+        return &apply_lut_kernel<typename L::Sample, L::kChannels, L::kValue == ValueKind::Luma>;
     });
     kernel<<<group_blocks(frame), kApplyThreads, 0, stream>>>(
         apply_args(frame, planes, luts, out, bad));
@@ -184,7 +184,7 @@ void launch_apply_clahe(const DeviceImage& frame, bool luma, int planes, const T
     a.weight = weight;
     const auto kernel = dispatch(frame, luma, [](auto layout) {
         using L = decltype(layout);
-        return &apply_clahe_kernel<typename L::Sample, L::kChannels, L::kLuma>;
+        return &apply_clahe_kernel<typename L::Sample, L::kChannels, L::kValue == ValueKind::Luma>;
     });
     kernel<<<group_blocks(frame), kApplyThreads, 0, stream>>>(a);
     check(cudaGetLastError(), "CLAHE apply kernel launch");

@@ -9,6 +9,7 @@
 #include "equalize/equalize_kernels.cuh"
 #include "histoscope/core/equalize.hpp"
 #include "histoscope/core/error.hpp"
+#include "kernels/common/dispatch.cuh"
 #include "kernels/common/samples.cuh"
 
 namespace hs::cuda::detail::eq {
@@ -32,12 +33,6 @@ __device__ __forceinline__ void store_group(void* base, std::uint64_t g,
 #pragma unroll
     for (int k = 0; k < C; ++k)
         out[k] = make_uint4(w[4 * k + 0], w[4 * k + 1], w[4 * k + 2], w[4 * k + 3]);
-}
-
-// Sample `c` (run time) of pixel `p` of a group.
-template <typename T, int C>
-__device__ __forceinline__ std::uint32_t sample_of(const std::uint32_t* w, int p, int c) {
-    return group_value<T, C, ValueKind::Plain>(w, p, ValueRule{ValueKind::Plain, {}, c});
 }
 
 // Y of YCrCb (3 in equalize.hpp), core's own formula.
@@ -71,35 +66,28 @@ inline std::uint32_t levels_of(const DeviceImage& f) {
     return 1u << f.bit_depth;
 }
 
-// --- dispatch over sample type, channel count and luma
-
-template <typename T, int C, bool L>
-struct Layout {
-    using Sample = T;
-    static constexpr int kChannels = C;
-    static constexpr bool kLuma = L;
+// --- dispatch over sample type, channel count and luma (kernels/common/dispatch.cuh): a plane of
+// Y (L::kValue == ValueKind::Luma) from 3 or 4 channels, of samples from any.
+struct EqualizeLayouts {
+    template <typename L>
+    static constexpr bool serves() {
+        return kIntegerSample<typename L::Sample> &&
+               (L::kValue == ValueKind::Plain ||
+                (L::kValue == ValueKind::Luma && L::kChannels >= 3));
+    }
 };
 
-template <typename T, typename F>
-auto dispatch_channels(int channels, bool luma, F&& f) {
-    switch (channels) {
-        case 1:
-            return f(Layout<T, 1, false>{});
-        case 3:
-            return luma ? f(Layout<T, 3, true>{}) : f(Layout<T, 3, false>{});
-        case 4:
-            return luma ? f(Layout<T, 4, true>{}) : f(Layout<T, 4, false>{});
-        default:
-            throw UnsupportedError("gpu equalize: images must have 1, 3 or 4 channels, not " +
-                                   std::to_string(channels));
-    }
-}
-
+// f(Layout<T, C, V>) for `frame` with `luma` (ignored for one channel, as Y is the gray sample
+// then) and returns what f returns.
 template <typename F>
 auto dispatch(const DeviceImage& frame, bool luma, F&& f) {
-    if (frame.type == SampleType::U16)
-        return dispatch_channels<std::uint16_t>(frame.channels, luma, f);
-    return dispatch_channels<std::uint8_t>(frame.channels, luma, f);
+    using R = decltype(f(Layout<std::uint8_t, 1>{}));
+    R out{};
+    const ValueKind value = luma && frame.channels > 1 ? ValueKind::Luma : ValueKind::Plain;
+    if (!visit_values<EqualizeLayouts>(frame.type, frame.channels, value,
+                                       [&](auto layout) { out = f(layout); }))
+        throw no_kernel_for("gpu equalize", frame.type, frame.channels);
+    return out;
 }
 
 }  // namespace hs::cuda::detail::eq

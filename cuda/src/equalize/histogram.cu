@@ -6,6 +6,7 @@
 
 #include "cuda_check.hpp"
 #include "equalize/equalize_device.cuh"
+#include "kernels/common/agent.cuh"
 #include "kernels/common/launch.hpp"
 #include "shared_memory.hpp"
 
@@ -33,7 +34,7 @@ __global__ void __launch_bounds__(1024) value_histogram_kernel(const ValueHistAr
     const std::uint32_t lo = blockIdx.y * a.seg_bins;
     const std::uint32_t max_value = a.levels - 1;
     const bool check = a.bad != nullptr && blockIdx.y == 0 && blockIdx.z == 0;
-    for (std::uint32_t i = threadIdx.x; i < a.seg_bins; i += blockDim.x) hist[i] = 0;
+    zero_private_counters(hist, a.seg_bins);
     __syncthreads();
 
     const std::uint64_t first = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -52,15 +53,14 @@ __global__ void __launch_bounds__(1024) value_histogram_kernel(const ValueHistAr
                 v = luma_y(group_sample<T>(w, p * C), group_sample<T>(w, p * C + 1),
                            group_sample<T>(w, p * C + 2), a.frame.bit_depth);
             else
-                v = sample_of<T, C>(w, p, channel);
+                v = group_value<T, C, ValueKind::Plain>(w, p,
+                                                        ValueRule{ValueKind::Plain, {}, channel});
             if (v <= max_value && v - lo < a.seg_bins) atomicAdd(&hist[v - lo], 1u);
         }
     }
     __syncthreads();
-    unsigned long long* out = a.counts + static_cast<std::size_t>(plane) * a.levels + lo;
-    for (std::uint32_t i = threadIdx.x; i < a.seg_bins; i += blockDim.x)
-        if (const unsigned int c = hist[i]; c != 0)
-            atomicAdd(&out[i], static_cast<unsigned long long>(c));
+    merge_private_counters(hist, a.seg_bins,
+                           a.counts + static_cast<std::size_t>(plane) * a.levels + lo);
 }
 
 struct TileHistArgs {
@@ -95,7 +95,7 @@ __global__ void __launch_bounds__(1024) tile_histogram_kernel(const TileHistArgs
     const int tw = a.grid.tile_width;
     const int row0 = static_cast<int>(blockIdx.y) * a.slice_rows;
     const int rows = min(a.slice_rows, a.grid.tile_height - row0);
-    for (std::uint32_t i = threadIdx.x; i < a.seg_bins; i += blockDim.x) hist[i] = 0;
+    zero_private_counters(hist, a.seg_bins);
     __syncthreads();
 
     const auto* samples = reinterpret_cast<const T*>(a.frame.data);
@@ -122,8 +122,7 @@ __global__ void __launch_bounds__(1024) tile_histogram_kernel(const TileHistArgs
                          static_cast<std::size_t>(tile)) *
                             a.levels +
                         lo;
-    for (std::uint32_t i = threadIdx.x; i < a.seg_bins; i += blockDim.x)
-        if (const unsigned int c = hist[i]; c != 0) atomicAdd(&out[i], c);
+    merge_private_counters(hist, a.seg_bins, out);
 }
 
 // Bins per shared-memory histogram of `kernel`: all levels, or the largest power of two that
@@ -161,7 +160,8 @@ void launch_value_histogram(const DeviceImage& frame, const PlaneSelect& select,
     a.bad = bad;
     const auto kernel = dispatch(frame, select.luma, [](auto layout) {
         using L = decltype(layout);
-        return &value_histogram_kernel<typename L::Sample, L::kChannels, L::kLuma>;
+        return &value_histogram_kernel<typename L::Sample, L::kChannels,
+                                       L::kValue == ValueKind::Luma>;
     });
     a.seg_bins = segment_bins(a.levels, reinterpret_cast<const void*>(kernel), limits);
     const int threads = a.seg_bins > 4096 ? 1024 : 512;
@@ -193,7 +193,8 @@ void launch_tile_histogram(const DeviceImage& frame, const PlaneSelect& select, 
     a.counts = counts;
     const auto kernel = dispatch(frame, select.luma, [](auto layout) {
         using L = decltype(layout);
-        return &tile_histogram_kernel<typename L::Sample, L::kChannels, L::kLuma>;
+        return &tile_histogram_kernel<typename L::Sample, L::kChannels,
+                                      L::kValue == ValueKind::Luma>;
     });
     a.seg_bins = segment_bins(a.levels, reinterpret_cast<const void*>(kernel), limits);
     a.segments = static_cast<int>(a.levels / a.seg_bins);

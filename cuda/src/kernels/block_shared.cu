@@ -7,6 +7,7 @@
 
 #include "cuda_check.hpp"
 #include "histoscope/core/error.hpp"
+#include "kernels/common/agent.cuh"
 #include "kernels/common/dispatch.cuh"
 #include "kernels/common/launch.hpp"
 #include "shared_memory.hpp"
@@ -22,8 +23,7 @@ __global__ void __launch_bounds__(1024) block_shared_kernel(const BlockSharedArg
     const int bins = a.bins.bins;
     std::uint32_t* hist = block_shared_smem;
     auto* aux = reinterpret_cast<std::int32_t*>(block_shared_smem + bins);
-    for (int i = static_cast<int>(threadIdx.x); i < bins; i += static_cast<int>(blockDim.x))
-        hist[i] = 0;
+    zero_private_counters(hist, bins);
     constexpr bool kAux = M == BinMode::Table || M == BinMode::Edges;
     if constexpr (kAux) {
         const int n = bin_aux_entries(M, bins);
@@ -40,9 +40,7 @@ __global__ void __launch_bounds__(1024) block_shared_kernel(const BlockSharedArg
     });
     __syncthreads();
 
-    for (int i = static_cast<int>(threadIdx.x); i < bins; i += static_cast<int>(blockDim.x))
-        if (const std::uint32_t c = hist[i]; c != 0)
-            atomicAdd(&a.counts[i], static_cast<unsigned long long>(c));
+    merge_private_counters(hist, bins, a.counts);
 }
 
 struct Family : KernelFamily<BlockSharedArgs,
@@ -71,13 +69,18 @@ std::size_t block_shared_smem_limit(const BlockSharedArgs& a, std::size_t optin)
     return dynamic_smem_limit(pick(a), optin);
 }
 
-BlockSharedTuning plan_block_shared(const BlockSharedArgs& a, const DeviceLimits& limits) {
+BlockSharedTuning plan_block_shared(const BlockSharedArgs& a, const DeviceLimits& limits,
+                                    const BlockSharedPolicy& policy) {
     const Family::Pointer kernel = pick(a);
     BlockSharedTuning t;
     t.smem_bytes = block_shared_smem_bytes(a.bins.mode, a.bins.bins);
     reserve_dynamic_smem(kernel, t.smem_bytes, limits.shared_per_block_optin, "block-shared");
-    const BlockShape shape =
-        most_resident(kernel, {256, 512, 1024}, t.smem_bytes, false, "block-shared");
+    // The policy's block size keeping the most threads resident (ties: the first, smaller).
+    BlockShape shape;
+    for (const int threads : policy.threads) {
+        const BlockShape s = most_resident(kernel, {threads}, t.smem_bytes, false, "block-shared");
+        if (s.blocks_per_sm * s.threads > shape.blocks_per_sm * shape.threads) shape = s;
+    }
     if (shape.threads == 0)
         throw DeviceError("block-shared: no block fits on an SM with " +
                           std::to_string(t.smem_bytes) + " bytes of shared memory");

@@ -12,6 +12,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "gpu_engine.hpp"
 #include "kernels/common/bins.cuh"
@@ -35,6 +37,12 @@ constexpr std::size_t block_shared_smem_bytes(BinMode mode, int bins) {
            (static_cast<std::size_t>(bins) + static_cast<std::size_t>(bin_aux_entries(mode, bins)));
 }
 
+// The launch shape of a block-shared row of the strategy table: the block sizes tried (the one
+// keeping the most threads resident wins, ties to the earlier one).
+struct BlockSharedPolicy {
+    std::vector<int> threads{256, 512, 1024};
+};
+
 struct BlockSharedTuning {
     int threads = 0;
     int blocks = 0;
@@ -50,9 +58,15 @@ std::size_t block_shared_smem_limit(const BlockSharedArgs& args, std::size_t opt
 // Block size and grid for `args` on `limits` (raises the kernel's dynamic shared memory
 // limit). Throws hs::UnsupportedError when the counters do not fit, hs::DeviceError on CUDA
 // failures.
-BlockSharedTuning plan_block_shared(const BlockSharedArgs& args, const DeviceLimits& limits);
+BlockSharedTuning plan_block_shared(const BlockSharedArgs& args, const DeviceLimits& limits,
+                                    const BlockSharedPolicy& policy = {});
 void launch_block_shared(const BlockSharedArgs& args, const BlockSharedTuning& tuning,
                          cudaStream_t stream);
 std::string block_shared_probe();
+
+// The row of a block-shared strategy launched with `policy` (the registered "block-shared" has
+// the default one; block_shared_engine.cpp).
+Strategy block_shared_row(std::string_view name, std::string_view summary,
+                          BlockSharedPolicy policy);
 
 }  // namespace hs::cuda::detail

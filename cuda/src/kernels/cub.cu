@@ -11,6 +11,7 @@
 #include "cuda_check.hpp"
 #include "histoscope/core/channels.hpp"
 #include "histoscope/core/error.hpp"
+#include "kernels/common/dispatch.cuh"
 #include "kernels/common/launch.hpp"
 #include "kernels/common/planes.cuh"
 
@@ -57,31 +58,26 @@ cudaError_t cub_histogram(void* temp, std::size_t& temp_bytes, const void* data,
                                                            num_levels, level_ptrs, pixels, stream);
 }
 
-template <typename T>
-cudaError_t plain_histogram(void* temp, std::size_t& temp_bytes, const void* data,
-                            unsigned* scratch, int pixels, const CubPlan& p,
-                            const long long* levels, cudaStream_t stream) {
-    switch (p.channels) {
-        case 1:
-            return cub_histogram<T, 1>(temp, temp_bytes, data, scratch, pixels, p, levels, stream);
-        case 3:
-            return cub_histogram<T, 3>(temp, temp_bytes, data, scratch, pixels, p, levels, stream);
-        case 4:
-            return cub_histogram<T, 4>(temp, temp_bytes, data, scratch, pixels, p, levels, stream);
-        default:
-            throw UnsupportedError("cub: images must have 1, 3 or 4 channels");
-    }
+// One call over pixels of `channels` interleaved samples of `type` (`data` points at the
+// chunk's first pixel).
+cudaError_t sample_histogram(SampleType type, int channels, void* temp, std::size_t& temp_bytes,
+                             const void* data, unsigned* scratch, int pixels, const CubPlan& p,
+                             const long long* levels, cudaStream_t stream) {
+    cudaError_t e = cudaSuccess;
+    visit_samples_of<IntegerSamples>("cub", type, channels, [&](auto layout) {
+        using L = decltype(layout);
+        e = cub_histogram<typename L::Sample, L::kChannels>(temp, temp_bytes, data, scratch, pixels,
+                                                            p, levels, stream);
+    });
+    return e;
 }
 
-// All interleaved channels of the image (`data` points at the chunk's first pixel).
+// All interleaved channels of the image.
 cudaError_t plain_histogram(void* temp, std::size_t& temp_bytes, const void* data,
                             unsigned* scratch, int pixels, const CubPlan& p,
                             const long long* levels, cudaStream_t stream) {
-    return p.type == SampleType::U8
-               ? plain_histogram<std::uint8_t>(temp, temp_bytes, data, scratch, pixels, p, levels,
-                                               stream)
-               : plain_histogram<std::uint16_t>(temp, temp_bytes, data, scratch, pixels, p, levels,
-                                                stream);
+    return sample_histogram(p.type, p.channels, temp, temp_bytes, data, scratch, pixels, p, levels,
+                            stream);
 }
 
 // One derived plane (luma in the sample type, joint colours as uint32).
@@ -91,11 +87,7 @@ cudaError_t plane_histogram(void* temp, std::size_t& temp_bytes, Derived d, cons
     if (d == Derived::Joint)
         return cub_histogram<std::uint32_t, 1>(temp, temp_bytes, plane, scratch, pixels, p, levels,
                                                stream);
-    if (p.type == SampleType::U8)
-        return cub_histogram<std::uint8_t, 1>(temp, temp_bytes, plane, scratch, pixels, p, levels,
-                                              stream);
-    return cub_histogram<std::uint16_t, 1>(temp, temp_bytes, plane, scratch, pixels, p, levels,
-                                           stream);
+    return sample_histogram(p.type, 1, temp, temp_bytes, plane, scratch, pixels, p, levels, stream);
 }
 
 // The largest temporary storage any call of the plan needs (CUB's size query; host only).
@@ -216,8 +208,6 @@ std::string CubPlan::describe() const {
 
 void launch_cub(const CubPlan& p, const CubBuffers& b, const DeviceImage& image,
                 unsigned long long* counts, const DeviceLimits& limits, cudaStream_t stream) {
-    if (image.pixels != p.pixels || image.channels != p.channels || image.type != p.type)
-        throw UsageError("cub: launch() does not match the prepared request");
     const auto bins = static_cast<std::size_t>(p.bins);
     const std::size_t px_bytes = static_cast<std::size_t>(image.channels) *
                                  static_cast<std::size_t>(bytes_per_sample(image.type));
@@ -234,12 +224,10 @@ void launch_cub(const CubPlan& p, const CubBuffers& b, const DeviceImage& image,
             const int slot = p.derived_slot[static_cast<std::size_t>(d)];
             if (slot < 0) continue;
             const auto kind = static_cast<Derived>(d);
-            if (image.type == SampleType::U8)
-                launch_plane<std::uint8_t>(kind, p.channels, chunk, n, b.plane, limits.sm_count,
-                                           stream);
-            else
-                launch_plane<std::uint16_t>(kind, p.channels, chunk, n, b.plane, limits.sm_count,
-                                            stream);
+            visit_samples_of<IntegerSamples>("cub", image.type, 1, [&](auto layout) {
+                launch_plane<typename decltype(layout)::Sample>(kind, p.channels, chunk, n, b.plane,
+                                                                limits.sm_count, stream);
+            });
             std::size_t bytes = p.temp_bytes;
             check(plane_histogram(b.temp, bytes, kind, b.plane,
                                   b.scratch + static_cast<std::size_t>(slot) * bins,

@@ -78,7 +78,8 @@ struct CubBuffers {
     const long long* levels = nullptr;  // explicit edges: the bins + 1 thresholds
 };
 
-// Adds the histograms of the plan's channels of `image` to `counts`.
+// Adds the histograms of the plan's channels of `image` (of the planned shape: KernelRun::launch()
+// checks it) to `counts`.
 void launch_cub(const CubPlan& plan, const CubBuffers& buffers, const DeviceImage& image,
                 unsigned long long* counts, const DeviceLimits& limits, cudaStream_t stream);
 

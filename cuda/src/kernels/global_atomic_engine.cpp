@@ -1,5 +1,5 @@
-// Strategy "global-atomic" as an engine: turns a request into launch_global_atomic() calls
-// (kernel and launch in global_atomic.cu/.cuh).
+// Strategy "global-atomic" as a row of the strategy table: its run turns a request into
+// launch_global_atomic() calls (kernel and launch in global_atomic.cu/.cuh).
 
 #include <algorithm>
 #include <memory>
@@ -18,11 +18,10 @@ namespace {
 
 class GlobalAtomicRun final : public KernelRun {
   public:
-    GlobalAtomicRun(const HistogramRequest& r, const DeviceLimits& limits, cudaStream_t stream)
-        : pixels_(r.image.pixel_count()) {
+    GlobalAtomicRun(const HistogramRequest& r, const DeviceLimits& limits, cudaStream_t stream) {
         args_.u16 = r.image.type == SampleType::U16;
         args_.channels = r.image.channels;
-        args_.pixels = pixels_;
+        args_.pixels = r.image.pixel_count();
         args_.bins = bin_rule(r.spec, 1u << 24, kGlobalAtomicBinModes, "engine 'global-atomic'");
         tables_ = BinTables(r.spec, bin_mode_bit(args_.bins.mode), stream);
         args_.thresholds = tables_.of(args_.bins.mode);
@@ -36,10 +35,11 @@ class GlobalAtomicRun final : public KernelRun {
         tuning_ = plan_global_atomic(first, limits);
     }
 
-    void launch(const DeviceImage& image, const std::vector<Channel>& channels,
-                unsigned long long* counts, cudaStream_t stream) override {
-        if (image.pixels != pixels_ || channels.size() != rules_.size())
-            throw UsageError("global-atomic: launch() does not match the prepared request");
+    std::string tuning() const override { return tuning_.describe(); }
+
+  protected:
+    void queue(const DeviceImage& image, const std::vector<Channel>&, unsigned long long* counts,
+               cudaStream_t stream) override {
         const auto bins = static_cast<std::size_t>(args_.bins.bins);
         for (std::size_t first = 0; first < rules_.size();
              first += static_cast<std::size_t>(kGlobalAtomicMaxOutputs)) {
@@ -54,38 +54,23 @@ class GlobalAtomicRun final : public KernelRun {
         }
     }
 
-    std::string tuning() const override { return tuning_.describe(); }
-
   private:
-    std::uint64_t pixels_;
     GlobalAtomicArgs args_;
     std::vector<ValueRule> rules_;  // per requested channel
     BinTables tables_;
     GlobalAtomicTuning tuning_;
 };
 
-class GlobalAtomicEngine final : public GpuEngine {
-  public:
-    GlobalAtomicEngine()
-        : GpuEngine(
-              "64-bit atomicAdds in global memory, one per run of equal bins among a "
-              "thread's pixels, all requested channels in one pass; any bin count up to 2^24, "
-              "edges, luma and joint colour") {}
-    std::string_view name() const override { return "global-atomic"; }
-    Capabilities capabilities() const override { return {}; }
-
-  protected:
-    std::string probe() const override { return global_atomic_probe(); }
-    std::unique_ptr<KernelRun> prepare(const HistogramRequest& r,
-                                       cudaStream_t stream) const override {
-        return std::make_unique<GlobalAtomicRun>(r, limits(), stream);
-    }
-};
-
 }  // namespace
 
-std::unique_ptr<HistogramEngine> make_global_atomic_engine() {
-    return std::make_unique<GlobalAtomicEngine>();
+Strategy global_atomic_strategy() {
+    return {.name = "global-atomic",
+            .summary =
+                "64-bit atomicAdds in global memory, one per run of equal bins among a thread's "
+                "pixels, all requested channels in one pass; any bin count up to 2^24, edges, luma "
+                "and joint colour",
+            .probe = global_atomic_probe,
+            .prepare = prepare_run<GlobalAtomicRun>};
 }
 
 }  // namespace hs::cuda::detail

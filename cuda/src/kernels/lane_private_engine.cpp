@@ -1,6 +1,6 @@
-// Strategy "lane-private" as an engine: maps the requested plain channels of an 8- or 16-bit
-// image to counting slots and launches lane_private once for all of them (kernel and tuning in
-// lane_private.cu/.cuh).
+// Strategy "lane-private" as a row of the strategy table: maps the requested plain channels of
+// an 8- or 16-bit image to counting slots and launches lane_private once for all of them
+// (kernel and tuning in lane_private.cu/.cuh).
 
 #include <algorithm>
 #include <bit>
@@ -143,8 +143,9 @@ class LanePrivateRun final : public KernelRun {
     bool zeroes_counts() const override { return true; }
     std::string tuning() const override { return tuning_.describe(); }
 
-    void launch(const DeviceImage& image, const std::vector<Channel>& channels,
-                unsigned long long* counts, cudaStream_t stream) override {
+  protected:
+    void queue(const DeviceImage& image, const std::vector<Channel>& channels,
+               unsigned long long* counts, cudaStream_t stream) override {
         LanePrivateArgs a = layout_.args;
         epoch_ = epoch_ == 0xFFFFFFFFu ? 1u : epoch_ + 1u;  // never 0, the initial value
         a.epoch = epoch_;
@@ -175,44 +176,39 @@ class LanePrivateRun final : public KernelRun {
     unsigned int epoch_ = 0;  // of the latest launch
 };
 
-class LanePrivateEngine final : public GpuEngine {
-  public:
-    LanePrivateEngine()
-        : GpuEngine(
-              "GPU, plain channels and luma (8-bit: any bins; 16-bit: even bins of a power-of-two "
-              "width; "
-              "as many bins and channels as 8 copies fit into shared memory, on an H100 4096 "
-              "bins of one channel, 2048 of two or three, 1024 of four): 32 lane-major copies of "
-              "the histogram per block in shared memory "
-              "(lane l always updates bank l: conflict-free atomics on any data; 16 or 8 copies "
-              "where 32 do not fit), every requested channel of an interleaved image in one pass "
-              "over coalesced 16-byte words (whole groups of pixels with luma), one launch (the "
-              "kernel zeroes the counts)") {}
-    std::string_view name() const override { return "lane-private"; }
-    Capabilities capabilities() const override {
-        Capabilities caps;
-        caps.joint = false;
-        return caps;  // bins and channels: as many as fit, see extra_unsupported_reason()
-    }
+Capabilities capabilities(const GpuEngine&) {
+    Capabilities caps;
+    caps.joint = false;
+    return caps;  // bins and channels: as many as fit, see refusal()
+}
 
-  protected:
-    std::string extra_unsupported_reason(const HistogramRequest& r) const override {
-        const SelectedDevice& s = state();
-        // Without a device compute() reports the unavailability itself.
-        if (!s.error.empty()) return layout_refusal(r);
-        return lane_layout(r, s.device.shared_per_block_optin, s.device.name).refusal;
-    }
-    std::string probe() const override { return lane_private_probe(); }
-    std::unique_ptr<KernelRun> prepare(const HistogramRequest& r,
-                                       cudaStream_t stream) const override {
-        return std::make_unique<LanePrivateRun>(r, limits(), state().device.name, stream);
-    }
-};
+std::string refusal(const GpuEngine& engine, const HistogramRequest& r) {
+    const SelectedDevice& s = engine.state();
+    // Without a device compute() reports the unavailability itself.
+    if (!s.error.empty()) return layout_refusal(r);
+    return lane_layout(r, s.device.shared_per_block_optin, s.device.name).refusal;
+}
 
 }  // namespace
 
-std::unique_ptr<HistogramEngine> make_lane_private_engine() {
-    return std::make_unique<LanePrivateEngine>();
+Strategy lane_private_strategy() {
+    return {
+        .name = "lane-private",
+        .summary =
+            "GPU, plain channels and luma (8-bit: any bins; 16-bit: even bins of a power-of-two "
+            "width; as many bins and channels as 8 copies fit into shared memory, on an H100 4096 "
+            "bins of one channel, 2048 of two or three, 1024 of four): 32 lane-major copies of "
+            "the histogram per block in shared memory (lane l always updates bank l: "
+            "conflict-free atomics on any data; 16 or 8 copies where 32 do not fit), every "
+            "requested channel of an interleaved image in one pass over coalesced 16-byte words "
+            "(whole groups of pixels with luma), one launch (the kernel zeroes the counts)",
+        .probe = lane_private_probe,
+        .capabilities = capabilities,
+        .refusal = refusal,
+        .prepare = [](const GpuEngine& engine, const HistogramRequest& r, cudaStream_t stream) {
+            return std::make_unique<LanePrivateRun>(r, engine.limits(), engine.state().device.name,
+                                                    stream);
+        }};
 }
 
 }  // namespace hs::cuda::detail

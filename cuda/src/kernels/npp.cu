@@ -10,6 +10,7 @@
 
 #include "cuda_check.hpp"
 #include "histoscope/core/error.hpp"
+#include "kernels/common/dispatch.cuh"
 #include "kernels/common/launch.hpp"
 #include "kernels/common/planes.cuh"
 #include "kernels/common/samples.cuh"
@@ -160,25 +161,17 @@ std::size_t buffer_bytes(const NppPlan& p, NppStreamContext ctx) {
     return most;
 }
 
-template <typename T>
 std::size_t buffer_bytes(const NppPlan& p, NppStreamContext ctx) {
     std::size_t most = 0;
-    if (p.plain) {
-        switch (p.channels) {
-            case 1:
-                most = buffer_bytes<T, 1>(p, ctx);
-                break;
-            case 3:
-                most = buffer_bytes<T, 3>(p, ctx);
-                break;
-            case 4:
-                most = buffer_bytes<T, 4>(p, ctx);
-                break;
-            default:
-                throw UnsupportedError("engine 'npp': images must have 1, 3 or 4 channels");
-        }
-    }
-    if (p.has_luma()) most = std::max(most, buffer_bytes<T, 1>(p, ctx));
+    if (p.plain)
+        visit_samples_of<IntegerSamples>("engine 'npp'", p.type, p.channels, [&](auto layout) {
+            using L = decltype(layout);
+            most = buffer_bytes<typename L::Sample, L::kChannels>(p, ctx);
+        });
+    if (p.has_luma())
+        visit_samples_of<IntegerSamples>("engine 'npp'", p.type, 1, [&](auto layout) {
+            most = std::max(most, buffer_bytes<typename decltype(layout)::Sample, 1>(p, ctx));
+        });
     return most;
 }
 
@@ -226,14 +219,11 @@ void run(const NppPlan& p, const NppBuffers& b, const DeviceImage& image,
         const int rows = std::min(p.rows_per_chunk, p.height - y0);
         const auto* chunk =
             reinterpret_cast<const T*>(image.data + static_cast<std::size_t>(y0) * row_bytes);
-        if (p.plain) {
-            if (p.channels == 1)
-                pieces<T, 1>(p, b, chunk, p.row_bytes(), rows, 0, -1, counts, limits, ctx, stream);
-            else if (p.channels == 3)
-                pieces<T, 3>(p, b, chunk, p.row_bytes(), rows, 0, -1, counts, limits, ctx, stream);
-            else
-                pieces<T, 4>(p, b, chunk, p.row_bytes(), rows, 0, -1, counts, limits, ctx, stream);
-        }
+        if (p.plain)
+            visit_samples_of<IntegerSamples>("engine 'npp'", p.type, p.channels, [&](auto layout) {
+                pieces<T, decltype(layout)::kChannels>(p, b, chunk, p.row_bytes(), rows, 0, -1,
+                                                       counts, limits, ctx, stream);
+            });
         for (int v = 0; v < 2; ++v) {
             const int slot = p.luma_slot[static_cast<std::size_t>(v)];
             if (slot < 0) continue;
@@ -313,24 +303,19 @@ NppPlan plan_npp(const HistogramRequest& r, NppStreamContext ctx) {
     p.rows_per_chunk = static_cast<int>(std::clamp<std::uint64_t>(
         kNppChunkBytes / row_bytes, 1, static_cast<std::uint64_t>(p.height)));
     p.levels = make_levels(r.spec, r.image.type);
-    p.buffer_bytes = std::max<std::size_t>(
-        1, p.type == SampleType::U8 ? buffer_bytes<Npp8u>(p, ctx) : buffer_bytes<Npp16u>(p, ctx));
+    p.buffer_bytes = std::max<std::size_t>(1, buffer_bytes(p, ctx));
     return p;
 }
 
 void launch_npp(const NppPlan& p, const NppBuffers& b, const DeviceImage& image,
                 unsigned long long* counts, const DeviceLimits& limits, NppStreamContext ctx,
                 cudaStream_t stream) {
-    if (image.width != p.width || image.height != p.height || image.channels != p.channels ||
-        image.type != p.type)
-        throw UsageError("npp: launch() does not match the prepared request");
     if (p.levels.pieces.empty()) return;  // no sample can fall into any bin
     ctx.hStream = stream;
     check(cudaStreamGetFlags(stream, &ctx.nStreamFlags), "cudaStreamGetFlags (NPP)");
-    if (p.type == SampleType::U8)
-        run<Npp8u>(p, b, image, counts, limits, ctx, stream);
-    else
-        run<Npp16u>(p, b, image, counts, limits, ctx, stream);
+    visit_samples_of<IntegerSamples>("engine 'npp'", p.type, 1, [&](auto layout) {
+        run<typename decltype(layout)::Sample>(p, b, image, counts, limits, ctx, stream);
+    });
 }
 
 std::string npp_probe() {

@@ -92,7 +92,8 @@ struct NppBuffers {
     const Npp32s* levels = nullptr;     // range: plan.levels.levels
 };
 
-// Adds the histograms of the plan's channels of `image` to `counts`.
+// Adds the histograms of the plan's channels of `image` (of the planned shape: KernelRun::launch()
+// checks it) to `counts`.
 void launch_npp(const NppPlan& plan, const NppBuffers& buffers, const DeviceImage& image,
                 unsigned long long* counts, const DeviceLimits& limits, NppStreamContext context,
                 cudaStream_t stream);

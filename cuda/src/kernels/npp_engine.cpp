@@ -1,5 +1,5 @@
-// Strategy "npp" as an engine: the buffers of one request and launch_npp() (the NPP calls live
-// in npp.cu/.cuh). Built only with HS_HAVE_NPP.
+// Strategy "npp" as a row of the strategy table: the buffers of one request and launch_npp()
+// (the NPP calls live in npp.cu/.cuh). Built only with HS_HAVE_NPP.
 
 #include <algorithm>
 #include <cstdint>
@@ -38,16 +38,15 @@ class NppRun final : public KernelRun {
             levels_ = DeviceTable(plan_.levels.levels, "NPP levels upload", stream);
     }
 
-    void launch(const DeviceImage& image, const std::vector<Channel>& channels,
-                unsigned long long* counts, cudaStream_t stream) override {
-        if (channels.size() != plan_.slot_of.size())
-            throw UsageError("npp: launch() does not match the prepared request");
+    std::string tuning() const override { return plan_.describe(); }
+
+  protected:
+    void queue(const DeviceImage& image, const std::vector<Channel>&, unsigned long long* counts,
+               cudaStream_t stream) override {
         launch_npp(plan_,
                    {buffer_.data(), scratch_.data(), plane_.data(), map_.data(), levels_.data()},
                    image, counts, limits_, context_, stream);
     }
-
-    std::string tuning() const override { return plan_.describe(); }
 
   private:
     NppStreamContext context_;
@@ -60,50 +59,45 @@ class NppRun final : public KernelRun {
     DeviceTable<Npp32s> levels_;
 };
 
-class NppEngine final : public GpuEngine {
-  public:
-    NppEngine()
-        : GpuEngine(
-              "GPU: NPP nppiHistogramEven/nppiHistogramRange (_Ctx, C1R/C3R/C4R) over the "
-              "integer bin thresholds, at most 1024 bins per call and 2^31-1 bytes of rows per "
-              "chunk, 32-bit counts added to 64-bit totals; luma through a transform kernel "
-              "that writes a plane NPP then histograms; no joint colour") {}
-    std::string_view name() const override { return "npp"; }
-    Capabilities capabilities() const override {
-        Capabilities caps;
-        caps.joint = false;
-        return caps;
-    }
+std::string refusal(const GpuEngine& engine, const HistogramRequest& r) {
+    if (static_cast<std::uint64_t>(r.image.row_bytes()) > kNppChunkBytes)
+        return "engine 'npp' takes rows of at most " + std::to_string(kNppChunkBytes) +
+               " bytes (NPP's row step is an int)";
+    // The luma plane of one chunk of rows, the scratch histograms, map and levels (NPP's own
+    // scratch buffer is small next to them), the image and the counters.
+    const auto row_px = static_cast<std::size_t>(r.image.width);
+    const std::size_t rows = std::min<std::size_t>(
+        static_cast<std::size_t>(r.image.height),
+        std::max<std::size_t>(1, kNppChunkBytes / std::max<std::size_t>(1, r.image.row_bytes())));
+    const auto bins = static_cast<std::size_t>(r.spec.bins);
+    return engine.memory_refusal(rows * row_px * 2 + 6 * 4 * kNppMaxLevelsPerCall + bins * 8 +
+                                     padded_bytes(r.image) + bins * r.channels.size() * 8 +
+                                     (std::size_t{16} << 20),
+                                 "this request");
+}
 
-  protected:
-    std::string extra_unsupported_reason(const HistogramRequest& r) const override {
-        if (static_cast<std::uint64_t>(r.image.row_bytes()) > kNppChunkBytes)
-            return "engine 'npp' takes rows of at most " + std::to_string(kNppChunkBytes) +
-                   " bytes (NPP's row step is an int)";
-        // The luma plane of one chunk of rows, the scratch histograms, map and levels (NPP's
-        // own scratch buffer is small next to them), the image and the counters.
-        const auto row_px = static_cast<std::size_t>(r.image.width);
-        const std::size_t rows = std::min<std::size_t>(
-            static_cast<std::size_t>(r.image.height),
-            std::max<std::size_t>(1,
-                                  kNppChunkBytes / std::max<std::size_t>(1, r.image.row_bytes())));
-        const auto bins = static_cast<std::size_t>(r.spec.bins);
-        return memory_refusal(rows * row_px * 2 + 6 * 4 * kNppMaxLevelsPerCall + bins * 8 +
-                                  padded_bytes(r.image) + bins * r.channels.size() * 8 +
-                                  (std::size_t{16} << 20),
-                              "this request");
-    }
-    std::string probe() const override { return npp_probe(); }
-    std::unique_ptr<KernelRun> prepare(const HistogramRequest& r,
-                                       cudaStream_t stream) const override {
-        return std::make_unique<NppRun>(r, state(), stream);
-    }
-};
+Capabilities capabilities(const GpuEngine&) {
+    Capabilities caps;
+    caps.joint = false;
+    return caps;
+}
 
 }  // namespace
 
-std::unique_ptr<HistogramEngine> make_npp_engine() {
-    return std::make_unique<NppEngine>();
+Strategy npp_strategy() {
+    return {
+        .name = "npp",
+        .summary =
+            "GPU: NPP nppiHistogramEven/nppiHistogramRange (_Ctx, C1R/C3R/C4R) over the integer "
+            "bin thresholds, at most 1024 bins per call and 2^31-1 bytes of rows per chunk, "
+            "32-bit counts added to 64-bit totals; luma through a transform kernel that writes a "
+            "plane NPP then histograms; no joint colour",
+        .probe = npp_probe,
+        .capabilities = capabilities,
+        .refusal = refusal,
+        .prepare = [](const GpuEngine& engine, const HistogramRequest& r, cudaStream_t stream) {
+            return std::make_unique<NppRun>(r, engine.state(), stream);
+        }};
 }
 
 }  // namespace hs::cuda::detail

@@ -6,6 +6,7 @@
 #include <initializer_list>
 #include <optional>
 #include <string>
+#include <type_traits>
 
 #include "cuda_check.hpp"
 #include "histoscope/core/error.hpp"
@@ -19,18 +20,26 @@ PackedKernelPtr packed_counting_kernel(const PackedArgs& a) {
     return packed_pick<false>(a);
 }
 
+namespace {
+
+// The direct kernels: 16-bit samples only.
+struct DirectLayouts {
+    template <typename L>
+    static constexpr bool serves() {
+        return std::is_same_v<typename L::Sample, std::uint16_t>;
+    }
+};
+
+}  // namespace
+
 PackedKernelPtr packed_direct_kernel_for(const PackedArgs& a) {
     const bool identity = a.bins.bins == 65536;  // span 65536 and shift 0 (direct serves a)
-    switch (a.channels) {
-        case 1:
-            return identity ? &packed_direct_kernel<1, true> : &packed_direct_kernel<1, false>;
-        case 3:
-            return identity ? &packed_direct_kernel<3, true> : &packed_direct_kernel<3, false>;
-        case 4:
-            return identity ? &packed_direct_kernel<4, true> : &packed_direct_kernel<4, false>;
-        default:
-            return nullptr;
-    }
+    PackedKernelPtr kernel = nullptr;
+    visit_samples<DirectLayouts>(SampleType::U16, a.channels, [&](auto layout) {
+        constexpr int C = decltype(layout)::kChannels;
+        kernel = identity ? &packed_direct_kernel<C, true> : &packed_direct_kernel<C, false>;
+    });
+    return kernel;
 }
 
 namespace {

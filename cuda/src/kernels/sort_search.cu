@@ -16,6 +16,7 @@
 
 #include "cuda_check.hpp"
 #include "histoscope/core/error.hpp"
+#include "kernels/common/dispatch.cuh"
 #include "kernels/common/launch.hpp"
 
 namespace hs::cuda::detail {
@@ -81,21 +82,6 @@ void histogram(const SortSearchArgs& a, const DeviceImage& image, const ValueRul
     check(cudaGetLastError(), "sort-search bin counts kernel launch");
 }
 
-template <typename T>
-void histogram(const SortSearchArgs& a, const DeviceImage& image, const ValueRule& value,
-               unsigned long long* counts, const SortSearchTuning& t, cudaStream_t stream) {
-    switch (image.channels) {
-        case 1:
-            return histogram<T, 1>(a, image, value, counts, t, stream);
-        case 3:
-            return histogram<T, 3>(a, image, value, counts, t, stream);
-        case 4:
-            return histogram<T, 4>(a, image, value, counts, t, stream);
-        default:
-            throw UnsupportedError("sort-search: images must have 1, 3 or 4 channels");
-    }
-}
-
 }  // namespace
 
 char* ThrustScratch::allocate(std::ptrdiff_t n) {
@@ -132,12 +118,10 @@ SortSearchTuning plan_sort_search(std::size_t bins, const DeviceLimits& limits) 
 void launch_sort_search(const SortSearchArgs& a, const DeviceImage& image, const ValueRule& value,
                         unsigned long long* counts, const SortSearchTuning& t,
                         cudaStream_t stream) {
-    if (image.pixels != a.pixels)
-        throw UsageError("sort-search: launch() does not match the prepared request");
-    if (image.type == SampleType::U8)
-        histogram<std::uint8_t>(a, image, value, counts, t, stream);
-    else
-        histogram<std::uint16_t>(a, image, value, counts, t, stream);
+    visit_samples_of<IntegerSamples>("sort-search", image.type, image.channels, [&](auto layout) {
+        using L = decltype(layout);
+        histogram<typename L::Sample, L::kChannels>(a, image, value, counts, t, stream);
+    });
 }
 
 std::string sort_search_probe() {

@@ -1,5 +1,5 @@
-// Strategy "sort-search" as an engine: the buffers of one request and launch_sort_search() per
-// channel (the thrust calls live in sort_search.cu/.cuh).
+// Strategy "sort-search" as a row of the strategy table: the buffers of one request and
+// launch_sort_search() per channel (the thrust calls live in sort_search.cu/.cuh).
 
 #include <algorithm>
 #include <memory>
@@ -37,18 +37,17 @@ class SortSearchRun final : public KernelRun {
         for (const Channel c : r.channels) rules_.push_back(value_rule(c, r.image.channels));
     }
 
-    void launch(const DeviceImage& image, const std::vector<Channel>& channels,
-                unsigned long long* counts, cudaStream_t stream) override {
-        if (channels.size() != rules_.size())
-            throw UsageError("sort-search: launch() does not match the prepared request");
+    std::string tuning() const override { return tuning_.describe(); }
+
+  protected:
+    void queue(const DeviceImage& image, const std::vector<Channel>&, unsigned long long* counts,
+               cudaStream_t stream) override {
         const SortSearchArgs args{
             values_.size(),      bins_,    values_.data(), thresholds_.data(), positions_.data(),
             differences_.data(), &scratch_};
         for (std::size_t i = 0; i < rules_.size(); ++i)
             launch_sort_search(args, image, rules_[i], counts + i * bins_, tuning_, stream);
     }
-
-    std::string tuning() const override { return tuning_.describe(); }
 
   private:
     std::size_t bins_;
@@ -61,35 +60,26 @@ class SortSearchRun final : public KernelRun {
     ThrustScratch scratch_;
 };
 
-class SortSearchEngine final : public GpuEngine {
-  public:
-    SortSearchEngine()
-        : GpuEngine(
-              "GPU, no atomics (Milic et al.): per channel thrust::sort of the values, then "
-              "thrust::lower_bound of the integer bin thresholds and adjacent differences; any "
-              "bin count up to 2^24, needs about 8 bytes of device memory per pixel") {}
-    std::string_view name() const override { return "sort-search"; }
-    Capabilities capabilities() const override { return {}; }
-
-  protected:
-    std::string extra_unsupported_reason(const HistogramRequest& r) const override {
-        const auto bins = static_cast<std::size_t>(r.spec.bins);
-        return memory_refusal(sort_search_working_set(r.image.pixel_count(), bins) +
-                                  padded_bytes(r.image) + bins * r.channels.size() * 8,
-                              "this image (a sorted copy of its values, the sort's scratch, the "
-                              "image and the counters)");
-    }
-    std::string probe() const override { return sort_search_probe(); }
-    std::unique_ptr<KernelRun> prepare(const HistogramRequest& r,
-                                       cudaStream_t stream) const override {
-        return std::make_unique<SortSearchRun>(r, limits(), stream);
-    }
-};
+std::string refusal(const GpuEngine& engine, const HistogramRequest& r) {
+    const auto bins = static_cast<std::size_t>(r.spec.bins);
+    return engine.memory_refusal(sort_search_working_set(r.image.pixel_count(), bins) +
+                                     padded_bytes(r.image) + bins * r.channels.size() * 8,
+                                 "this image (a sorted copy of its values, the sort's scratch, the "
+                                 "image and the counters)");
+}
 
 }  // namespace
 
-std::unique_ptr<HistogramEngine> make_sort_search_engine() {
-    return std::make_unique<SortSearchEngine>();
+Strategy sort_search_strategy() {
+    return {
+        .name = "sort-search",
+        .summary =
+            "GPU, no atomics (Milic et al.): per channel thrust::sort of the values, then "
+            "thrust::lower_bound of the integer bin thresholds and adjacent differences; any bin "
+            "count up to 2^24, needs about 8 bytes of device memory per pixel",
+        .probe = sort_search_probe,
+        .refusal = refusal,
+        .prepare = prepare_run<SortSearchRun>};
 }
 
 }  // namespace hs::cuda::detail

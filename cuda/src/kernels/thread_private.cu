@@ -8,6 +8,7 @@
 
 #include "cuda_check.hpp"
 #include "histoscope/core/error.hpp"
+#include "kernels/common/agent.cuh"
 #include "kernels/common/dispatch.cuh"
 #include "kernels/common/launch.hpp"
 
@@ -72,7 +73,7 @@ __global__ void __launch_bounds__(1024) thread_private_kernel(const ThreadPrivat
     std::uint32_t* block = priv + rows * threads;
     auto* aux = reinterpret_cast<std::int32_t*>(block + bins);
     for (int i = tid; i < rows * threads; i += threads) priv[i] = 0;
-    for (int i = tid; i < bins; i += threads) block[i] = 0;
+    zero_private_counters(block, bins);
     if constexpr (M == BinMode::Table || M == BinMode::Edges) {
         const int n = bin_aux_entries(M, bins);
         for (int i = tid; i < n; i += threads) aux[i] = a.aux[i];
@@ -105,9 +106,7 @@ __global__ void __launch_bounds__(1024) thread_private_kernel(const ThreadPrivat
         __syncthreads();
     }
 
-    for (int i = tid; i < bins; i += threads)
-        if (const std::uint32_t c = block[i]; c != 0)
-            atomicAdd(&a.counts[i], static_cast<unsigned long long>(c));
+    merge_private_counters(block, bins, a.counts);
 }
 
 struct Family : KernelFamily<ThreadPrivateArgs, kAllValueKinds, kTableModes, kWideModes> {

@@ -1,6 +1,6 @@
-// Strategy "warp-private" as an engine: samples the race factor of every requested channel on
-// the host, chooses the tuning and turns the request into launch_warp_private() calls
-// (kernel and tuning in warp_private.cu/.cuh).
+// Strategy "warp-private" as a row of the strategy table: samples the race factor of every
+// requested channel on the host, chooses the tuning and launches launch_warp_private() per
+// channel (kernel and tuning in warp_private.cu/.cuh).
 
 #include <algorithm>
 #include <bit>
@@ -11,7 +11,7 @@
 
 #include "gpu_engine.hpp"
 #include "histoscope/core/error.hpp"
-#include "kernels/common/device_table.hpp"
+#include "kernels/common/channel_run.hpp"
 #include "kernels/strategies.hpp"
 #include "kernels/warp_private.cuh"
 
@@ -48,87 +48,54 @@ std::vector<std::int32_t> sample_warp_bins(const HistogramRequest& r, Channel c)
 
 // The kernel's arguments for channel `c` of `r` (no tuning, no device pointers).
 WarpPrivateArgs channel_args(const HistogramRequest& r, Channel c) {
-    WarpPrivateArgs a;
-    a.u16 = r.image.type == SampleType::U16;
-    a.pixels = r.image.pixel_count();
-    a.channels = r.image.channels;
-    a.value = value_rule(c, r.image.channels);
-    const std::uint32_t values = channel_max_value(c, r.image.type) + 1;
-    a.bins =
-        bin_rule(r.spec, values, values <= 256 ? kTableModes : kWideModes, "engine 'warp-private'");
-    return a;
+    return table_or_wide_args<WarpPrivateArgs>(r, c, "engine 'warp-private'");
 }
 
-class WarpPrivateRun final : public KernelRun {
-  public:
-    WarpPrivateRun(const HistogramRequest& r, const DeviceLimits& limits, cudaStream_t stream) {
+// One launch per channel (common/channel_run.hpp), each with its own tuning: the race factor
+// sampled for that channel.
+struct WarpPrivateChannels {
+    using Args = WarpPrivateArgs;
+    using Plan = WarpPrivateTuning;
+    Args args(const HistogramRequest& r, Channel c) const { return channel_args(r, c); }
+    Plan plan(Args& a, const HistogramRequest& r, Channel c, const DeviceLimits& limits) const {
         const int bpp = r.image.channels * bytes_per_sample(r.image.type);
-        BinModes used = 0;
-        for (const Channel c : r.channels) {
-            WarpPrivateArgs a = channel_args(r, c);
-            used |= bin_mode_bit(a.bins.mode);
-            WarpPrivateTuning t = choose_warp_private(
-                warp_private_race(sample_warp_bins(r, c)), r.spec.bins,
-                bin_aux_entries(a.bins.mode, r.spec.bins), bpp, a.u16 ? 8 : 16, a.pixels,
-                warp_private_smem_limit(a, limits.shared_per_block_optin), limits);
-            a.aux_shared = t.aux_shared;
-            a.copies_log2 = std::countr_zero(static_cast<unsigned>(t.copies));
-            a.chunk = t.chunk;
-            a.passes = t.passes;
-            plan_warp_private(a, limits, t);
-            notes_ +=
-                (notes_.empty() ? "" : "; ") + std::string(channel_name(c)) + ": " + t.describe();
-            args_.push_back(a);
-            tunings_.push_back(t);
-        }
-        tables_ = BinTables(r.spec, used, stream);
-        for (WarpPrivateArgs& a : args_) a.aux = tables_.of(a.bins.mode);
+        WarpPrivateTuning t = choose_warp_private(
+            warp_private_race(sample_warp_bins(r, c)), r.spec.bins,
+            bin_aux_entries(a.bins.mode, r.spec.bins), bpp, a.u16 ? 8 : 16, a.pixels,
+            warp_private_smem_limit(a, limits.shared_per_block_optin), limits);
+        a.aux_shared = t.aux_shared;
+        a.copies_log2 = std::countr_zero(static_cast<unsigned>(t.copies));
+        a.chunk = t.chunk;
+        a.passes = t.passes;
+        plan_warp_private(a, limits, t);
+        return t;
     }
-
-    void launch(const DeviceImage& image, const std::vector<Channel>& channels,
-                unsigned long long* counts, cudaStream_t stream) override {
-        if (channels.size() != args_.size() || image.pixels != args_.front().pixels)
-            throw UsageError("warp-private: launch() does not match the prepared request");
-        for (std::size_t i = 0; i < args_.size(); ++i) {
-            WarpPrivateArgs a = args_[i];
-            a.samples = image.data;
-            a.counts = counts + i * static_cast<std::size_t>(a.bins.bins);
-            launch_warp_private(a, tunings_[i], stream);
-        }
+    void launch(const Args& a, const Plan& t, cudaStream_t stream) const {
+        launch_warp_private(a, t, stream);
     }
-
-    std::string tuning() const override { return notes_; }
-
-  private:
-    std::vector<WarpPrivateArgs> args_;
-    std::vector<WarpPrivateTuning> tunings_;
-    BinTables tables_;
-    std::string notes_;
-};
-
-class WarpPrivateEngine final : public GpuEngine {
-  public:
-    WarpPrivateEngine()
-        : GpuEngine(
-              "GPU multi-histogramming (Henriksen et al.): M interleaved 32-bit sub-histograms "
-              "per block in shared memory (thread t updates copy t % M), bins split into S "
-              "passes when they do not fit; M and S chosen from the device's shared memory, the "
-              "bin count and a race factor sampled on the host") {}
-    std::string_view name() const override { return "warp-private"; }
-    Capabilities capabilities() const override { return {}; }
-
-  protected:
-    std::string probe() const override { return warp_private_probe(); }
-    std::unique_ptr<KernelRun> prepare(const HistogramRequest& r,
-                                       cudaStream_t stream) const override {
-        return std::make_unique<WarpPrivateRun>(r, limits(), stream);
+    // Every channel's tuning, named.
+    std::string describe(const std::vector<Plan>& plans,
+                         const std::vector<Channel>& channels) const {
+        std::string notes;
+        for (std::size_t i = 0; i < plans.size(); ++i)
+            notes += (notes.empty() ? "" : "; ") + std::string(channel_name(channels[i])) + ": " +
+                     plans[i].describe();
+        return notes;
     }
 };
 
 }  // namespace
 
-std::unique_ptr<HistogramEngine> make_warp_private_engine() {
-    return std::make_unique<WarpPrivateEngine>();
+Strategy warp_private_strategy() {
+    return {
+        .name = "warp-private",
+        .summary =
+            "GPU multi-histogramming (Henriksen et al.): M interleaved 32-bit sub-histograms per "
+            "block in shared memory (thread t updates copy t % M), bins split into S passes when "
+            "they do not fit; M and S chosen from the device's shared memory, the bin count and a "
+            "race factor sampled on the host",
+        .probe = warp_private_probe,
+        .prepare = channel_runs(WarpPrivateChannels{})};
 }
 
 }  // namespace hs::cuda::detail

@@ -10,6 +10,7 @@
 
 #include "cuda_check.hpp"
 #include "histoscope/core/error.hpp"
+#include "kernels/common/dispatch.cuh"
 #include "kernels/common/launch.hpp"
 #include "kernels/common/samples.cuh"
 
@@ -33,17 +34,24 @@ __global__ void value_plane_kernel(const T* samples, std::uint64_t n, const Valu
         plane[i] = static_cast<P>(pixel_value<T, C>(samples + i * C, rule));
 }
 
+// Pixels with colour samples to derive values from: 3 or 4 per pixel.
+struct ColourLayouts {
+    template <typename L>
+    static constexpr bool serves() {
+        return kIntegerSample<typename L::Sample> && L::kChannels >= 3;
+    }
+};
+
 // The plane of `rule` over the first n pixels of an image of 3 or 4 channels.
 template <typename T, typename P>
 void launch_value_plane(const T* samples, int channels, std::uint64_t n, const ValueRule& rule,
                         P* plane, int sm_count, cudaStream_t stream) {
     const unsigned blocks = plane_blocks(n, sm_count);
-    if (channels == 3)
-        value_plane_kernel<T, 3><<<blocks, kPlaneThreads, 0, stream>>>(samples, n, rule, plane);
-    else if (channels == 4)
-        value_plane_kernel<T, 4><<<blocks, kPlaneThreads, 0, stream>>>(samples, n, rule, plane);
-    else
-        throw UnsupportedError("luma and joint colours need 3 or 4 channels");
+    visit_samples_of<ColourLayouts>(
+        "the luma/joint plane", kSampleTypeOf<T>, channels, [&](auto layout) {
+            value_plane_kernel<T, decltype(layout)::kChannels>
+                <<<blocks, kPlaneThreads, 0, stream>>>(samples, n, rule, plane);
+        });
     check(cudaGetLastError(), "luma/joint plane kernel launch");
 }
 
