@@ -57,6 +57,14 @@ int run_info(const Context& ctx) {
                    << (c.matrix_assumed ? " (assumed: the stream does not say)" : "") << "\n";
             os << "  range:    " << c.range_name()
                << (c.range_assumed ? " (assumed: the stream does not say)" : "") << "\n"
+               << "  rgb:      "
+               << (c.rgb_conversion() == "opencv"
+                       ? "as OpenCV converts 8-bit video (swscale, Rec.601 whatever the matrix, "
+                         "bicubic chroma)"
+                   : c.rgb_conversion() == "exact"
+                       ? "exact integer conversion by the matrix and range above"
+                       : "as coded")
+               << "\n"
                << "  transfer: " << c.transfer << "\n"
                << "  primaries: " << c.primaries << "\n";
         }

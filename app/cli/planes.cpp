@@ -89,6 +89,7 @@ void add_coding_json(Json& j, const media::VideoCoding& c) {
     j["pixel_format"] = c.pixel_format;
     j["coded_depth"] = c.bit_depth;
     j["alpha"] = c.alpha ? Json(c.alpha_read ? "read" : "not read") : Json();
+    j["rgb_conversion"] = c.rgb_conversion();
     j["chroma"] = c.chroma.empty() ? Json() : Json(c.chroma);
     j["matrix"] = c.matrix.empty() ? Json() : Json(c.matrix);
     j["matrix_assumed"] = c.matrix_assumed;
@@ -108,6 +109,8 @@ std::string coding_text(const media::VideoCoding& c) {
         s += ", matrix " + c.matrix +
              (c.matrix_assumed ? " (assumed: the stream does not say)" : "");
     s += ", " + c.range_name() + " range" + (c.range_assumed ? " (assumed)" : "");
+    if (c.rgb_conversion() == "opencv")
+        s += "; R, G, B converted as OpenCV converts 8-bit video (Rec.601, whatever the matrix)";
     return s;
 }
 

@@ -88,6 +88,8 @@ TEST(CliCodedVideo, InfoSaysTheCodedDepthPixelsMatrixRangeAndTransfer) {
     EXPECT_EQ(j.at("range"), "limited");
     EXPECT_EQ(j.at("range_assumed"), false);
     EXPECT_EQ(j.at("transfer"), "bt709");
+    EXPECT_EQ(j.at("rgb_conversion"), "exact");
+    EXPECT_TRUE(j.at("alpha").is_null());
     EXPECT_TRUE(j.at("notes").empty());
 
     // An 8-bit clip at full range says so, and stays 8-bit.
@@ -102,6 +104,11 @@ TEST(CliCodedVideo, InfoSaysTheCodedDepthPixelsMatrixRangeAndTransfer) {
     EXPECT_EQ(fj.at("depth"), 8);
     EXPECT_EQ(fj.at("range"), "full");
     EXPECT_EQ(fj.at("matrix_assumed"), true);
+    // Its R, G, B are OpenCV's, whatever its matrix: info and the JSON say so.
+    EXPECT_EQ(fj.at("rgb_conversion"), "opencv");
+    const auto ft = run_cli("info " + quote(full));
+    EXPECT_NE(ft.out.find("rgb:      as OpenCV converts 8-bit video"), std::string::npos)
+        << ft.out;
 }
 
 TEST(CliCodedVideo, HistCountsThePlanesAndTheColoursOfAFrameExactly) {

@@ -51,9 +51,18 @@ void open_video(OpenedMedia& opened, const hs::media::Source& source) {
     opened.info.frames = video->frame_count();
     opened.info.fps = video->fps();
     const hs::media::VideoCoding& c = video->coding();
+    // What the stream says, what was assumed, and (for 8-bit video, converted as OpenCV does)
+    // that R, G, B do not follow a matrix other than Rec.601.
+    const bool rec601 = c.matrix == "smpte170m" || c.matrix == "bt470bg";
     opened.info.coding = QString::fromStdString(
-        c.pixel_format + (c.matrix.empty() ? std::string() : ", " + c.matrix) + ", " +
-        c.range_name() + " range");
+        c.pixel_format +
+        (c.matrix.empty() ? std::string()
+                          : ", " + c.matrix + (c.matrix_assumed ? " assumed" : "")) +
+        ", " + c.range_name() + " range" + (c.range_assumed ? " assumed" : "") +
+        (c.transfer == "smpte2084"      ? ", PQ"
+         : c.transfer == "arib-std-b67" ? ", HLG"
+                                        : "") +
+        (c.rgb_conversion() == "opencv" && !rec601 ? "; RGB by Rec.601 as OpenCV" : ""));
     if (const std::string missing = video->missing_frames(); !missing.empty())
         opened.info.notes << QString::fromStdString(missing + " (it is cut short or damaged)");
     opened.frames = video_source(std::move(video));

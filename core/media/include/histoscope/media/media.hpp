@@ -196,6 +196,14 @@ struct VideoCoding {
     std::string transfer;   // "bt709", "smpte2084" (PQ), "arib-std-b67" (HLG), "unknown", ...
     std::string primaries;  // "bt709", "bt2020", "unknown", ...
     std::string range_name() const { return full_range ? "full" : "limited"; }
+    // How the frames' R, G, B come from the coded samples: "opencv" (8-bit Y'CbCr: swscale with
+    // its default Rec.601 coefficients and bicubic chroma, whatever `matrix` says, so that the
+    // frames equal cv::VideoCapture's), "exact" (deep Y'CbCr: YCbCrToRgb with `matrix` and the
+    // range) or "as coded" (R'G'B' and gray).
+    std::string rgb_conversion() const {
+        if (family == "rgb" || family == "gray") return "as coded";
+        return bit_depth <= 8 ? "opencv" : "exact";
+    }
 };
 
 // The coded planes of one frame: views into the decoder's frame (one channel each, u8 or u16
