@@ -201,6 +201,12 @@ std::string report_text(const Report& rep) {
     return os.str();
 }
 
+// The transfer and primaries of the clip, for the equalized video (empty for raw frames).
+media::VideoWriter::Colour colour_of(const FrameSource& source) {
+    const media::VideoCoding* c = source.coding();
+    return c ? media::VideoWriter::Colour{c->transfer, c->primaries} : media::VideoWriter::Colour{};
+}
+
 }  // namespace
 
 int run_equalize(const Context& ctx) {
@@ -305,8 +311,8 @@ int run_equalize_frames(const Context& ctx, const Args& args) {
     if (raw_out)
         raw = std::make_unique<media::AtomicFile>(output);
     else
-        video =
-            std::make_unique<media::VideoWriter>(output, f, source.fps() > 0 ? source.fps() : 25.0);
+        video = std::make_unique<media::VideoWriter>(
+            output, f, source.fps() > 0 ? source.fps() : 25.0, colour_of(source));
     double write_ms = 0.0;
     std::map<std::string, std::vector<double>> stages;
     StreamEvents events;

@@ -266,6 +266,9 @@ TEST(CliCodedVideo, BenchEqualizeAndScopeTakeDeepClips) {
     {
         hs::media::VideoReader video(mkv.string());
         EXPECT_EQ(video.coding().pixel_format, "gbrp10le");
+        // The clip's transfer and primaries go with its frames.
+        EXPECT_EQ(video.coding().transfer, "bt709");
+        EXPECT_EQ(video.coding().primaries, "bt709");
         ASSERT_EQ(video.frame_format(), (hs::FrameFormat{96, 64, 3, hs::SampleType::U16, 10}));
         std::ifstream in(raw, std::ios::binary);
         const std::size_t frame_bytes = std::size_t{96} * 64 * 3 * 2;

@@ -113,7 +113,7 @@ const std::string& VideoReader::failure() const {
     no_video();
 }
 struct VideoWriter::Impl {};
-VideoWriter::VideoWriter(const std::string& path, const FrameFormat&, double) {
+VideoWriter::VideoWriter(const std::string& path, const FrameFormat&, double, const Colour&) {
     no_opencv(path);
 }
 VideoWriter::VideoWriter(const std::string& path, int, int, double) {

@@ -1504,7 +1504,8 @@ struct VideoWriter::Impl {
 VideoWriter::VideoWriter(const std::string& path, int width, int height, double fps)
     : VideoWriter(path, FrameFormat{width, height, 3, SampleType::U8, 8}, fps) {}
 
-VideoWriter::VideoWriter(const std::string& path, const FrameFormat& format, double fps)
+VideoWriter::VideoWriter(const std::string& path, const FrameFormat& format, double fps,
+                         const Colour& colour)
     : impl_(std::make_unique<Impl>()) {
     Impl& w = *impl_;
     w.name = detail::quoted(path);
@@ -1564,6 +1565,10 @@ VideoWriter::VideoWriter(const std::string& path, const FrameFormat& format, dou
     c.pix_fmt = kind->pixels;
     c.time_base = av_inv_q(rate);
     c.framerate = rate;
+    if (const int t = av_color_transfer_from_name(colour.transfer.c_str()); t > 0)
+        c.color_trc = static_cast<AVColorTransferCharacteristic>(t);
+    if (const int p = av_color_primaries_from_name(colour.primaries.c_str()); p > 0)
+        c.color_primaries = static_cast<AVColorPrimaries>(p);
     if (deep) {
         // Lossless, every frame a key frame (as archives write FFV1: each frame decodes alone,
         // so seeking is exact), version 3 with its slices' checksums, on the encoder's threads.

@@ -324,7 +324,14 @@ struct YCbCrToRgb {
 // be opened for the format or a frame does not match.
 class VideoWriter {
   public:
-    VideoWriter(const std::string& path, const FrameFormat& format, double fps);
+    // `colour`: the transfer and primaries to record (FFmpeg's names, as VideoCoding has them:
+    // an equalized HDR clip stays PQ or HLG for players); empty or unknown ones are left
+    // unspecified.
+    struct Colour {
+        std::string transfer, primaries;
+    };
+    VideoWriter(const std::string& path, const FrameFormat& format, double fps,
+                const Colour& colour = {});
     // 8-bit RGB frames of width x height.
     VideoWriter(const std::string& path, int width, int height, double fps);
     ~VideoWriter();
