@@ -8,7 +8,7 @@
 
 namespace hs::ui {
 
-QImage picture_qimage(const hs::ImageView& picture) {
+QImage picture_qimage(const hs::ImageView& picture, bool alpha) {
     if (picture.data == nullptr || picture.width <= 0 || picture.height <= 0) return {};
     const int w = picture.width;
     switch (picture.channels) {
@@ -27,6 +27,17 @@ QImage picture_qimage(const hs::ImageView& picture) {
             }
             return out;
         }
+        case 4:
+            if (!alpha) {
+                QImage out(w, picture.height, QImage::Format_RGB32);
+                for (int y = 0; y < picture.height; ++y) {
+                    const auto* src = reinterpret_cast<const std::uint8_t*>(picture.row(y));
+                    auto* dst = reinterpret_cast<QRgb*>(out.scanLine(y));
+                    for (int x = 0; x < w; ++x, src += 4) dst[x] = qRgb(src[0], src[1], src[2]);
+                }
+                return out;
+            }
+            [[fallthrough]];
         default: {
             QImage out(w, picture.height, QImage::Format_ARGB32_Premultiplied);
             for (int y = 0; y < picture.height; ++y) {
