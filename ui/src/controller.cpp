@@ -93,7 +93,13 @@ void Controller::setCameraRawView(const QString& view) {
     }
     if (wanted == camera_raw_view_) return;
     camera_raw_view_ = wanted;
-    if (camera_raw_ && !path_.isEmpty()) open(path_, {}, 0.0);
+    if (!camera_raw_ || path_.isEmpty()) return;
+    // Read once: standard input has nothing more to give.
+    if (path_ == QLatin1String("-"))
+        return emit notice(
+            tr("Standard input cannot be read again: the next camera raw file "
+               "opens in the other view"));
+    open(path_, {}, 0.0);
 }
 
 void Controller::open(const QString& path, const QString& raw_format, double fps) {

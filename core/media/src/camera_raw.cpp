@@ -331,6 +331,8 @@ struct CameraRawReader::Impl {
             throw InputError(name + " has no 2x2 Bayer mosaic to count: " + info.mosaic_problem +
                              " (--camera-raw rgb reads its demosaiced image)");
         const libraw_data_t& d = raw->imgdata;
+        if (d.rawdata.raw_image == nullptr)
+            throw InputError(name + ": LibRaw gave no mosaic of one sample per photosite");
         const Region& v = info.visible;
         Image out(v.width / 2, v.height / 2, 4, SampleType::U16, info.sensor_depth);
         const std::size_t pitch = d.sizes.raw_pitch / 2;
