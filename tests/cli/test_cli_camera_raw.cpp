@@ -246,34 +246,25 @@ TEST(CliCameraRaw, HostileFilesGiveOneErrorLine) {
     ASSERT_EQ(whole.error, "");
     const std::size_t size = fs::file_size(whole.path);
     for (const std::size_t keep : {std::size_t{8}, std::size_t{300}, size / 2, size - 1}) {
-        const fs::path cut = whole.scratch.path / ("cut" + std::to_string(keep) + ".dng");
-        {
-            std::ifstream in(whole.path, std::ios::binary);
-            std::vector<char> bytes(keep);
-            in.read(bytes.data(), static_cast<std::streamsize>(keep));
-            std::ofstream(cut, std::ios::binary)
-                .write(bytes.data(), static_cast<std::streamsize>(keep));
-        }
+        // The same file cut after `keep` bytes.
+        DngSpec spec = odd_rggb();
+        spec.extra = "--truncate " + std::to_string(keep);
+        const Dng cut(spec, "cut.dng");
+        ASSERT_EQ(cut.error, "");
+        ASSERT_EQ(fs::file_size(cut.path), keep);
         for (const std::string command : {"info", "hist", "bench --kernels cpu --runs 20"}) {
-            const auto r = run_cli(command + " " + quote(cut));
+            const auto r = run_cli(command + " " + quote(cut.path));
             EXPECT_EQ(r.exit_code, 3) << command << " " << keep << "\n" << r.err;
             EXPECT_TRUE(one_error_line(r.err)) << command << " " << keep << "\n" << r.err;
             EXPECT_EQ(r.out, "");
         }
     }
     // Damaged directory entries.
-    {
-        std::vector<char> bytes(size);
-        std::ifstream(whole.path, std::ios::binary)
-            .read(bytes.data(), static_cast<std::streamsize>(size));
-        for (std::size_t i = 10; i < 200; ++i) bytes[i] = static_cast<char>(0xA5 ^ i);
-        const fs::path bad = whole.scratch.path / "bad.dng";
-        std::ofstream(bad, std::ios::binary)
-            .write(bytes.data(), static_cast<std::streamsize>(size));
-        const auto r = run_cli("hist " + quote(bad));
-        EXPECT_EQ(r.exit_code, 3) << r.err;
-        EXPECT_TRUE(one_error_line(r.err)) << r.err;
-    }
+    DngSpec damaged = odd_rggb();
+    damaged.extra = "--damage 10:200";
+    const Dng bad(damaged, "bad.dng");
+    ASSERT_EQ(bad.error, "");
+    expect_refused(run_cli("hist " + quote(bad.path)), "damaged", bad.path.string());
     // A size its data cannot hold, and one over --max-pixels.
     DngSpec huge = odd_rggb();
     huge.extra = "--declare 30000x30000";

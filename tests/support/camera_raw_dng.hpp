@@ -28,7 +28,7 @@ struct DngSpec {
     int iso = 400;
     std::string exposure = "1/250", fnumber = "5.6", focal = "35";
     std::string datetime = "2024:05:17 10:20:30";
-    std::string extra;  // more options: "--truncate N", "--declare WxH"
+    std::string extra;  // more options: "--truncate N", "--damage FROM:TO", "--declare WxH"
 };
 
 // numpy's counts of one CFA colour over the whole 2x2 quads.

@@ -11,8 +11,8 @@ the photosites at or below the black level and at or above the white level, as t
 truth()). Nothing the tests expect comes from Histoscope.
 
 Damaged variants for the hostile tests: --truncate N keeps the first N bytes of the file,
---declare WxH writes the raw image's ImageWidth and ImageLength as W and H while its data stays
-the size it was made at.
+--damage FROM:TO overwrites those bytes with a pattern, --declare WxH writes the raw image's
+ImageWidth and ImageLength as W and H while its data stays the size it was made at.
 """
 
 import argparse
@@ -234,7 +234,8 @@ def main():
     p.add_argument("--from-rgb16", help="the mosaic of a photo: raw 16-bit RGB, little-endian")
     p.add_argument("--linear", action="store_true",
                    help="a linear DNG (demosaiced R, G, B samples) instead of a CFA mosaic")
-    p.add_argument("--truncate", type=int)
+    p.add_argument("--truncate", type=int, help="keep the first N bytes of the file")
+    p.add_argument("--damage", help="FROM:TO: those bytes overwritten by a pattern")
     p.add_argument("--declare")
     args = p.parse_args()
     args.blacks = [int(v) for v in args.black.split(",")]
@@ -249,6 +250,11 @@ def main():
     if args.declare:
         w, h = (int(v) for v in args.declare.split("x"))
         patch_size(args.output, w, h)
+    if args.damage:
+        start, end = (int(v) for v in args.damage.split(":"))
+        with open(args.output, "r+b") as f:
+            f.seek(start)
+            f.write(bytes(0xA5 ^ (i & 0xFF) for i in range(start, end)))
     if args.truncate is not None:
         with open(args.output, "r+b") as f:
             f.truncate(args.truncate)

@@ -100,18 +100,8 @@ class TestUiCameraRaw : public QObject {
   private slots:
     void initTestCase() {
         QVERIFY(dir_.isValid());
-        QCoreApplication::setOrganizationName(QStringLiteral("HistoscopeTest"));
-        QCoreApplication::setApplicationName(QStringLiteral("test_ui_camera_raw"));
-        QStandardPaths::setTestModeEnabled(true);
-        QSettings().clear();
-        init_resources();
-        hs::gui::Engines engines = hs::gui::make_engines();
-        worker_ = std::make_unique<Worker>(
-            std::make_unique<Controller>(std::move(engines.registry), std::move(engines.options)));
-        window_ = std::make_unique<MainWindow>(controller(), QString());
-        window_->resize(1400, 900);
-        window_->show();
-        QVERIFY(QTest::qWaitForWindowExposed(window_.get()));
+        ui_test::fresh_settings("test_ui_camera_raw");
+        ui_test::start_window(hs::gui::make_engines(), worker_, window_);
     }
 
     void cleanupTestCase() {
@@ -245,9 +235,6 @@ class TestUiCameraRaw : public QObject {
         QCOMPARE(window_->histogramModel()->histogram().channel_names,
                  (QStringList{"r", "g", "b", "luma"}));
     }
-
-  private:
-    Controller* controller() const { return worker_->controller(); }
 };
 
 QTEST_MAIN(TestUiCameraRaw)
