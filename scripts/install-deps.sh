@@ -17,6 +17,9 @@ packages+=(ffmpeg)
 # Qt6Charts' CMake package needs Qt6OpenGL's, which qt6-base-dev only recommends.
 packages+=(qt6-base-dev qt6-charts-dev libqt6opengl6-dev libqt6svg6 qt6-qpa-plugins libgl-dev
            xvfb xauth fonts-dejavu-core)
+# Camera raw files (DNG, CR2, NEF, ...) are read by LibRaw; the tests write their DNGs with numpy
+# and tifffile (tests/support/make_dng.py).
+packages+=(libraw-dev python3-numpy python3-tifffile)
 # The Debian package and its checks: the man page, dependencies, desktop and AppStream files.
 packages+=(help2man dpkg-dev desktop-file-utils appstream)
 # README's screenshots of the application driven as a user would (scripts/readme-screenshots.sh).

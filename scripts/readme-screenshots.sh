@@ -4,18 +4,24 @@
 # settings file. Writes docs/screenshots/deep-16bit.png (a 16-bit photo with its 65536-bin
 # histograms, the readout of a hovered column), deep-video-10bit.png (a 10-bit HEVC clip encoded
 # here from the bundled 4K clip, at 1024 bins), compare-kernels.png (Tools > Compare Kernels
-# after a run) and clipping-overlay.png (View > Clipping Overlay). Uses the build in
-# $HS_BUILD_DIR (default build-cpu). Look at every picture before committing it.
+# after a run), clipping-overlay.png (View > Clipping Overlay) and camera-raw-cfa.png (a camera
+# raw DNG's CFA histograms, levels and clipped photosites: the DNG made from fruits_4k.jpg's
+# pixels by tests/support/make_dng.py). Uses the build in $HS_BUILD_DIR (default build-cpu). Look
+# at every picture before committing it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root="$PWD"
 build="${HS_BUILD_DIR:-build-cpu}"
 [ -x "$build/app/histoscope" ] || { echo "error: no $build/app/histoscope: build first" >&2; exit 2; }
-for tool in xvfb-run xdotool import ffmpeg; do
+for tool in xvfb-run xdotool import convert ffmpeg; do
     command -v "$tool" >/dev/null || { echo "error: $tool is missing (scripts/install-deps.sh)" >&2; exit 2; }
 done
 export HS_APP="$root/$build/app/histoscope" HS_SAMPLES="$root/resources/samples"
-export HS_OUT="$root/docs/screenshots"
+export HS_OUT="$root/docs/screenshots" HS_ROOT="$root"
+# The Python that has numpy and tifffile (Debian's; one earlier on PATH may not).
+export HS_PYTHON=/usr/bin/python3
+"$HS_PYTHON" -c "import numpy, tifffile" ||
+    { echo "error: python3-numpy and python3-tifffile are missing (scripts/install-deps.sh)" >&2; exit 2; }
 mkdir -p "$HS_OUT"
 xvfb-run -a -s "-screen 0 1920x1200x24 -dpi 96" bash -euo pipefail <<'DRIVE'
 work="$(mktemp -d)"
@@ -70,5 +76,24 @@ xdotool mousemove 700 700  # a pixel of the equalized side: its values in the st
 sleep 0.3
 import -window "$window" "$HS_OUT/clipping-overlay.png"
 stop
+
+# A 14-bit RGGB DNG of the 4K photo's pixels as a sensor would record them: its CFA histograms at
+# 1024 bins with the levels marked, and the statistics scrolled to the photosites at the levels.
+convert "$HS_SAMPLES/fruits_4k.jpg" -depth 16 -endian LSB "rgb:$work/fruits_4k.rgb"
+"$HS_PYTHON" "$HS_ROOT/tests/support/make_dng.py" "$work/fruits_4k.dng" \
+    --from-rgb16 "$work/fruits_4k.rgb" --width 3840 --height 2160 --black 512 --white 16383 \
+    --make Histoscope --model "Sample Sensor" --iso 200 --exposure 1/125 --fnumber 8 --focal 50
+start raw "$work/fruits_4k.dng" '[histogram]\nbins=1024\n'
+sleep 4  # LibRaw unpacks its 8.3 million photosites
+xdotool mousemove 972 751 click 1  # the Statistics tab
+sleep 0.5
+xdotool mousemove 1250 900  # over the statistics: scrolled to their last rows
+for _ in 1 2 3 4 5 6 7 8 9 10; do xdotool click 5; done
+sleep 0.5
+xdotool mousemove 1700 1100  # out of the window: no readout nor tooltip over the plot
+sleep 0.3
+import -window "$window" "$HS_OUT/camera-raw-cfa.png"
+stop
 DRIVE
-echo "wrote $HS_OUT/deep-16bit.png $HS_OUT/deep-video-10bit.png $HS_OUT/compare-kernels.png $HS_OUT/clipping-overlay.png"
+echo "wrote $HS_OUT/deep-16bit.png $HS_OUT/deep-video-10bit.png $HS_OUT/compare-kernels.png" \
+    "$HS_OUT/clipping-overlay.png $HS_OUT/camera-raw-cfa.png"

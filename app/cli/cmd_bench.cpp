@@ -28,7 +28,15 @@ namespace {
 struct BenchInput {
     std::string name;
     Image image;
+    bool cfa = false;  // a camera raw file's CFA mosaic: channels r, g1, g2, b
 };
+
+// A loaded input as a case: a camera raw file is named with its view ("shot.dng (cfa)").
+BenchInput bench_input(Input in) {
+    std::string name = in.name;
+    if (in.camera_raw) name += " (" + std::string(media::to_string(in.camera_view)) + ")";
+    return {std::move(name), std::move(in.image), in.cfa()};
+}
 
 std::string fixed(double v, int digits) {
     char buf[48];
@@ -54,8 +62,7 @@ std::vector<BenchInput> bench_inputs(const Args& args) {
     }
     const media::DecodeOptions options = decode_options(args);
     if (args.has("--raw") || args.positional().size() <= 1) {
-        Input in = load_input(args, options);
-        inputs.push_back({in.name, std::move(in.image)});
+        inputs.push_back(bench_input(load_input(args, options)));
         return inputs;
     }
     for (const auto& path : args.positional()) {
@@ -64,8 +71,7 @@ std::vector<BenchInput> bench_inputs(const Args& args) {
             throw UsageError(source.name() +
                              " is a video: its frames are benchmarked as a stream when it is "
                              "given alone, or pick one with --frame N");
-        Input in = load_input(args.with_positional({path}), options);
-        inputs.push_back({in.name, std::move(in.image)});
+        inputs.push_back(bench_input(load_input(args.with_positional({path}), options)));
     }
     return inputs;
 }
@@ -180,6 +186,10 @@ int run_bench(const Context& ctx) {
             rows.push_back(std::move(row));
         }
         if (scope_kind) {
+            if (in.cfa)
+                throw UsageError(
+                    "the scopes of a camera raw file are of its demosaiced image: "
+                    "--camera-raw rgb");
             const std::vector<ScopeSpec> specs = scopes_from_args(args, image, "--select");
             if (specs.size() != 1)
                 throw UsageError(
@@ -196,7 +206,7 @@ int run_bench(const Context& ctx) {
             }
             continue;
         }
-        const HistogramRequest request = request_from_args(args, image, "--select");
+        const HistogramRequest request = request_from_args(args, image, "--select", in.cfa);
         const std::vector<ChannelHistogram> reference =
             reference_histogram(request.image, request.channels, request.spec);
         for (HistogramEngine* engine : engines) {
@@ -204,6 +214,7 @@ int run_bench(const Context& ctx) {
             BenchRow row;
             bench_engine(*engine, request, reference, options, bandwidth_of(engine->name()), row);
             row.input = in.name;
+            if (in.cfa) row.channels = channel_list(request.channels, true);
             rows.push_back(std::move(row));
         }
     }

@@ -228,7 +228,11 @@ int run_equalize(const Context& ctx) {
 
     Report rep{{}, output, std::string(engine.name()), &request, {}, repeat, false};
     auto t = Clock::now();
-    const Input in = load_input(args, decode_options(args));
+    // A camera raw file's demosaiced image: a mosaic's quads are no picture to equalize.
+    InputWants wants;
+    wants.camera_raw = media::CameraRawView::Rgb;
+    wants.cfa = false;
+    const Input in = load_input(args, decode_options(args), false, wants);
     for (const auto& n : in.notes) diagnose("note", n);
     rep.input = in.name;
     rep.corrupt = in.corrupt;

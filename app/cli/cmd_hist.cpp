@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "args.hpp"
+#include "camera_raw.hpp"
 #include "commands.hpp"
 #include "histoscope/core/error.hpp"
 #include "histoscope/core/stats.hpp"
@@ -76,7 +77,6 @@ int run_hist(const Context& ctx) {
     wants.planes = selection.has_planes();
     wants.rgb = !selection.others.empty();
     const Input in = load_input(args, decode_options(args), false, wants);
-    for (const auto& n : in.notes) diagnose("note", n);
     const ImageView frame = wants.rgb ? in.image.view() : in.shape.shape();
     const ImageView image = apply_region(args, frame);
 
@@ -92,8 +92,10 @@ int run_hist(const Context& ctx) {
     std::vector<Counted> counted;
     HistogramResult result;
     // Without channels of the image, its request still makes the spec (at the frame's depth).
-    const HistogramRequest request =
-        request_with_channels(args, image, selection.others.empty() ? "all" : selection.others);
+    const HistogramRequest request = request_with_channels(
+        args, image, selection.others.empty() ? "all" : selection.others, in.cfa());
+    // Notes once the request stands: a usage error is the only line of a command refused.
+    for (const auto& n : in.notes) diagnose("note", n);
     std::vector<HistogramResult> results;
     if (wants.rgb) results.push_back(engine.compute(request));
     std::vector<ImageView> planes;
@@ -114,8 +116,10 @@ int run_hist(const Context& ctx) {
                                planes[static_cast<std::size_t>(p)], Channel::Gray, p});
         } else {
             const auto i = static_cast<std::size_t>(k);
-            counted.push_back({std::string(channel_name(request.channels[i])),
-                               results.front().channels[i], image, request.channels[i], -1});
+            const Channel channel = request.channels[i];
+            counted.push_back(
+                {std::string(in.cfa() ? media::cfa_channel_name(channel) : channel_name(channel)),
+                 results.front().channels[i], image, channel, -1});
         }
     }
     // Timing: the engine's stages and total summed over its calls.
@@ -135,15 +139,21 @@ int run_hist(const Context& ctx) {
     if (args.flag("--stats"))
         for (const Counted& c : counted)
             stats.push_back(compute_stats(c.view, c.channel, request.spec));
+    // A CFA mosaic's channels: the photosites at or below the black level, at or above white.
+    std::vector<CfaLevels> levels;
+    if (in.cfa())
+        for (const Counted& c : counted)
+            levels.push_back(cfa_levels(*in.camera_raw, c.view, c.channel));
 
     const HistogramSpec& spec = request.spec;
     const auto bins = static_cast<std::size_t>(spec.bins);
     std::string out;
     if (format == "json") {
         Json j = input_json(in.name, in.kind, in.format, in.shape.shape());
-        if (in.kind != "image") j["frame"] = in.frame;
+        if (in.kind == "video" || in.kind == "raw") j["frame"] = in.frame;
         j["image_channels"] = in.shape.channels;
         if (in.coding) add_coding_json(j, *in.coding);
+        if (in.camera_raw) j["camera_raw"] = camera_raw_json(*in.camera_raw, in.camera_view);
         j["corrupt"] = in.corrupt;
         j["region"] = region_json(region_option(args));
         j["spec"] = spec_json(spec);
@@ -152,8 +162,9 @@ int run_hist(const Context& ctx) {
         Json chans = Json::array();
         for (std::size_t k = 0; k < counted.size(); ++k) {
             const Counted& c = counted[k];
-            Json o =
-                c.plane >= 0 ? plane_json(c.plane, c.view, c.histogram) : channel_json(c.histogram);
+            Json o = c.plane >= 0 ? plane_json(c.plane, c.view, c.histogram)
+                                  : channel_json(c.histogram, in.cfa());
+            if (!levels.empty()) add_cfa_levels_json(o, levels[k]);
             if (!stats.empty()) o["stats"] = stats_json(stats[k]);
             chans.push_back(std::move(o));
         }
@@ -168,12 +179,22 @@ int run_hist(const Context& ctx) {
             os << "# " << in.name << ": " << in.shape.width << "x" << in.shape.height << ", "
                << in.shape.channels << " channel(s), " << in.shape.bit_depth << "-bit " << in.kind
                << " (" << in.format << ")"
-               << (in.kind == "image" ? std::string() : ", frame " + std::to_string(in.frame))
+               << (in.kind == "video" || in.kind == "raw" ? ", frame " + std::to_string(in.frame)
+                                                          : std::string())
                << (region ? ", region " + region->describe() : std::string()) << "\n";
             if (in.coding) os << "# coded " << coding_text(*in.coding) << "\n";
+            if (in.camera_raw) {
+                const media::CameraRawInfo& r = *in.camera_raw;
+                os << "# camera raw " << r.make << " " << r.model << ", "
+                   << (in.cfa() ? "CFA " + r.cfa_pattern + " mosaic as 2x2 quads, " +
+                                      std::to_string(r.sensor_depth) + "-bit sensor"
+                                : std::string("demosaiced linear 16-bit"))
+                   << "\n";
+            }
             os << "# kernel " << kernel << ", " << spec.describe() << ", "
                << number(result.total_ms) << " ms\n";
         }
+        for (const CfaLevels& l : levels) os << "# levels " << cfa_levels_text(l) << "\n";
         for (std::size_t k = 0; k < stats.size(); ++k)
             os << "# stats " << counted[k].name << ": " << stats_line(stats[k]) << "\n";
         os << "bin" << sep << "lower" << sep << "upper";

@@ -1,6 +1,7 @@
 #include <sstream>
 
 #include "args.hpp"
+#include "camera_raw.hpp"
 #include "commands.hpp"
 #include "histoscope/core/error.hpp"
 #include "input.hpp"
@@ -31,6 +32,7 @@ int run_info(const Context& ctx) {
             j["fps"] = in.fps;
             add_coding_json(j, *in.coding);
         }
+        if (in.camera_raw) j["camera_raw"] = camera_raw_json(*in.camera_raw, in.camera_view);
         j["corrupt"] = in.corrupt;
         j["notes"] = in.notes;
         out = to_text(j);
@@ -39,7 +41,8 @@ int run_info(const Context& ctx) {
         os << in.name << ": " << in.kind << " (" << in.format << ")\n"
            << "  size:     " << v.width << "x" << v.height << "\n"
            << "  depth:    " << v.bit_depth << "-bit (" << to_string(v.type) << " samples)\n"
-           << "  channels: " << v.channels << "\n"
+           << "  channels: " << v.channels
+           << (in.cfa() ? " (r, g1, g2, b: the CFA mosaic's 2x2 quads)" : "") << "\n"
            << "  frames:   " << in.frames
            << (in.frames_counted ? " (counted: the container stores no count)" : "") << "\n";
         if (in.kind == "video") {
@@ -68,6 +71,7 @@ int run_info(const Context& ctx) {
                << "  transfer: " << c.transfer << "\n"
                << "  primaries: " << c.primaries << "\n";
         }
+        if (in.camera_raw) os << camera_raw_text(*in.camera_raw, in.camera_view);
         for (const auto& n : in.notes) os << "  note:     " << n << "\n";
         out = os.str();
     }

@@ -84,7 +84,11 @@ int run_scope(const Context& ctx) {
     }
     const ScopeKind kind = *parse_scope_kind(args.value("--kind").value_or("waveform"));
 
-    const Input in = load_input(args, decode_options(args));
+    // A camera raw file's demosaiced image: the scopes read R, G, B.
+    InputWants wants;
+    wants.camera_raw = media::CameraRawView::Rgb;
+    wants.cfa = false;
+    const Input in = load_input(args, decode_options(args), false, wants);
     for (const auto& n : in.notes) diagnose("note", n);
     const ImageView image = apply_region(args, in.image.view());
     const ScopeRequest request{image, scope_from_args(args, kind, image, "--channel")};
@@ -99,7 +103,7 @@ int run_scope(const Context& ctx) {
     std::string out;
     if (format == "json") {
         Json j = input_json(in.name, in.kind, in.format, in.image.view());
-        if (in.kind != "image") j["frame"] = in.frame;
+        if (in.kind == "video" || in.kind == "raw") j["frame"] = in.frame;
         j["image_channels"] = image.channels;
         j["corrupt"] = in.corrupt;
         j["region"] = region_json(region_option(args));

@@ -62,6 +62,11 @@ void input(CLI::App& c) {
     flag(c, "--allow-corrupt",
          "use what a damaged file still gives (marked corrupt, with a note) instead of "
          "refusing it");
+    choice(c, "--camera-raw", {"cfa", "rgb"},
+           "a camera raw file (DNG, CR2, NEF, ...): cfa, its Bayer mosaic's photosites as 2x2 "
+           "quads, channels r, g1, g2, b at the sensor's depth (default of info, hist and "
+           "bench; rgb without a 2x2 mosaic), or rgb, LibRaw's linear 16-bit demosaic (the "
+           "only view of equalize and scope)");
 }
 
 void frames(CLI::App& c) {
@@ -91,8 +96,8 @@ void region(CLI::App& c) {
 }
 
 constexpr const char* kOneInput =
-    "a photo or a video (a file, - for standard input, or a pipe: read once, into memory), or "
-    "with --raw a raw file (with --raw, - or none: standard input)";
+    "a photo, a camera raw file or a video (a file, - for standard input, or a pipe: read once, "
+    "into memory), or with --raw a raw file (with --raw, - or none: standard input)";
 
 constexpr const char* kChannels =
     "r, g, b, a, gray, luma (Rec.601), luma709, rgb (the joint colour histogram, alone) or all; "
@@ -125,7 +130,10 @@ CommandLine::CommandLine()
     };
 
     CLI::App& info = command(
-        "info", "size, depth, channels and frames of a photo, video or raw input", kOneInput);
+        "info",
+        "size, depth, channels and frames of a photo, video or raw input; a camera raw file's "
+        "camera, exposure, CFA pattern, sensor depth and levels",
+        kOneInput);
     input(info);
     output(info, {"text", "json"}, "text");
 
@@ -136,7 +144,7 @@ CommandLine::CommandLine()
     option(hist, "--channels",
            std::string(kChannels) +
                " (default all); of a video also y, cb, cr: its coded Y'CbCr planes, chroma at "
-               "its subsampled size")
+               "its subsampled size; of a camera raw file's CFA mosaic r, g1, g2, b or all")
         ->type_name("LIST");
     spec(hist);
     option(hist, "--kernel", "the histogram engine (default cpu; see 'kernels')")
@@ -202,13 +210,14 @@ CommandLine::CommandLine()
         command("kernels", "the histogram engines and equalizers, and whether they run here", "");
     output(kernels, {"text", "json"}, "text");
 
-    CLI::App& bench = command(
-        "bench",
-        "median time per kernel, Gpix/s, GB/s, % of read bandwidth, end to end, verified "
-        "against the CPU reference; a video or --stream: the frame pipeline",
-        "photos, a video, or with --raw a raw file; each may be - for standard input, or a pipe "
-        "(read once, into memory; with --raw, none: standard input)",
-        true);
+    CLI::App& bench =
+        command("bench",
+                "median time per kernel, Gpix/s, GB/s, % of read bandwidth, end to end, verified "
+                "against the CPU reference; a video or --stream: the frame pipeline",
+                "photos or camera raw files, a video, or with --raw a raw file; each may be - for "
+                "standard input, or a pipe "
+                "(read once, into memory; with --raw, none: standard input)",
+                true);
     input(bench);
     integer(bench, "--frame", 0, kMaxFrame,
             "benchmark this frame of a video or raw stream instead of the stream");

@@ -33,7 +33,54 @@ Image copy_of(const ImageView& v) {
 
 [[noreturn]] void no_planes(const std::string& name, const std::string& kind) {
     throw UsageError("the channels y, cb, cr are the Y'CbCr planes of a video; " + name + " is " +
-                     (kind == "raw" ? "raw frames" : "a photo"));
+                     (kind == "raw"          ? "raw frames"
+                      : kind == "camera_raw" ? "a camera raw file"
+                                             : "a photo"));
+}
+
+[[noreturn]] void not_camera_raw(const std::string& name) {
+    throw UsageError("--camera-raw applies to camera raw files (DNG, CR2, NEF, ...); " + name +
+                     " is not one");
+}
+
+// A camera raw file's view as the command and --camera-raw ask for it.
+void load_camera_raw(Input& in, const Args& args, const media::Source& source,
+                     const media::DecodeOptions& options, const InputWants& wants) {
+    if (in.frame != 0)
+        throw UsageError("--frame applies to video and raw input, not to camera raw files");
+    if (wants.planes) no_planes(source.name(), "camera_raw");
+    media::CameraRawReader reader(source, options);
+    const media::CameraRawInfo& info = reader.info();
+    in.kind = "camera_raw";
+    in.format = info.format;
+    in.notes = reader.notes();
+    media::CameraRawView view = wants.camera_raw;
+    if (const auto asked = args.value("--camera-raw")) {
+        view = media::parse_camera_raw_view(*asked);
+        if (view == media::CameraRawView::Cfa && !wants.cfa)
+            throw UsageError(
+                "this command works on a camera raw file's demosaiced image (--camera-raw rgb); "
+                "its CFA mosaic is counted by info, hist and bench");
+    } else if (view == media::CameraRawView::Cfa && !info.mosaic_problem.empty()) {
+        view = media::CameraRawView::Rgb;
+        in.notes.push_back(source.name() + " has no 2x2 Bayer mosaic (" + info.mosaic_problem +
+                           "): its demosaiced image is read");
+    }
+    in.camera_raw = info;
+    in.camera_view = view;
+    if (view == media::CameraRawView::Cfa && !info.mosaic_problem.empty())
+        static_cast<void>(reader.mosaic());  // says why there is none
+    if (wants.rgb) {
+        in.image = reader.view(view);
+        in.shape = FrameFormat::of(in.image.view());
+    } else if (view == media::CameraRawView::Cfa) {
+        in.shape = {info.visible.width / 2, info.visible.height / 2, 4, SampleType::U16,
+                    info.sensor_depth};
+    } else {
+        in.shape = {info.demosaiced_width, info.demosaiced_height, info.demosaiced_channels,
+                    SampleType::U16, 16};
+    }
+    in.corrupt = reader.corrupt();
 }
 
 }  // namespace
@@ -47,6 +94,7 @@ Input load_input(const Args& args, const media::DecodeOptions& options, bool cou
     Input in;
     in.frame = frame;
     if (const auto raw = args.value("--raw")) {
+        if (args.has("--camera-raw")) not_camera_raw("raw frames (--raw)");
         const media::RawFormat format = media::parse_raw_format(*raw);
         in.name = pos.empty() ? "-" : pos.front();
         // Only info counts a stream's frames; the others read it up to the frame they need.
@@ -65,7 +113,13 @@ Input load_input(const Args& args, const media::DecodeOptions& options, bool cou
         throw UsageError("no input file (give a path, or --raw WxHxC:u8|u16 [FILE|-])");
     in.name = pos.front();
     const media::Source& source = input_source(in.name, options);
-    if (media::probe(source) == media::MediaKind::Image) {
+    const media::MediaKind kind = media::probe(source);
+    if (kind == media::MediaKind::CameraRaw) {
+        load_camera_raw(in, args, source, options, wants);
+        return in;
+    }
+    if (args.has("--camera-raw")) not_camera_raw(source.name());
+    if (kind == media::MediaKind::Image) {
         if (frame != 0) throw UsageError("--frame applies to video and raw input, not to photos");
         if (wants.planes) no_planes(source.name(), "image");
         media::LoadedImage loaded = media::read_image(source, options);

@@ -15,8 +15,8 @@ namespace hs::cli {
 
 struct Input {
     std::string name;    // path, or "-" for standard input
-    std::string kind;    // "image", "video" or "raw"
-    std::string format;  // "JPEG", "PNG", codec FourCC for video, the raw format string
+    std::string kind;    // "image", "video", "raw" or "camera_raw"
+    std::string format;  // "JPEG", "PNG", codec FourCC for video, the raw format string, "DNG"
     Image image;         // the selected frame (empty for a video read without wants.rgb)
     FrameFormat shape;   // the image's shape (also when it is empty)
     std::int64_t frame = 0;
@@ -30,12 +30,24 @@ struct Input {
     std::optional<media::VideoCoding> coding;
     bool frames_counted = false;
     std::vector<Image> planes;
+    // A camera raw file: what LibRaw read of it, and the view of it that `image` is.
+    std::optional<media::CameraRawInfo> camera_raw;
+    media::CameraRawView camera_view = media::CameraRawView::Cfa;
+    // The image is a camera raw file's CFA mosaic: its channels are r, g1, g2, b
+    // (media::kCfaColours).
+    bool cfa() const { return camera_raw && camera_view == media::CameraRawView::Cfa; }
 };
 
 // What a command needs of a video frame: R, G, B (the image) and/or the coded planes.
 struct InputWants {
     bool rgb = true;
     bool planes = false;
+    // Of a camera raw file, the view read when --camera-raw does not name one (the mosaic falls
+    // back to the demosaiced image, with a note, for a sensor without a 2x2 Bayer mosaic), and
+    // whether the command takes the mosaic at all (equalize and scope work on the demosaiced
+    // image).
+    media::CameraRawView camera_raw = media::CameraRawView::Cfa;
+    bool cfa = true;
 };
 
 // --max-pixels N[K|M|G] and --allow-corrupt, for every command that decodes files.
@@ -46,11 +58,13 @@ media::DecodeOptions decode_options(const Args& args);
 // input before it decodes it, and a pipe can be read only once.
 const media::Source& input_source(const std::string& path, const media::DecodeOptions& options);
 
-// Options it reads: the positional path, --raw FMT, --frame N. `count_frames_in_file` also
-// counts the frames a video's file holds and notes when they differ from what it reports, and
-// reads raw frames from a pipe to its end to count them (else only up to the frame asked for).
-// Without wants.rgb, a video frame's image is left empty (its planes are what is asked for); a
-// photo or raw frame always has its image, and wants.planes is a UsageError for them.
+// Options it reads: the positional path, --raw FMT, --frame N, --camera-raw cfa|rgb.
+// `count_frames_in_file` also counts the frames a video's file holds and notes when they differ
+// from what it reports, and reads raw frames from a pipe to its end to count them (else only up to
+// the frame asked for). Without wants.rgb, a video frame's image is left empty (its planes are what
+// is asked for); a photo or raw frame always has its image, and wants.planes is a UsageError for
+// them; of a camera raw file, wants.rgb false leaves the image empty (its shape is known without
+// decoding).
 Input load_input(const Args& args, const media::DecodeOptions& options,
                  bool count_frames_in_file = false, const InputWants& wants = {});
 

@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "histoscope/core/error.hpp"
+#include "histoscope/media/media.hpp"
 #include "planes.hpp"
 #include "scope_options.hpp"
 
@@ -18,19 +19,21 @@ HistogramEngine& available_kernel(const EngineRegistry& registry, const std::str
 }
 
 HistogramRequest request_from_args(const Args& args, const ImageView& image,
-                                   const std::string& channels_option) {
-    return request_with_channels(args, image, args.value(channels_option).value_or("all"));
+                                   const std::string& channels_option, bool cfa) {
+    return request_with_channels(args, image, args.value(channels_option).value_or("all"), cfa);
 }
 
 HistogramRequest request_with_channels(const Args& args, const ImageView& image,
-                                       const std::string& channel_list) {
+                                       const std::string& channel_list, bool cfa) {
     // hist takes a video's planes out of its list before it comes here (planes.hpp).
     if (select_channels(channel_list).has_planes())
         throw UsageError(
             "the channels y, cb, cr (a video's coded Y'CbCr planes) are counted by "
             "hist, not here");
-    HistogramRequest request{
-        image, parse_channel_list(channel_list, image.channels, image.type), {}};
+    HistogramRequest request{image,
+                             cfa ? media::parse_cfa_channels(channel_list)
+                                 : parse_channel_list(channel_list, image.channels, image.type),
+                             {}};
     const bool joint = std::find(request.channels.begin(), request.channels.end(),
                                  Channel::Joint) != request.channels.end();
     if (joint && request.channels.size() > 1)
@@ -82,9 +85,11 @@ Json spec_json(const HistogramSpec& spec) {
     return s;
 }
 
-std::string channel_list(const std::vector<Channel>& channels) {
+std::string channel_list(const std::vector<Channel>& channels, bool cfa) {
     std::string s;
-    for (Channel c : channels) s += (s.empty() ? "" : ",") + std::string(channel_name(c));
+    for (Channel c : channels)
+        s += (s.empty() ? "" : ",") +
+             std::string(cfa ? media::cfa_channel_name(c) : channel_name(c));
     return s;
 }
 
@@ -95,9 +100,9 @@ Json timing_json(const std::vector<StageTime>& stages, std::optional<double> tot
     return t;
 }
 
-Json channel_json(const ChannelHistogram& histogram) {
+Json channel_json(const ChannelHistogram& histogram, bool cfa) {
     Json c = Json::object();
-    c["name"] = channel_name(histogram.channel);
+    c["name"] = cfa ? media::cfa_channel_name(histogram.channel) : channel_name(histogram.channel);
     c["total"] = histogram.total();
     Json counts = Json::array();
     for (std::uint64_t n : histogram.counts) counts.push_back(n);

@@ -16,12 +16,13 @@ namespace hs::cli {
 // Channels come from `channels_option` (default "all"). Even bins default to 256 over
 // [0, 2^depth); the joint colour channel "rgb" must be requested alone and defaults to one
 // bin per colour, 2^24 bins over [0, 2^24). Throws UsageError.
+// `cfa`: the image is a camera raw file's CFA mosaic, whose channels are r, g1, g2, b.
 HistogramRequest request_from_args(const Args& args, const ImageView& image,
-                                   const std::string& channels_option);
+                                   const std::string& channels_option, bool cfa = false);
 // The same with the channels of `channel_list` (what is left of --channels once a video's
 // planes y, cb, cr are taken out: see planes.hpp).
 HistogramRequest request_with_channels(const Args& args, const ImageView& image,
-                                       const std::string& channel_list);
+                                       const std::string& channel_list, bool cfa = false);
 
 // The histogram engine named `kernel` (--kernel): UsageError when there is none of that name,
 // DeviceError when it is not available here.
@@ -34,12 +35,12 @@ StreamConfig histogram_stream_config(const Args& args, const FrameFormat& format
 
 // {"bins": N, "range": [LO, HI]} or {"bins": N, "edges": [...]}, then "saturate" (null or N).
 Json spec_json(const HistogramSpec& spec);
-// "r,g,b": the channels' names, comma-separated.
-std::string channel_list(const std::vector<Channel>& channels);
+// "r,g,b": the channels' names, comma-separated (of a CFA mosaic, "r,g1,g2,b").
+std::string channel_list(const std::vector<Channel>& channels, bool cfa = false);
 
 // {"total": total_ms (when given), then each stage's name: its milliseconds}.
 Json timing_json(const std::vector<StageTime>& stages, std::optional<double> total_ms = {});
-// {"name", "total", "counts": [...]}.
-Json channel_json(const ChannelHistogram& histogram);
+// {"name", "total", "counts": [...]} (of a CFA mosaic, named r, g1, g2, b).
+Json channel_json(const ChannelHistogram& histogram, bool cfa = false);
 
 }  // namespace hs::cli

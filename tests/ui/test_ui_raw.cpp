@@ -231,11 +231,7 @@ class TestUiRaw : public QObject {
   private slots:
     void initTestCase() {
         QVERIFY(dir_.isValid());
-        QCoreApplication::setOrganizationName(QStringLiteral("HistoscopeTest"));
-        QCoreApplication::setApplicationName(QStringLiteral("test_ui_raw"));
-        QStandardPaths::setTestModeEnabled(true);
-        QSettings().clear();
-        init_resources();
+        fresh_settings("test_ui_raw");
         hs::gui::Engines engines = hs::gui::make_engines();
         gpu_engines_ = available_gpu_engines();
         hs::EngineRegistry host;  // the registry without the GPU's
@@ -244,12 +240,8 @@ class TestUiRaw : public QObject {
         for (const auto& e : host.equalizers()) host_equalizers_ << qs(e->name());
         qInfo("GPU engines available here: %s",
               gpu_engines_.isEmpty() ? "none" : qPrintable(gpu_engines_.join(QLatin1String(", "))));
-        worker_ = std::make_unique<Worker>(
-            std::make_unique<Controller>(std::move(engines.registry), std::move(engines.options)));
-        window_ = std::make_unique<MainWindow>(controller(), QString());
-        window_->resize(1400, 900);
-        window_->show();
-        QVERIFY(QTest::qWaitForWindowExposed(window_.get()));
+        start_window(std::move(engines), worker_, window_);
+        if (QTest::currentTestFailed()) return;
         // Fresh settings: equalization global, 100%; the engine "auto".
         QCOMPARE(window_->equalizePanel()->settings().mode, EqualizeSettings::Mode::Global);
         QCOMPARE(window_->controls()->engineCombo()->currentData().toString(),

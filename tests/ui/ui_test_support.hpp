@@ -7,6 +7,8 @@
 #include <QApplication>
 #include <QByteArray>
 #include <QFile>
+#include <QSettings>
+#include <QStandardPaths>
 #include <QString>
 #include <QStringList>
 #include <QTemporaryDir>
@@ -24,15 +26,39 @@
 #include "histoscope/core/image.hpp"
 #include "histoscope/core/scope_picture.hpp"
 #include "histoscope/core/scopes.hpp"
+#include "histoscope/ui/controller.hpp"
 #include "histoscope/ui/histogram_model.hpp"
 #include "histoscope/ui/image_view.hpp"
 #include "histoscope/ui/main_window.hpp"
 #include "histoscope/ui/qimage_convert.hpp"
 #include "histoscope/ui/scopes_panel.hpp"
+#include "histoscope/ui/theme.hpp"
 #include "histoscope/ui/types.hpp"
+#include "histoscope/ui/worker.hpp"
 #include "scope_specs.hpp"
 
 namespace ui_test {
+
+// A suite's start as the application's: settings of its own, empty (kept under `app`), and the
+// application's resources.
+inline void fresh_settings(const char* app) {
+    QCoreApplication::setOrganizationName(QStringLiteral("HistoscopeTest"));
+    QCoreApplication::setApplicationName(QString::fromLatin1(app));
+    QStandardPaths::setTestModeEnabled(true);
+    QSettings().clear();
+    hs::ui::init_resources();
+}
+
+// The controller of `engines` on a worker thread, and the main window on it, shown at 1400 x 900.
+inline void start_window(hs::gui::Engines engines, std::unique_ptr<hs::ui::Worker>& worker,
+                         std::unique_ptr<hs::ui::MainWindow>& window) {
+    worker = std::make_unique<hs::ui::Worker>(std::make_unique<hs::ui::Controller>(
+        std::move(engines.registry), std::move(engines.options)));
+    window = std::make_unique<hs::ui::MainWindow>(worker->controller(), QString());
+    window->resize(1400, 900);
+    window->show();
+    QVERIFY(QTest::qWaitForWindowExposed(window.get()));
+}
 
 // The registry the application runs with (GPU engines too when built with CUDA).
 inline std::unique_ptr<hs::EngineRegistry> make_registry() {

@@ -83,12 +83,31 @@ void Controller::openRaw(const QString& path, const QString& format, double fps)
     open(path, format, fps);
 }
 
+void Controller::setCameraRawView(const QString& view) {
+    hs::media::CameraRawView wanted = camera_raw_view_;
+    try {
+        wanted = hs::media::parse_camera_raw_view(view.toStdString());
+    } catch (const std::exception& e) {
+        emit errorOccurred(describe(e));
+        return;
+    }
+    if (wanted == camera_raw_view_) return;
+    camera_raw_view_ = wanted;
+    if (!camera_raw_ || path_.isEmpty()) return;
+    // Read once: standard input has nothing more to give.
+    if (path_ == QLatin1String("-"))
+        return emit notice(
+            tr("Standard input cannot be read again: the next camera raw file "
+               "opens in the other view"));
+    open(path_, {}, 0.0);
+}
+
 void Controller::open(const QString& path, const QString& raw_format, double fps) {
     opening_ = path == QLatin1String("-") ? tr("standard input") : QFileInfo(path).fileName();
     updateBusy();
     OpenedMedia opened;
     try {
-        opened = open_media(path, raw_format, fps);
+        opened = open_media(path, raw_format, fps, camera_raw_view_);
     } catch (const std::exception& e) {
         opening_.clear();
         updateBusy();
@@ -104,6 +123,8 @@ void Controller::open(const QString& path, const QString& raw_format, double fps
     if (opened.frames) playback_->open(std::move(opened.frames), live ? -1 : 0);
     source_ = live ? nullptr : std::make_shared<const hs::Image>(std::move(opened.first));
     path_ = path;
+    camera_raw_ = !opened.info.camera_raw_view.isEmpty();
+    cfa_ = std::move(opened.cfa);
     // A large photo's reduced copy for previews, made once.
     PreviewCopy preview = opened.info.video || !source_ ? PreviewCopy{} : preview_copy(*source_);
     proxy_ = std::move(preview.image);
@@ -148,6 +169,12 @@ void Controller::setReference(const QString& path) {
 void Controller::saveImage(const QString& path) {
     if (!source_) {
         emit errorOccurred(tr("No image to save"));
+        return;
+    }
+    if (cfa_) {
+        emit errorOccurred(
+            tr("A camera raw file's CFA mosaic is no picture to save: View > Camera Raw Mosaic "
+               "(M) switches to its demosaiced image"));
         return;
     }
     if (hs::media::same_file(path.toStdString(), path_.toStdString())) {
@@ -313,6 +340,7 @@ void Controller::process() {
     ++generation_;
     FrameOptions options{display_factor_, picker_equalized_ || !pending_save_.isEmpty(), cpu_only_};
     if (!playback_->isOpen()) options.depth = 2;  // a photo: one frame at a time
+    options.cfa = cfa_;
     EngineStatus status;
     const StreamPlan plan = plan_stream(source_->view(), settings_, options, *choice_,
                                         reference_.get(), reference_generation_, status);
@@ -506,10 +534,20 @@ void Controller::runBenchmark(int runs) {
     hooks.progress = [this](int done, int total, const QString& engine) {
         emit benchmarkProgress(done, total, engine);
     };
-    hooks.row = [this](const BenchRow& row) { emit benchmarkRow(row); };
+    // A CFA mosaic's channels by their names (core's rows name the image's R, G, B, A).
+    std::string cfa_names;
+    if (cfa_)
+        for (const hs::media::CfaColour& c : hs::media::kCfaColours)
+            cfa_names += (cfa_names.empty() ? "" : ",") + std::string(c.name);
+    hooks.row = [this, cfa_names](const BenchRow& row) {
+        if (cfa_names.empty() || row.floor) return emit benchmarkRow(row);
+        BenchRow named = row;
+        named.channels = cfa_names;
+        emit benchmarkRow(named);
+    };
     try {
         const bool finished = compare_engines(
-            *registry_, histogram_request(source_->view(), settings_.bins),
+            *registry_, histogram_request(source_->view(), settings_.bins, cfa_ != nullptr),
             QFileInfo(path_).fileName(), std::max(runs, 1), options_, *choice_, hooks);
         emit benchmarkFinished(!finished);
     } catch (const std::exception& e) {

@@ -17,6 +17,8 @@ namespace {
 QString channel_label(const QString& name) {
     if (name == QLatin1String("r")) return QObject::tr("R");
     if (name == QLatin1String("g")) return QObject::tr("G");
+    if (name == QLatin1String("g1")) return QObject::tr("G1");
+    if (name == QLatin1String("g2")) return QObject::tr("G2");
     if (name == QLatin1String("b")) return QObject::tr("B");
     if (name == QLatin1String("a")) return QObject::tr("A");
     if (name == QLatin1String("luma")) return QObject::tr("Luma");

@@ -27,8 +27,9 @@ hs::EqualizeMode core_mode(EqualizeSettings::Mode mode) {
     }
 }
 
-QImage shared_picture(const hs::Image& picture) {
-    return picture.empty() ? QImage() : picture_qimage(picture.view());
+// A CFA mosaic's picture is R, G1, B of its quads: its fourth channel (G2) is no alpha.
+QImage shared_picture(const hs::Image& picture, bool alpha = true) {
+    return picture.empty() ? QImage() : picture_qimage(picture.view(), alpha);
 }
 
 QImage shared_mask(const hs::Image& mask) {
@@ -54,7 +55,12 @@ QString describe(const std::exception& e) {
     return QString::fromUtf8(e.what());
 }
 
-std::vector<hs::Channel> display_channels(const hs::ImageView& image) {
+std::vector<hs::Channel> display_channels(const hs::ImageView& image, bool cfa) {
+    if (cfa) {
+        std::vector<hs::Channel> out;
+        for (const hs::media::CfaColour& c : hs::media::kCfaColours) out.push_back(c.channel);
+        return out;
+    }
     if (image.channels == 1) return {hs::Channel::Gray};
     if (image.channels == 4)
         return {hs::Channel::R, hs::Channel::G, hs::Channel::B, hs::Channel::A,
@@ -62,10 +68,10 @@ std::vector<hs::Channel> display_channels(const hs::ImageView& image) {
     return {hs::Channel::R, hs::Channel::G, hs::Channel::B, hs::Channel::Luma601};
 }
 
-hs::HistogramRequest histogram_request(const hs::ImageView& image, int bins) {
+hs::HistogramRequest histogram_request(const hs::ImageView& image, int bins, bool cfa) {
     hs::HistogramRequest request;
     request.image = image;
-    request.channels = display_channels(image);
+    request.channels = display_channels(image, cfa);
     const int levels = 1 << image.bit_depth;
     request.spec = hs::HistogramSpec::full_range(image, std::clamp(bins, 1, levels));
     return request;
@@ -90,10 +96,32 @@ hs::EqualizeRequest equalize_request(const hs::ImageView& image, const EqualizeS
     return eq;
 }
 
+QVector<LevelMarker> level_markers(const hs::media::CameraRawInfo& info) {
+    QVector<LevelMarker> markers;
+    const std::uint32_t* black = info.black;
+    if (std::all_of(black, black + 4, [&](std::uint32_t b) { return b == black[0]; })) {
+        markers.push_back({static_cast<double>(black[0]), QObject::tr("black %1").arg(black[0])});
+    } else {
+        // One marker per level, naming the colours at it.
+        for (int i = 0; i < 4; ++i) {
+            if (std::find(black, black + i, black[i]) != black + i) continue;
+            QStringList names;
+            for (int j = i; j < 4; ++j)
+                if (black[j] == black[i])
+                    names << QString::fromUtf8(hs::media::kCfaColours[j].name);
+            markers.push_back(
+                {static_cast<double>(black[i]),
+                 QObject::tr("black %1 %2").arg(names.join(QLatin1Char(','))).arg(black[i])});
+        }
+    }
+    markers.push_back({static_cast<double>(info.white), QObject::tr("white %1").arg(info.white)});
+    return markers;
+}
+
 HistogramData histogram_from_values(const hs::ImageView& shape,
                                     const std::vector<hs::ChannelHistogram>& values, int bins,
-                                    const QString& engine_name) {
-    const hs::HistogramRequest request = histogram_request(shape, bins);
+                                    const QString& engine_name, const CfaInfo& cfa) {
+    const hs::HistogramRequest request = histogram_request(shape, bins, cfa != nullptr);
     const hs::HistogramSpec& spec = request.spec;
     HistogramData data;
     data.engine = engine_name;
@@ -109,8 +137,21 @@ HistogramData histogram_from_values(const hs::ImageView& shape,
     if (const std::pair key{spec.bins, max_code}; table.first != key)
         table = {key, hs::bin_table(spec, max_code)};
     const std::vector<std::int32_t>& bin = table.second;
+    if (cfa) data.markers = level_markers(*cfa);
     for (const auto& channel : values) {
-        data.channel_names << qstr(hs::channel_name(channel.channel));
+        if (cfa) {
+            const int i = hs::media::cfa_index(channel.channel);
+            ChannelLevels levels;
+            levels.black = cfa->black[i];
+            levels.white = cfa->white;
+            const hs::media::LevelCounts n =
+                hs::media::level_counts(channel.counts, levels.black, levels.white);
+            levels.at_or_below_black = n.at_or_below_black;
+            levels.at_or_above_white = n.at_or_above_white;
+            data.levels.push_back(levels);
+        }
+        data.channel_names << qstr(cfa ? hs::media::cfa_channel_name(channel.channel)
+                                       : hs::channel_name(channel.channel));
         data.stats.push_back(hs::stats_from_values(channel.counts, max_code, spec));
         std::vector<std::uint64_t> counts(static_cast<std::size_t>(spec.bins), 0);
         for (std::size_t v = 0; v < channel.counts.size() && v < bin.size(); ++v)
@@ -186,7 +227,8 @@ FrameResult results(hs::FrameResult& r, const FrameTag& tag) {
     out.preview = tag.preview;
     out.session = tag.session;
     out.tick = tag.tick;
-    out.original_histogram = histogram_from_values(shape, r.channels, context.bins, context.engine);
+    out.original_histogram =
+        histogram_from_values(shape, r.channels, context.bins, context.engine, context.cfa);
     if (!r.equalized_channels.empty())
         out.equalized_histogram =
             histogram_from_values(shape, r.equalized_channels, context.bins, context.engine);
@@ -223,7 +265,7 @@ FrameResult results(hs::FrameResult& r, const FrameTag& tag) {
     if (r.pictures) {
         const hs::FramePictures& p = *r.pictures;
         out.factor = p.factor * tag.preview_factor;
-        out.original = shared_picture(p.original);
+        out.original = shared_picture(p.original, context.cfa == nullptr);
         out.equalized = shared_picture(p.equalized);
         out.original_range = p.original_range;
         out.equalized_range = p.equalized_range;

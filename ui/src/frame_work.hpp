@@ -18,22 +18,33 @@
 #include "histoscope/core/engine.hpp"
 #include "histoscope/core/scopes.hpp"
 #include "histoscope/core/stream.hpp"
+#include "histoscope/media/media.hpp"
 #include "histoscope/ui/types.hpp"
 
 namespace hs::ui {
 
-// The channels histograms show: gray, or R, G, B (A for RGBA) and luma.
-std::vector<hs::Channel> display_channels(const hs::ImageView& image);
+// A camera raw file's CFA mosaic (media::CameraRawReader's Cfa view): what its frames' results
+// name and mark. Null for every other frame.
+using CfaInfo = std::shared_ptr<const hs::media::CameraRawInfo>;
+
+// The channels histograms show: gray, or R, G, B (A for RGBA) and luma; of a CFA mosaic
+// (`cfa`), r, g1, g2, b (the image's channels R, G, A, B: media::kCfaColours).
+std::vector<hs::Channel> display_channels(const hs::ImageView& image, bool cfa = false);
 // The histograms of the channels shown with `bins` even bins over the depth's full range.
-hs::HistogramRequest histogram_request(const hs::ImageView& image, int bins);
+hs::HistogramRequest histogram_request(const hs::ImageView& image, int bins, bool cfa = false);
 // Throws UsageError when match mode has no reference.
 hs::EqualizeRequest equalize_request(const hs::ImageView& image, const EqualizeSettings& settings,
                                      const hs::Image* reference);
 // Histograms of `bins` even bins and their exact statistics, from `values`: one histogram per
-// channel of one bin per code value of `shape`'s depth.
+// channel of one bin per code value of `shape`'s depth. Of a CFA mosaic (`cfa`), the channels
+// are named r, g1, g2, b, each with its levels and the photosites at them, and the black and
+// white levels are marked.
 HistogramData histogram_from_values(const hs::ImageView& shape,
                                     const std::vector<hs::ChannelHistogram>& values, int bins,
-                                    const QString& engine_name);
+                                    const QString& engine_name, const CfaInfo& cfa = nullptr);
+// The markers of a CFA mosaic's levels: "black 256" (or one per value, "black r 512", when the
+// colours' levels differ) and "white 4095".
+QVector<LevelMarker> level_markers(const hs::media::CameraRawInfo& info);
 
 // Why `reference` cannot serve match mode on `image` (another depth), or empty.
 QString reference_problem(const hs::ImageView& image, const hs::Image& reference);
@@ -66,6 +77,7 @@ struct ResultContext {
     std::vector<hs::ScopeSpec> scopes;  // what the stream's scopes are
     QRect region;                       // the region, in full-resolution pixels (null: none)
     std::optional<hs::Region> counted;  // and in the computed frame's pixels
+    CfaInfo cfa = nullptr;              // the frame is a camera raw file's CFA mosaic
 };
 
 // What a frame stream's result is shown with besides the result itself.

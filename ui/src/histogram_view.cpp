@@ -23,7 +23,8 @@ const QRgb kFrame = qRgb(80, 81, 86);
 constexpr double kHeadroom = 0.95;  // the plot's height used by its ceiling
 
 bool is_colour(const QString& name) {
-    return name == QLatin1String("r") || name == QLatin1String("g") || name == QLatin1String("b");
+    return name == QLatin1String("r") || name == QLatin1String("g") || name == QLatin1String("b") ||
+           name == QLatin1String("g1") || name == QLatin1String("g2");
 }
 
 // What a channel adds to the pixels below its top (fill) and along its top (edge). Overlaid on
@@ -35,7 +36,10 @@ struct ChannelPaint {
 
 ChannelPaint paint_of(const QString& name, bool outline_only) {
     if (name == QLatin1String("r")) return {qRgb(150, 18, 18), qRgb(105, 45, 45)};
-    if (name == QLatin1String("g")) return {qRgb(18, 130, 36), qRgb(45, 100, 50)};
+    // A CFA mosaic's two greens: G1 as G, G2 bluer, so that where they differ it shows.
+    if (name == QLatin1String("g") || name == QLatin1String("g1"))
+        return {qRgb(18, 130, 36), qRgb(45, 100, 50)};
+    if (name == QLatin1String("g2")) return {qRgb(10, 105, 80), qRgb(40, 95, 85)};
     if (name == QLatin1String("b")) return {qRgb(20, 40, 165), qRgb(45, 60, 110)};
     if (name == QLatin1String("a"))
         return outline_only ? ChannelPaint{0, qRgb(150, 120, 205)}
@@ -48,7 +52,8 @@ ChannelPaint paint_of(const QString& name, bool outline_only) {
 
 QColor channel_color(const QString& name) {
     if (name == QLatin1String("r")) return {235, 72, 72};
-    if (name == QLatin1String("g")) return {72, 205, 96};
+    if (name == QLatin1String("g") || name == QLatin1String("g1")) return {72, 205, 96};
+    if (name == QLatin1String("g2")) return {60, 200, 170};
     if (name == QLatin1String("b")) return {78, 136, 245};
     if (name == QLatin1String("a")) return {180, 150, 235};
     return {225, 225, 225};  // luma, gray
@@ -314,7 +319,39 @@ void HistogramView::renderPlot() {
                                 QPointF(cx, y)});
     }
     p.setRenderHint(QPainter::Antialiasing, false);
+    paintLevels(p, lanes);
     paintAxes(p, channels);
+}
+
+void HistogramView::paintLevels(QPainter& p, int lanes) const {
+    const HistogramData& d = model_->histogram();
+    if (d.markers.isEmpty() || d.upper <= d.lower) return;
+    const QFontMetrics fm = fontMetrics();
+    const QColor colour(250, 200, 90);
+    std::vector<QRectF> labels;  // drawn so far: a label that would cover one goes a row lower
+    for (int lane = 0; lane < lanes; ++lane) {
+        const QRectF la = laneArea(lane, lanes);
+        for (const LevelMarker& m : d.markers) {
+            // The middle of the code value's bin, in bins.
+            const double bin = (m.value + 0.5 - static_cast<double>(d.lower)) * d.bins /
+                               static_cast<double>(d.upper - d.lower);
+            if (bin < first_ || bin > last_) continue;
+            const double x = la.left() + (bin - first_) / (last_ - first_) * la.width();
+            p.setPen(QPen(colour, 1.0, Qt::DashLine));
+            p.drawLine(QPointF(x, la.top()), QPointF(x, la.bottom()));
+            const double w = fm.horizontalAdvance(m.label) + 6;
+            // Right of the line, or left of it where it would leave the lane.
+            const double left = x + w + 2 > la.right() ? x - w - 2 : x + 2;
+            QRectF box(left, la.top() + 2, w, fm.height());
+            while (std::any_of(labels.begin(), labels.end(),
+                               [&](const QRectF& r) { return r.intersects(box); }))
+                box.translate(0, fm.height());
+            labels.push_back(box);
+            p.fillRect(box, QColor(10, 10, 12, 200));
+            p.setPen(colour);
+            p.drawText(box, Qt::AlignCenter, m.label);
+        }
+    }
 }
 
 void HistogramView::paintAxes(QPainter& p, const QList<int>& channels) const {

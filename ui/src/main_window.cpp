@@ -117,10 +117,25 @@ class VerticalScrollArea final : public QScrollArea {
     int min_height_;
 };
 
-const QString kMediaFilter = QStringLiteral(
-    "Photos and video (*.png *.jpg *.jpeg *.tif *.tiff *.bmp *.webp *.gif *.ppm *.pgm *.pnm "
-    "*.avi *.mp4 *.mkv *.mov *.webm);;Photos (*.png *.jpg *.jpeg *.tif *.tiff *.bmp *.webp "
-    "*.gif *.ppm *.pgm *.pnm);;Video (*.avi *.mp4 *.mkv *.mov *.webm);;All files (*)");
+const QString kPhotoPatterns =
+    QStringLiteral("*.png *.jpg *.jpeg *.tif *.tiff *.bmp *.webp *.gif *.ppm *.pgm *.pnm");
+const QString kVideoPatterns = QStringLiteral("*.avi *.mp4 *.mkv *.mov *.webm");
+
+// The camera raw files LibRaw reads, from media's one list.
+QString camera_raw_patterns() {
+    QStringList patterns;
+    for (const std::string& ext : hs::media::camera_raw_extensions())
+        patterns << QStringLiteral("*") + QString::fromStdString(ext);
+    return patterns.join(QLatin1Char(' '));
+}
+
+// File > Open's filters: everything it opens, then each kind.
+QString media_filter() {
+    return QObject::tr(
+               "Photos, camera raw and video (%1 %2 %3);;Photos (%1);;Camera raw (%2);;"
+               "Video (%3);;All files (*)")
+        .arg(kPhotoPatterns, camera_raw_patterns(), kVideoPatterns);
+}
 
 QString base_name(const QString& path) {
     return QFileInfo(path).completeBaseName();
@@ -455,6 +470,20 @@ void MainWindow::buildMenus() {
            "histograms, statistics and saved files use the data)"));
     connect(clipping_action_, &QAction::toggled, this, &MainWindow::sendDisplay);
     connect(stretch_action_, &QAction::toggled, this, &MainWindow::sendDisplay);
+    mosaic_action_ = view->addAction(tr("Camera Raw &Mosaic"));
+    mosaic_action_->setObjectName(QStringLiteral("mosaicAction"));
+    mosaic_action_->setCheckable(true);
+    mosaic_action_->setChecked(true);
+    mosaic_action_->setEnabled(false);  // until a camera raw file with a mosaic is open
+    mosaic_action_->setShortcut(QKeySequence(Qt::Key_M));
+    mosaic_action_->setToolTip(
+        tr("Camera raw files: their CFA mosaic's photosites (R, G1, G2, B at the sensor's "
+           "depth, black and white levels marked), or, unchecked, LibRaw's linear 16-bit "
+           "demosaiced RGB"));
+    connect(mosaic_action_, &QAction::toggled, this, [this](bool mosaic) {
+        wanted_mosaic_ = mosaic;
+        emit cameraRawViewRequested(mosaic ? QStringLiteral("cfa") : QStringLiteral("rgb"));
+    });
     QAction* scopes = scopes_dock_->toggleViewAction();
     scopes->setText(tr("Sco&pes"));
     scopes->setShortcut(QKeySequence(Qt::Key_W));
@@ -540,6 +569,7 @@ void MainWindow::connectController() {
     connect(this, &MainWindow::seekRequested, controller_, &Controller::seek);
     connect(this, &MainWindow::loopRequested, controller_, &Controller::setLoop);
     connect(this, &MainWindow::displayRequested, controller_, &Controller::setDisplay);
+    connect(this, &MainWindow::cameraRawViewRequested, controller_, &Controller::setCameraRawView);
     connect(this, &MainWindow::scopesRequested, controller_, &Controller::setScopes);
     connect(this, &MainWindow::regionRequested, controller_, &Controller::setRegion);
     connect(this, &MainWindow::hostBandwidthRequested, controller_, &Controller::setHostBandwidth);
@@ -688,8 +718,8 @@ void MainWindow::setReferenceFile(const QString& path) {
 void MainWindow::chooseAndOpen() {
     const QString dir =
         current_path_.isEmpty() ? samples_dir_ : QFileInfo(current_path_).absolutePath();
-    const QString path =
-        QFileDialog::getOpenFileName(this, tr("Open Photo or Video"), dir, kMediaFilter);
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open Photo, Camera Raw or Video"),
+                                                      dir, media_filter());
     if (!path.isEmpty()) openFile(path);
 }
 
@@ -714,7 +744,7 @@ void MainWindow::chooseReference() {
     auto* dialog = new QFileDialog(
         this, tr("Reference Image for Match"),
         current_path_.isEmpty() ? samples_dir_ : QFileInfo(current_path_).absolutePath(),
-        kMediaFilter.section(QStringLiteral(";;"), 1, 1));
+        tr("Photos (%1)").arg(kPhotoPatterns));
     dialog->setObjectName(QStringLiteral("referenceDialog"));
     dialog->setFileMode(QFileDialog::ExistingFile);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
@@ -745,6 +775,12 @@ void MainWindow::onEqualizeChanged(const EqualizeSettings& settings) {
 }
 
 void MainWindow::chooseAndSave() {
+    if (media_.camera_raw_view == QLatin1String("cfa")) {
+        showError(tr("Save Equalized Image"),
+                  tr("A camera raw file's CFA mosaic is no picture to save: View > Camera Raw "
+                     "Mosaic (M) switches to its demosaiced image"));
+        return;
+    }
     // Said at once when equalization cannot run: choosing a file first led nowhere.
     if (!unsaveable_.isEmpty()) {
         showError(tr("Save Equalized Image"), tr("Nothing equalized to save: %1").arg(unsaveable_));
@@ -867,12 +903,41 @@ void MainWindow::onMediaLoaded(const MediaInfo& info) {
                        .arg(info.channels)
                        .arg(info.bit_depth);
     if (!info.coding.isEmpty()) text += tr(" (%1)").arg(info.coding);
+    // A camera raw file: the view and the levels, then the camera and the shot (whole in the
+    // tooltip).
+    QString tooltip;
+    if (!info.camera_raw_view.isEmpty()) {
+        if (info.camera_raw_view == QLatin1String("cfa")) {
+            QStringList blacks;
+            for (std::uint32_t b : info.black_levels) blacks << QString::number(b);
+            blacks.removeDuplicates();
+            text += tr(" (CFA %1 mosaic, black %2, white %3)")
+                        .arg(info.cfa_pattern, blacks.join(QLatin1Char('/')))
+                        .arg(info.white_level);
+        } else {
+            text += tr(" (demosaiced, linear)");
+        }
+        text += QStringLiteral("  ") + info.camera;
+        if (!info.shot.isEmpty()) text += QStringLiteral("  ") + info.shot;
+        tooltip = tr("%1\n%2\nCFA pattern %3, black levels r, g1, g2, b: %4, white level %5")
+                      .arg(info.camera, info.shot.isEmpty() ? tr("shot not recorded") : info.shot,
+                           info.cfa_pattern.isEmpty() ? tr("none (%1)").arg(info.mosaic_problem)
+                                                      : info.cfa_pattern)
+                      .arg([&] {
+                          QStringList b;
+                          for (std::uint32_t v : info.black_levels) b << QString::number(v);
+                          return b.join(QStringLiteral(", "));
+                      }())
+                      .arg(info.white_level);
+    }
+    mosaic_action_->setEnabled(!info.cfa_pattern.isEmpty());
     if (info.live)
         text += info.fps > 0.0 ? tr("  live at %1 fps").arg(info.fps, 0, 'f', 2)
                                : tr("  live, frames shown as they come");
     else if (info.video)
         text += tr("  %1 frames at %2 fps").arg(info.frames).arg(info.fps, 0, 'f', 2);
     media_label_->setText(text);
+    media_label_->setToolTip(tooltip);
     // "Opened" once something is shown (a large photo's decoding is not the end of it).
     if (!info.notes.isEmpty())
         statusBar()->showMessage(info.notes.join(QStringLiteral("; ")), 8000);
@@ -962,6 +1027,7 @@ void MainWindow::onFrame(const FrameResult& result) {
     text_.pending = true;
     text_.names = h.channel_names;
     text_.stats = h.stats;
+    text_.levels = h.levels;
     // The statistics count what the plots do, and say so as their titles do.
     QStringList counted;
     if (result.preview)
@@ -993,7 +1059,7 @@ void MainWindow::showText() {
     if (!text_.pending) return;
     text_.pending = false;
     text_.clock.start();
-    stats_model_->setStats(text_.names, text_.stats);
+    stats_model_->setStats(text_.names, text_.stats, text_.levels);
     stats_note_->setText(text_.stats_note);
     stats_note_->setVisible(!text_.stats_note.isEmpty());
     const int stats_tab = tabs_->indexOf(stats_page_);
@@ -1034,7 +1100,8 @@ void MainWindow::onPixelHovered(QPoint pixel, bool equalized_side) {
             tr("  equalized%1: %2").arg(result_factor_ > 1 ? tr(" (preview)") : QString(), values);
     } else {
         text += tr("  original: %1")
-                    .arg(pixel_readout(source_->view(), pixel.x(), pixel.y(), source_range_));
+                    .arg(pixel_readout(source_->view(), pixel.x(), pixel.y(), source_range_,
+                                       media_.camera_raw_view == QLatin1String("cfa")));
     }
     text += tr("  zoom %1%").arg(image_view_->zoom() * 100.0, 0, 'g', 3);
     statusBar()->showMessage(text);
@@ -1045,10 +1112,12 @@ void MainWindow::sendDisplay() {
     image_view_->setClippingVisible(clipping);
     unsigned channels = 0;
     if (clipping) {
-        // The colour channels shown (gray counts as channel 0).
+        // The colour channels shown (gray counts as channel 0; a CFA mosaic's G1 is its
+        // channel 1, its G2 is not counted).
         const QStringList names{QStringLiteral("r"), QStringLiteral("g"), QStringLiteral("b")};
         for (int c = 0; c < names.size(); ++c) {
             const QCheckBox* box = controls_->channelCheck(names[c]);
+            if (box == nullptr && c == 1) box = controls_->channelCheck(QStringLiteral("g1"));
             if (box == nullptr || box->isChecked()) channels |= 1u << c;
         }
         if (const QCheckBox* gray = controls_->channelCheck(QStringLiteral("gray")))

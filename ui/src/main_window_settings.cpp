@@ -75,6 +75,8 @@ void MainWindow::restoreSettings() {
     loop_action_->setChecked(s.value(QStringLiteral("video/loop"), false).toBool());
     clipping_action_->setChecked(s.value(QStringLiteral("view/clipping"), false).toBool());
     stretch_action_->setChecked(s.value(QStringLiteral("view/stretchDeep"), true).toBool());
+    // Before any file opens (the controller takes requests in order).
+    mosaic_action_->setChecked(s.value(QStringLiteral("view/cameraRawMosaic"), true).toBool());
     sendDisplay();
     ScopeSettings scopes;
     scopes.histogram = s.value(QStringLiteral("scopes/histogram"), true).toBool();
@@ -117,6 +119,7 @@ void MainWindow::saveSettings() const {
     s.setValue(QStringLiteral("video/loop"), loop_action_->isChecked());
     s.setValue(QStringLiteral("view/clipping"), clipping_action_->isChecked());
     s.setValue(QStringLiteral("view/stretchDeep"), stretch_action_->isChecked());
+    s.setValue(QStringLiteral("view/cameraRawMosaic"), wanted_mosaic_);
 }
 
 void MainWindow::rebuildRecentMenu() {

@@ -1,5 +1,6 @@
 #include "media_open.hpp"
 
+#include <QObject>
 #include <optional>
 #include <utility>
 
@@ -68,9 +69,33 @@ void open_video(OpenedMedia& opened, const hs::media::Source& source) {
     opened.frames = video_source(std::move(video));
 }
 
+void open_camera_raw(OpenedMedia& opened, const hs::media::Source& source,
+                     hs::media::CameraRawView view) {
+    hs::media::CameraRawReader reader(source);
+    auto info = std::make_shared<const hs::media::CameraRawInfo>(reader.info());
+    for (const auto& note : reader.notes()) opened.info.notes << QString::fromStdString(note);
+    if (view == hs::media::CameraRawView::Cfa && !info->mosaic_problem.empty()) {
+        view = hs::media::CameraRawView::Rgb;
+        opened.info.notes << QObject::tr("No 2x2 Bayer mosaic (%1): showing the demosaiced image")
+                                 .arg(QString::fromStdString(info->mosaic_problem));
+    }
+    opened.first = reader.view(view);
+    MediaInfo& m = opened.info;
+    m.format = QString::fromStdString(info->format);
+    m.camera_raw_view = QString::fromUtf8(hs::media::to_string(view));
+    m.camera = QString::fromStdString(info->make + " " + info->model);
+    m.shot = QString::fromStdString(hs::media::shot_text(*info));
+    m.cfa_pattern = QString::fromStdString(info->cfa_pattern);
+    m.mosaic_problem = QString::fromStdString(info->mosaic_problem);
+    for (std::uint32_t b : info->black) m.black_levels.push_back(b);
+    m.white_level = info->white;
+    if (view == hs::media::CameraRawView::Cfa) opened.cfa = std::move(info);
+}
+
 }  // namespace
 
-OpenedMedia open_media(const QString& path, const QString& raw_format, double fps) {
+OpenedMedia open_media(const QString& path, const QString& raw_format, double fps,
+                       hs::media::CameraRawView camera_raw_view) {
     const std::string file = path.toStdString();
     OpenedMedia opened;
     opened.info.path = path;
@@ -80,8 +105,11 @@ OpenedMedia open_media(const QString& path, const QString& raw_format, double fp
     } else {
         // A pipe or FIFO is read once, here, then probed and decoded from its bytes.
         const hs::media::Source source(file);
-        if (hs::media::probe(source) == hs::media::MediaKind::Video) {
+        const hs::media::MediaKind kind = hs::media::probe(source);
+        if (kind == hs::media::MediaKind::Video) {
             open_video(opened, source);
+        } else if (kind == hs::media::MediaKind::CameraRaw) {
+            open_camera_raw(opened, source, camera_raw_view);
         } else {
             hs::media::LoadedImage loaded = read_photo(source);
             opened.info.format = QString::fromStdString(loaded.format);

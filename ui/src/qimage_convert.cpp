@@ -8,7 +8,24 @@
 
 namespace hs::ui {
 
-QImage picture_qimage(const hs::ImageView& picture) {
+namespace {
+
+// The first three samples of each pixel, opaque (a 3- or 4-channel picture whose fourth is no
+// alpha).
+QImage opaque_rgb(const hs::ImageView& picture) {
+    const int w = picture.width, step = picture.channels;
+    QImage out(w, picture.height, QImage::Format_RGB32);
+    for (int y = 0; y < picture.height; ++y) {
+        const auto* src = reinterpret_cast<const std::uint8_t*>(picture.row(y));
+        auto* dst = reinterpret_cast<QRgb*>(out.scanLine(y));
+        for (int x = 0; x < w; ++x, src += step) dst[x] = qRgb(src[0], src[1], src[2]);
+    }
+    return out;
+}
+
+}  // namespace
+
+QImage picture_qimage(const hs::ImageView& picture, bool alpha) {
     if (picture.data == nullptr || picture.width <= 0 || picture.height <= 0) return {};
     const int w = picture.width;
     switch (picture.channels) {
@@ -18,15 +35,11 @@ QImage picture_qimage(const hs::ImageView& picture) {
                 std::memcpy(out.scanLine(y), picture.row(y), static_cast<std::size_t>(w));
             return out;
         }
-        case 3: {
-            QImage out(w, picture.height, QImage::Format_RGB32);
-            for (int y = 0; y < picture.height; ++y) {
-                const auto* src = reinterpret_cast<const std::uint8_t*>(picture.row(y));
-                auto* dst = reinterpret_cast<QRgb*>(out.scanLine(y));
-                for (int x = 0; x < w; ++x, src += 3) dst[x] = qRgb(src[0], src[1], src[2]);
-            }
-            return out;
-        }
+        case 3:
+            return opaque_rgb(picture);
+        case 4:
+            if (!alpha) return opaque_rgb(picture);
+            [[fallthrough]];
         default: {
             QImage out(w, picture.height, QImage::Format_ARGB32_Premultiplied);
             for (int y = 0; y < picture.height; ++y) {

@@ -22,17 +22,18 @@ QVariant StatsModel::headerData(int section, Qt::Orientation orientation, int ro
 QVariant StatsModel::data(const QModelIndex& index, int role) const {
     if (!index.isValid()) return {};
     if (role == Qt::TextAlignmentRole) return QVariant(Qt::AlignRight | Qt::AlignVCenter);
-    const hs::Stats& s = stats_[static_cast<std::size_t>(index.column())];
-    if (role == Qt::DisplayRole) return cell(s, index.row());
+    if (role == Qt::DisplayRole) return cell(index.column(), index.row());
     // The whole number, what it is and of what: for a column too narrow to read, and to say
     // what the short row names mean.
     if (role == Qt::ToolTipRole)
         return tr("%1, %2: %3")
-            .arg(channels_.value(index.column()), explain(s, index.row()), cell(s, index.row()));
+            .arg(channels_.value(index.column()), explain(index.column(), index.row()),
+                 cell(index.column(), index.row()));
     return {};
 }
 
-QString StatsModel::cell(const hs::Stats& s, int row) const {
+QString StatsModel::cell(int column, int row) const {
+    const hs::Stats& s = stats_[static_cast<std::size_t>(column)];
     const auto n_pct = static_cast<int>(s.percentiles.size());
     switch (row) {
         case 0:
@@ -66,12 +67,32 @@ QString StatsModel::cell(const hs::Stats& s, int row) const {
             return pct(s.clipped_low);
         case 2:
             return QString::number(s.clipped_high);
-        default:
+        case 3:
             return pct(s.clipped_high);
+        default:
+            break;
+    }
+    // A CFA mosaic's levels (the equalized columns have none).
+    if (static_cast<std::size_t>(column) >= levels_.size()) return {};
+    const ChannelLevels& l = levels_[static_cast<std::size_t>(column)];
+    switch (row - 10 - n_pct) {
+        case 0:
+            return QString::number(l.black);
+        case 1:
+            return QString::number(l.at_or_below_black);
+        case 2:
+            return pct(l.at_or_below_black);
+        case 3:
+            return QString::number(l.white);
+        case 4:
+            return QString::number(l.at_or_above_white);
+        default:
+            return pct(l.at_or_above_white);
     }
 }
 
-QString StatsModel::explain(const hs::Stats& s, int row) const {
+QString StatsModel::explain(int column, int row) const {
+    const hs::Stats& s = stats_[static_cast<std::size_t>(column)];
     const auto n_pct = static_cast<int>(s.percentiles.size());
     if (row == 0) return tr("samples counted");
     if (row == 2) return tr("standard deviation (population)");
@@ -88,21 +109,38 @@ QString StatsModel::explain(const hs::Stats& s, int row) const {
             return tr("samples at the largest code value");
         case 3:
             return tr("share of the samples at the largest code value");
+        case 4:
+            return tr("the black level");
+        case 5:
+            return tr("photosites at or below the black level");
+        case 6:
+            return tr("share of the photosites at or below the black level");
+        case 7:
+            return tr("the white level");
+        case 8:
+            return tr("photosites at or above the white level (clipped)");
+        case 9:
+            return tr("share of the photosites at or above the white level (clipped)");
         default:
             break;
     }
     return rows_.value(row);
 }
 
-void StatsModel::setStats(const QStringList& channels, const std::vector<hs::Stats>& stats) {
+void StatsModel::setStats(const QStringList& channels, const std::vector<hs::Stats>& stats,
+                          const std::vector<ChannelLevels>& levels) {
     beginResetModel();
     channels_ = channels;
     stats_ = stats;
+    levels_ = levels;
     rows_ = QStringList{tr("count"), tr("mean"), tr("std dev"), tr("min"), tr("max"), tr("median")};
     if (!stats_.empty()) {
         for (const auto& [p, v] : stats_.front().percentiles) rows_ << tr("p%1").arg(p);
     }
     rows_ << tr("clipped low") << tr("clipped low %") << tr("clipped high") << tr("clipped high %");
+    if (!levels_.empty())
+        rows_ << tr("black level") << tr("<= black") << tr("<= black %") << tr("white level")
+              << tr(">= white (clipped)") << tr(">= white %");
     if (stats_.empty()) rows_.clear();
     endResetModel();
 }

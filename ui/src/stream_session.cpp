@@ -41,7 +41,7 @@ StreamPlan plan_stream(const hs::ImageView& view, const FrameSettings& settings,
     config.format = hs::FrameFormat::of(view);
     // One bin per code value: the window's bins and the exact statistics are summed from it.
     const hs::HistogramRequest request =
-        histogram_request(view, static_cast<int>(view.max_value()) + 1);
+        histogram_request(view, static_cast<int>(view.max_value()) + 1, options.cfa != nullptr);
     choice.histogram(options.cpu_only ? QStringLiteral("cpu") : settings.engine, request, status);
     config.engine = status.resolved.toStdString();
     config.channels = request.channels;
@@ -62,10 +62,17 @@ StreamPlan plan_stream(const hs::ImageView& view, const FrameSettings& settings,
     plan.context.scopes = config.scopes;
     plan.context.bins = settings.bins;
     plan.context.engine = status.resolved;
+    plan.context.cfa = options.cfa;
     const EqualizeSettings& eq = settings.equalize;
     plan.context.equalize_wanted = eq.mode != EqualizeSettings::Mode::Off;
     if (eq.mode == EqualizeSettings::Mode::Off) {
         plan.context.equalize_note = QObject::tr("Equalization is off: choose a mode below");
+        return plan;
+    }
+    if (options.cfa) {
+        plan.context.equalize_note = QObject::tr(
+            "Equalization works on the demosaiced image: View > Camera Raw Mosaic "
+            "(M) switches to it");
         return plan;
     }
     if (eq.mode == EqualizeSettings::Mode::Match) {

@@ -36,6 +36,9 @@ struct FrameOptions {
     int depth = 3;
     // The frame is a copy reduced by this much: the region is scaled to it.
     int reduced_by = 1;
+    // The frame is a camera raw file's CFA mosaic: its channels r, g1, g2, b, its levels marked,
+    // no equalization (it works on the demosaiced image).
+    CfaInfo cfa = nullptr;
 };
 
 // The stream configuration for frames like `view` with `settings` and `options`, and what the

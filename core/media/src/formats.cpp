@@ -302,8 +302,9 @@ std::string webp_problem(Bytes f) {
 // TIFF: a chain of image file directories (IFDs), one per page. Classic TIFF uses 32-bit
 // offsets and 12-byte entries, BigTIFF 64-bit offsets and 20-byte entries. Every directory
 // and every strip or tile it points to must lie inside the file; a repeated directory offset
-// would loop forever and is reported as corruption.
-TiffLayout tiff_layout(Bytes f) {
+// would loop forever and is reported as corruption. With `sub_directories`, so must the
+// directories the pages point to (SubIFDs, EXIF, GPS, interoperability) and what they hold.
+TiffLayout tiff_layout(Bytes f, bool sub_directories) {
     TiffLayout out;
     const std::uint64_t n = f.size();
     if (n < 8) {
@@ -325,28 +326,27 @@ TiffLayout tiff_layout(Bytes f) {
         return out;
     }
     std::set<std::uint64_t> seen;
-    while (ifd != 0) {
-        const std::string page = "page " + std::to_string(out.pages + 1);
+    std::vector<std::uint64_t> subs;  // the sub-directories found, when they are walked
+    // Checks the directory at `ifd` (named `where` in problems) and returns the next one of its
+    // chain (0 at the end), or nothing with out.problem set.
+    const auto directory = [&](const std::string& where,
+                               bool page) -> std::optional<std::uint64_t> {
         if (!seen.insert(ifd).second) {
             out.problem = "TIFF directory chain loops back to offset " + std::to_string(ifd);
-            return out;
-        }
-        if (out.pages == kMaxTiffPages) {
-            out.problem = "TIFF file has more than " + std::to_string(kMaxTiffPages) + " pages";
-            return out;
+            return std::nullopt;
         }
         if (ifd + static_cast<std::uint64_t>(count_size) > n) {
-            out.problem = "TIFF directory of " + page + " lies past the end of the file";
-            return out;
+            out.problem = "TIFF directory of " + where + " lies past the end of the file";
+            return std::nullopt;
         }
         const std::uint64_t entries = r.get(ifd, count_size);
         const std::uint64_t entries_at = ifd + static_cast<std::uint64_t>(count_size);
         if (entries > n / entry_size ||
             entries_at + entries * entry_size + static_cast<std::uint64_t>(offset_size) > n) {
-            out.problem = "TIFF directory of " + page + " lies past the end of the file";
-            return out;
+            out.problem = "TIFF directory of " + where + " lies past the end of the file";
+            return std::nullopt;
         }
-        ++out.pages;
+        if (page) ++out.pages;
         // Every value array stored outside the directory must lie inside the file; the
         // strip/tile offsets and byte counts (tags 273/279 and 324/325) are kept.
         std::vector<std::uint64_t> offsets, counts;
@@ -358,20 +358,24 @@ TiffLayout tiff_layout(Bytes f) {
             const std::uint64_t count = r.get(at + 4, big ? 8 : 4);
             const std::uint64_t field = at + 4 + static_cast<std::uint64_t>(offset_size);
             if (count > n) {
-                out.problem = "TIFF directory of " + page + " is corrupt";
-                return out;
+                out.problem = "TIFF directory of " + where + " is corrupt";
+                return std::nullopt;
             }
             std::uint64_t values = field;
             if (count * size > static_cast<std::uint64_t>(offset_size)) {
                 values = r.get(field, offset_size);
                 if (values > n || count * size > n - values) {
-                    out.problem = "TIFF directory of " + page + " points past the end of the file";
-                    return out;
+                    out.problem = "TIFF directory of " + where + " points past the end of the file";
+                    return std::nullopt;
                 }
             }
-            if (out.pages == 1 && (tag == 256 || tag == 257) && count == 1 &&
+            if (page && out.pages == 1 && (tag == 256 || tag == 257) && count == 1 &&
                 (size == 2 || size == 4))
                 (tag == 256 ? out.width : out.height) = r.get(values, static_cast<int>(size));
+            const bool is_sub = tag == 330 || tag == 34665 || tag == 34853 || tag == 40965;
+            if (sub_directories && is_sub && (size == 4 || size == 8))
+                for (std::uint64_t i = 0; i < count; ++i)
+                    subs.push_back(r.get(values + i * size, static_cast<int>(size)));
             const bool is_offsets = tag == 273 || tag == 324;
             const bool is_counts = tag == 279 || tag == 325;
             if ((!is_offsets && !is_counts) || (size != 2 && size != 4 && size != 8)) continue;
@@ -383,11 +387,35 @@ TiffLayout tiff_layout(Bytes f) {
         if (offsets.size() == counts.size()) {
             for (std::size_t i = 0; i < offsets.size(); ++i)
                 if (offsets[i] > n || counts[i] > n - offsets[i]) {
-                    out.problem = "TIFF image data of " + page + " lies past the end of the file";
-                    return out;
+                    out.problem = "TIFF image data of " + where + " lies past the end of the file";
+                    return std::nullopt;
                 }
         }
-        ifd = r.get(entries_at + entries * entry_size, offset_size);
+        return r.get(entries_at + entries * entry_size, offset_size);
+    };
+    while (ifd != 0) {
+        if (out.pages == kMaxTiffPages) {
+            out.problem = "TIFF file has more than " + std::to_string(kMaxTiffPages) + " pages";
+            return out;
+        }
+        const auto next = directory("page " + std::to_string(out.pages + 1), true);
+        if (!next) return out;
+        ifd = *next;
+    }
+    // The sub-directories and their chains, each directory once (seen guards against loops).
+    while (!subs.empty()) {
+        ifd = subs.back();
+        subs.pop_back();
+        while (ifd != 0 && !seen.count(ifd)) {
+            if (seen.size() > static_cast<std::size_t>(kMaxTiffPages)) {
+                out.problem =
+                    "TIFF file has more than " + std::to_string(kMaxTiffPages) + " directories";
+                return out;
+            }
+            const auto next = directory("a sub-directory", false);
+            if (!next) return out;
+            ifd = *next;
+        }
     }
     return out;
 }

@@ -84,7 +84,9 @@ struct TiffLayout {
     std::uint64_t width = 0, height = 0;  // of page 1 (0 when its directory lacks them)
     std::string problem;  // empty when every directory and strip/tile lies inside the file
 };
-TiffLayout tiff_layout(Bytes file);
+// `sub_directories`: also every directory the pages point to (SubIFDs, EXIF, GPS,
+// interoperability), as a DNG must hold them.
+TiffLayout tiff_layout(Bytes file, bool sub_directories = false);
 
 // PNM (P1..P6) and PAM (P7): empty when every sample the header declares is in the file and
 // none exceeds the header's maxval. Decoders clamp such samples to maxval (then scale them),
@@ -110,6 +112,12 @@ std::optional<ImageHeader> image_header(ImageFormat format, Bytes file);
 // it is ("its JPEG header", "its video stream").
 void check_pixel_limit(const std::string& name, const std::string& what, std::uint64_t width,
                        std::uint64_t height, std::uint64_t max_pixels);
+
+// The camera raw format of an input whose first bytes are `head` (at least kCameraRawHead of
+// them when it has that many) and whose name is `path` ("" for none): "DNG", "CR2", "NEF", ...
+// (see media.hpp, camera raw files); std::nullopt when it is none.
+inline constexpr std::size_t kCameraRawHead = std::size_t{1} << 16;
+std::optional<std::string> camera_raw_format(Bytes head, const std::string& path);
 
 // Empty when this build opens `source` as a video and decodes a frame of it; why not for an
 // input FFmpeg recognises as a video container; std::nullopt for anything else (always, without

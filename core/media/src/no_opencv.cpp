@@ -25,6 +25,10 @@ namespace {
     throw InputError("video: this build has no OpenCV: only --raw input is available");
 }
 
+[[noreturn]] void no_libraw() {
+    throw InputError("camera raw: this build has no LibRaw: only --raw input is available");
+}
+
 }  // namespace
 
 LoadedImage read_image(const Source& source, const DecodeOptions&) {
@@ -134,6 +138,36 @@ void VideoReader::seek(std::int64_t) {
 }
 std::optional<Image> VideoReader::read() {
     no_video();
+}
+
+// Camera raw files are recognised (probe() says CameraRaw) but not read: LibRaw comes with the
+// photo decoders. No reader can exist (the constructor always throws); the members only
+// complete the class.
+struct CameraRawReader::Impl {};
+CameraRawReader::CameraRawReader(const Source& source, const DecodeOptions&) {
+    if (detail::source_head(source, 1).empty()) throw InputError(source.name() + " is empty");
+    throw InputError(source.name() +
+                     " is a camera raw file: this build has no LibRaw (nor OpenCV): only --raw "
+                     "input is available");
+}
+CameraRawReader::~CameraRawReader() = default;
+const CameraRawInfo& CameraRawReader::info() const {
+    no_libraw();
+}
+Image CameraRawReader::mosaic() const {
+    no_libraw();
+}
+Image CameraRawReader::demosaiced() {
+    no_libraw();
+}
+Image CameraRawReader::view(CameraRawView) {
+    no_libraw();
+}
+const std::vector<std::string>& CameraRawReader::notes() const {
+    no_libraw();
+}
+bool CameraRawReader::corrupt() const {
+    no_libraw();
 }
 
 void register_engines(EngineRegistry&) {}

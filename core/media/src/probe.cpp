@@ -1,5 +1,6 @@
-// probe(): photo or video, decided from the input's first bytes and, failing that, by whether a
-// video decoder reads a frame from it (a damaged video is reported with its reason).
+// probe(): camera raw file, photo or video, decided from the input's first bytes (a camera raw
+// file also by its extension) and, failing that, by whether a video decoder reads a frame from
+// it (a damaged video is reported with its reason).
 
 #include "formats.hpp"
 #include "histoscope/core/error.hpp"
@@ -26,9 +27,11 @@ void not_media(const std::string& name) {
 }  // namespace detail
 
 MediaKind probe(const Source& source) {
-    const std::vector<std::uint8_t> head = detail::source_head(source, 64);
+    const std::vector<std::uint8_t> head = detail::source_head(source, detail::kCameraRawHead);
     const std::string& name = source.name();
     if (head.empty()) throw InputError(name + " is empty");
+    // Before photos: a DNG, NEF, ... is laid out as a TIFF whose first image is a preview.
+    if (detail::camera_raw_format(head, source.path())) return MediaKind::CameraRaw;
     // Every recognised image format counts, GIF included, so that read_image() explains what
     // it cannot decode.
     if (detail::sniff_image(head) != detail::ImageFormat::Unknown) return MediaKind::Image;

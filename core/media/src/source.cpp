@@ -82,7 +82,8 @@ std::size_t fill(int fd, std::uint8_t* dst, std::size_t size, const std::string&
 void check_start(detail::Bytes head, const std::string& name, const DecodeOptions& options) {
     const detail::ImageFormat format = detail::sniff_image(head);
     if (format == detail::ImageFormat::Unknown) {
-        if (!detail::may_be_video(head)) detail::not_media(name);
+        if (!detail::may_be_video(head) && !detail::camera_raw_format(head, ""))
+            detail::not_media(name);
         return;
     }
     // Only the size counts here: what the header says about the data is judged once all of it

@@ -33,6 +33,7 @@
 
 #include "histoscope/core/engine.hpp"
 #include "histoscope/core/image.hpp"
+#include "histoscope/media/media.hpp"
 #include "histoscope/ui/types.hpp"
 
 namespace hs::ui {
@@ -97,6 +98,9 @@ class Controller : public QObject {
     // Raw frames of `format` ("WxHxC:u8|u16[:DEPTH]", the CLI's --raw): one frame shows like a
     // photo, several play like a video at `fps` (0: 25 fps); path "-": standard input, live.
     void openRaw(const QString& path, const QString& format, double fps = 0.0);
+    // How camera raw files are opened: "cfa" (their CFA mosaic, the default) or "rgb" (their
+    // demosaiced image); the camera raw file open is opened again in the new view.
+    void setCameraRawView(const QString& view);
     void setEngine(const QString& name);     // "auto" or a registry name
     void setEqualizer(const QString& name);  // "auto" or a registry equalizer name
     void setBins(int bins);
@@ -197,6 +201,10 @@ class Controller : public QObject {
     QString path_;
     Playback* playback_;
     std::shared_ptr<const hs::Image> reference_;
+    hs::media::CameraRawView camera_raw_view_ = hs::media::CameraRawView::Cfa;
+    bool camera_raw_ = false;  // the media is a camera raw file
+    // The frame is a camera raw file's CFA mosaic (see FrameOptions::cfa); null otherwise.
+    std::shared_ptr<const hs::media::CameraRawInfo> cfa_;
     std::uint64_t reference_generation_ = 0;  // counts the references loaded
 
     FrameSettings settings_;

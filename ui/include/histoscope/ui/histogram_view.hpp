@@ -1,7 +1,8 @@
 #pragma once
 // Paints the histogram model: R, G, B (and alpha) overlaid or side by side (parade), linear or
-// log counts, the cumulative curve, a hover readout (bin range, count, percent per channel)
-// and a horizontal zoom into a bin range (drag to select, wheel to zoom, double-click resets).
+// log counts, the cumulative curve, a camera raw mosaic's levels, a hover readout (bin range,
+// count, percent per channel) and a horizontal zoom into a bin range (drag to select, wheel to
+// zoom, double-click resets).
 //
 // Each pixel column shows the mean count per bin of the bins it covers (area-preserving, see
 // histogram_columns.hpp). The plot's height follows plot_ceiling(): a spike far above the rest
@@ -77,6 +78,9 @@ class HistogramView : public QWidget {
     void invalidate();
     void renderPlot();  // into plot_
     void paintAxes(QPainter& p, const QList<int>& channels) const;
+    // A camera raw mosaic's black and white levels (HistogramData::markers): a dashed line at
+    // each, labelled, in every lane.
+    void paintLevels(QPainter& p, int lanes) const;
     void paintReadout(QPainter& p, const QRectF& area) const;
     void onModelChanged();
 

@@ -119,6 +119,8 @@ class MainWindow : public QMainWindow {
     void scopesRequested(const hs::ui::ScopeSettings& scopes);
     void regionRequested(const QRect& region);
     void hostBandwidthRequested(double gbs);
+    // How camera raw files are opened: "cfa" (their CFA mosaic) or "rgb" (demosaiced).
+    void cameraRawViewRequested(const QString& view);
 
   protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
@@ -203,6 +205,8 @@ class MainWindow : public QMainWindow {
     QAction* loop_action_ = nullptr;
     QAction* clipping_action_ = nullptr;
     QAction* stretch_action_ = nullptr;
+    QAction* mosaic_action_ = nullptr;  // camera raw files shown as their CFA mosaic
+    bool wanted_mosaic_ = true;         // what it says (kept with the settings)
     QAction* split_action_ = nullptr;
     QAction* side_action_ = nullptr;
     QList<QAction*> media_actions_;  // enabled once media is loaded
@@ -231,6 +235,7 @@ class MainWindow : public QMainWindow {
         bool pending = false;
         QStringList names;
         std::vector<hs::Stats> stats;
+        std::vector<ChannelLevels> levels;  // a CFA mosaic's
         QString stats_note;
         bool preview = false;
         FrameTiming timing;

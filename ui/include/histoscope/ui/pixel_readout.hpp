@@ -14,8 +14,9 @@ namespace hs::ui {
 // sample as "gray"); luma is Rec.601 as the histograms compute it. A deep image's 8-bit values
 // are those its picture shows over `shown` (the stretched range while Stretch Deep Images is
 // on; luma mapped as a colour sample, alpha over the full range); without it, the full range.
-// Empty outside the image.
+// Empty outside the image. `cfa`: the image is a camera raw file's CFA mosaic, whose pixel is a
+// quad: "R 2048  G1 1900  G2 1910  B 1024" (no luma: the photosites are no colour).
 QString pixel_readout(const hs::ImageView& image, int x, int y,
-                      std::optional<hs::DisplayRange> shown = std::nullopt);
+                      std::optional<hs::DisplayRange> shown = std::nullopt, bool cfa = false);
 
 }  // namespace hs::ui

@@ -1,6 +1,7 @@
 #pragma once
 // Exact statistics per channel (rows = statistics, columns = channels); each cell's tooltip
-// says what it is, with its whole value.
+// says what it is, with its whole value. A camera raw mosaic's channels add the photosites at
+// or below their black level and at or above their white level (clipped).
 
 #include <QAbstractTableModel>
 #include <QStringList>
@@ -22,14 +23,17 @@ class StatsModel : public QAbstractTableModel {
     QVariant headerData(int section, Qt::Orientation orientation,
                         int role = Qt::DisplayRole) const override;
 
-    void setStats(const QStringList& channels, const std::vector<hs::Stats>& stats);
+    // `levels`: of the first channels (a CFA mosaic's), or none.
+    void setStats(const QStringList& channels, const std::vector<hs::Stats>& stats,
+                  const std::vector<ChannelLevels>& levels = {});
 
   private:
-    QString cell(const hs::Stats& s, int row) const;
-    QString explain(const hs::Stats& s, int row) const;  // what row `row` counts, in words
+    QString cell(int column, int row) const;
+    QString explain(int column, int row) const;  // what row `row` counts, in words
 
     QStringList channels_;
     std::vector<hs::Stats> stats_;
+    std::vector<ChannelLevels> levels_;
     QStringList rows_;
 };
 

@@ -35,6 +35,18 @@ struct MediaInfo {
     double fps = 0.0;         // video and raw streams: the rate they play at (0: as they come)
     bool live = false;        // raw frames on standard input: no count, no seeking
     QStringList notes;
+    // A camera raw file: the view shown ("cfa": its CFA mosaic as 2x2 quads, channels r, g1,
+    // g2, b at the sensor's depth; "rgb": LibRaw's linear 16-bit demosaic), empty for other
+    // media; the camera ("Make Model"), the shot ("ISO 400, 1/250 s, f/5.6, 35 mm, date"), the
+    // CFA pattern ("" when the sensor has no 2x2 Bayer mosaic: mosaic_problem says why), and the
+    // levels (black per r, g1, g2, b; white).
+    QString camera_raw_view;
+    QString camera;
+    QString shot;
+    QString cfa_pattern;
+    QString mosaic_problem;
+    QVector<std::uint32_t> black_levels;
+    std::uint32_t white_level = 0;
 };
 
 // One engine of the registry as the kernel combos show it.
@@ -50,17 +62,35 @@ struct StageTiming {
     double ms = 0.0;
 };
 
+// A level marked on a histogram's axis: a vertical line at a code value, labelled ("black 256",
+// "white 4095").
+struct LevelMarker {
+    double value = 0.0;
+    QString label;
+};
+
+// A camera raw mosaic's channel: its black and white levels and the photosites at or below the
+// one and at or above the other (the statistics' rows of a CFA view).
+struct ChannelLevels {
+    std::uint32_t black = 0, white = 0;
+    std::uint64_t at_or_below_black = 0, at_or_above_white = 0;
+};
+
 // One histogram computation: counts per channel, their exact stats and the engine's timing.
 struct HistogramData {
     QString engine;  // the engine that ran ("auto" resolved)
     int bins = 0;
     std::int64_t lower = 0;
     std::int64_t upper = 0;
-    QStringList channel_names;                       // "r", "g", "b", "luma", "gray"
+    QStringList channel_names;  // "r", "g", "b", "luma", "gray"; "r", "g1", ...
     std::vector<std::vector<std::uint64_t>> counts;  // [channel][bin]
     std::vector<hs::Stats> stats;                    // [channel]
-    QVector<StageTiming> stages;                     // what the engine measured itself
-    double total_ms = 0.0;                           // wall time of compute()
+    // A camera raw file's CFA mosaic: each channel's levels and counts at them, and the levels
+    // marked on the axis; empty otherwise.
+    std::vector<ChannelLevels> levels;  // [channel]
+    QVector<LevelMarker> markers;
+    QVector<StageTiming> stages;  // what the engine measured itself
+    double total_ms = 0.0;        // wall time of compute()
     std::uint64_t pixels = 0;
     std::uint64_t bytes = 0;  // bytes of image data the engine read
 

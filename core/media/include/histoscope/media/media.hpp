@@ -11,6 +11,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "histoscope/core/engine.hpp"
@@ -136,6 +137,8 @@ class Source {
     const std::string& name() const { return name_; }
     // The bytes of a stream input; nullptr for a file.
     const std::vector<std::uint8_t>* bytes() const { return bytes_.get(); }
+    // The same, shared (kept alive by a reader that outlives the Source).
+    std::shared_ptr<const std::vector<std::uint8_t>> shared_bytes() const { return bytes_; }
 
   private:
     std::string path_, name_;
@@ -347,9 +350,135 @@ class VideoWriter {
 // True for the extensions VideoWriter writes.
 bool is_video_path(const std::string& path);
 
+// --- camera raw files, read by LibRaw
+// Recognised by content where the format has a signature of its own (DNG: a TIFF whose first
+// directory holds DNGVersion; CR2, CR3, CRW, ORF, RW2, RAF, X3F, MRW), and a TIFF whose first
+// directory says CFA or linear raw data, or holds both a camera's Make and SubIFDs (where NEF
+// and its kin keep the raw image behind a preview); else by the extension of a file laid out as
+// TIFF or of no layout known here (NEF, ARW, PEF, SRW, ...: camera_raw_extensions()).
+//
+// Two views of one file:
+// - Cfa: the photosites of LibRaw's visible area as the sensor recorded them (no black level
+//   subtracted, no scaling), for 2x2 Bayer mosaics only. Each whole 2x2 quad is one pixel of a
+//   4-channel image of half the width and height, u16 at the sensor's depth, its channels in
+//   the order R, G1, B, G2 whatever the sensor's pattern (G1: the green on the rows of red, G2:
+//   on the rows of blue), so that channels 0..2 are an RGB picture of the sensor at half size
+//   for every path that reads them as R, G, B, and G2 is the fourth (hs::Channel A). Users see
+//   them as r, g1, g2, b (kCfaColours). A last odd column or row holds photosites of no whole
+//   quad: they are left out, counted in CameraRawInfo::left_out and said in a note.
+// - Rgb: LibRaw's demosaic (AHD) of the same file into linear 16-bit R, G, B: the camera's
+//   as-shot white balance, sRGB primaries, gamma 1 (linear), no automatic brightening, clipped
+//   highlights, the camera's orientation applied: 65535 is the white level after white balance.
+//   An ordinary 3-channel u16 image of depth 16 (one channel for monochrome sensors).
+enum class CameraRawView { Cfa, Rgb };
+std::string_view to_string(CameraRawView view);  // "cfa", "rgb"
+// "cfa" or "rgb"; UsageError otherwise.
+CameraRawView parse_camera_raw_view(std::string_view text);
+
+// The CFA colours in the order they are listed to users, and the channel of the Cfa view's
+// image each one is in.
+struct CfaColour {
+    const char* name;  // "r", "g1", "g2", "b"
+    Channel channel;   // R, G, A, B: the image's channels 0, 1, 3, 2
+};
+inline constexpr CfaColour kCfaColours[4] = {
+    {"r", Channel::R}, {"g1", Channel::G}, {"g2", Channel::A}, {"b", Channel::B}};
+// Index into kCfaColours of the image channel `c` (R, G, B or A); -1 for any other.
+int cfa_index(Channel c);
+// "r", "g1", "g2", "b" for the image channel `c` (channel_name() for any other).
+std::string_view cfa_channel_name(Channel c);
+// A --channels list of the Cfa view: "all" (r,g1,g2,b) or names of kCfaColours, each once, in
+// any order. UsageError names what a mosaic has instead (r, g, b, a, luma, ...).
+std::vector<Channel> parse_cfa_channels(std::string_view list);
+
+// The extensions (lower case, with the dot) of camera raw files LibRaw reads. ".raw" is left
+// out: it names the raw frames of --raw.
+const std::vector<std::string>& camera_raw_extensions();
+
+struct CameraRawInfo {
+    std::string format;  // "DNG", "CR2", "NEF", ...
+    std::string make, model;
+    // As the file records them; 0 when it does not.
+    double iso = 0.0;
+    double exposure_s = 0.0;
+    double aperture = 0.0;  // f-number
+    double focal_length_mm = 0.0;
+    std::string date;  // the camera's clock, "YYYY-MM-DD HH:MM:SS"; "" when not recorded
+    int raw_width = 0, raw_height = 0;  // the sensor's readout, masked borders included
+    Region visible;                     // LibRaw's visible area: the photosites of both views
+    // What Rgb gives: the visible area after the orientation and any pixel aspect are applied.
+    int demosaiced_width = 0, demosaiced_height = 0;
+    int demosaiced_channels = 3;  // 1 for a monochrome sensor
+    // "RGGB", "BGGR", "GRBG" or "GBRG" (the top-left quad of the visible area) for a 2x2 Bayer
+    // mosaic; else "" and mosaic_problem says what the sensor is instead (X-Trans, Foveon, a
+    // linear DNG, ...).
+    std::string cfa_pattern;
+    std::string mosaic_problem;
+    // The fewest bits that hold the white level, at least 8: 12 for 4095, 14 for 16383, 14
+    // for a white level of 15000; more when photosites lie above the white level (some
+    // cameras record past it), so that every sample fits (a note says so).
+    int sensor_depth = 0;
+    // Per CFA colour, in kCfaColours' order (r, g1, g2, b): LibRaw's black level (its common
+    // level, the colour's own and the repeating pattern's at that quad position; the lowest,
+    // with a note, where the pattern varies within a colour) and its white level (maximum).
+    std::uint32_t black[4] = {0, 0, 0, 0};
+    std::uint32_t white = 0;
+    std::int64_t left_out = 0;  // photosites of a last odd column or row (in no whole quad)
+    std::int64_t quads() const {
+        return static_cast<std::int64_t>(visible.width / 2) * (visible.height / 2);
+    }
+};
+
+// "1/250 s", "2.5 s": an exposure time as cameras show it ("" for 0).
+std::string exposure_text(double seconds);
+// The shot as the file records it: "ISO 400, 1/250 s, f/5.6, 35 mm, 2024-05-17 10:20:30" (what
+// it does not record left out; "" when it records none of them).
+std::string shot_text(const CameraRawInfo& info);
+
+// A camera raw file, opened and unpacked by LibRaw (not demosaiced until demosaiced() is
+// asked for). Every failure is an InputError naming the file: LibRaw's error codes, its reports
+// of corrupt or missing data and its processing warnings (LibRaw's process_warnings: a white
+// balance it could not apply, a decoder it lacks, ...) are errors here, as decoder warnings
+// are for photos. The sizes the file declares are checked against options.max_pixels before
+// anything is allocated for the photosites, and against what its data can hold: every byte of
+// an uncompressed DNG's photosites, at least one bit per 8x8 block of photosites for any other
+// (no codec LibRaw reads spends less), as JPEG's bound. With options.allow_corrupt, data LibRaw
+// reports corrupt is kept, marked corrupt, with a note.
+class CameraRawReader {
+  public:
+    explicit CameraRawReader(const Source& source, const DecodeOptions& options = {});
+    ~CameraRawReader();
+    CameraRawReader(const CameraRawReader&) = delete;
+    CameraRawReader& operator=(const CameraRawReader&) = delete;
+
+    const CameraRawInfo& info() const;
+    // The Cfa view; InputError (saying what the sensor is) when it has no 2x2 Bayer mosaic.
+    Image mosaic() const;
+    // The Rgb view (LibRaw's processing, once).
+    Image demosaiced();
+    // The view asked for.
+    Image view(CameraRawView view);
+    const std::vector<std::string>& notes() const;
+    bool corrupt() const;
+
+  private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+// Photosites at or below a black level and at or above a white level ("clipped"), from a value
+// histogram (value_counts[v]: the samples equal to v).
+struct LevelCounts {
+    std::uint64_t at_or_below_black = 0;
+    std::uint64_t at_or_above_white = 0;
+};
+LevelCounts level_counts(const std::vector<std::uint64_t>& value_counts, std::uint32_t black,
+                         std::uint32_t white);
+
 // --- any input
-enum class MediaKind { Image, Video, Raw };
-// Decides from the input's first bytes (and, failing that, whether a video decoder opens it).
+enum class MediaKind { Image, Video, Raw, CameraRaw };
+// Decides from the input's first bytes (and, failing that, whether a video decoder opens it);
+// a camera raw file also by its name's extension (see CameraRawReader).
 MediaKind probe(const Source& source);
 // The path's Source: a stream input is consumed by probing it (probe its Source instead).
 MediaKind probe(const std::string& path);

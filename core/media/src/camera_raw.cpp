@@ -1,0 +1,448 @@
+// Camera raw files through LibRaw (the reentrant libraw_r): the Bayer mosaic as 2x2 quads at
+// the sensor's depth, and LibRaw's linear 16-bit demosaic. LibRaw reports problems three ways,
+// and each is an InputError here: return codes, a data callback for corrupt or missing data
+// (whose default prints to standard error and lets decoding go on with what it has), and the
+// process_warnings bits. Its memory callback is replaced too, so that nothing is printed.
+
+#include <libraw/libraw.h>
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <limits>
+#include <numeric>
+
+#include "formats.hpp"
+#include "histoscope/core/error.hpp"
+#include "histoscope/media/media.hpp"
+
+namespace hs::media {
+
+namespace {
+
+// Warnings that only say which way LibRaw went (another of a DNG's images, an external
+// decoder): not problems of the file.
+constexpr unsigned kInformational = LIBRAW_WARN_DNG_IMAGES_REORDERED |
+                                    LIBRAW_WARN_RAWSPEED_PROCESSED | LIBRAW_WARN_DNGSDK_PROCESSED |
+                                    LIBRAW_WARN_PARSEFUJI_PROCESSED |
+                                    LIBRAW_WARN_DNG_STAGE2_APPLIED | LIBRAW_WARN_DNG_STAGE3_APPLIED;
+
+std::string warnings_text(unsigned warnings) {
+    static constexpr std::pair<unsigned, const char*> kNames[] = {
+        {LIBRAW_WARN_BAD_CAMERA_WB, "the camera's white balance cannot be applied"},
+        {LIBRAW_WARN_NO_METADATA, "metadata is missing"},
+        {LIBRAW_WARN_NO_JPEGLIB, "its JPEG-compressed data needs a JPEG library LibRaw lacks"},
+        {LIBRAW_WARN_NO_EMBEDDED_PROFILE, "no embedded colour profile"},
+        {LIBRAW_WARN_NO_INPUT_PROFILE, "no input colour profile"},
+        {LIBRAW_WARN_BAD_OUTPUT_PROFILE, "a bad output colour profile"},
+        {LIBRAW_WARN_NO_BADPIXELMAP, "no bad pixel map"},
+        {LIBRAW_WARN_BAD_DARKFRAME_FILE, "a bad dark frame"},
+        {LIBRAW_WARN_BAD_DARKFRAME_DIM, "a dark frame of another size"},
+        {LIBRAW_WARN_NO_JASPER, "its JPEG 2000 data needs a library LibRaw lacks"},
+        {LIBRAW_WARN_RAWSPEED_PROBLEM, "RawSpeed failed"},
+        {LIBRAW_WARN_RAWSPEED_UNSUPPORTED, "RawSpeed does not read it"},
+        {LIBRAW_WARN_FALLBACK_TO_AHD, "the demosaic asked for is not available"},
+    };
+    std::string text;
+    unsigned named = 0;
+    for (const auto& [bit, name] : kNames)
+        if (warnings & bit) {
+            text += (text.empty() ? "" : "; ") + std::string(name);
+            named |= bit;
+        }
+    if (const unsigned other = warnings & ~named) {
+        char hex[32];
+        std::snprintf(hex, sizeof hex, "0x%x", other);
+        text += (text.empty() ? "warning " : "; warning ") + std::string(hex);
+    }
+    return text;
+}
+
+// A number as LibRaw's float holds it, without the float's noise (0.004f is 0.0040000002).
+double tidy(float v) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.6g", static_cast<double>(v));
+    return std::strtod(text, nullptr);
+}
+
+// The camera's clock as LibRaw read it (mktime of the file's local time): back to that time.
+std::string date_text(std::time_t t) {
+    if (t <= 0) return {};
+    std::tm tm{};
+    if (localtime_r(&t, &tm) == nullptr) return {};
+    char text[32];
+    std::strftime(text, sizeof text, "%Y-%m-%d %H:%M:%S", &tm);
+    return text;
+}
+
+int bits_for(std::uint32_t v) {
+    return std::max(8, static_cast<int>(std::bit_width(v)));
+}
+
+}  // namespace
+
+struct CameraRawReader::Impl {
+    std::unique_ptr<LibRaw> raw = std::make_unique<LibRaw>();
+    // The file's bytes, which LibRaw reads from (a file is read once, whole, as photos are).
+    std::shared_ptr<const std::vector<std::uint8_t>> bytes;
+    std::string name;
+    DecodeOptions options;
+    CameraRawInfo info;
+    std::vector<std::string> notes;
+    bool corrupt = false;
+    // What LibRaw's data callback reported: the first problem, in our words.
+    std::string data_problem;
+    // The Cfa view: which kCfaColours entry each position of the 2x2 pattern is (y * 2 + x).
+    int colour_at[4] = {0, 0, 0, 0};
+    bool processed = false;
+
+    static void on_data_error(void* self, const char*, const int offset) {
+        auto* impl = static_cast<Impl*>(self);
+        if (!impl->data_problem.empty()) return;
+        impl->data_problem =
+            offset < 0 ? "its data ends before LibRaw has read every photosite"
+                       : "LibRaw reports corrupt data near offset " + std::to_string(offset);
+    }
+    static void on_memory_error(void* self, const char*, const char* where) {
+        auto* impl = static_cast<Impl*>(self);
+        if (impl->data_problem.empty())
+            impl->data_problem = std::string("LibRaw ran out of memory") +
+                                 (where ? std::string(" in ") + where : "");
+    }
+
+    // A LibRaw return code as our error (nothing for LIBRAW_SUCCESS).
+    void check(int code, const char* stage) {
+        if (code == LIBRAW_SUCCESS) return;
+        const std::string said = libraw_strerror(code);
+        switch (code) {
+            case LIBRAW_FILE_UNSUPPORTED:
+                throw InputError(name + " is not a camera raw file LibRaw reads (" + said + ")");
+            case LIBRAW_UNSUFFICIENT_MEMORY:
+            case LIBRAW_TOO_BIG:
+                throw InputError(name + " is too large to " + stage + " (LibRaw: " + said + ")");
+            default:
+                break;
+        }
+        if (code > 0)  // a system call's errno
+            throw InputError("cannot read " + name + ": " + std::strerror(code));
+        throw InputError(name + " is truncated or corrupt (" +
+                         (data_problem.empty() ? "LibRaw: " + said : data_problem) + ")");
+    }
+
+    // LibRaw's warnings and data reports after a stage: errors (or, for data, kept and noted
+    // with allow_corrupt).
+    void check_reports() {
+        if (const unsigned w = raw->imgdata.process_warnings & ~kInformational)
+            throw InputError(name + ": LibRaw warns: " + warnings_text(w));
+        if (data_problem.empty()) return;
+        if (!options.allow_corrupt)
+            throw InputError(name + " is truncated or corrupt (" + data_problem + ")");
+        if (!corrupt) notes.push_back(data_problem + ": kept because of --allow-corrupt");
+        corrupt = true;
+    }
+
+    // Opens the bytes with LibRaw: LibRaw's own checks, then ours of the sizes declared.
+    void open(const std::string& source_name,
+              std::shared_ptr<const std::vector<std::uint8_t>> data) {
+        name = source_name;
+        bytes = std::move(data);
+        raw->set_dataerror_handler(&Impl::on_data_error, this);
+        raw->set_memerror_handler(&Impl::on_memory_error, this);
+        if (bytes->empty()) throw InputError(name + " is empty");
+        // LibRaw only reads the buffer.
+        check(raw->open_buffer(const_cast<std::uint8_t*>(bytes->data()), bytes->size()), "open");
+        check_reports();
+        check_declared_size(bytes->size());
+    }
+
+    // The sizes the file declares, before LibRaw allocates anything for its photosites.
+    void check_declared_size(std::uint64_t file_bytes) {
+        const libraw_image_sizes_t& s = raw->imgdata.sizes;
+        const std::uint64_t w = s.raw_width, h = s.raw_height;
+        if (w == 0 || h == 0) throw InputError(name + " declares no photosites");
+        detail::check_pixel_limit(name, "its camera raw header", w, h, options.max_pixels);
+        const std::uint64_t photosites = w * h;
+        const auto* internal = raw->get_internal_data_pointer();
+        const unsigned bps = internal->unpacker_data.tiff_bps;
+        const bool flat_dng = raw->imgdata.idata.dng_version != 0 &&
+                              internal->unpacker_data.tiff_compress == 1 && bps >= 8 && bps <= 16;
+        const std::uint64_t needed = flat_dng ? photosites * bps / 8 : photosites / 512;
+        if (needed > file_bytes)
+            throw InputError(
+                name + " is corrupt (its header declares " + std::to_string(w) + "x" +
+                std::to_string(h) + " photosites, which " + std::to_string(file_bytes) +
+                " bytes cannot hold: " +
+                (flat_dng ? "uncompressed, they take " + std::to_string(needed) + " bytes"
+                          : std::string("no raw codec spends less than one bit per 8x8 block")) +
+                ")");
+        // LibRaw's own cap on the memory of the photosites: ours instead, as for photos (8
+        // bytes a pixel).
+        const std::uint64_t mb = std::min<std::uint64_t>(
+            std::numeric_limits<unsigned>::max(),
+            std::max<std::uint64_t>(
+                LIBRAW_MAX_ALLOC_MB_DEFAULT,
+                std::min(options.max_pixels, std::uint64_t{1} << 50) * 8 >> 20));
+        raw->imgdata.params.max_raw_memory_mb = static_cast<unsigned>(mb);
+    }
+
+    void read_info(const std::string& format) {
+        const libraw_data_t& d = raw->imgdata;
+        info.format = d.idata.dng_version != 0 ? "DNG" : format;
+        info.make = d.idata.make;
+        info.model = d.idata.model;
+        info.iso = tidy(d.other.iso_speed);
+        info.exposure_s = tidy(d.other.shutter);
+        info.aperture = tidy(d.other.aperture);
+        info.focal_length_mm = tidy(d.other.focal_len);
+        info.date = date_text(d.other.timestamp);
+        info.raw_width = d.sizes.raw_width;
+        info.raw_height = d.sizes.raw_height;
+        info.visible = {d.sizes.left_margin, d.sizes.top_margin, d.sizes.width, d.sizes.height};
+        info.demosaiced_channels = d.idata.colors == 1 ? 1 : 3;
+        info.mosaic_problem = mosaic_problem();
+        if (info.mosaic_problem.empty()) read_pattern();
+    }
+
+    // Why the sensor's data is no 2x2 Bayer mosaic, or "".
+    std::string mosaic_problem() const {
+        const libraw_data_t& d = raw->imgdata;
+        const unsigned filters = d.idata.filters;
+        if (d.idata.is_foveon) return "a Foveon sensor records every colour at every photosite";
+        if (filters == 9) return "its sensor is X-Trans (a 6x6 colour pattern)";
+        if (raw->is_floating_point()) return "its samples are floating point";
+        if (filters == 0) return "it holds no colour mosaic (linear or already demosaiced data)";
+        if (filters < 1000) return "its colour pattern is not a 2x2 Bayer mosaic";
+        if (d.rawdata.ioparams.fuji_width != 0)
+            return "its sensor's photosites lie on a 45-degree grid (Fuji SuperCCD)";
+        if (d.idata.colors != 3)
+            return "its colour pattern has " + std::to_string(d.idata.colors) + " colours (" +
+                   d.idata.cdesc + "), not R, G, B";
+        // LibRaw's pattern is 8 rows by 2 columns: a 2x2 Bayer mosaic repeats every 2 rows.
+        for (int row = 2; row < 8; ++row)
+            for (int col = 0; col < 2; ++col)
+                if (raw->FC(row, col) != raw->FC(row % 2, col))
+                    return "its colour pattern is not a 2x2 Bayer mosaic";
+        int reds = 0, blues = 0;
+        for (int p = 0; p < 4; ++p) {
+            const char c = d.idata.cdesc[raw->FC(p / 2, p % 2)];
+            reds += c == 'R';
+            blues += c == 'B';
+        }
+        if (reds != 1 || blues != 1) return "its colour pattern is not a 2x2 Bayer mosaic";
+        return {};
+    }
+
+    void read_pattern() {
+        const libraw_data_t& d = raw->imgdata;
+        char letters[5] = {};
+        for (int p = 0; p < 4; ++p) letters[p] = d.idata.cdesc[raw->FC(p / 2, p % 2)];
+        info.cfa_pattern = letters;
+        const int red_row = static_cast<int>(info.cfa_pattern.find('R')) / 2;
+        for (int p = 0; p < 4; ++p) {
+            const char c = letters[p];
+            colour_at[p] = c == 'R' ? 0 : c == 'B' ? 3 : p / 2 == red_row ? 1 : 2;
+        }
+    }
+
+    // The black level of every quad position (LibRaw's common level, the colour's own, and the
+    // repeating pattern's), per colour; a note where the pattern varies within one.
+    void read_black_levels() {
+        const libraw_colordata_t& c = raw->imgdata.color;
+        const unsigned rows = c.cblack[4], cols = c.cblack[5];
+        const bool pattern = rows > 0 && cols > 0 && 6 + rows * cols <= LIBRAW_CBLACK_SIZE;
+        // Over a whole period of both the quad and the pattern.
+        const unsigned period_y = pattern ? std::lcm(2u, rows) : 2u;
+        const unsigned period_x = pattern ? std::lcm(2u, cols) : 2u;
+        std::uint32_t lo[4], hi[4];
+        std::fill(std::begin(lo), std::end(lo), std::numeric_limits<std::uint32_t>::max());
+        std::fill(std::begin(hi), std::end(hi), 0u);
+        for (unsigned y = 0; y < period_y; ++y)
+            for (unsigned x = 0; x < period_x; ++x) {
+                const int colour = info.cfa_pattern.empty() ? 0 : colour_at[(y % 2) * 2 + x % 2];
+                const auto fc =
+                    static_cast<unsigned>(raw->FC(static_cast<int>(y), static_cast<int>(x)));
+                std::uint32_t level = c.black + c.cblack[fc];
+                if (pattern) level += c.cblack[6 + (y % rows) * cols + x % cols];
+                lo[colour] = std::min(lo[colour], level);
+                hi[colour] = std::max(hi[colour], level);
+            }
+        for (int i = 0; i < 4; ++i) {
+            info.black[i] = lo[i] == std::numeric_limits<std::uint32_t>::max() ? c.black : lo[i];
+            if (hi[i] > lo[i] && lo[i] != std::numeric_limits<std::uint32_t>::max())
+                notes.push_back("the black level of " + std::string(kCfaColours[i].name) +
+                                " varies from " + std::to_string(lo[i]) + " to " +
+                                std::to_string(hi[i]) + " over the sensor: the lowest is given");
+        }
+        if (info.cfa_pattern.empty())
+            for (auto& b : info.black) b = c.black;
+    }
+
+    void unpack() {
+        check(raw->unpack(), "unpack");
+        check_reports();
+        const libraw_data_t& d = raw->imgdata;
+        // Some decoders set the levels as they read the photosites.
+        info.white = d.color.maximum;
+        read_black_levels();
+        // The sensor's depth: the white level's bits, or more where photosites lie above it.
+        info.sensor_depth = bits_for(info.white);
+        if (d.rawdata.raw_image != nullptr) {
+            const Region& v = info.visible;
+            const std::size_t pitch = d.sizes.raw_pitch / 2;
+            std::uint32_t most = 0;
+            for (int y = 0; y < v.height; ++y) {
+                const std::uint16_t* row =
+                    d.rawdata.raw_image + static_cast<std::size_t>(v.y + y) * pitch + v.x;
+                most = std::max<std::uint32_t>(most, *std::max_element(row, row + v.width));
+            }
+            if (bits_for(most) > info.sensor_depth) {
+                info.sensor_depth = bits_for(most);
+                notes.push_back("photosites reach " + std::to_string(most) +
+                                ", above the white level " + std::to_string(info.white) +
+                                ": counted over " + std::to_string(info.sensor_depth) + " bits");
+            }
+        }
+        if (info.sensor_depth > 16)
+            throw InputError(name + ": its white level " + std::to_string(info.white) +
+                             " needs more than 16 bits");
+        if (info.mosaic_problem.empty()) {
+            const Region& v = info.visible;
+            info.left_out = static_cast<std::int64_t>(v.width) * v.height - 4 * info.quads();
+            if (info.quads() == 0)
+                info.mosaic_problem = "its visible area (" + std::to_string(v.width) + "x" +
+                                      std::to_string(v.height) + ") holds no whole 2x2 quad";
+            else if (info.left_out > 0)
+                notes.push_back(
+                    "the visible area is " + std::to_string(v.width) + "x" +
+                    std::to_string(v.height) + " photosites: its last " +
+                    (v.width % 2 && v.height % 2 ? "column and row hold "
+                     : v.width % 2               ? "column holds "
+                                                 : "row holds ") +
+                    std::to_string(info.left_out) +
+                    " photosites of no whole 2x2 quad, which the CFA histograms leave out");
+        }
+    }
+
+    Image mosaic() const {
+        if (!info.mosaic_problem.empty())
+            throw InputError(name + " has no 2x2 Bayer mosaic to count: " + info.mosaic_problem +
+                             " (--camera-raw rgb reads its demosaiced image)");
+        const libraw_data_t& d = raw->imgdata;
+        if (d.rawdata.raw_image == nullptr)
+            throw InputError(name + ": LibRaw gave no mosaic of one sample per photosite");
+        const Region& v = info.visible;
+        Image out(v.width / 2, v.height / 2, 4, SampleType::U16, info.sensor_depth);
+        const std::size_t pitch = d.sizes.raw_pitch / 2;
+        // Each quad position's channel of the image (R, G1, B, G2 at 0, 1, 2, 3).
+        int offset[4];
+        for (int p = 0; p < 4; ++p)
+            offset[p] = channel_offset(kCfaColours[colour_at[p]].channel, 4);
+        for (int qy = 0; qy < out.height(); ++qy) {
+            std::uint16_t* dst = out.row_as<std::uint16_t>(qy);
+            for (int dy = 0; dy < 2; ++dy) {
+                const std::uint16_t* src =
+                    d.rawdata.raw_image + static_cast<std::size_t>(v.y + 2 * qy + dy) * pitch + v.x;
+                const int o0 = offset[dy * 2], o1 = offset[dy * 2 + 1];
+                for (int qx = 0; qx < out.width(); ++qx) {
+                    dst[4 * qx + o0] = src[2 * qx];
+                    dst[4 * qx + o1] = src[2 * qx + 1];
+                }
+            }
+        }
+        return out;
+    }
+
+    Image demosaiced() {
+        libraw_output_params_t& p = raw->imgdata.params;
+        p.output_bps = 16;
+        p.gamm[0] = 1.0;  // linear: no transfer curve
+        p.gamm[1] = 1.0;
+        p.no_auto_bright = 1;
+        p.use_camera_wb = 1;
+        p.output_color = 1;  // sRGB primaries
+        p.highlight = 0;     // clip
+        if (!processed) {
+            check(raw->dcraw_process(), "demosaic");
+            check_reports();
+            processed = true;
+        }
+        int code = LIBRAW_SUCCESS;
+        std::unique_ptr<libraw_processed_image_t, void (*)(libraw_processed_image_t*)> made(
+            raw->dcraw_make_mem_image(&code), &LibRaw::dcraw_clear_mem);
+        check(code, "demosaic");
+        if (!made || made->type != LIBRAW_IMAGE_BITMAP || made->bits != 16 ||
+            (made->colors != 1 && made->colors != 3))
+            throw InputError(name + ": LibRaw's demosaic gave no 16-bit gray or RGB image");
+        const int channels = made->colors;
+        Image out(made->width, made->height, channels, SampleType::U16, 16);
+        const std::size_t row_bytes = out.view().row_bytes();
+        if (made->data_size < row_bytes * static_cast<std::size_t>(made->height))
+            throw InputError(name + ": LibRaw's demosaic gave fewer samples than its size");
+        for (int y = 0; y < out.height(); ++y)
+            std::memcpy(out.row(y), made->data + static_cast<std::size_t>(y) * row_bytes,
+                        row_bytes);
+        return out;
+    }
+};
+
+CameraRawReader::CameraRawReader(const Source& source, const DecodeOptions& options)
+    : impl_(std::make_unique<Impl>()) {
+    impl_->options = options;
+    std::shared_ptr<const std::vector<std::uint8_t>> bytes = source.shared_bytes();
+    if (!bytes)
+        bytes = std::make_shared<const std::vector<std::uint8_t>>(detail::read_file(source.path()));
+    const detail::Bytes all(*bytes);
+    const std::string format =
+        detail::camera_raw_format(all.first(std::min(all.size(), detail::kCameraRawHead)),
+                                  source.path())
+            .value_or("raw");
+    // A DNG is a TIFF: every directory it points to, and every strip or tile, lies inside the
+    // file (LibRaw reads what is missing as zeros: a cut EXIF gives a wrong focal length).
+    if (format == "DNG")
+        if (const std::string problem = detail::tiff_layout(all, true).problem; !problem.empty())
+            throw InputError(source.name() + " is truncated or corrupt (" + problem + ")");
+    impl_->open(source.name(), bytes);
+    impl_->read_info(format);
+    // The demosaiced size without demosaicing: a second LibRaw opened on the same bytes (its
+    // size adjustment is meant for information only, and cannot precede processing).
+    {
+        Impl sizes;
+        sizes.options = options;
+        sizes.open(source.name(), bytes);
+        sizes.check(sizes.raw->adjust_sizes_info_only(), "size");
+        impl_->info.demosaiced_width = sizes.raw->imgdata.sizes.iwidth;
+        impl_->info.demosaiced_height = sizes.raw->imgdata.sizes.iheight;
+    }
+    impl_->unpack();
+}
+
+CameraRawReader::~CameraRawReader() = default;
+
+const CameraRawInfo& CameraRawReader::info() const {
+    return impl_->info;
+}
+
+Image CameraRawReader::mosaic() const {
+    return impl_->mosaic();
+}
+
+Image CameraRawReader::demosaiced() {
+    return impl_->demosaiced();
+}
+
+Image CameraRawReader::view(CameraRawView view) {
+    return view == CameraRawView::Cfa ? mosaic() : demosaiced();
+}
+
+const std::vector<std::string>& CameraRawReader::notes() const {
+    return impl_->notes;
+}
+
+bool CameraRawReader::corrupt() const {
+    return impl_->corrupt;
+}
+
+}  // namespace hs::media

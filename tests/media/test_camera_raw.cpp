@@ -1,0 +1,339 @@
+// Camera raw files: CameraRawReader (LibRaw) and probe() on DNGs written by numpy and tifffile
+// (tests/support/make_dng.py), the mosaic's counts per CFA colour judged against numpy's counts
+// of the same array; the metadata written; the demosaiced image against the scaling a flat field
+// must get; hostile files (cut, damaged, declaring more than their data holds).
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "camera_raw_dng.hpp"
+#include "histoscope/core/error.hpp"
+#include "histoscope/core/histogram.hpp"
+#include "histoscope/media/media.hpp"
+#include "media_test_support.hpp"
+
+using namespace hs;
+using hs::test::DngSpec;
+using hs::test::DngTruth;
+using hs::test::message_of;
+using hs::test::ScratchDir;
+
+namespace {
+
+// Counts of the CFA view's channel of colour `name`, one bin per code value.
+std::vector<std::uint64_t> colour_counts(const ImageView& mosaic, const std::string& name) {
+    const auto* colour = std::find_if(std::begin(media::kCfaColours), std::end(media::kCfaColours),
+                                      [&](const media::CfaColour& c) { return name == c.name; });
+    const std::int64_t codes = std::int64_t{1} << mosaic.bit_depth;
+    return reference_histogram(mosaic, {colour->channel},
+                               HistogramSpec::even(static_cast<int>(codes), 0, codes))
+        .front()
+        .counts;
+}
+
+media::CameraRawReader open_raw(const std::string& path, const media::DecodeOptions& o = {}) {
+    return media::CameraRawReader(media::Source(path, o), o);
+}
+
+// Every check of the CFA view of `spec` against numpy's counts.
+void expect_mosaic_equals_numpy(const DngSpec& spec, int depth) {
+    SCOPED_TRACE(spec.pattern + " " + std::to_string(spec.width) + "x" +
+                 std::to_string(spec.height) + " white " + std::to_string(spec.white));
+    ScratchDir dir;
+    const std::string path = dir.file("shot.dng");
+    ASSERT_EQ(hs::test::make_dng(spec, path), "");
+    const DngTruth truth = hs::test::read_truth(path);
+    ASSERT_EQ(truth.colours.size(), 4u);
+
+    EXPECT_EQ(media::probe(path), media::MediaKind::CameraRaw);
+    media::CameraRawReader raw = open_raw(path);
+    const media::CameraRawInfo& info = raw.info();
+    EXPECT_EQ(info.format, "DNG");
+    EXPECT_EQ(info.cfa_pattern, truth.pattern);
+    EXPECT_EQ(info.mosaic_problem, "");
+    EXPECT_EQ(info.white, truth.white);
+    EXPECT_EQ(info.sensor_depth, depth);
+    EXPECT_EQ(info.visible.width, spec.width);
+    EXPECT_EQ(info.visible.height, spec.height);
+    EXPECT_EQ(info.raw_width, spec.width);
+    EXPECT_EQ(info.raw_height, spec.height);
+
+    const Image mosaic = raw.mosaic();
+    const ImageView v = mosaic.view();
+    EXPECT_EQ(v.width, spec.width / 2);
+    EXPECT_EQ(v.height, spec.height / 2);
+    EXPECT_EQ(v.channels, 4);
+    EXPECT_EQ(v.type, SampleType::U16);
+    EXPECT_EQ(v.bit_depth, depth);
+    std::uint64_t left_out = 0;
+    for (int i = 0; i < 4; ++i) {
+        const std::string name = media::kCfaColours[i].name;
+        SCOPED_TRACE(name);
+        const hs::test::CfaTruth& t = truth.colours.at(name);
+        const std::vector<std::uint64_t> counts = colour_counts(v, name);
+        EXPECT_EQ(counts, t.histogram(depth));
+        EXPECT_EQ(info.black[i], t.black);
+        const media::LevelCounts levels = media::level_counts(counts, info.black[i], info.white);
+        EXPECT_EQ(levels.at_or_below_black, t.at_or_below_black);
+        EXPECT_EQ(levels.at_or_above_white, t.at_or_above_white);
+        left_out += t.left_out;
+    }
+    EXPECT_EQ(static_cast<std::uint64_t>(info.left_out), left_out);
+    const bool odd = spec.width % 2 != 0 || spec.height % 2 != 0;
+    const bool noted = std::any_of(raw.notes().begin(), raw.notes().end(), [&](const auto& n) {
+        return n.find(std::to_string(left_out) + " photosites of no whole 2x2 quad") !=
+               std::string::npos;
+    });
+    EXPECT_EQ(noted, odd);
+}
+
+}  // namespace
+
+TEST(CameraRaw, TwelveBitRggbOfOddSizeCountsEqualNumpys) {
+    DngSpec spec;
+    spec.width = 65;
+    spec.height = 47;
+    expect_mosaic_equals_numpy(spec, 12);
+}
+
+TEST(CameraRaw, FourteenBitPatternsWithABlackLevelPerColourCountEqualNumpys) {
+    for (const std::string pattern : {"BGGR", "GRBG", "GBRG"}) {
+        DngSpec spec;
+        spec.width = 40;
+        spec.height = 30;
+        spec.pattern = pattern;
+        spec.black = "512,520,530,540";
+        spec.white = 16383;
+        spec.seed = 7;
+        expect_mosaic_equals_numpy(spec, 14);
+    }
+}
+
+// (LibRaw reads no image smaller than 22x22.)
+TEST(CameraRaw, TenBitOddHeightOnly) {
+    DngSpec spec;
+    spec.width = 24;
+    spec.height = 23;
+    spec.pattern = "GBRG";
+    spec.black = "64";
+    spec.white = 1023;
+    expect_mosaic_equals_numpy(spec, 10);
+}
+
+TEST(CameraRaw, PhotositesAboveTheWhiteLevelWidenTheDepthSaidInANote) {
+    // White 4095 (12 bits), values up to 4195: every photosite must fit, so 13 bits.
+    DngSpec spec;
+    spec.width = 30;
+    spec.height = 24;
+    spec.above = 100;
+    expect_mosaic_equals_numpy(spec, 13);
+    ScratchDir dir;
+    const std::string path = dir.file("hot.dng");
+    ASSERT_EQ(hs::test::make_dng(spec, path), "");
+    media::CameraRawReader raw = open_raw(path);
+    ASSERT_FALSE(raw.notes().empty());
+    EXPECT_NE(raw.notes().front().find("photosites reach 4195, above the white level 4095: "
+                                       "counted over 13 bits"),
+              std::string::npos)
+        << raw.notes().front();
+}
+
+TEST(CameraRaw, MetadataAsWritten) {
+    ScratchDir dir;
+    const std::string path = dir.file("meta.dng");
+    DngSpec spec;
+    spec.make = "Acme";
+    spec.model = "Sensor 9";
+    spec.iso = 3200;
+    spec.exposure = "1/8000";
+    spec.fnumber = "2.8";
+    spec.focal = "85";
+    spec.datetime = "2023:12:31 23:59:58";
+    ASSERT_EQ(hs::test::make_dng(spec, path), "");
+    media::CameraRawReader raw = open_raw(path);
+    const media::CameraRawInfo& info = raw.info();
+    EXPECT_EQ(info.make, "Acme");
+    EXPECT_EQ(info.model, "Sensor 9");
+    EXPECT_EQ(info.iso, 3200.0);
+    EXPECT_EQ(info.exposure_s, 0.000125);
+    EXPECT_EQ(info.aperture, 2.8);
+    EXPECT_EQ(info.focal_length_mm, 85.0);
+    EXPECT_EQ(info.date, "2023-12-31 23:59:58");
+    EXPECT_EQ(info.demosaiced_width, spec.width);
+    EXPECT_EQ(info.demosaiced_height, spec.height);
+    EXPECT_EQ(info.demosaiced_channels, 3);
+}
+
+TEST(CameraRaw, DemosaicedFlatFieldsScaleFromBlackToWhite) {
+    // Every photosite at one value: LibRaw's linear output is (v - black) / (white - black) of
+    // 65535 in every channel (the DNG's camera is sRGB under D65 and its white neutral), and a
+    // value at the white level is white.
+    for (const int value : {256 + 1000, 256 + 2500, 4095}) {
+        SCOPED_TRACE(value);
+        ScratchDir dir;
+        const std::string path = dir.file("flat.dng");
+        DngSpec spec;
+        spec.width = 32;
+        spec.height = 24;
+        spec.black = "256";
+        spec.extra = "--flat " + std::to_string(value);
+        ASSERT_EQ(hs::test::make_dng(spec, path), "");
+        media::CameraRawReader raw = open_raw(path);
+        const Image rgb = raw.demosaiced();
+        const ImageView v = rgb.view();
+        ASSERT_EQ(v.width, 32);
+        ASSERT_EQ(v.height, 24);
+        ASSERT_EQ(v.channels, 3);
+        EXPECT_EQ(v.type, SampleType::U16);
+        EXPECT_EQ(v.bit_depth, 16);
+        const double expected = std::min(65535.0, (value - 256) * 65535.0 / (4095 - 256));
+        for (int c = 0; c < 3; ++c) {
+            std::uint32_t lo = 65535, hi = 0;
+            for (int y = 0; y < v.height; ++y)
+                for (int x = 0; x < v.width; ++x) {
+                    lo = std::min(lo, v.sample(x, y, c));
+                    hi = std::max(hi, v.sample(x, y, c));
+                }
+            // The colour matrix is written to four decimals: within 0.5% of the scaling.
+            EXPECT_LE(hi - lo, 2u) << "channel " << c;
+            EXPECT_NEAR(lo, expected, expected * 0.005 + 1) << "channel " << c;
+        }
+    }
+}
+
+TEST(CameraRaw, ALinearDngHasNoMosaicButADemosaicedImage) {
+    ScratchDir dir;
+    const std::string path = dir.file("linear.dng");
+    DngSpec spec;
+    spec.linear = true;
+    spec.width = 30;
+    spec.height = 24;
+    ASSERT_EQ(hs::test::make_dng(spec, path), "");
+    media::CameraRawReader raw = open_raw(path);
+    EXPECT_EQ(raw.info().cfa_pattern, "");
+    EXPECT_NE(raw.info().mosaic_problem.find("no colour mosaic"), std::string::npos);
+    EXPECT_NE(message_of<InputError>([&] {
+                  (void)raw.mosaic();
+              }).find("has no 2x2 Bayer mosaic to count: it holds no colour mosaic"),
+              std::string::npos);
+    const Image rgb = raw.demosaiced();
+    EXPECT_EQ(rgb.width(), 30);
+    EXPECT_EQ(rgb.height(), 24);
+    EXPECT_EQ(rgb.channels(), 3);
+}
+
+TEST(CameraRaw, FromAStreamInputAsFromItsFile) {
+    ScratchDir dir;
+    const std::string path = dir.file("piped.dng");
+    DngSpec spec;
+    spec.width = 33;
+    spec.height = 25;
+    ASSERT_EQ(hs::test::make_dng(spec, path), "");
+    // A FIFO is a stream input: read whole into memory, then opened by LibRaw from there.
+    const std::string fifo = dir.file("fifo");
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    std::thread writer([&] {
+        std::ofstream out(fifo, std::ios::binary);
+        const auto bytes = hs::test::read_bytes(path);
+        out.write(reinterpret_cast<const char*>(bytes.data()),
+                  static_cast<std::streamsize>(bytes.size()));
+    });
+    const media::Source source(fifo);
+    writer.join();
+    ASSERT_NE(source.bytes(), nullptr);
+    EXPECT_EQ(media::probe(source), media::MediaKind::CameraRaw);
+    media::CameraRawReader piped(source);
+    media::CameraRawReader file = open_raw(path);
+    EXPECT_TRUE(hs::test::same_samples(piped.mosaic().view(), file.mosaic().view()));
+    EXPECT_EQ(piped.info().cfa_pattern, "RGGB");
+}
+
+TEST(CameraRaw, ProbeTellsRawFilesByContentThenByExtension) {
+    ScratchDir dir;
+    const std::string dng = dir.file("no_extension");
+    ASSERT_EQ(hs::test::make_dng(DngSpec{}, dng), "");
+    EXPECT_EQ(media::probe(dng), media::MediaKind::CameraRaw);  // DNGVersion in a TIFF
+    // Signatures of their own, whatever the name.
+    hs::test::write_bytes(dir.file("rw2"), {'I', 'I', 'U', 0, 8, 0, 0, 0, 0, 0, 0, 0});
+    EXPECT_EQ(media::probe(dir.file("rw2")), media::MediaKind::CameraRaw);
+    // A photo named as a raw file is the photo; a TIFF named so is taken as one.
+    const std::string jpeg = std::string(HS_SAMPLES_DIR) + "/fruits.jpg";
+    std::filesystem::copy_file(jpeg, dir.file("photo.nef"));
+    EXPECT_EQ(media::probe(dir.file("photo.nef")), media::MediaKind::Image);
+    const std::string tiff = dir.file("plain.tif");
+    const std::string nef = dir.file("plain.NEF");
+    Image gray(8, 8, 1, SampleType::U8);
+    media::write_image(tiff, gray.view());
+    std::filesystem::copy_file(tiff, nef);
+    EXPECT_EQ(media::probe(tiff), media::MediaKind::Image);
+    EXPECT_EQ(media::probe(nef), media::MediaKind::CameraRaw);
+    EXPECT_NE(message_of<InputError>([&] {
+                  (void)open_raw(nef);
+              }).find("is not a camera raw file LibRaw reads"),
+              std::string::npos);
+    // The extensions File > Open offers.
+    const auto& ext = media::camera_raw_extensions();
+    for (const char* e : {".dng", ".cr2", ".cr3", ".nef", ".arw", ".raf", ".orf", ".rw2"})
+        EXPECT_NE(std::find(ext.begin(), ext.end(), e), ext.end()) << e;
+    EXPECT_EQ(std::find(ext.begin(), ext.end(), ".raw"), ext.end());
+}
+
+TEST(CameraRaw, CutFilesAreRefused) {
+    ScratchDir dir;
+    const std::string path = dir.file("whole.dng");
+    DngSpec spec;
+    spec.width = 128;
+    spec.height = 96;
+    ASSERT_EQ(hs::test::make_dng(spec, path), "");
+    const std::size_t size = hs::test::read_bytes(path).size();
+    // In the header, in the first directory, in the photosites, one byte short.
+    for (const std::size_t keep : {std::size_t{6}, std::size_t{100}, size / 2, size - 200}) {
+        SCOPED_TRACE(keep);
+        const std::string cut = dir.file("cut.dng");
+        hs::test::write_prefix(path, cut, keep);
+        const std::string message = message_of<InputError>([&] { (void)open_raw(cut).mosaic(); });
+        EXPECT_NE(message.find("'" + cut + "'"), std::string::npos) << message;
+        EXPECT_TRUE(message.find("truncated or corrupt") != std::string::npos ||
+                    message.find("cannot hold") != std::string::npos ||
+                    message.find("not a camera raw file") != std::string::npos)
+            << message;
+    }
+}
+
+TEST(CameraRaw, ADamagedHeaderIsRefused) {
+    ScratchDir dir;
+    const std::string path = dir.file("damaged.dng");
+    // The first directory's entries overwritten: the sizes, the strips, the CFA tags.
+    DngSpec spec;
+    spec.extra = "--damage 10:200";
+    ASSERT_EQ(hs::test::make_dng(spec, path), "");
+    const std::string message = message_of<InputError>([&] { (void)open_raw(path).mosaic(); });
+    EXPECT_NE(message.find("'" + path + "'"), std::string::npos) << message;
+}
+
+TEST(CameraRaw, AHugeDeclaredSizeIsRefusedBeforeAnythingIsAllocated) {
+    ScratchDir dir;
+    const std::string path = dir.file("huge.dng");
+    DngSpec spec;
+    spec.extra = "--declare 30000x30000";  // 9e8 photosites, under the 2^30 limit, in 7 KB
+    ASSERT_EQ(hs::test::make_dng(spec, path), "");
+    EXPECT_NE(message_of<InputError>([&] {
+                  (void)open_raw(path);
+              }).find("declares 30000x30000 photosites, which"),
+              std::string::npos);
+    // Over --max-pixels: refused as a photo's header is.
+    media::DecodeOptions small;
+    small.max_pixels = 1000;
+    const std::string ok = dir.file("ok.dng");
+    ASSERT_EQ(hs::test::make_dng(DngSpec{}, ok), "");
+    EXPECT_NE(message_of<InputError>([&] { (void)open_raw(ok, small); })
+                  .find("its camera raw header declares 64x48 pixels, more than the limit of "
+                        "1000 pixels"),
+              std::string::npos);
+}

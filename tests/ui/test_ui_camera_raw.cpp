@@ -1,0 +1,241 @@
+// The desktop application on camera raw DNGs written by numpy and tifffile
+// (tests/support/make_dng.py): opened as a user opens a file, its CFA mosaic's histograms named
+// r, g1, g2, b with numpy's counts, the black and white levels marked on the plot's axis, the
+// photosites at them in the statistics, the camera and the shot in the status bar; then the
+// demosaiced image through View > Camera Raw Mosaic.
+
+#include <QAction>
+#include <QCheckBox>
+#include <QLabel>
+#include <QStandardPaths>
+#include <QStatusBar>
+#include <QTemporaryDir>
+#include <QtTest>
+#include <memory>
+
+#include "camera_raw_dng.hpp"
+#include "histoscope/ui/controller.hpp"
+#include "histoscope/ui/controls_panel.hpp"
+#include "histoscope/ui/histogram_model.hpp"
+#include "histoscope/ui/histogram_view.hpp"
+#include "histoscope/ui/image_view.hpp"
+#include "histoscope/ui/main_window.hpp"
+#include "histoscope/ui/stats_model.hpp"
+#include "histoscope/ui/theme.hpp"
+#include "histoscope/ui/worker.hpp"
+#include "ui_test_support.hpp"
+
+using namespace hs::ui;
+
+namespace {
+
+constexpr int kTimeoutMs = 60000;
+
+// numpy's counts of `colour` in `bins` even bins over a `depth`-bit range.
+std::vector<std::uint64_t> binned(const hs::test::CfaTruth& colour, int bins, int depth) {
+    std::vector<std::uint64_t> out(static_cast<std::size_t>(bins), 0);
+    for (const auto& [v, n] : colour.counts)
+        out[static_cast<std::size_t>((std::uint64_t{v} * static_cast<std::uint64_t>(bins)) >>
+                                     depth)] += n;
+    return out;
+}
+
+// The row of the statistics named `name`, or -1.
+int stats_row(const StatsModel& model, const QString& name) {
+    for (int r = 0; r < model.rowCount(); ++r)
+        if (model.headerData(r, Qt::Vertical).toString() == name) return r;
+    return -1;
+}
+
+}  // namespace
+
+class TestUiCameraRaw : public QObject {
+    Q_OBJECT
+
+  private:
+    std::unique_ptr<Worker> worker_;
+    std::unique_ptr<MainWindow> window_;
+    QTemporaryDir dir_;
+
+    void open(const QString& path) {
+        const std::uint64_t seen = window_->framesShown();
+        window_->openFile(path);
+        QTRY_VERIFY2_WITH_TIMEOUT(window_->currentPath() == path && window_->framesShown() > seen,
+                                  qPrintable(window_->lastError()), kTimeoutMs);
+        ui_test::settle(*window_);
+    }
+
+    QString mediaLabel() const {
+        for (const QLabel* label : window_->statusBar()->findChildren<QLabel*>())
+            if (label->text().contains(window_->media().format + QStringLiteral("  ")))
+                return label->text();
+        return {};
+    }
+
+    QAction* mosaicAction() const {
+        return window_->findChild<QAction*>(QStringLiteral("mosaicAction"));
+    }
+
+    // Whether the plot draws the level marker's colour in the column of code value `value`.
+    bool markerDrawnAt(std::uint32_t value) const {
+        HistogramView* view = window_->histogramView();
+        const HistogramData& d = window_->histogramModel()->histogram();
+        const QImage shot = view->grab().toImage();
+        const QRectF area = view->plotArea();
+        const double x =
+            area.left() + (value + 0.5) / static_cast<double>(d.upper - d.lower) * area.width();
+        const double dpr = shot.devicePixelRatio();
+        for (int dx = -1; dx <= 1; ++dx)
+            for (double y = area.top() + area.height() * 0.3; y < area.bottom(); y += 1.0) {
+                const QColor c =
+                    shot.pixelColor(static_cast<int>((x + dx) * dpr), static_cast<int>(y * dpr));
+                // The markers' amber (250, 200, 90), which no sum of the channels' fills makes.
+                if (c.red() >= 240 && std::abs(c.green() - 200) <= 15 &&
+                    std::abs(c.blue() - 90) <= 15)
+                    return true;
+            }
+        return false;
+    }
+
+  private slots:
+    void initTestCase() {
+        QVERIFY(dir_.isValid());
+        ui_test::fresh_settings("test_ui_camera_raw");
+        ui_test::start_window(hs::gui::make_engines(), worker_, window_);
+    }
+
+    void cleanupTestCase() {
+        window_.reset();
+        worker_.reset();
+        QSettings().clear();
+    }
+
+    void mosaicHistogramsLevelsAndMetadata() {
+        hs::test::DngSpec spec;
+        spec.width = 81;
+        spec.height = 61;
+        spec.above = 40;  // white and above it: clipped photosites to count
+        spec.model = "UI Sensor";
+        spec.iso = 800;
+        spec.exposure = "1/60";
+        const QString path = dir_.filePath(QStringLiteral("mosaic.dng"));
+        QCOMPARE(QString::fromStdString(hs::test::make_dng(spec, path.toStdString())), QString());
+        const hs::test::DngTruth truth = hs::test::read_truth(path.toStdString());
+        open(path);
+
+        const MediaInfo& m = window_->media();
+        QCOMPARE(m.camera_raw_view, QStringLiteral("cfa"));
+        QCOMPARE(m.format, QStringLiteral("DNG"));
+        QCOMPARE(m.width, 40);
+        QCOMPARE(m.height, 30);
+        QCOMPARE(m.channels, 4);
+        QCOMPARE(m.bit_depth, 13);  // the white level's 12 bits, widened: photosites reach 4135
+        QVERIFY(mosaicAction()->isEnabled());
+        QVERIFY(mosaicAction()->isChecked());
+
+        // The histograms: r, g1, g2, b with numpy's counts (256 bins over the 13-bit range).
+        const HistogramModel& model = *window_->histogramModel();
+        const HistogramData& h = model.histogram();
+        QCOMPARE(h.channel_names, (QStringList{"r", "g1", "g2", "b"}));
+        QCOMPARE(h.upper, std::int64_t{8192});
+        for (int c = 0; c < 4; ++c) {
+            const hs::test::CfaTruth& t = truth.colours.at(h.channel_names[c].toStdString());
+            const std::vector<std::uint64_t> want = binned(t, h.bins, 13);
+            for (int b = 0; b < h.bins; ++b)
+                QVERIFY2(model.count(b, c) == want[static_cast<std::size_t>(b)],
+                         qPrintable(QStringLiteral("%1 bin %2").arg(h.channel_names[c]).arg(b)));
+            QCOMPARE(h.levels[static_cast<std::size_t>(c)].at_or_above_white, t.at_or_above_white);
+            QCOMPARE(h.levels[static_cast<std::size_t>(c)].at_or_below_black, t.at_or_below_black);
+        }
+        for (const char* name : {"g1", "g2"})
+            QVERIFY2(window_->controls()->channelCheck(QLatin1String(name)) != nullptr, name);
+
+        // The levels on the axis, labelled, and drawn where their code values are.
+        QCOMPARE(h.markers.size(), 2);
+        QCOMPARE(h.markers[0].label, QStringLiteral("black 256"));
+        QCOMPARE(h.markers[1].label, QStringLiteral("white 4095"));
+        QVERIFY(markerDrawnAt(256));
+        QVERIFY(markerDrawnAt(4095));
+        QVERIFY(!markerDrawnAt(2000));
+
+        // The statistics: the photosites at or below black, at or above white, per colour.
+        const StatsModel& stats = *window_->statsModel();
+        const int below = stats_row(stats, QStringLiteral("<= black"));
+        const int clipped = stats_row(stats, QStringLiteral(">= white (clipped)"));
+        QVERIFY(below >= 0 && clipped >= 0);
+        for (int c = 0; c < 4; ++c) {
+            const hs::test::CfaTruth& t = truth.colours.at(h.channel_names[c].toStdString());
+            QCOMPARE(stats.data(stats.index(below, c)).toString(),
+                     QString::number(t.at_or_below_black));
+            QCOMPARE(stats.data(stats.index(clipped, c)).toString(),
+                     QString::number(t.at_or_above_white));
+        }
+
+        // The camera and the shot in the status bar.
+        const QString label = mediaLabel();
+        for (const QString& part :
+             {QStringLiteral("CFA RGGB mosaic, black 256, white 4095"),
+              QStringLiteral("Histoscope UI Sensor"), QStringLiteral("ISO 800"),
+              QStringLiteral("1/60 s"), QStringLiteral("f/5.6")})
+            QVERIFY2(label.contains(part), qPrintable(label));
+        // No equalization of a mosaic: the equalized plot says where it is.
+        QVERIFY2(window_->equalizedView()->placeholder().contains(QStringLiteral("demosaiced")),
+                 qPrintable(window_->equalizedView()->placeholder()));
+
+        // The demosaiced image: an ordinary 16-bit RGB image, no levels.
+        mosaicAction()->trigger();
+        QTRY_COMPARE_WITH_TIMEOUT(window_->media().camera_raw_view, QStringLiteral("rgb"),
+                                  kTimeoutMs);
+        ui_test::settle(*window_);
+        QCOMPARE(window_->media().width, 81);
+        QCOMPARE(window_->media().bit_depth, 16);
+        const HistogramData& rgb = window_->histogramModel()->histogram();
+        QCOMPARE(rgb.channel_names, (QStringList{"r", "g", "b", "luma"}));
+        QVERIFY(rgb.markers.isEmpty());
+        QVERIFY(rgb.levels.empty());
+        QVERIFY2(mediaLabel().contains(QStringLiteral("(demosaiced, linear)")),
+                 qPrintable(mediaLabel()));
+        QVERIFY(!window_->equalizedModel()->empty());  // equalized as any image
+        mosaicAction()->trigger();
+        QTRY_COMPARE_WITH_TIMEOUT(window_->media().camera_raw_view, QStringLiteral("cfa"),
+                                  kTimeoutMs);
+        ui_test::settle(*window_);
+    }
+
+    void levelsPerColourAreMarkedEach() {
+        hs::test::DngSpec spec;
+        spec.width = 40;
+        spec.height = 30;
+        spec.pattern = "BGGR";
+        spec.black = "512,520,530,520";  // b, g2, g1, r
+        spec.white = 16383;
+        const QString path = dir_.filePath(QStringLiteral("levels.dng"));
+        QCOMPARE(QString::fromStdString(hs::test::make_dng(spec, path.toStdString())), QString());
+        open(path);
+        const HistogramData& h = window_->histogramModel()->histogram();
+        QCOMPARE(h.channel_names, (QStringList{"r", "g1", "g2", "b"}));
+        QStringList labels;
+        for (const LevelMarker& m : h.markers) labels << m.label;
+        QCOMPARE(labels,
+                 (QStringList{"black r,g2 520", "black g1 530", "black b 512", "white 16383"}));
+        QVERIFY(mediaLabel().contains(QStringLiteral("CFA BGGR mosaic, black 520/530/512")));
+    }
+
+    void aLinearDngShowsItsDemosaicedImage() {
+        hs::test::DngSpec spec;
+        spec.linear = true;
+        spec.width = 30;
+        spec.height = 24;
+        const QString path = dir_.filePath(QStringLiteral("linear.dng"));
+        QCOMPARE(QString::fromStdString(hs::test::make_dng(spec, path.toStdString())), QString());
+        open(path);
+        QCOMPARE(window_->media().camera_raw_view, QStringLiteral("rgb"));
+        QVERIFY(!mosaicAction()->isEnabled());
+        QVERIFY(window_->media().notes.join(QString()).contains(QStringLiteral("No 2x2 Bayer")));
+        QCOMPARE(window_->histogramModel()->histogram().channel_names,
+                 (QStringList{"r", "g", "b", "luma"}));
+    }
+};
+
+QTEST_MAIN(TestUiCameraRaw)
+#include "test_ui_camera_raw.moc"
