@@ -363,4 +363,12 @@ TEST(WithoutOpenCV, EverythingButRawSaysSo) {
     EngineRegistry registry;
     media::register_engines(registry);
     EXPECT_TRUE(registry.engines().empty());
+    // A camera raw file is told by its signature and refused by name (LibRaw comes with OpenCV).
+    const std::string raw = dir.file("shot.rw2");
+    write_bytes(raw, {'I', 'I', 'U', 0, 8, 0, 0, 0});
+    EXPECT_EQ(media::probe(raw), media::MediaKind::CameraRaw);
+    EXPECT_EQ(message_of<InputError>([&] { media::CameraRawReader r{media::Source(raw)}; }),
+              "'" + raw +
+                  "' is a camera raw file: this build has no LibRaw (nor OpenCV): only --raw "
+                  "input is available");
 }
