@@ -12,6 +12,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <utility>
 
 #include "coded_video.hpp"
 #include "damaged_media.hpp"
@@ -292,14 +293,20 @@ TEST(VideoCoded, ProRes4444TwelveBitPlanesEqualTheFfmpegToolsDecode) {
 // the Y'CbCr conversion or the R'G'B' planes.
 TEST(VideoCoded, DeepAlphaIsTheFourthChannelAsCoded) {
     ScratchDir dir;
-    {
+    // A 4:4:4 clip with alpha of `depth` bits in `pix_fmt`, in FFV1 (lossless).
+    const auto alpha_clip = [&](int depth, const std::string& pix_fmt, const std::string& extra) {
         CodedClip clip;
+        clip.depth = depth;
         clip.shift_x = clip.shift_y = 0;
         clip.alpha = true;
         clip.frames = 2;
-        clip.pix_fmt = "yuva444p10le";
-        const std::string path = dir.file("yuva.mkv");
-        ASSERT_EQ(encode_clip(clip, path, "-c:v ffv1 -level 3 -colorspace bt709"), "");
+        clip.pix_fmt = pix_fmt;
+        const std::string path = dir.file(pix_fmt + ".mkv");
+        EXPECT_EQ(encode_clip(clip, path, "-c:v ffv1 -level 3" + extra), "");
+        return std::pair{clip, path};
+    };
+    {
+        const auto [clip, path] = alpha_clip(10, "yuva444p10le", " -colorspace bt709");
         media::VideoReader video(path);
         EXPECT_TRUE(video.coding().alpha);
         EXPECT_TRUE(video.coding().alpha_read);
@@ -307,14 +314,7 @@ TEST(VideoCoded, DeepAlphaIsTheFourthChannelAsCoded) {
         expect_frames_exact(video, clip, media::YCbCrToRgb::make("bt709", false, 10));
     }
     {
-        CodedClip clip;  // gbrap12le: planes G, B, R, A
-        clip.depth = 12;
-        clip.shift_x = clip.shift_y = 0;
-        clip.alpha = true;
-        clip.frames = 2;
-        clip.pix_fmt = "gbrap12le";
-        const std::string path = dir.file("rgba.mkv");
-        ASSERT_EQ(encode_clip(clip, path, "-c:v ffv1 -level 3"), "");
+        const auto [clip, path] = alpha_clip(12, "gbrap12le", "");  // planes G, B, R, A
         media::VideoReader video(path);
         EXPECT_EQ(video.frame_format(), (FrameFormat{96, 64, 4, SampleType::U16, 12}));
         Image frame;
@@ -331,14 +331,7 @@ TEST(VideoCoded, DeepAlphaIsTheFourthChannelAsCoded) {
     }
     {
         // 8-bit alpha is left out, as OpenCV leaves it: R, G, B as before.
-        CodedClip clip;
-        clip.depth = 8;
-        clip.shift_x = clip.shift_y = 0;
-        clip.alpha = true;
-        clip.frames = 1;
-        clip.pix_fmt = "yuva444p";
-        const std::string path = dir.file("yuva8.mkv");
-        ASSERT_EQ(encode_clip(clip, path, "-c:v ffv1 -level 3"), "");
+        const auto [clip, path] = alpha_clip(8, "yuva444p", "");
         media::VideoReader video(path);
         EXPECT_TRUE(video.coding().alpha);
         EXPECT_FALSE(video.coding().alpha_read);
