@@ -107,8 +107,7 @@ TEST(CliCodedVideo, InfoSaysTheCodedDepthPixelsMatrixRangeAndTransfer) {
     // Its R, G, B are OpenCV's, whatever its matrix: info and the JSON say so.
     EXPECT_EQ(fj.at("rgb_conversion"), "opencv");
     const auto ft = run_cli("info " + quote(full));
-    EXPECT_NE(ft.out.find("rgb:      as OpenCV converts 8-bit video"), std::string::npos)
-        << ft.out;
+    EXPECT_NE(ft.out.find("rgb:      as OpenCV converts 8-bit video"), std::string::npos) << ft.out;
 }
 
 TEST(CliCodedVideo, HistCountsThePlanesAndTheColoursOfAFrameExactly) {

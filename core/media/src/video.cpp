@@ -1234,17 +1234,13 @@ VideoReader::FrameStatus VideoReader::Impl::read(Image* out, std::byte* dst) {
             v.failure = what + " is corrupt (" + v.pending_reason + ")";
             return FrameStatus::Failed;
         }
-        if (v.want_planes) {
-            if (!v.coding_known || v.frame->format != v.learnt_pixels)
-                v.learn_coding(static_cast<AVPixelFormat>(v.frame->format));
-            if (v.coding.family != "ycbcr") {
-                v.failure = what + " is coded " + v.coding.pixel_format + ", without Y'CbCr planes";
-                return FrameStatus::Failed;
-            }
-        }
         if (v.want_planes || v.want_rgb) {
             if (!v.coding_known || v.frame->format != v.learnt_pixels)
                 v.learn_coding(static_cast<AVPixelFormat>(v.frame->format));
+            if (v.want_planes && v.coding.family != "ycbcr") {
+                v.failure = what + " is coded " + v.coding.pixel_format + ", without Y'CbCr planes";
+                return FrameStatus::Failed;
+            }
             // Converted Y'CbCr is clamped to the depth; planes kept, or copied as they are (R'G'B',
             // gray, alpha), are checked.
             if (v.planes_overflow(v.want_planes || v.coding.family != "ycbcr")) {
