@@ -291,12 +291,9 @@ int run_equalize_frames(const Context& ctx, const Args& args) {
 
     FrameSource source(args, 1);
     const FrameFormat& f = source.format();
-    if (!raw_out && f.type == SampleType::U8 && f.channels != 3)
-        throw UsageError("an 8-bit video file holds R, G, B frames; write " + f.describe() +
-                         " frames to a .raw file");
-    if (!raw_out && f.type != SampleType::U8 && !output.ends_with(".mkv"))
-        throw UsageError("frames deeper than 8 bits (" + f.describe() +
-                         ") are written losslessly as FFV1 in a .mkv file, or to a .raw file");
+    if (!raw_out)
+        if (const std::string problem = media::video_output_problem(output, f); !problem.empty())
+            throw UsageError(problem);
     std::optional<Image> reference;
     if (args.has("--reference")) {
         reference = read_reference(args);

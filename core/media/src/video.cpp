@@ -1510,20 +1510,9 @@ VideoWriter::VideoWriter(const std::string& path, const FrameFormat& format, dou
     w.format = format;
     const int width = format.width, height = format.height;
     const bool deep = format.type == SampleType::U16;
-    if (!deep && format.channels != 3)
-        throw InputError("cannot write " + format.describe() + " frames to video " + w.name +
-                         ": an 8-bit video holds R, G, B (write them to a .raw file)");
-    if (deep && (format.channels == 2 || format.channels > 4 || format.bit_depth <= 8 ||
-                 format.bit_depth > 16))
-        throw InputError("cannot write " + format.describe() + " frames to video " + w.name);
-    const std::optional<OutputKind> kind = output_kind(path, format);
-    if (!kind)
-        throw InputError(deep ? "cannot write video " + w.name + ": frames deeper than 8 bits (" +
-                                    format.describe() +
-                                    ") are written losslessly as FFV1 in Matroska (.mkv), or "
-                                    "to a .raw file"
-                              : "cannot write video " + w.name +
-                                    ": the extension must be .mp4, .avi or .mkv");
+    if (const std::string problem = video_output_problem(path, format); !problem.empty())
+        throw InputError("cannot write video " + w.name + ": " + problem);
+    const OutputKind kind = *output_kind(path, format);  // video_output_problem() passed it
     if (width <= 0 || height <= 0)
         throw InputError("cannot write a " + std::to_string(width) + "x" + std::to_string(height) +
                          " video to " + w.name);
@@ -1535,12 +1524,12 @@ VideoWriter::VideoWriter(const std::string& path, const FrameFormat& format, dou
         return InputError("cannot open " + w.name + " for writing video: " + why + log.detail());
     };
 
-    if (avformat_alloc_output_context2(&w.muxer, nullptr, kind->muxer, nullptr) < 0 ||
+    if (avformat_alloc_output_context2(&w.muxer, nullptr, kind.muxer, nullptr) < 0 ||
         w.muxer == nullptr)
-        throw fail("no " + std::string(kind->muxer) + " muxer");
-    const AVCodec* codec = avcodec_find_encoder(kind->codec);
+        throw fail("no " + std::string(kind.muxer) + " muxer");
+    const AVCodec* codec = avcodec_find_encoder(kind.codec);
     if (codec == nullptr)
-        throw fail("no " + std::string(avcodec_get_name(kind->codec)) + " encoder");
+        throw fail("no " + std::string(avcodec_get_name(kind.codec)) + " encoder");
     w.encoder = avcodec_alloc_context3(codec);
     w.frame = av_frame_alloc();
     w.packet = av_packet_alloc();
@@ -1549,7 +1538,7 @@ VideoWriter::VideoWriter(const std::string& path, const FrameFormat& format, dou
     // The frame rate as a fraction small enough for MPEG-4 (a time base of at most 65535).
     const AVRational rate = av_d2q(fps, 65535);
     AVCodecContext& c = *w.encoder;
-    c.codec_id = kind->codec;
+    c.codec_id = kind.codec;
     c.codec_type = AVMEDIA_TYPE_VIDEO;
     // Even sizes, as OpenCV's writer made them (swscale needs them for 4:2:0): an odd last
     // column or row is left out. FFV1's R'G'B' planes keep every pixel.
@@ -1558,7 +1547,7 @@ VideoWriter::VideoWriter(const std::string& path, const FrameFormat& format, dou
     if (c.width == 0 || c.height == 0)
         throw fail("a " + std::to_string(width) + "x" + std::to_string(height) +
                    " frame is too small for 4:2:0 video");
-    c.pix_fmt = kind->pixels;
+    c.pix_fmt = kind.pixels;
     c.time_base = av_inv_q(rate);
     c.framerate = rate;
     if (const int t = av_color_transfer_from_name(colour.transfer.c_str()); t > 0)
@@ -1577,7 +1566,7 @@ VideoWriter::VideoWriter(const std::string& path, const FrameFormat& format, dou
     } else {
         // OpenCV's choices: a rate of 2 bits a pixel (6 for MJPEG) with as much tolerance, no
         // quantizer finer than 3, a key frame at least every 12 frames.
-        const double bitrate = std::min(2.0 * kind->bitrate_scale * fps * c.width * c.height,
+        const double bitrate = std::min(2.0 * kind.bitrate_scale * fps * c.width * c.height,
                                         static_cast<double>(std::numeric_limits<int>::max()));
         c.bit_rate = static_cast<std::int64_t>(bitrate);
         c.bit_rate_tolerance = static_cast<int>(bitrate);
@@ -1585,7 +1574,7 @@ VideoWriter::VideoWriter(const std::string& path, const FrameFormat& format, dou
         c.gop_size = 12;
         c.thread_count = 1;
     }
-    if (kind->tag != 0) c.codec_tag = kind->tag;
+    if (kind.tag != 0) c.codec_tag = kind.tag;
     if ((w.muxer->oformat->flags & AVFMT_GLOBALHEADER) != 0) c.flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
     if (const int r = avcodec_open2(w.encoder, codec, nullptr); r < 0)
         throw fail("the " + std::string(codec->name) + " encoder does not open (" + av_error(r) +
@@ -1597,7 +1586,7 @@ VideoWriter::VideoWriter(const std::string& path, const FrameFormat& format, dou
     w.stream->avg_frame_rate = rate;
     w.stream->r_frame_rate = rate;
     if (avcodec_parameters_from_context(w.stream->codecpar, w.encoder) < 0) throw std::bad_alloc();
-    if (kind->tag != 0) w.stream->codecpar->codec_tag = kind->tag;
+    if (kind.tag != 0) w.stream->codecpar->codec_tag = kind.tag;
 
     constexpr int kBufferBytes = 1 << 16;
     auto* buffer = static_cast<unsigned char*>(av_malloc(kBufferBytes));
@@ -1614,7 +1603,7 @@ VideoWriter::VideoWriter(const std::string& path, const FrameFormat& format, dou
     w.muxer->max_delay = static_cast<int>(0.7 * AV_TIME_BASE);
     if (const int r = avformat_write_header(w.muxer, nullptr); r < 0) {
         if (!w.io_failure.empty()) throw InputError(w.io_failure);
-        throw fail("the " + std::string(kind->muxer) + " container refuses it (" + av_error(r) +
+        throw fail("the " + std::string(kind.muxer) + " container refuses it (" + av_error(r) +
                    ")");
     }
     w.header_written = true;
@@ -1685,6 +1674,21 @@ void VideoWriter::close() {
 bool is_video_path(const std::string& path) {
     const std::string ext = path.size() >= 4 ? path.substr(path.size() - 4) : std::string();
     return ext == ".mp4" || ext == ".avi" || ext == ".mkv";
+}
+
+std::string video_output_problem(const std::string& path, const FrameFormat& format) {
+    if (!is_video_path(path)) return "the extension must be .mp4, .avi or .mkv";
+    if (format.type == SampleType::U8)
+        return format.channels == 3 ? std::string()
+                                    : "an 8-bit video file holds R, G, B frames; write " +
+                                          format.describe() + " frames to a .raw file";
+    if (format.type != SampleType::U16 || format.channels == 2 || format.channels > 4 ||
+        format.bit_depth <= 8 || format.bit_depth > 16)
+        return "no video holds " + format.describe() + " frames; write them to a .raw file";
+    if (!output_kind(path, format))
+        return "frames deeper than 8 bits (" + format.describe() +
+               ") are written losslessly as FFV1 in a .mkv file, or to a .raw file";
+    return "";
 }
 
 namespace detail {

@@ -349,6 +349,10 @@ class VideoWriter {
 };
 // True for the extensions VideoWriter writes.
 bool is_video_path(const std::string& path);
+// Why VideoWriter would refuse frames of `format` for `path` (its extension, the frames' type,
+// channels or depth), or "": its constructor's check, for callers that judge an output before
+// the first frame is read.
+std::string video_output_problem(const std::string& path, const FrameFormat& format);
 
 // --- camera raw files, read by LibRaw
 // Recognised by content where the format has a signature of its own (DNG: a TIFF whose first
