@@ -148,6 +148,7 @@ void check_factor(int factor) {
 }  // namespace
 
 DisplayRange full_display_range(const ImageView& image) {
+    require_integer_samples(image, "a display range");
     return {0, image.max_value()};
 }
 
@@ -165,6 +166,7 @@ DisplayRange stretched_display_range(const std::vector<std::uint64_t>& colour_va
 }
 
 DisplayRange stretched_display_range(const ImageView& image) {
+    require_integer_samples(image, "a display range");
     const std::uint32_t max = image.max_value();
     if (image.type == SampleType::U8 || image.data == nullptr) return {0, max};
     const auto ch = static_cast<std::size_t>(image.channels);
@@ -207,6 +209,7 @@ std::uint8_t displayed_alpha(std::uint32_t a, std::uint32_t max_value) {
 
 Image downscale(const ImageView& image, int factor) {
     validate(image);
+    require_integer_samples(image, "a reduction to rounded block means");
     check_factor(factor);
     Image out = unfilled({out_size(image.width, factor), out_size(image.height, factor),
                           image.channels, image.type, image.bit_depth});
@@ -225,6 +228,7 @@ Image downscale(const ImageView& image, int factor) {
 
 Image display_picture(const ImageView& image, int factor, DisplayRange range) {
     validate(image);
+    require_integer_samples(image, "a picture over a display range");
     check_factor(factor);
     const std::uint32_t max = image.max_value();
     if (range.lo > range.hi || range.hi > max)
@@ -266,6 +270,7 @@ Image display_picture(const ImageView& image, int factor, DisplayRange range) {
 
 Image clipping_mask(const ImageView& image, int factor, unsigned channels) {
     validate(image);
+    require_integer_samples(image, "a clipping mask");
     check_factor(factor);
     const int w = out_size(image.width, factor), h = out_size(image.height, factor);
     Image out(w, h, 1, SampleType::U8);

@@ -27,7 +27,7 @@ void StreamConfig::validate() const {
     const ImageView counted = counted_shape();
     for (const ScopeSpec& s : scopes) s.validate(counted);
     if (!channels.empty()) {
-        spec.validate();
+        spec.validate_for(counted);
         for (Channel c : channels) check_channel(c, format.channels, format.type);
     }
     if (equalize) {
