@@ -6,7 +6,20 @@
       one edge a line, as the hex bits of the float: edge k is the smallest float whose value is
       >= the exact edge (LO + k (HI - LO) / N, or 2^(LO + k STEP)), found with Python's
       fractions and integers (f >= 2^(p/q) <=> f^q >= 2^p), nothing rounded.
+  hist FILE linear|stops A B C CHANNELS
+      the histograms of a PFM or float TIFF file read by numpy (PFM) or tifffile: JSON
+      {"channels": [{"name", "counts", "below_range", "above_range", "non_finite"}]}, bins by
+      numpy.searchsorted over those edges, luminance in float32 by numpy, NaN and infinities
+      apart. CHANNELS: comma-separated r, g, b, a, gray, luma709.
+  write-pfm FILE W H C little|big SEED         a PFM ("PF" colour, "Pf" gray) of every kind of
+  write-tiff FILE W H C SEED [OPTIONS]         float, or a float TIFF (tifffile) of them;
+                                               OPTIONS: zlib, tiled, planar (LZW and the
+                                               float predictor need imagecodecs: the tests
+                                               write those with libtiff)
+  values FILE                                  the samples of a PFM or TIFF as hex bits, for the
+                                               reader's tests: "H W C" then one line per row
 """
+import json
 import sys
 from fractions import Fraction
 
@@ -73,10 +86,129 @@ def edges_of(kind, a, b, c):
     return stops_edges(a, b, c)
 
 
+def read_pfm(path):
+    data = open(path, "rb").read()
+    tokens, at = [], 0
+    while len(tokens) < 4:  # "PF", width, height, scale, separated by whitespace
+        while data[at:at + 1].isspace():
+            at += 1
+        start = at
+        while not data[at:at + 1].isspace():
+            at += 1
+        tokens.append(data[start:at].decode())
+    at += 1  # the one whitespace byte before the raster
+    channels = 3 if tokens[0] == "PF" else 1
+    w, h, scale = int(tokens[1]), int(tokens[2]), float(tokens[3])
+    dtype = "<f4" if scale < 0 else ">f4"
+    a = np.frombuffer(data, dtype=dtype, count=w * h * channels, offset=at)
+    return a.reshape(h, w, channels)[::-1].astype(np.float32)  # rows stored bottom to top
+
+
+def read_any(path):
+    if open(path, "rb").read(2) in (b"PF", b"Pf"):
+        return read_pfm(path)
+    import tifffile
+
+    with tifffile.TiffFile(path) as t:
+        page = t.pages[0]
+        a = page.asarray()
+        if page.planarconfig == 2 and a.ndim == 3:  # separate planes: (C, H, W)
+            a = np.moveaxis(a, 0, 2)
+    if a.ndim == 2:
+        a = a[:, :, None]
+    return a.astype(np.float32)
+
+
+def channel_values(a, name):
+    c = a.shape[2]
+    if name == "luma709" and c >= 3:
+        r, g, b = a[:, :, 0], a[:, :, 1], a[:, :, 2]
+        return (np.float32(0.2126) * r + np.float32(0.7152) * g) + np.float32(0.0722) * b
+    index = {"r": 0, "g": 1, "b": 2, "a": 3, "gray": 0, "luma709": 0}[name]
+    return a[:, :, 0 if c == 1 else index]
+
+
+def hist(path, kind, a, b, c, channels):
+    edges = edges_of(kind, a, b, c)
+    image = read_any(path)
+    out = []
+    for name in channels.split(","):
+        v = channel_values(image, name).ravel()
+        finite = np.isfinite(v)
+        below = finite & (v < edges[0])
+        above = finite & (v >= edges[-1])
+        inside = finite & ~below & ~above
+        k = np.searchsorted(edges, v[inside], side="right") - 1
+        counts = np.bincount(k, minlength=len(edges) - 1)
+        out.append({"name": name, "counts": [int(x) for x in counts],
+                    "below_range": int(below.sum()), "above_range": int(above.sum()),
+                    "non_finite": int((~finite).sum())})
+    print(json.dumps({"channels": out}))
+
+
+def hostile(w, h, c, seed):
+    """Every kind of float: 2^u over [-20, 20) EV mostly, and zeros, negatives, subnormals,
+    the largest floats, infinities, NaN, exact edges and random bit patterns."""
+    rng = np.random.default_rng(seed)
+    v = np.exp2(rng.uniform(-20, 20, size=(h, w, c))).astype(np.float32)
+    pick = rng.integers(0, 64, size=(h, w, c))
+    specials = [np.float32(0), np.float32(-0.0), np.float32(-1.5), np.float32(1e-40),
+                np.finfo(np.float32).max, -np.finfo(np.float32).max, INF, -INF,
+                np.float32(np.nan), np.float32(1.0), np.float32(2.0 ** -16), np.float32(65536)]
+    for i, s in enumerate(specials):
+        v[pick == i] = s
+    bits = rng.integers(0, 2 ** 32, size=(h, w, c), dtype=np.uint64).astype(np.uint32)
+    v[pick == len(specials)] = bits.view(np.float32)[pick == len(specials)]
+    return v
+
+
+def write_pfm(path, w, h, c, order, seed):
+    v = hostile(w, h, c, seed)
+    scale = -1.0 if order == "little" else 1.0
+    dtype = "<f4" if order == "little" else ">f4"
+    with open(path, "wb") as f:
+        f.write(("PF" if c == 3 else "Pf").encode() + b"\n%d %d\n%s\n" % (w, h, str(scale).encode()))
+        f.write(v[::-1].astype(dtype).tobytes())
+
+
+def write_tiff(path, w, h, c, seed, options):
+    import tifffile
+
+    v = hostile(w, h, c, seed)
+    kw = {}
+    if "zlib" in options:
+        kw["compression"] = "zlib"
+    if "tiled" in options:
+        kw["tile"] = (16, 16)
+    if "planar" in options:
+        kw["planarconfig"] = "separate"
+        v = np.moveaxis(v, 2, 0)
+    elif c == 1:
+        v = v[:, :, 0]
+    extra = {"extrasamples": ["unassalpha"]} if c == 4 else {}
+    tifffile.imwrite(path, v, photometric="rgb" if c >= 3 else "minisblack", **kw, **extra)
+
+
+def values(path):
+    a = read_any(path)
+    h, w, c = a.shape
+    print(h, w, c)
+    for row in a.view(np.uint32):
+        print(" ".join("%08x" % x for x in row.ravel()))
+
+
 def main(argv):
     if argv[0] == "edges":
         for f in edges_of(argv[1], argv[2], argv[3], argv[4]):
             print("%08x" % np.float32(f).view(np.uint32))
+    elif argv[0] == "hist":
+        hist(argv[1], argv[2], argv[3], argv[4], argv[5], argv[6])
+    elif argv[0] == "write-pfm":
+        write_pfm(argv[1], int(argv[2]), int(argv[3]), int(argv[4]), argv[5], int(argv[6]))
+    elif argv[0] == "write-tiff":
+        write_tiff(argv[1], int(argv[2]), int(argv[3]), int(argv[4]), int(argv[5]), argv[6:])
+    elif argv[0] == "values":
+        values(argv[1])
     else:
         sys.exit("unknown command " + argv[0])
 
