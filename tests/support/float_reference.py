@@ -18,6 +18,9 @@
                                                write those with libtiff)
   values FILE                                  the samples of a PFM or TIFF as hex bits, for the
                                                reader's tests: "H W C" then one line per row
+  tonemap FILE BINS CONTRAST DEPTH             the tone mapping of core/tonemap.hpp, written
+                                               again with numpy in float64: "H W C linear" then
+                                               the output samples, one line per row
 """
 import json
 import sys
@@ -197,6 +200,60 @@ def values(path):
         print(" ".join("%08x" % x for x in row.ravel()))
 
 
+def tonemap(path, bins, contrast, depth):
+    a = read_any(path)
+    h, w, c = a.shape
+    if c >= 3:
+        lw = (np.float32(0.2126) * a[:, :, 0] + np.float32(0.7152) * a[:, :, 1]) + \
+            np.float32(0.0722) * a[:, :, 2]
+    else:
+        lw = a[:, :, 0]
+    with np.errstate(invalid="ignore"):
+        valid = np.isfinite(lw) & (lw > 0)
+    bw = np.zeros(lw.shape)
+    bw[valid] = np.log10(lw[valid].astype(np.float64))
+    lo, hi = bw[valid].min(), bw[valid].max()
+    width = (hi - lo) / bins
+    linear = not width > 0 or width * bins <= np.log10(contrast)
+    if not linear:
+        t = (bw - lo) / width
+        i = np.minimum(bins - 1, np.floor(np.maximum(t, 0))).astype(np.int64)
+        counts = np.bincount(i[valid], minlength=bins).astype(np.float64)
+        tolerance = 0.025 * counts.sum()
+        f = counts.copy()
+        while True:  # the linear ceiling, as the paper iterates it
+            total = f.sum()
+            if total < tolerance:
+                linear = True
+                break
+            ceiling = total * width / np.log10(contrast)
+            trimmings = np.clip(f - ceiling, 0, None).sum()
+            f = np.minimum(f, ceiling)
+            if trimmings <= tolerance:
+                break
+    if linear:
+        ld = lw.astype(np.float64) / 10.0 ** hi
+    else:
+        below = np.concatenate([[0.0], np.cumsum(f)])
+        share = np.clip((below[i] + (t - i) * f[i]) / below[-1], 0, 1)
+        ld = 10.0 ** (-np.log10(contrast) * (1 - share))
+    scale = np.where(valid, ld / np.where(valid, lw, 1).astype(np.float64), 0)
+    colours = 3 if c >= 3 else 1
+    out = np.zeros((h, w, c), dtype=np.int64)
+    top = 2 ** depth - 1
+    with np.errstate(invalid="ignore"):
+        for k in range(colours):
+            cd = np.clip(np.nan_to_num(a[:, :, k].astype(np.float64) * scale, nan=0.0), 0, 1)
+            v = np.where(cd <= 0.0031308, 12.92 * cd, 1.055 * cd ** (1 / 2.4) - 0.055)
+            out[:, :, k] = np.where(valid, np.floor(v * top + 0.5), 0)
+        if c == 4:
+            alpha = np.clip(np.nan_to_num(a[:, :, 3].astype(np.float64), nan=0.0), 0, 1)
+            out[:, :, 3] = np.floor(alpha * top + 0.5)
+    print(h, w, c, int(linear))
+    for row in out:
+        print(" ".join(str(x) for x in row.ravel()))
+
+
 def main(argv):
     if argv[0] == "edges":
         for f in edges_of(argv[1], argv[2], argv[3], argv[4]):
@@ -209,6 +266,8 @@ def main(argv):
         write_tiff(argv[1], int(argv[2]), int(argv[3]), int(argv[4]), int(argv[5]), argv[6:])
     elif argv[0] == "values":
         values(argv[1])
+    elif argv[0] == "tonemap":
+        tonemap(argv[1], int(argv[2]), float(argv[3]), int(argv[4]))
     else:
         sys.exit("unknown command " + argv[0])
 
