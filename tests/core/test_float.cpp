@@ -587,3 +587,101 @@ TEST(FloatStats, SumsAreExactWhereFloatSumsLoseEverything) {
                                            HistogramSpec::floating(FloatBins::default_stops())),
                  UsageError);
 }
+
+// --- pictures of float frames (display.hpp)
+
+namespace {
+std::uint8_t expected_shown(double v, double exposure) {
+    const double c = v * std::exp2(exposure);
+    if (!(c > 0.0)) return 0;
+    if (c >= 1.0) return 255;
+    const double e = c <= 0.0031308 ? 12.92 * c : 1.055 * std::pow(c, 1.0 / 2.4) - 0.055;
+    return static_cast<std::uint8_t>(std::lround(e * 255.0));
+}
+}  // namespace
+
+TEST(FloatDisplay, ShownValuesAreTheSrgbEncodingAtTheExposure) {
+    for (const double exposure : {0.0, 1.5, -3.0, 7.9})
+        for (int i = 0; i < 20000; ++i) {
+            const float v = hs::test::hostile_float(static_cast<std::uint64_t>(i) + 77);
+            ASSERT_EQ(displayed_float(v, exposure), expected_shown(v, exposure))
+                << v << " at " << exposure;
+        }
+    // Every code's first value and the value just below it.
+    for (int k = 1; k < 256; ++k) {
+        double lo = 0.0, hi = 1.0;
+        for (int i = 0; i < 200; ++i) {
+            const double mid = (lo + hi) / 2;
+            (expected_shown(mid, 0) >= k ? hi : lo) = mid;
+        }
+        EXPECT_EQ(displayed_float(hi, 0), expected_shown(hi, 0)) << k;
+        EXPECT_EQ(displayed_float(lo, 0), expected_shown(lo, 0)) << k;
+    }
+    EXPECT_EQ(displayed_float(std::numeric_limits<double>::quiet_NaN(), 0), 0);
+    EXPECT_EQ(displayed_float(kInf, 0), 255);
+    EXPECT_EQ(displayed_float(-1.0, 0), 0);
+    EXPECT_EQ(displayed_float_alpha(0.5), 128);
+    EXPECT_EQ(displayed_float_alpha(2.0), 255);
+}
+
+TEST(FloatDisplay, PicturesMasksAndReductionsOfBlockMeans) {
+    const Image img = float_image(7, 5, 4, [](int x, int y, int c) {
+        if (c == 3) return 0.25f * static_cast<float>(x % 5);
+        if (x == 6 && y == 4) return kNaN;
+        return std::ldexp(1.0f, x - 4 + c) * (y == 2 ? -1.0f : 1.0f);
+    });
+    const double exposure = 0.5;
+    for (const int factor : {1, 2, 3}) {
+        const Image pic = float_display_picture(img.view(), factor, exposure);
+        const Image reduced = downscale(img.view(), factor);
+        ASSERT_EQ(pic.width(), (7 + factor - 1) / factor);
+        ASSERT_EQ(reduced.type(), SampleType::F32);
+        for (int oy = 0; oy < pic.height(); ++oy)
+            for (int ox = 0; ox < pic.width(); ++ox)
+                for (int c = 0; c < 4; ++c) {
+                    double sum = 0;
+                    int n = 0;
+                    for (int y = oy * factor; y < std::min(5, (oy + 1) * factor); ++y)
+                        for (int x = ox * factor; x < std::min(7, (ox + 1) * factor); ++x, ++n)
+                            sum += img.view().sample_f32(x, y, c);
+                    const double mean = sum / n;
+                    const std::uint32_t want =
+                        c == 3 ? displayed_float_alpha(mean) : expected_shown(mean, exposure);
+                    EXPECT_EQ(pic.view().sample(ox, oy, c), want)
+                        << factor << " " << ox << "," << oy;
+                    const float r = reduced.view().sample_f32(ox, oy, c);
+                    if (std::isnan(mean))
+                        EXPECT_TRUE(std::isnan(r));
+                    else
+                        EXPECT_EQ(r, static_cast<float>(mean));
+                }
+        const Image mask = float_clipping_mask(img.view(), factor, 7, exposure);
+        for (int oy = 0; oy < mask.height(); ++oy)
+            for (int ox = 0; ox < mask.width(); ++ox) {
+                std::uint32_t want = 0;
+                for (int y = oy * factor; y < std::min(5, (oy + 1) * factor); ++y)
+                    for (int x = ox * factor; x < std::min(7, (ox + 1) * factor); ++x)
+                        for (int c = 0; c < 3; ++c) {
+                            const double v = img.view().sample_f32(x, y, c) * std::exp2(exposure);
+                            if (v >= 1.0)
+                                want = kClippedHigh;
+                            else if (!(v > 0.0) && want != kClippedHigh)
+                                want = kClippedLow;
+                        }
+                EXPECT_EQ(mask.view().sample(ox, oy, 0), want) << factor << " " << ox << "," << oy;
+            }
+    }
+    // A stream's pictures of a float frame: at the spec's exposure, over the 8 bits shown.
+    DisplaySpec spec;
+    spec.factor = 2;
+    spec.exposure = exposure;
+    spec.clipping = 7;
+    const FramePictures p = make_pictures(img.view(), nullptr, spec);
+    EXPECT_EQ(p.original_range, (DisplayRange{0, 255}));
+    EXPECT_EQ(p.original.view().sample(1, 1, 0),
+              float_display_picture(img.view(), 2, exposure).view().sample(1, 1, 0));
+    EXPECT_FALSE(p.original_clipping.empty());
+    EXPECT_THROW(
+        (void)float_display_picture(hs::test::constant(2, 2, 1, SampleType::U8, 8, 1).view(), 1, 0),
+        UsageError);
+}

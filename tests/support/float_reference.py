@@ -16,6 +16,10 @@
                                                OPTIONS: zlib, tiled, planar (LZW and the
                                                float predictor need imagecodecs: the tests
                                                write those with libtiff)
+  write-scene FILE W H                         a PFM of a high dynamic range scene (a sun of
+                                               2^14, a sky about 1, a ground about 2^-4, a
+                                               shadow about 2^-9), for the desktop
+                                               application's tests and screenshots
   values FILE                                  the samples of a PFM or TIFF as hex bits, for the
                                                reader's tests: "H W C" then one line per row
   tonemap FILE BINS CONTRAST DEPTH             the tone mapping of core/tonemap.hpp, written
@@ -192,6 +196,36 @@ def write_tiff(path, w, h, c, seed, options):
     tifffile.imwrite(path, v, photometric="rgb" if c >= 3 else "minisblack", **kw, **extra)
 
 
+def write_scene(path, w, h):
+    y, x = np.mgrid[0:h, 0:w].astype(np.float64)
+    u, v = x / w, y / h
+    rgb = np.zeros((h, w, 3))
+    horizon = 0.55
+    sky = v < horizon
+    level = 2.0 * (0.25 + 0.75 * v / horizon)
+    rgb[sky] = (level[sky, None] * np.array([0.35, 0.55, 1.0]))
+    # The sun and its glow.
+    r = np.hypot((u - 0.75) * w, (v - 0.2) * h) / w
+    glow = 40.0 * (0.03 / np.maximum(r, 0.03)) ** 2
+    rgb += glow[:, :, None] * np.array([1.0, 0.85, 0.6]) * sky[:, :, None]
+    rgb[r < 0.03] = np.array([1.0, 0.97, 0.9]) * 16384.0
+    # The ground: a texture about 2^-4, a shadow about 2^-9 on its left.
+    rng = np.random.default_rng(7)
+    texture = np.exp2(rng.normal(0, 0.4, size=(h, w)))
+    ground = ~sky
+    base = np.where(u < 0.4, 2.0 ** -9, 2.0 ** -4) * (1 + 2 * (v - horizon))
+    rgb[ground] = (base * texture)[ground, None] * np.array([0.9, 0.75, 0.45])
+    # A lit window in the shadow and a red ball beside it.
+    window = (np.abs(u - 0.15) < 0.03) & (np.abs(v - 0.72) < 0.06)
+    rgb[window] = np.array([1.0, 0.8, 0.5]) * 300.0
+    ball = np.hypot((u - 0.28) * w, (v - 0.8) * h) < 0.06 * w
+    rgb[ball] = (2.0 ** -6) * np.array([0.8, 0.1, 0.05]) * (1 + np.cos(u * 40)[ball, None] * 0.3)
+    a = rgb.astype(np.float32)
+    with open(path, "wb") as f:
+        f.write(b"PF\n%d %d\n-1.0\n" % (w, h))
+        f.write(a[::-1].astype("<f4").tobytes())
+
+
 def values(path):
     a = read_any(path)
     h, w, c = a.shape
@@ -264,6 +298,8 @@ def main(argv):
         write_pfm(argv[1], int(argv[2]), int(argv[3]), int(argv[4]), argv[5], int(argv[6]))
     elif argv[0] == "write-tiff":
         write_tiff(argv[1], int(argv[2]), int(argv[3]), int(argv[4]), int(argv[5]), argv[6:])
+    elif argv[0] == "write-scene":
+        write_scene(argv[1], int(argv[2]), int(argv[3]))
     elif argv[0] == "values":
         values(argv[1])
     elif argv[0] == "tonemap":
