@@ -493,7 +493,6 @@ TEST(FloatImage, IntegerOnlyPathsRefuseFloatSamples) {
     EXPECT_TRUE(refuses([&] { (void)stretched_display_range(v); }));
     EXPECT_TRUE(refuses([&] { (void)display_picture(v, 1, {0, 255}); }));
     EXPECT_TRUE(refuses([&] { (void)clipping_mask(v, 1, 7); }));
-    EXPECT_TRUE(refuses([&] { (void)downscale(v, 2); }));
     EXPECT_TRUE(refuses([&] { (void)channel_values(v, Channel::R); }));
 }
 
