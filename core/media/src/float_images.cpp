@@ -338,6 +338,9 @@ DecodedImage decode_exr(Bytes file, const std::string& name, const DecodeOptions
     } catch (const std::exception& e) {
         std::string what = e.what();
         std::replace(what.begin(), what.end(), '\n', ' ');
+        // OpenEXR names the file as the stream was named (`name`): the message names it once.
+        const std::string named = " from image file \"" + name + "\"";
+        if (const auto at = what.find(named); at != std::string::npos) what.erase(at, named.size());
         throw InputError(name + " could not be decoded as OpenEXR (" + what + ")");
     }
     note_non_finite(out.image, out.notes);
