@@ -367,8 +367,8 @@ std::int32_t FloatBins::bin_of(float v) const {
 std::string FloatBins::describe() const {
     const std::string n = std::to_string(bins()) + (bins() == 1 ? " bin" : " bins");
     if (scale_ == FloatScale::Stops)
-        return n + " of " + step_.describe() + " stop over [" + lo_.describe() + ", " +
-               hi_.describe() + ") EV";
+        return n + " of " + step_.describe() + (step_.num > step_.den ? " stops" : " stop") +
+               " over [" + lo_.describe() + ", " + hi_.describe() + ") EV";
     return n + " over [" + lo_.describe() + ", " + hi_.describe() + ")";
 }
 
