@@ -2,7 +2,8 @@
 // raw frame), written with the input's depth and channels (as a photo, or as a raw frame when
 // the output ends in .raw, which needs no OpenCV). --kernel picks the engine (cpu, the
 // reference, by default; gpu); --repeat N runs the engine N times and reports the median of
-// each stage.
+// each stage. A float (HDR) image is tone mapped instead (core's tonemap.hpp), to 8 or 16 bits
+// (--depth).
 
 #include <algorithm>
 #include <bit>
@@ -19,6 +20,7 @@
 #include "frames.hpp"
 #include "histoscope/core/error.hpp"
 #include "histoscope/core/timing.hpp"
+#include "histoscope/core/tonemap.hpp"
 #include "histoscope/media/atomic_file.hpp"
 #include "histoscope/media/media.hpp"
 #include "input.hpp"
@@ -201,6 +203,125 @@ std::string report_text(const Report& rep) {
     return os.str();
 }
 
+// A float image tone mapped into `output` (tonemap.hpp): only the options that apply to it;
+// --depth 8 or 16 (default 16 where the format stores it, else 8). `read_ms` and `start`: the
+// read so far, for the report.
+int tone_map_image(const Context& ctx, const Input& in, const std::string& output, double read_ms,
+                   Clock::time_point start) {
+    const Args& args = ctx.args;
+    for (const char* o : {"--space", "--strength", "--clip", "--tiles", "--reference"})
+        if (args.has(o))
+            throw UsageError(std::string(o) +
+                             " applies to the equalization of 8-bit and 16-bit "
+                             "images; a float image is tone mapped");
+    if (const auto mode = args.value("--mode"); mode && *mode != "global")
+        throw UsageError("--mode " + *mode +
+                         " works on 8-bit and 16-bit images; a float (HDR) image is tone mapped "
+                         "by histogram adjustment (give no --mode)");
+    if (const auto kernel = args.value("--kernel"); kernel && *kernel != "cpu")
+        throw UsageError("tone mapping runs on the CPU (core), not with kernel '" + *kernel + "'");
+    ToneMapSpec spec;
+    const bool raw_out = is_raw_output(output);
+    const auto channels = in.image.channels();
+    if (const auto depth = args.integer("--depth")) {
+        spec.output_depth = static_cast<int>(*depth);
+    } else if (!raw_out) {
+        try {
+            media::check_image_output(output, SampleType::U16, channels);
+        } catch (const UsageError&) {
+            spec.output_depth = 8;  // the format stores 8 bits only
+        }
+    }
+    if (!raw_out)
+        media::check_image_output(output, spec.output_depth == 8 ? SampleType::U8 : SampleType::U16,
+                                  channels);
+    // Notes once the request stands: a usage error is the only line of a command refused.
+    for (const auto& n : in.notes) diagnose("note", n);
+    const auto repeat = static_cast<int>(args.integer("--repeat").value_or(1));
+    std::vector<ToneMapResult> runs;
+    std::vector<double> totals;
+    for (int i = 0; i < repeat; ++i) {
+        const auto t = Clock::now();
+        runs.push_back(tone_map(in.image.view(), spec));
+        totals.push_back(ms_since(t));
+        if (i + 1 < repeat) runs.back().image = Image();
+    }
+    const ToneMapResult& result = runs.back();
+    std::vector<StageTime> stages{{"read", read_ms}};
+    for (std::size_t s = 0; s < result.stages.size(); ++s) {
+        std::vector<double> ms;
+        for (const ToneMapResult& r : runs) ms.push_back(r.stages[s].ms);
+        stages.push_back({result.stages[s].name, median(ms)});
+    }
+    stages.push_back({"engine_total", median(totals)});
+    const auto t = Clock::now();
+    if (raw_out)
+        write_raw(output, result.image.view());
+    else
+        media::write_image(output, result.image.view());
+    stages.push_back({"write", ms_since(t)});
+    stages.push_back({"total", ms_since(start)});
+    // What the mapping did that a user would not see in the picture.
+    const auto count_of = [](std::uint64_t n, const char* one, const char* many) {
+        return std::to_string(n) + (n == 1 ? one : many);
+    };
+    if (result.black_pixels != 0)
+        diagnose("note",
+                 count_of(result.black_pixels, " pixel has", " pixels have") +
+                     " no finite luminance above 0 (NaN, infinite, zero or negative): shown black");
+    if (result.clipped_samples != 0)
+        diagnose("note",
+                 count_of(result.clipped_samples, " colour sample was", " colour samples were") +
+                     " clipped (a colour brighter than the display in one primary, or "
+                     "outside its gamut)");
+    if (result.linear)
+        diagnose("note", "the scene's luminance range fits the display's (" +
+                             std::to_string(static_cast<int>(spec.display_contrast)) +
+                             ":1): mapped linearly, its brightest pixel at white");
+
+    const std::string format = report_format(args);
+    const bool timing = args.flag("--timing");
+    if (format == "json") {
+        Json j = Json::object();
+        j["input"] = in.name;
+        j["output"] = output;
+        j["mode"] = "tonemap";
+        j["kernel"] = "cpu";
+        j["width"] = in.image.width();
+        j["height"] = in.image.height();
+        j["depth"] = in.image.bit_depth();
+        j["sample_type"] = to_string(in.image.type());
+        j["channels"] = channels;
+        j["output_depth"] = spec.output_depth;
+        j["repeat"] = repeat;
+        j["corrupt"] = in.corrupt;
+        Json m = Json::object();
+        m["method"] =
+            "histogram adjustment with a linear ceiling (Ward Larson, Rushmeier, Piatko 1997)";
+        m["bins"] = spec.bins;
+        m["display_contrast"] = spec.display_contrast;
+        m["log10_luminance"] = Json::array({result.log_min, result.log_max});
+        m["linear"] = result.linear;
+        m["iterations"] = result.iterations;
+        m["black_pixels"] = result.black_pixels;
+        m["clipped_samples"] = result.clipped_samples;
+        j["tonemap"] = std::move(m);
+        if (timing) j["timing_ms"] = timing_json(stages);
+        write_output("", to_text(j));
+    } else if (timing) {
+        std::ostringstream os;
+        os << "# " << in.name << " -> " << output << ": tone mapped (histogram adjustment), "
+           << in.image.width() << "x" << in.image.height() << ", " << channels
+           << " channel(s), 32-bit float -> " << spec.output_depth << "-bit"
+           << (repeat > 1 ? ", engine stages: medians of " + std::to_string(repeat) + " runs"
+                          : std::string())
+           << "\n";
+        for (const auto& s : stages) os << s.name << "\t" << s.ms << " ms\n";
+        write_output("", os.str());
+    }
+    return 0;
+}
+
 // The transfer and primaries of the clip, for the equalized video (empty for raw frames).
 media::VideoWriter::Colour colour_of(const FrameSource& source) {
     const media::VideoCoding* c = source.coding();
@@ -233,7 +354,12 @@ int run_equalize(const Context& ctx) {
     wants.camera_raw = media::CameraRawView::Rgb;
     wants.cfa = false;
     const Input in = load_input(args, decode_options(args), false, wants);
+    if (is_float(in.image.type())) return tone_map_image(ctx, in, output, ms_since(t), start);
     for (const auto& n : in.notes) diagnose("note", n);
+    if (args.has("--depth"))
+        throw UsageError(
+            "--depth sets a float image's tone-mapped depth; an equalized image "
+            "keeps its input's");
     rep.input = in.name;
     rep.corrupt = in.corrupt;
     request.image = in.image.view();
@@ -285,6 +411,10 @@ int run_equalize_frames(const Context& ctx, const Args& args) {
     if (args.has("--frame"))
         throw UsageError("--frame N picks one frame; --per-frame equalizes every frame");
     if (args.has("--repeat")) throw UsageError("--repeat applies to one image");
+    if (args.has("--depth"))
+        throw UsageError(
+            "--depth sets a float image's tone-mapped depth; equalized frames keep "
+            "their stream's");
     EqualizeRequest request = request_from_args(args);
     static_cast<void>(engine_from_args(ctx, args));  // unknown or unavailable: exit 2 or 4
     const std::int64_t limit = args.integer("--frames").value_or(0);

@@ -89,11 +89,13 @@ int run_scope(const Context& ctx) {
     wants.camera_raw = media::CameraRawView::Rgb;
     wants.cfa = false;
     const Input in = load_input(args, decode_options(args), false, wants);
-    for (const auto& n : in.notes) diagnose("note", n);
     const ImageView image = apply_region(args, in.image.view());
     const ScopeRequest request{image, scope_from_args(args, kind, image, "--channel")};
+    request.spec.validate(image);
     ScopeEngine& engine =
         choose_scope_engine(ctx.registry, args.value("--kernel").value_or("auto"), request);
+    // Notes once the request stands: a usage error is the only line of a command refused.
+    for (const auto& n : in.notes) diagnose("note", n);
     const ScopeResult result = engine.compute(request);
 
     if (format == "png") {

@@ -79,12 +79,20 @@ void spec(CLI::App& c) {
                                 "even bins (default 256; for the joint colour channel rgb, 2^24)");
     CLI::Option* range = option(c, "--range",
                                 "integer range of the even bins, HI excluded (default "
-                                "0:2^depth)")
+                                "0:2^depth); of a float image any numbers or fractions "
+                                "(0:1, -0.5:1/3)")
                              ->type_name("LO:HI");
+    CLI::Option* stops = option(c, "--stops",
+                                "a float image: bins of STEP stops (log2 of the value, 0 EV "
+                                "at 1.0) over [LO, HI) EV (default -16:16:1/8)")
+                             ->type_name("LO:HI:STEP")
+                             ->excludes(bins)
+                             ->excludes(range);
     option(c, "--edges", "explicit bin edges of any widths, increasing")
         ->type_name("E0,E1,...")
         ->excludes(bins)
-        ->excludes(range);
+        ->excludes(range)
+        ->excludes(stops);
     integer(c, "--saturate", 1, INT64_MAX, "cap every count at N");
 }
 
@@ -101,7 +109,7 @@ constexpr const char* kOneInput =
 
 constexpr const char* kChannels =
     "r, g, b, a, gray, luma (Rec.601), luma709, rgb (the joint colour histogram, alone) or all; "
-    "comma-separated";
+    "comma-separated (of a float image luma709 is its luminance, and all adds it)";
 
 }  // namespace
 
@@ -154,9 +162,11 @@ CommandLine::CommandLine()
     region(hist);
     output(hist, {"text", "csv", "json"}, "text");
 
-    CLI::App& equalize = command(
-        "equalize", "contrast equalization of a photo, a frame or a whole stream into -o OUT",
-        kOneInput);
+    CLI::App& equalize =
+        command("equalize",
+                "contrast equalization of a photo, a frame or a whole stream into -o OUT; a float "
+                "(HDR) image is tone mapped to 8 or 16 bits",
+                kOneInput);
     input(equalize);
     frames(equalize);
     choice(equalize, "--mode", {"global", "clahe", "match"},
@@ -178,6 +188,8 @@ CommandLine::CommandLine()
     option(equalize, "--kernel",
            "the equalizer: cpu (default), gpu, or an equalizer 'kernels' lists")
         ->type_name("NAME");
+    choice(equalize, "--depth", {"8", "16"},
+           "a float image: the tone-mapped output's bits (default 16; 8 for .jpg, .bmp, .webp)");
     integer(equalize, "--repeat", 1, 1000, "equalize N times and report the median time");
     flag(equalize, "--timing", "report the time of each stage");
     flag(equalize, "--per-frame", "equalize every frame of a raw stream");

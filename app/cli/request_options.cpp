@@ -23,6 +23,50 @@ HistogramRequest request_from_args(const Args& args, const ImageView& image,
     return request_with_channels(args, image, args.value(channels_option).value_or("all"), cfa);
 }
 
+namespace {
+
+// "A:B" or "A:B:C" as exact numbers (float_bins.hpp's rationals).
+std::vector<Rational> rationals(const std::string& text, std::size_t count, const char* what,
+                                const char* form) {
+    std::vector<Rational> out;
+    std::size_t at = 0;
+    for (std::size_t i = 0; i < count; ++i) {
+        const std::size_t colon = i + 1 < count ? text.find(':', at) : text.size();
+        if (colon == std::string::npos ||
+            (i + 1 == count && text.find(':', at) != std::string::npos))
+            throw UsageError(std::string(what) + " expects " + form + ", not '" +
+                             text.substr(0, 64) + "'");
+        out.push_back(parse_rational(text.substr(at, colon - at), what));
+        at = colon + 1;
+    }
+    return out;
+}
+
+// The float bins of the options (request_with_channels()).
+HistogramSpec float_spec(const Args& args) {
+    if (args.has("--edges"))
+        throw UsageError(
+            "--edges gives integer samples' edges; a float image takes --range LO:HI with --bins "
+            "N, "
+            "or --stops LO:HI:STEP");
+    if (const auto stops = args.value("--stops")) {
+        const auto r = rationals(*stops, 3, "--stops", "LO:HI:STEP (e.g. -16:16:1/8)");
+        return HistogramSpec::floating(FloatBins::stops(r[0], r[1], r[2]));
+    }
+    const auto bins = args.integer("--bins");
+    if (const auto range = args.value("--range")) {
+        const auto r = rationals(*range, 2, "--range", "LO:HI (e.g. 0:1)");
+        return HistogramSpec::floating(
+            FloatBins::linear(r[0], r[1], static_cast<int>(bins.value_or(256))));
+    }
+    if (bins)  // N bins over the default -16..+16 EV
+        return HistogramSpec::floating(FloatBins::stops(
+            {-16, 1}, {16, 1}, parse_rational("32/" + std::to_string(*bins), "--bins")));
+    return HistogramSpec::floating(FloatBins::default_stops());
+}
+
+}  // namespace
+
 HistogramRequest request_with_channels(const Args& args, const ImageView& image,
                                        const std::string& channel_list, bool cfa) {
     // hist takes a video's planes out of its list before it comes here (planes.hpp).
@@ -40,6 +84,19 @@ HistogramRequest request_with_channels(const Args& args, const ImageView& image,
         throw UsageError("the joint colour channel 'rgb' must be requested alone");
 
     HistogramSpec& spec = request.spec;
+    if (is_float(image.type)) {
+        // A float colour image's "all": its channels and its luminance.
+        if (channel_list == "all" && image.channels > 1)
+            request.channels.push_back(Channel::Luma709);
+        spec = float_spec(args);
+        if (const auto cap = args.integer("--saturate"))
+            spec.saturate = static_cast<std::uint64_t>(*cap);
+        spec.validate();
+        return request;
+    }
+    if (args.has("--stops"))
+        throw UsageError("--stops bins float samples (stops of linear light); this image has " +
+                         to_string(image.type) + " samples: give --bins and --range");
     if (const auto edges = args.value("--edges")) {
         spec = HistogramSpec::with_edges(parse_number_list(*edges, "--edges"));
     } else {
@@ -74,7 +131,16 @@ StreamConfig histogram_stream_config(const Args& args, const FrameFormat& format
 Json spec_json(const HistogramSpec& spec) {
     Json s = Json::object();
     s["bins"] = spec.bins;
-    if (spec.has_edges()) {
+    if (spec.is_float()) {
+        const FloatBins& f = *spec.float_bins;
+        const bool stops = f.scale() == FloatScale::Stops;
+        s["scale"] = stops ? "stops" : "linear";
+        s[stops ? "stops" : "range"] = Json::array({f.lo().value(), f.hi().value()});
+        if (stops) s["step"] = f.step().value();
+        Json e = Json::array();
+        for (float v : f.edges()) e.push_back(static_cast<double>(v));
+        s["edges"] = std::move(e);
+    } else if (spec.has_edges()) {
         Json e = Json::array();
         for (double v : spec.edges) e.push_back(v);
         s["edges"] = std::move(e);
@@ -100,10 +166,15 @@ Json timing_json(const std::vector<StageTime>& stages, std::optional<double> tot
     return t;
 }
 
-Json channel_json(const ChannelHistogram& histogram, bool cfa) {
+Json channel_json(const ChannelHistogram& histogram, bool cfa, bool floating) {
     Json c = Json::object();
     c["name"] = cfa ? media::cfa_channel_name(histogram.channel) : channel_name(histogram.channel);
     c["total"] = histogram.total();
+    if (floating) {
+        c["below_range"] = histogram.below_range;
+        c["above_range"] = histogram.above_range;
+        c["non_finite"] = histogram.non_finite;
+    }
     Json counts = Json::array();
     for (std::uint64_t n : histogram.counts) counts.push_back(n);
     c["counts"] = std::move(counts);
