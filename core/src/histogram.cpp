@@ -1,6 +1,7 @@
 #include "histoscope/core/histogram.hpp"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 #include <numeric>
@@ -134,10 +135,22 @@ void for_each_float(const ImageView& image, Channel channel, int y0, int y1, Sin
     }
 }
 
+// log2(1 + i/256): with a float's exponent and the top 8 bits of its mantissa, log2 of the
+// float less at most log2(1 + 1/256) = 0.0057.
+const std::array<double, 256>& log2_of_mantissas() {
+    static const std::array<double, 256> table = [] {
+        std::array<double, 256> t{};
+        for (std::size_t i = 0; i < t.size(); ++i)
+            t[i] = std::log2(1.0 + static_cast<double>(i) / 256.0);
+        return t;
+    }();
+    return table;
+}
+
 // The slot of a float value: 0 below range, 1 above, 2 non-finite, 3 + k bin k. FloatBins'
 // edges decide (the definition is its bin_of()); a guess from the value (linear: its offset
-// times bins per unit; stops: log2 read off the float's exponent and mantissa, within 0.09 of
-// the truth) only says where the comparisons start.
+// times bins per unit; stops: log2 read off the float's exponent and the top of its mantissa,
+// within 0.006 of the truth) only says where the comparisons start, so that they rarely move.
 class FloatSlots {
   public:
     explicit FloatSlots(const FloatBins& bins)
@@ -145,7 +158,8 @@ class FloatSlots {
           last_(bins.bins() - 1),
           stops_(bins.scale() == FloatScale::Stops),
           first_(bins.edges().front()),
-          end_(bins.edges().back()) {
+          end_(bins.edges().back()),
+          log2_(log2_of_mantissas().data()) {
         if (stops_) {
             origin_ = bins.lo().value();
             per_unit_ = 1.0 / bins.step().value();
@@ -162,9 +176,10 @@ class FloatSlots {
         if (!(v < end_)) return 1;
         double position;
         if (stops_) {
-            // v >= e_0 > 0: a positive float, its bits a piecewise linear log2 (times 2^23).
-            const auto bits = static_cast<std::int32_t>(std::bit_cast<std::uint32_t>(v));
-            position = static_cast<double>(bits - 0x3F800000) * 0x1p-23;
+            // v >= e_0 > 0: a positive float (a subnormal's guess is poor, and corrected).
+            const std::uint32_t bits = std::bit_cast<std::uint32_t>(v);
+            position = static_cast<double>(static_cast<int>(bits >> 23) - 127) +
+                       log2_[(bits >> 15) & 0xFFu];
         } else {
             position = static_cast<double>(v);
         }
@@ -180,6 +195,7 @@ class FloatSlots {
     int last_;
     bool stops_;
     float first_, end_;
+    const double* log2_;
     double origin_ = 0.0, per_unit_ = 1.0;
 };
 

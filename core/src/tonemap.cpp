@@ -182,8 +182,9 @@ ToneMapResult tone_map(const ImageView& image, const ToneMapSpec& spec) {
                     if (ceiling.linear) {
                         ld = static_cast<double>(lw) / lw_max;
                     } else {
-                        const double t = (std::log10(static_cast<double>(lw)) - lo) / width;
-                        const std::size_t i = bin_of(std::log10(static_cast<double>(lw)));
+                        const double bw = std::log10(static_cast<double>(lw));
+                        const double t = (bw - lo) / width;
+                        const std::size_t i = bin_of(bw);
                         const double share =
                             (below[i] + (t - static_cast<double>(i)) * ceiling.counts[i]) / total;
                         ld = std::pow(10.0, log_dmin * (1.0 - std::clamp(share, 0.0, 1.0)));
