@@ -21,6 +21,7 @@
 #include "histoscope/core/stats.hpp"
 #include "histoscope/ui/controller.hpp"
 #include "histoscope/ui/controls_panel.hpp"
+#include "histoscope/ui/export.hpp"
 #include "histoscope/ui/histogram_model.hpp"
 #include "histoscope/ui/histogram_view.hpp"
 #include "histoscope/ui/image_view.hpp"
@@ -147,6 +148,11 @@ class TestUiFloat : public QObject {
         QCOMPARE(stats.data(stats.index(median, 3)).toString(),
                  QString::number(want.median, 'g', 6));
         QVERIFY(want.non_finite > 0);
+        // The exported CSV gives the stops' edges.
+        const QString csv = histogram_csv(window_->histogramModel()->histogram(), {});
+        QVERIFY2(
+            csv.startsWith(QStringLiteral("bin,lower_ev,upper_ev,r,g,b,luma709\n0,-16,-15.875,")),
+            qPrintable(csv.left(80)));
         // Other bin counts, counted again.
         bins->setCurrentIndex(bins->findData(1024));
         QTRY_VERIFY_WITH_TIMEOUT(window_->histogramModel()->rowCount() == 1024, kTimeoutMs);
