@@ -10,10 +10,12 @@
 #include <cstring>
 #include <sstream>
 
+#include "app_engines.hpp"
 #include "cli_helpers.hpp"
 #include "damaged_media.hpp"
 #include "exr_writer.hpp"
 #include "histoscope/core/stats.hpp"
+#include "histoscope/core/stream.hpp"
 #include "histoscope/core/tonemap.hpp"
 
 using namespace hs;
@@ -215,12 +217,37 @@ TEST(CliFloat, BenchTimesTheCpuEngineAndSaysWhoCannot) {
             EXPECT_EQ(row.at("status"), "ok");
             EXPECT_EQ(row.at("verified"), true);
             EXPECT_EQ(row.at("spec"), "256 bins of 0.125 stop over [-16, 16) EV");
-        } else {
+        } else if (row.at("status") != "unavailable") {  // a GPU engine without a GPU
             EXPECT_EQ(row.at("status"), "unsupported") << row.at("kernel");
             EXPECT_NE(row.at("reason").get<std::string>().find("float"), std::string::npos);
         }
     }
     EXPECT_TRUE(cpu);
+}
+
+TEST(CliFloat, EveryEngineButTheCpuReferenceRefusesFloatsByItsCapabilities) {
+    // The applications' registry: with CUDA, every GPU engine and auto, available here or not.
+    const hs::app::Engines engines = hs::app::make_engines();
+    Image img(8, 4, 3, SampleType::F32);
+    const HistogramRequest request{
+        img.view(), {Channel::Luma709}, HistogramSpec::floating(FloatBins::default_stops())};
+    for (const auto& e : engines.registry->engines()) {
+        const std::string name(e->name());
+        if (name == "cpu") {
+            EXPECT_TRUE(e->capabilities().f32);
+            EXPECT_EQ(e->unsupported_reason(request), "");
+            continue;
+        }
+        EXPECT_FALSE(e->capabilities().f32) << name;
+        EXPECT_EQ(e->unsupported_reason(request),
+                  "engine '" + name + "' does not handle 32-bit float samples");
+    }
+    // Frames of float samples stream on the CPU: every other stream engine declines them.
+    StreamConfig config;
+    config.format = FrameFormat::of(img.view());
+    config.channels = request.channels;
+    config.spec = request.spec;
+    EXPECT_EQ(choose_stream_engine(*engines.registry, config).name(), "cpu");
 }
 
 TEST(CliFloat, HostileFilesAndAbsurdOptionsAreOneLine) {

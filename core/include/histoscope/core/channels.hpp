@@ -14,7 +14,7 @@
 //   Y = (0.2126f * R + 0.7152f * G) + 0.0722f * B
 // in IEEE binary32, each product and sum one operation rounded to nearest (the weights the
 // floats nearest 0.2126, 0.7152, 0.0722), in that order, never fused into an FMA (hs_core is
-// built with -ffp-contract=off; a GPU computes it with __fmul_rn and __fadd_rn), so that every
+// built with -ffp-contract=off; a GPU kernel would use __fmul_rn and __fadd_rn), so that every
 // engine gets the same float. Rec.601 luma (of gamma-encoded code values) and the joint colour
 // are not defined for them.
 
