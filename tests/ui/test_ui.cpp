@@ -2194,7 +2194,7 @@ class TestUi : public QObject {
         QSignalSpy results(controller(), &Controller::frameReady);
         window_->openFile(path);
         QTRY_VERIFY_WITH_TIMEOUT(results.count() >= 1, kTimeoutMs);
-        const auto first = qvariant_cast<FrameResult>(results.first().first());
+        const auto first = qvariant_cast<PresentedFrame>(results.first().first());
         QVERIFY2(first.preview, "the reduced copy's result comes first");
         QCOMPARE(first.result_factor, 2);
         settle();
