@@ -52,7 +52,7 @@
 #include <vector>
 
 #include "coded_video.hpp"
-#include "engines.hpp"
+#include "controller_setup.hpp"
 #include "histoscope/core/display.hpp"
 #include "histoscope/core/engine.hpp"
 #include "histoscope/core/equalize.hpp"
@@ -227,12 +227,12 @@ class TestUi : public QObject {
         QStandardPaths::setTestModeEnabled(true);
         QSettings().clear();
         init_resources();
-        hs::gui::Engines engines = hs::gui::make_engines();
-        for (const auto& e : engines.registry->engines())
+        hs::gui::ControllerSetup setup = hs::gui::make_controller_setup();
+        for (const auto& e : setup.registry->engines())
             if (e->availability().available) ++available_engines_;
         gpu_engines_ = available_gpu_engines();
         worker_ = std::make_unique<Worker>(
-            std::make_unique<Controller>(std::move(engines.registry), std::move(engines.options)));
+            std::make_unique<Controller>(std::move(setup.registry), std::move(setup.options)));
         window_ = std::make_unique<MainWindow>(controller(), kSamples);
         window_->resize(1400, 900);
         window_->show();
