@@ -37,16 +37,16 @@ Memory memory_now(const FrameStream& stream) {
 // frames compared; `ok` is false after the first mismatch.
 std::int64_t verify(const Args& args, FrameStream& stream, std::int64_t limit, bool& ok,
                     std::string& mismatch) {
-    FrameSource source(args, 1);
+    StreamInput source(args, 1);
     const StreamConfig& c = stream.config();
     std::vector<std::byte> frame(c.format.frame_bytes());
     std::int64_t compared = 0;
     std::string why;
     ok = true;
     while (ok && (limit <= 0 || source.position() < limit)) {
-        const FrameSource::Status status = source.read_into(frame.data(), why);
-        if (status == FrameSource::Status::End) break;
-        if (status == FrameSource::Status::Failed) continue;
+        const StreamInput::Status status = source.read_into(frame.data(), why);
+        if (status == StreamInput::Status::End) break;
+        if (status == StreamInput::Status::Failed) continue;
         const ImageView view = c.format.view(frame.data());
         stream.submit(view);
         const std::optional<FrameResult> r = stream.wait();
@@ -104,7 +104,7 @@ int run_bench_frames(const Context& ctx, const Args& args) {
     if (kernel != "auto" && ctx.registry.find(kernel) == nullptr)
         throw UsageError("unknown kernel '" + kernel + "' (see 'histoscope-cli kernels')");
 
-    FrameSource source(args, passes);
+    StreamInput source(args, passes);
     const FrameFormat& f = source.format();
     StreamConfig config = histogram_stream_config(args, f, kernel, "--select");
     if (!args.flag("--no-equalize")) {

@@ -202,7 +202,7 @@ std::string report_text(const Report& rep) {
 }
 
 // The transfer and primaries of the clip, for the equalized video (empty for raw frames).
-media::VideoWriter::Colour colour_of(const FrameSource& source) {
+media::VideoWriter::Colour colour_of(const StreamInput& source) {
     const media::VideoCoding* c = source.coding();
     return c ? media::VideoWriter::Colour{c->transfer, c->primaries} : media::VideoWriter::Colour{};
 }
@@ -289,7 +289,7 @@ int run_equalize_frames(const Context& ctx, const Args& args) {
     static_cast<void>(engine_from_args(ctx, args));  // unknown or unavailable: exit 2 or 4
     const std::int64_t limit = args.integer("--frames").value_or(0);
 
-    FrameSource source(args, 1);
+    StreamInput source(args, 1);
     const FrameFormat& f = source.format();
     if (!raw_out)
         if (const std::string problem = media::video_output_problem(output, f); !problem.empty())

@@ -56,7 +56,7 @@ int run_hist_frames(const Context& ctx, const Args& args) {
     // the kernel named (auto: cpu); the image's channels go through the frame stream.
     const ChannelSelection selection = select_channels(args.value("--channels").value_or("all"));
     const bool image_channels = !selection.others.empty();
-    FrameSource source(args, 1);
+    StreamInput source(args, 1);
     source.want(image_channels, selection.has_planes());
     const FrameFormat& f = source.format();
     StreamConfig config;

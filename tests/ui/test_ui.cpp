@@ -1183,8 +1183,9 @@ class TestUi : public QObject {
         QTRY_VERIFY_WITH_TIMEOUT(notices.count() > 0, kTimeoutMs);
         QTRY_VERIFY_WITH_TIMEOUT(!window_->playback().playing, kTimeoutMs);
         settle();
-        QVERIFY2(window_->lastError().contains(QStringLiteral("Frame 6 could not be decoded (the "
-                                                              "file ends inside it: 1000 of its")),
+        QVERIFY2(window_->lastError().contains(QStringLiteral("Frame 6 could not be decoded (frame "
+                                                              "5 is truncated: the file ends after "
+                                                              "1000 of its")),
                  qPrintable(window_->lastError()));
         QCOMPARE(window_->playback().frame, 4);
         QVERIFY(model_matches(*window_->histogramModel(), reference_of(frames[4].view(), 256)));
