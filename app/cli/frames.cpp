@@ -22,21 +22,21 @@ using Clock = std::chrono::steady_clock;
 
 }  // namespace
 
-bool input_is_video(const Args& args) {
-    if (args.has("--raw") || args.positional().size() != 1) return false;
-    return media::probe(input_source(args.positional().front(), decode_options(args))) ==
+bool input_is_video(const InputOptions& input) {
+    if (input.raw || input.files.size() != 1) return false;
+    return media::probe(input_source(input.files.front(), input.decode())) ==
            media::MediaKind::Video;
 }
 
 // --- StreamInput
 
-StreamInput::StreamInput(const Args& args, int passes)
-    : options_(decode_options(args)), passes_(passes) {
+StreamInput::StreamInput(const InputOptions& input, int passes)
+    : options_(input.decode()), passes_(passes) {
     if (passes < 1) throw UsageError("the input must be read at least once");
-    const auto& pos = args.positional();
+    const auto& pos = input.files;
     if (pos.size() > 1) throw UsageError("expected one input, got " + std::to_string(pos.size()));
-    if (const auto raw = args.value("--raw")) {
-        raw_format_ = media::parse_raw_format(*raw);
+    if (input.raw) {
+        raw_format_ = *input.raw;
         name_ = pos.empty() ? "-" : pos.front();
         kind_ = "raw";
         codec_ = media::to_string(raw_format_);

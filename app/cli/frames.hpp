@@ -10,16 +10,16 @@
 #include <string>
 #include <vector>
 
-#include "args.hpp"
 #include "histoscope/core/stream.hpp"
 #include "histoscope/media/frame_source.hpp"
 #include "histoscope/media/media.hpp"
 #include "json.hpp"
+#include "options.hpp"
 
 namespace hs::cli {
 
 // True when the command's input is one video file (not --raw).
-bool input_is_video(const Args& args);
+bool input_is_video(const InputOptions& input);
 
 // The input of a streaming command: the frames of the positional video or of --raw FMT
 // [FILE|-], read through media::FrameSource `passes` times over (a fresh source each pass: a
@@ -28,7 +28,7 @@ class StreamInput {
   public:
     // `passes` > 1 reads the input again from the start that many times (not standard input,
     // nor raw frames from another pipe).
-    StreamInput(const Args& args, int passes);
+    StreamInput(const InputOptions& input, int passes);
     ~StreamInput();
     StreamInput(const StreamInput&) = delete;
     StreamInput& operator=(const StreamInput&) = delete;
