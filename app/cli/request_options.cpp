@@ -2,11 +2,11 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <tuple>
 
 #include "histoscope/core/error.hpp"
 #include "histoscope/media/media.hpp"
 #include "planes.hpp"
-#include "scope_options.hpp"
 
 namespace hs::cli {
 
@@ -18,13 +18,8 @@ HistogramEngine& available_kernel(const EngineRegistry& registry, const std::str
     return *engine;
 }
 
-HistogramRequest request_from_args(const Args& args, const ImageView& image,
-                                   const std::string& channels_option, bool cfa) {
-    return request_with_channels(args, image, args.value(channels_option).value_or("all"), cfa);
-}
-
-HistogramRequest request_with_channels(const Args& args, const ImageView& image,
-                                       const std::string& channel_list, bool cfa) {
+HistogramRequest histogram_request(const SpecOptions& options, const ImageView& image,
+                                   const std::string& channel_list, bool cfa) {
     // hist takes a video's planes out of its list before it comes here (planes.hpp).
     if (select_channels(channel_list).has_planes())
         throw UsageError(
@@ -40,34 +35,28 @@ HistogramRequest request_with_channels(const Args& args, const ImageView& image,
         throw UsageError("the joint colour channel 'rgb' must be requested alone");
 
     HistogramSpec& spec = request.spec;
-    if (const auto edges = args.value("--edges")) {
-        spec = HistogramSpec::with_edges(parse_number_list(*edges, "--edges"));
+    if (!options.edges.empty()) {
+        spec = HistogramSpec::with_edges(options.edges);
     } else {
         const std::int64_t top = joint ? std::int64_t{1} << 24 : std::int64_t{1} << image.bit_depth;
-        const auto bins = args.integer("--bins").value_or(joint ? kMaxBins : 256);
-        spec = HistogramSpec::even(static_cast<int>(bins), 0, top);
-        if (const auto range = args.value("--range")) {
-            const auto [lo, hi] = parse_range(*range);
-            spec.lower = lo;
-            spec.upper = hi;
-        }
+        spec = HistogramSpec::even(options.bins.value_or(joint ? kMaxBins : 256), 0, top);
+        if (options.range) std::tie(spec.lower, spec.upper) = *options.range;
     }
-    if (const auto cap = args.integer("--saturate"))
-        spec.saturate = static_cast<std::uint64_t>(*cap);
+    spec.saturate = options.saturate;
     spec.validate();
     return request;
 }
 
-StreamConfig histogram_stream_config(const Args& args, const FrameFormat& format,
-                                     const std::string& kernel,
-                                     const std::string& channels_option) {
-    const HistogramRequest shape = request_from_args(args, format.shape(), channels_option);
+StreamConfig histogram_stream_config(const SpecOptions& spec, const std::string& channel_list,
+                                     const std::optional<Region>& region, const FrameFormat& format,
+                                     const std::string& kernel) {
+    const HistogramRequest shape = histogram_request(spec, format.shape(), channel_list);
     StreamConfig config;
     config.format = format;
     config.engine = kernel;
     config.channels = shape.channels;
     config.spec = shape.spec;
-    config.region = region_option(args);
+    config.region = region;
     return config;
 }
 
