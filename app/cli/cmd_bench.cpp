@@ -9,7 +9,6 @@
 #include <iostream>
 #include <sstream>
 
-#include "args.hpp"
 #include "commands.hpp"
 #include "frames.hpp"
 #include "histoscope/core/bench.hpp"
@@ -44,53 +43,50 @@ std::string fixed(double v, int digits) {
     return buf;
 }
 
-std::vector<BenchInput> bench_inputs(const Args& args) {
+std::vector<BenchInput> bench_inputs(const BenchCommand& cmd) {
     std::vector<BenchInput> inputs;
-    if (const auto kind = args.value("--synthetic")) {
-        if (!args.positional().empty() || args.has("--raw"))
+    if (cmd.synthetic) {
+        if (!cmd.input.files.empty() || cmd.input.raw)
             throw UsageError("--synthetic cannot be combined with files or --raw");
-        SyntheticSpec s;
-        s.kind = SyntheticSpec::parse_kind(*kind, s.sigma);
-        s.pixels = parse_count(args.value("--pixels").value_or("16M"), "--pixels");
-        const auto depth = args.integer("--depth").value_or(8);
-        s.type = depth == 8 ? SampleType::U8 : SampleType::U16;
-        s.bit_depth = static_cast<int>(depth);
-        s.channels = static_cast<int>(args.integer("--channels").value_or(1));
-        if (s.channels == 2) throw UsageError("--channels must be 1, 3 or 4");
+        SyntheticSpec s = *cmd.synthetic;
+        s.pixels = cmd.pixels;
+        s.type = cmd.depth == 8 ? SampleType::U8 : SampleType::U16;
+        s.bit_depth = cmd.depth;
+        s.channels = cmd.channels;
         inputs.push_back({s.describe(), make_synthetic(s)});
         return inputs;
     }
-    const media::DecodeOptions options = decode_options(args);
-    if (args.has("--raw") || args.positional().size() <= 1) {
-        inputs.push_back(bench_input(load_input(args, options)));
+    const std::int64_t frame = cmd.frame.value;
+    if (cmd.input.raw || cmd.input.files.size() <= 1) {
+        inputs.push_back(bench_input(load_input(cmd.input, frame)));
         return inputs;
     }
-    for (const auto& path : args.positional()) {
-        const media::Source& source = input_source(path, options);
-        if (!args.has("--frame") && media::probe(source) == media::MediaKind::Video)
+    for (const auto& path : cmd.input.files) {
+        const media::Source& source = input_source(path, cmd.input.decode());
+        if (!cmd.frame.given && media::probe(source) == media::MediaKind::Video)
             throw UsageError(source.name() +
                              " is a video: its frames are benchmarked as a stream when it is "
                              "given alone, or pick one with --frame N");
-        inputs.push_back(bench_input(load_input(args.with_positional({path}), options)));
+        InputOptions one = cmd.input;
+        one.files = {path};
+        inputs.push_back(bench_input(load_input(one, frame)));
     }
     return inputs;
 }
 
-// The engines --kernels names, of `all` (the registry's list): "all" (default) is every one,
+// The engines --kernels `names`, of `all` (the registry's list): "all" (default) is every one,
 // the unavailable ones included (their rows say why); named ones must exist, once each, and run
 // here (`available` finds one, as --kernel of hist does).
 template <typename Engine, typename Available>
-std::vector<Engine*> engines_named(const Args& args,
+std::vector<Engine*> engines_named(const std::vector<std::string>& names,
                                    const std::vector<std::unique_ptr<Engine>>& all,
                                    Available&& available) {
     std::vector<Engine*> engines;
-    const std::string list = args.value("--kernels").value_or("all");
-    if (list == "all") {
+    if (names == std::vector<std::string>{"all"}) {
         for (const auto& e : all) engines.push_back(e.get());
         return engines;
     }
-    std::stringstream names(list);
-    for (std::string name; std::getline(names, name, ',');) {
+    for (const std::string& name : names) {
         Engine& e = available(name);
         if (std::find(engines.begin(), engines.end(), &e) != engines.end())
             throw UsageError("kernel '" + name + "' is listed twice in --kernels");
@@ -102,26 +98,31 @@ std::vector<Engine*> engines_named(const Args& args,
 
 }  // namespace
 
-int run_bench(const Context& ctx) {
-    const Args& args = ctx.args;
-    refuse_output_onto_input(args);
+int run_bench(const Context& ctx, const BenchCommand& cmd) {
+    refuse_output_onto_input(cmd.input, cmd.output.path);
     // The scopes' options, for kernels and streams alike.
-    const auto scope_kind = args.value("--scope");
+    const bool scope_kind = !cmd.scopes.empty();
     if (!scope_kind)
-        for (const char* o : {"--levels", "--columns", "--size", "--matrix"})
-            if (args.has(o)) throw UsageError(std::string(o) + " applies to --scope");
+        for (const auto& [given, option] : {std::pair{cmd.scope.levels.given, "--levels"},
+                                            std::pair{cmd.scope.columns.has_value(), "--columns"},
+                                            std::pair{cmd.scope.size.given, "--size"},
+                                            std::pair{cmd.scope.matrix.given, "--matrix"}})
+            if (given) throw UsageError(std::string(option) + " applies to --scope");
     // A video (unless --frame picks one of its frames) or --stream: the stream benchmark.
-    if (args.flag("--stream") || (input_is_video(args) && !args.has("--frame")))
-        return run_bench_frames(ctx, args);
-    for (const char* o : {"--kernel", "--loop", "--frames", "--verify-frames", "--depth-in-flight",
-                          "--no-equalize"})
-        if (args.has(o))
-            throw UsageError(std::string(o) +
+    if (cmd.stream || (input_is_video(cmd.input) && !cmd.frame.given))
+        return run_bench_frames(ctx, cmd);
+    for (const auto& [given, option] :
+         {std::pair{cmd.kernel.given, "--kernel"}, std::pair{cmd.loop.given, "--loop"},
+          std::pair{cmd.frames.has_value(), "--frames"},
+          std::pair{cmd.verify_frames.has_value(), "--verify-frames"},
+          std::pair{cmd.depth_in_flight.given, "--depth-in-flight"},
+          std::pair{cmd.no_equalize, "--no-equalize"}})
+        if (given)
+            throw UsageError(std::string(option) +
                              " applies to the stream benchmark (a video, or "
                              "--stream)");
-    const std::string format = args.value("--format").value_or("table");
-    if (scope_kind && (args.has("--saturate") || args.has("--edges") || args.has("--range") ||
-                       args.has("--bins")))
+    const std::string& format = cmd.output.format.value;
+    if (scope_kind && cmd.spec.given())
         throw UsageError(
             "--bins, --range, --edges and --saturate apply to histograms, not to "
             "--scope (use --levels or --size)");
@@ -129,12 +130,12 @@ int run_bench(const Context& ctx) {
     std::vector<HistogramEngine*> engines;
     std::vector<ScopeEngine*> scope_engines;
     if (scope_kind)
-        scope_engines = engines_named(args, ctx.registry.scope_engines(),
+        scope_engines = engines_named(cmd.kernels.value, ctx.registry.scope_engines(),
                                       [&](const std::string& n) -> ScopeEngine& {
                                           return available_scope_engine(ctx.registry, n);
                                       });
     else
-        engines = engines_named(args, ctx.registry.engines(),
+        engines = engines_named(cmd.kernels.value, ctx.registry.engines(),
                                 [&](const std::string& n) -> HistogramEngine& {
                                     return available_kernel(ctx.registry, n);
                                 });
@@ -143,10 +144,8 @@ int run_bench(const Context& ctx) {
     // when there is one, and the host's for the CPU engines.
     const app::GpuInfo gpu = ctx.engines.query_gpu();
     const bool device = !gpu.device.empty() && ctx.engines.gpu_read_bandwidth_gbs;
-    BenchOptions options =
-        bench_options(static_cast<int>(args.integer("--runs").value_or(20)), gpu.l2_bytes);
-    if (const auto warmup = args.integer("--warmup"))
-        options.warmup_runs = static_cast<int>(*warmup);
+    BenchOptions options = bench_options(cmd.runs.value, gpu.l2_bytes);
+    options.warmup_runs = cmd.warmup.value;
     const BenchContext context = bench_context(options, gpu.device, gpu.absence,
                                                device ? ctx.engines.gpu_read_bandwidth_gbs() : 0.0,
                                                measure_host_read_bandwidth_gbs());
@@ -173,8 +172,8 @@ int run_bench(const Context& ctx) {
     const auto announce = [&](std::string_view engine, const std::string& input) {
         if (progress) std::cerr << "bench: " << engine << " on " << input << "\n";
     };
-    for (BenchInput& in : bench_inputs(args)) {
-        const ImageView image = apply_region(args, in.image.view());
+    for (BenchInput& in : bench_inputs(cmd)) {
+        const ImageView image = apply_region(cmd.roi, in.image.view());
         // The floor first, when a GPU engine is timed: what reading these bytes alone costs
         // on the device.
         if (floor) {
@@ -190,7 +189,9 @@ int run_bench(const Context& ctx) {
                 throw UsageError(
                     "the scopes of a camera raw file are of its demosaiced image: "
                     "--camera-raw rgb");
-            const std::vector<ScopeSpec> specs = scopes_from_args(args, image, "--select");
+            const std::vector<ScopeSpec> specs = scope_specs(
+                cmd.scope, cmd.scopes, image,
+                {cmd.select.given ? std::optional(cmd.select.value) : std::nullopt, "--select"});
             if (specs.size() != 1)
                 throw UsageError(
                     "bench --scope times one scope at a time (a stream benchmark counts several)");
@@ -206,7 +207,8 @@ int run_bench(const Context& ctx) {
             }
             continue;
         }
-        const HistogramRequest request = request_from_args(args, image, "--select", in.cfa);
+        const HistogramRequest request =
+            histogram_request(cmd.spec, image, cmd.select.value, in.cfa);
         const std::vector<ChannelHistogram> reference =
             reference_histogram(request.image, request.channels, request.spec);
         for (HistogramEngine* engine : engines) {
@@ -272,7 +274,7 @@ int run_bench(const Context& ctx) {
         }
         out = os.str();
     }
-    write_output(args.value("-o").value_or(""), out);
+    write_output(cmd.output.path, out);
     const bool all_verified = std::all_of(
         rows.begin(), rows.end(), [](const BenchRow& r) { return r.status != "ok" || r.verified; });
     return all_verified ? 0 : 5;

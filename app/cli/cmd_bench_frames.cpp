@@ -11,7 +11,6 @@
 #include <map>
 #include <sstream>
 
-#include "args.hpp"
 #include "commands.hpp"
 #include "frames.hpp"
 #include "histoscope/core/error.hpp"
@@ -35,18 +34,18 @@ Memory memory_now(const FrameStream& stream) {
 // Every frame of one pass (at most `limit`) through `stream`, each compared with the CPU
 // reference: histograms and scopes bin for bin, equalized frames sample for sample. Returns the
 // frames compared; `ok` is false after the first mismatch.
-std::int64_t verify(const Args& args, FrameStream& stream, std::int64_t limit, bool& ok,
+std::int64_t verify(const InputOptions& input, FrameStream& stream, std::int64_t limit, bool& ok,
                     std::string& mismatch) {
-    FrameSource source(args, 1);
+    StreamInput source(input, 1);
     const StreamConfig& c = stream.config();
     std::vector<std::byte> frame(c.format.frame_bytes());
     std::int64_t compared = 0;
     std::string why;
     ok = true;
     while (ok && (limit <= 0 || source.position() < limit)) {
-        const FrameSource::Status status = source.read_into(frame.data(), why);
-        if (status == FrameSource::Status::End) break;
-        if (status == FrameSource::Status::Failed) continue;
+        const StreamInput::Status status = source.read_into(frame.data(), why);
+        if (status == StreamInput::Status::End) break;
+        if (status == StreamInput::Status::Failed) continue;
         const ImageView view = c.format.view(frame.data());
         stream.submit(view);
         const std::optional<FrameResult> r = stream.wait();
@@ -89,36 +88,39 @@ std::int64_t verify(const Args& args, FrameStream& stream, std::int64_t limit, b
 
 }  // namespace
 
-int run_bench_frames(const Context& ctx, const Args& args) {
-    const std::string format = args.value("--format").value_or("table");
+int run_bench_frames(const Context& ctx, const BenchCommand& cmd) {
+    const std::string& format = cmd.output.format.value;
     if (format != "table" && format != "json")
         throw UsageError("--format for a stream benchmark must be table or json, not '" + format +
                          "'");
-    for (const char* o : {"--synthetic", "--pixels", "--depth", "--channels", "--kernels", "--runs",
-                          "--warmup", "--frame"})
-        if (args.has(o)) throw UsageError(std::string(o) + " does not apply to a stream benchmark");
-    const auto passes = static_cast<int>(args.integer("--loop").value_or(1));
-    const std::int64_t limit = args.integer("--frames").value_or(0);
-    const std::int64_t verify_limit = args.integer("--verify-frames").value_or(limit);
-    const std::string kernel = args.value("--kernel").value_or("auto");
+    // (--pixels, --depth and --channels need --synthetic.)
+    for (const auto& [given, option] :
+         {std::pair{cmd.synthetic.has_value(), "--synthetic"},
+          std::pair{cmd.kernels.given, "--kernels"}, std::pair{cmd.runs.given, "--runs"},
+          std::pair{cmd.warmup.given, "--warmup"}, std::pair{cmd.frame.given, "--frame"}})
+        if (given) throw UsageError(std::string(option) + " does not apply to a stream benchmark");
+    const int passes = cmd.loop.value;
+    const std::int64_t limit = cmd.frames.value_or(0);
+    const std::int64_t verify_limit = cmd.verify_frames.value_or(limit);
+    const std::string& kernel = cmd.kernel.value;
     if (kernel != "auto" && ctx.registry.find(kernel) == nullptr)
         throw UsageError("unknown kernel '" + kernel + "' (see 'histoscope-cli kernels')");
 
-    FrameSource source(args, passes);
+    StreamInput source(cmd.input, passes);
     const FrameFormat& f = source.format();
-    StreamConfig config = histogram_stream_config(args, f, kernel, "--select");
-    if (!args.flag("--no-equalize")) {
+    StreamConfig config = histogram_stream_config(cmd.spec, cmd.select.value, cmd.roi, f, kernel);
+    if (!cmd.no_equalize) {
         EqualizeRequest eq;  // global equalization of the luminance, full strength
         config.equalize = eq;
         config.equalizer = "auto";
     }
-    if (args.has("--scope")) {
+    if (!cmd.scopes.empty()) {
         // --select is the histograms' channels here: the waveform is of luma. Scope options
         // without --scope were refused by run_bench().
-        config.scopes = scopes_from_args(args, config.counted_shape(), "");
+        config.scopes = scope_specs(cmd.scope, cmd.scopes, config.counted_shape(), {});
         config.scope_engine = "auto";
     }
-    config.depth = static_cast<int>(args.integer("--depth-in-flight").value_or(3));
+    config.depth = cmd.depth_in_flight.value;
     config.validate();
     std::string declined;
     StreamEngine& streamer = choose_stream_engine(ctx.registry, config, &declined);
@@ -159,7 +161,7 @@ int run_bench_frames(const Context& ctx, const Args& args) {
     const double steady = stream->measure_steady_state_ms(200);
     bool verified = false;
     std::string mismatch;
-    const std::int64_t compared = verify(args, *stream, verify_limit, verified, mismatch);
+    const std::int64_t compared = verify(cmd.input, *stream, verify_limit, verified, mismatch);
     if (!verified) diagnose("error", mismatch);
 
     const double upload_ms = median(upload);
@@ -280,7 +282,7 @@ int run_bench_frames(const Context& ctx, const Args& args) {
            << " frames against the CPU reference)\n";
         out = os.str();
     }
-    write_output(args.value("-o").value_or(""), out);
+    write_output(cmd.output.path, out);
     return verified ? 0 : 5;
 }
 

@@ -15,7 +15,6 @@
 #include <sstream>
 #include <tuple>
 
-#include "args.hpp"
 #include "commands.hpp"
 #include "frames.hpp"
 #include "histoscope/core/error.hpp"
@@ -33,62 +32,30 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// "8x8" or "8" (square grid).
-std::pair<int, int> parse_tiles(const std::string& text) {
-    const auto x = text.find('x');
-    const std::string w = x == std::string::npos ? text : text.substr(0, x);
-    const std::string h = x == std::string::npos ? text : text.substr(x + 1);
-    const std::int64_t tw = parse_integer(w, "--tiles (WxH, e.g. 8x8)");
-    const std::int64_t th = parse_integer(h, "--tiles (WxH, e.g. 8x8)");
-    if (tw < 1 || tw > 64 || th < 1 || th > 64)
-        throw UsageError("--tiles must be 1 to 64 tiles on each side, not '" + text + "'");
-    return {static_cast<int>(tw), static_cast<int>(th)};
-}
-
-void refuse_options_of_other_modes(const Args& args, EqualizeMode mode) {
-    if (mode != EqualizeMode::Clahe)
-        for (const char* o : {"--clip", "--tiles"})
-            if (args.has(o)) throw UsageError(std::string(o) + " applies to --mode clahe only");
-    if (mode != EqualizeMode::Match && args.has("--reference"))
+void refuse_options_of_other_modes(const EqualizeCommand& cmd) {
+    if (cmd.mode != EqualizeMode::Clahe)
+        for (const auto& [given, option] :
+             {std::pair{cmd.clip.given, "--clip"}, std::pair{cmd.tiles.given, "--tiles"}})
+            if (given) throw UsageError(std::string(option) + " applies to --mode clahe only");
+    if (cmd.mode != EqualizeMode::Match && cmd.reference)
         throw UsageError("--reference applies to --mode match only");
 }
 
-EqualizeRequest request_from_args(const Args& args) {
-    EqualizeRequest r;
-    const std::string mode = args.value("--mode").value_or("global");
-    const auto m = parse_mode(mode);
-    if (!m) throw UsageError("--mode must be global, clahe or match, not '" + mode + "'");
-    r.mode = *m;
-    const std::string space = args.value("--space").value_or("luma");
-    const auto s = parse_space(space);
-    if (!s) throw UsageError("--space must be luma or rgb, not '" + space + "'");
-    r.space = *s;
-    refuse_options_of_other_modes(args, r.mode);
-    r.strength = args.number("--strength").value_or(1.0);
-    if (!(r.strength >= 0.0 && r.strength <= 1.0))
-        throw UsageError("--strength must be between 0 and 1, not " +
-                         args.value("--strength").value_or(""));
-    r.clip = args.number("--clip").value_or(2.0);
-    if (!(r.clip > 0.0 && r.clip <= 65536.0))
-        throw UsageError("--clip must be greater than 0 and at most 65536, not " +
-                         args.value("--clip").value_or(""));
-    if (const auto t = args.value("--tiles")) std::tie(r.tiles_x, r.tiles_y) = parse_tiles(*t);
-    if (r.mode == EqualizeMode::Match && !args.has("--reference"))
+// The request of the options, without its image (and reference).
+EqualizeRequest equalize_request(const EqualizeCommand& cmd) {
+    refuse_options_of_other_modes(cmd);
+    if (cmd.mode == EqualizeMode::Match && !cmd.reference)
         throw UsageError("--mode match needs --reference REF (a photo of the same depth)");
+    EqualizeRequest r;
+    r.mode = cmd.mode;
+    r.space = cmd.space;
+    r.strength = cmd.strength;
+    r.clip = cmd.clip.value;
+    std::tie(r.tiles_x, r.tiles_y) = cmd.tiles.value;
     return r;
 }
 
-// "text" or "json".
-std::string report_format(const Args& args) {
-    return args.value("--format").value_or("text");
-}
-
-std::string equalizer_name(const Args& args) {
-    return args.value("--kernel").value_or("cpu");
-}
-
-EqualizeEngine& engine_from_args(const Context& ctx, const Args& args) {
-    const std::string kernel = equalizer_name(args);
+EqualizeEngine& available_equalizer(const Context& ctx, const std::string& kernel) {
     EqualizeEngine* engine = ctx.registry.find_equalizer(kernel);
     if (!engine) {
         std::string known;
@@ -103,13 +70,12 @@ EqualizeEngine& engine_from_args(const Context& ctx, const Args& args) {
 
 // The --reference image (--reference-raw FMT: the first frame of a raw file). A corrupt
 // reference is refused even with --allow-corrupt: matching a partial histogram is no match.
-Image read_reference(const Args& args) {
-    const std::string ref = args.value("--reference").value_or("");
-    if (const auto fmt = args.value("--reference-raw"))
+Image read_reference(const EqualizeCommand& cmd) {
+    const std::string& ref = *cmd.reference;
+    if (cmd.reference_raw)
         return std::move(
-            media::read_raw_frame(ref, media::parse_raw_format(*fmt), 0, media::RawCount::UpToFrame)
-                .image);
-    media::DecodeOptions options = decode_options(args);
+            media::read_raw_frame(ref, *cmd.reference_raw, 0, media::RawCount::UpToFrame).image);
+    media::DecodeOptions options = cmd.input.decode();
     options.allow_corrupt = false;
     return std::move(media::read_image(input_source(ref, options), options).image);
 }
@@ -206,25 +172,33 @@ std::string report_text(const Report& rep) {
 // A float image tone mapped into `output` (tonemap.hpp): only the options that apply to it;
 // --depth 8 or 16 (default 16 where the format stores it, else 8). `read_ms` and `start`: the
 // read so far, for the report.
-int tone_map_image(const Context& ctx, const Input& in, const std::string& output, double read_ms,
-                   Clock::time_point start) {
-    const Args& args = ctx.args;
-    for (const char* o : {"--space", "--strength", "--clip", "--tiles", "--reference"})
-        if (args.has(o))
-            throw UsageError(std::string(o) +
-                             " applies to the equalization of 8-bit and 16-bit "
-                             "images; a float image is tone mapped");
-    if (const auto mode = args.value("--mode"); mode && *mode != "global")
-        throw UsageError("--mode " + *mode +
+int tone_map_image(const EqualizeCommand& cmd, const Input& in, const std::string& output,
+                   double read_ms, Clock::time_point start) {
+    // What equalizes 8-bit and 16-bit images (the values other than the defaults, or given).
+    const EqualizeRequest defaults;
+    const std::pair<bool, const char*> others[] = {
+        {cmd.space != defaults.space, "--space"},
+        {cmd.strength != defaults.strength, "--strength"},
+        {cmd.clip.given, "--clip"},
+        {cmd.tiles.given, "--tiles"},
+        {cmd.reference.has_value(), "--reference"}};
+    for (const auto& [given, option] : others)
+        if (given)
+            throw UsageError(std::string(option) +
+                             " applies to the equalization of 8-bit and 16-bit images; a float "
+                             "image is tone mapped");
+    if (cmd.mode != EqualizeMode::Global)
+        throw UsageError("--mode " + std::string(mode_name(cmd.mode)) +
                          " works on 8-bit and 16-bit images; a float (HDR) image is tone mapped "
                          "by histogram adjustment (give no --mode)");
-    if (const auto kernel = args.value("--kernel"); kernel && *kernel != "cpu")
-        throw UsageError("tone mapping runs on the CPU (core), not with kernel '" + *kernel + "'");
+    if (cmd.kernel != "cpu")
+        throw UsageError("tone mapping runs on the CPU (core), not with kernel '" + cmd.kernel +
+                         "'");
     ToneMapSpec spec;
     const bool raw_out = is_raw_output(output);
-    const auto channels = in.image.channels();
-    if (const auto depth = args.integer("--depth")) {
-        spec.output_depth = static_cast<int>(*depth);
+    const int channels = in.image.channels();
+    if (cmd.depth) {
+        spec.output_depth = *cmd.depth;
     } else if (!raw_out) {
         try {
             media::check_image_output(output, SampleType::U16, channels);
@@ -237,7 +211,7 @@ int tone_map_image(const Context& ctx, const Input& in, const std::string& outpu
                                   channels);
     // Notes once the request stands: a usage error is the only line of a command refused.
     for (const auto& n : in.notes) diagnose("note", n);
-    const auto repeat = static_cast<int>(args.integer("--repeat").value_or(1));
+    const int repeat = cmd.repeat.value;
     std::vector<ToneMapResult> runs;
     std::vector<double> totals;
     for (int i = 0; i < repeat; ++i) {
@@ -272,15 +246,14 @@ int tone_map_image(const Context& ctx, const Input& in, const std::string& outpu
     if (result.clipped_samples != 0)
         diagnose("note",
                  count_of(result.clipped_samples, " colour sample was", " colour samples were") +
-                     " clipped (a colour brighter than the display in one primary, or "
-                     "outside its gamut)");
+                     " clipped (a colour brighter than the display in one primary, or outside "
+                     "its gamut)");
     if (result.linear)
         diagnose("note", "the scene's luminance range fits the display's (" +
                              std::to_string(static_cast<int>(spec.display_contrast)) +
                              ":1): mapped linearly, its brightest pixel at white");
 
-    const std::string format = report_format(args);
-    const bool timing = args.flag("--timing");
+    const std::string& format = cmd.output.format.value;
     if (format == "json") {
         Json j = Json::object();
         j["input"] = in.name;
@@ -306,9 +279,9 @@ int tone_map_image(const Context& ctx, const Input& in, const std::string& outpu
         m["black_pixels"] = result.black_pixels;
         m["clipped_samples"] = result.clipped_samples;
         j["tonemap"] = std::move(m);
-        if (timing) j["timing_ms"] = timing_json(stages);
+        if (cmd.timing) j["timing_ms"] = timing_json(stages);
         write_output("", to_text(j));
-    } else if (timing) {
+    } else if (cmd.timing) {
         std::ostringstream os;
         os << "# " << in.name << " -> " << output << ": tone mapped (histogram adjustment), "
            << in.image.width() << "x" << in.image.height() << ", " << channels
@@ -323,29 +296,28 @@ int tone_map_image(const Context& ctx, const Input& in, const std::string& outpu
 }
 
 // The transfer and primaries of the clip, for the equalized video (empty for raw frames).
-media::VideoWriter::Colour colour_of(const FrameSource& source) {
+media::VideoWriter::Colour colour_of(const StreamInput& source) {
     const media::VideoCoding* c = source.coding();
     return c ? media::VideoWriter::Colour{c->transfer, c->primaries} : media::VideoWriter::Colour{};
 }
 
 }  // namespace
 
-int run_equalize(const Context& ctx) {
+int run_equalize(const Context& ctx, const EqualizeCommand& cmd) {
     const auto start = Clock::now();
-    const Args& args = ctx.args;
-    refuse_output_onto_input(args);
+    refuse_output_onto_input(cmd.input, cmd.output.path, cmd.reference);
     // A video equalizes into a video, unless --frame picks one of its frames.
-    if (args.flag("--per-frame") || (input_is_video(args) && !args.has("--frame")))
-        return run_equalize_frames(ctx, args);
-    if (args.has("--frames")) throw UsageError("--frames N applies to videos and --per-frame");
-    const std::string format = report_format(args);
-    const std::string output = args.value("-o").value_or("");
+    if (cmd.per_frame || (input_is_video(cmd.input) && !cmd.frame.given))
+        return run_equalize_frames(ctx, cmd);
+    if (cmd.frames) throw UsageError("--frames N applies to videos and --per-frame");
+    const std::string& format = cmd.output.format.value;
+    const std::string& output = cmd.output.path;
     if (output.empty() || output == "-")
         throw UsageError("equalize needs an output image file: -o OUT.png");
     if (!is_raw_output(output)) media::check_image_output(output);  // before reading anything
-    EqualizeRequest request = request_from_args(args);
-    EqualizeEngine& engine = engine_from_args(ctx, args);
-    const auto repeat = static_cast<int>(args.integer("--repeat").value_or(1));
+    EqualizeRequest request = equalize_request(cmd);
+    EqualizeEngine& engine = available_equalizer(ctx, cmd.kernel);
+    const int repeat = cmd.repeat.value;
 
     Report rep{{}, output, std::string(engine.name()), &request, {}, repeat, false};
     auto t = Clock::now();
@@ -353,22 +325,22 @@ int run_equalize(const Context& ctx) {
     InputWants wants;
     wants.camera_raw = media::CameraRawView::Rgb;
     wants.cfa = false;
-    const Input in = load_input(args, decode_options(args), false, wants);
-    if (is_float(in.image.type())) return tone_map_image(ctx, in, output, ms_since(t), start);
-    for (const auto& n : in.notes) diagnose("note", n);
-    if (args.has("--depth"))
+    const Input in = load_input(cmd.input, cmd.frame.value, false, wants);
+    if (is_float(in.image.type())) return tone_map_image(cmd, in, output, ms_since(t), start);
+    if (cmd.depth)
         throw UsageError(
             "--depth sets a float image's tone-mapped depth; an equalized image "
             "keeps its input's");
+    for (const auto& n : in.notes) diagnose("note", n);
     rep.input = in.name;
     rep.corrupt = in.corrupt;
     request.image = in.image.view();
     rep.stages.push_back({"read", ms_since(t)});
 
     std::optional<Image> reference;
-    if (args.has("--reference")) {
+    if (cmd.reference) {
         t = Clock::now();
-        reference = read_reference(args);
+        reference = read_reference(cmd);
         request.reference = reference->view();
         rep.stages.push_back({"read_reference", ms_since(t)});
     }
@@ -390,16 +362,16 @@ int run_equalize(const Context& ctx) {
     rep.stages.push_back({"write", ms_since(t)});
     rep.stages.push_back({"total", ms_since(start)});
 
-    const bool timing = args.flag("--timing");
+    const bool timing = cmd.timing;
     if (format == "json") write_output("", report_json(rep, timing));
     if (format == "text" && timing) write_output("", report_text(rep));
     return 0;
 }
 
-int run_equalize_frames(const Context& ctx, const Args& args) {
+int run_equalize_frames(const Context& ctx, const EqualizeCommand& cmd) {
     const auto start = Clock::now();
-    const std::string format = report_format(args);
-    const std::string output = args.value("-o").value_or("");
+    const std::string& format = cmd.output.format.value;
+    const std::string& output = cmd.output.path;
     if (output.empty() || output == "-")
         throw UsageError("equalize needs an output file: -o OUT.mp4 (or .avi, .mkv, .raw)");
     const bool raw_out = is_raw_output(output);
@@ -408,31 +380,31 @@ int run_equalize_frames(const Context& ctx, const Args& args) {
             "the frames of a stream go to a video (.mp4, .avi, .mkv) or a .raw "
             "file, not '" +
             output + "'");
-    if (args.has("--frame"))
+    if (cmd.frame.given)
         throw UsageError("--frame N picks one frame; --per-frame equalizes every frame");
-    if (args.has("--repeat")) throw UsageError("--repeat applies to one image");
-    if (args.has("--depth"))
+    if (cmd.repeat.given) throw UsageError("--repeat applies to one image");
+    if (cmd.depth)
         throw UsageError(
             "--depth sets a float image's tone-mapped depth; equalized frames keep "
             "their stream's");
-    EqualizeRequest request = request_from_args(args);
-    static_cast<void>(engine_from_args(ctx, args));  // unknown or unavailable: exit 2 or 4
-    const std::int64_t limit = args.integer("--frames").value_or(0);
+    EqualizeRequest request = equalize_request(cmd);
+    static_cast<void>(available_equalizer(ctx, cmd.kernel));  // unknown or unavailable: exit 2 or 4
+    const std::int64_t limit = cmd.frames.value_or(0);
 
-    FrameSource source(args, 1);
+    StreamInput source(cmd.input, 1);
     const FrameFormat& f = source.format();
     if (!raw_out)
         if (const std::string problem = media::video_output_problem(output, f); !problem.empty())
             throw UsageError(problem);
     std::optional<Image> reference;
-    if (args.has("--reference")) {
-        reference = read_reference(args);
+    if (cmd.reference) {
+        reference = read_reference(cmd);
         request.reference = reference->view();
     }
     StreamConfig config;
     config.format = f;
     config.equalize = request;
-    config.equalizer = equalizer_name(args);
+    config.equalizer = cmd.kernel;
     config.validate();
     StreamEngine& streamer = choose_stream_engine(ctx.registry, config);
     const std::unique_ptr<FrameStream> stream = streamer.open(config);
@@ -467,7 +439,7 @@ int run_equalize_frames(const Context& ctx, const Args& args) {
     if (video) video->close();
     if (raw) raw->commit();
 
-    const bool timing = args.flag("--timing");
+    const bool timing = cmd.timing;
     if (format == "json" || timing) {
         Json j = Json::object();
         j["input"] = source.name();

@@ -4,7 +4,6 @@
 #include <iostream>
 #include <sstream>
 
-#include "args.hpp"
 #include "camera_raw.hpp"
 #include "commands.hpp"
 #include "histoscope/core/error.hpp"
@@ -97,23 +96,22 @@ std::string stats_line(const Stats& s) {
 
 }  // namespace
 
-int run_hist(const Context& ctx) {
-    const Args& args = ctx.args;
-    refuse_output_onto_input(args);
-    if (args.flag("--per-frame")) return run_hist_frames(ctx, args);
-    if (args.has("--frames")) throw UsageError("--frames N applies to --per-frame");
-    const std::string format = args.value("--format").value_or("text");
-    const std::string kernel = args.value("--kernel").value_or("cpu");
+int run_hist(const Context& ctx, const HistCommand& cmd) {
+    refuse_output_onto_input(cmd.input, cmd.output.path);
+    if (cmd.per_frame) return run_hist_frames(ctx, cmd);
+    if (cmd.frames) throw UsageError("--frames N applies to --per-frame");
+    const std::string& format = cmd.output.format.value;
+    const std::string& kernel = cmd.kernel;
     HistogramEngine& engine = available_kernel(ctx.registry, kernel);
 
     // y, cb, cr: the coded planes of a video, each counted as an image of its own.
-    const ChannelSelection selection = select_channels(args.value("--channels").value_or("all"));
+    const ChannelSelection selection = select_channels(cmd.channels);
     InputWants wants;
     wants.planes = selection.has_planes();
     wants.rgb = !selection.others.empty();
-    const Input in = load_input(args, decode_options(args), false, wants);
+    const Input in = load_input(cmd.input, cmd.frame.value, false, wants);
     const ImageView frame = wants.rgb ? in.image.view() : in.shape.shape();
-    const ImageView image = apply_region(args, frame);
+    const ImageView image = apply_region(cmd.roi, frame);
 
     // One histogram per channel in the order listed: the image's channels in one request,
     // each plane in one of its own, all with the spec of the frame's depth.
@@ -127,8 +125,8 @@ int run_hist(const Context& ctx) {
     std::vector<Counted> counted;
     HistogramResult result;
     // Without channels of the image, its request still makes the spec (at the frame's depth).
-    const HistogramRequest request = request_with_channels(
-        args, image, selection.others.empty() ? "all" : selection.others, in.cfa());
+    const HistogramRequest request = histogram_request(
+        cmd.spec, image, selection.others.empty() ? "all" : selection.others, in.cfa());
     // Notes once the request stands: a usage error (an engine that cannot serve it too) is the
     // only line of a command refused.
     if (wants.rgb) {
@@ -141,7 +139,7 @@ int run_hist(const Context& ctx) {
     std::vector<ImageView> planes;
     if (wants.planes) {
         planes = plane_views({in.planes[0].view(), in.planes[1].view(), in.planes[2].view()},
-                             *in.coding, region_option(args));
+                             *in.coding, cmd.roi);
         for (int p : selection.planes) {
             const ImageView& v = planes[static_cast<std::size_t>(p)];
             results.push_back(engine.compute({v, {Channel::Gray}, request.spec}));
@@ -178,7 +176,7 @@ int run_hist(const Context& ctx) {
     std::vector<Stats> stats;
     std::vector<FloatStats> float_stats;  // a float image's
     const bool floating = request.spec.is_float();
-    if (args.flag("--stats"))
+    if (cmd.stats)
         for (const Counted& c : counted) {
             if (floating)
                 float_stats.push_back(compute_float_stats(c.view, c.channel, request.spec));
@@ -201,7 +199,7 @@ int run_hist(const Context& ctx) {
         if (in.coding) add_coding_json(j, *in.coding);
         if (in.camera_raw) j["camera_raw"] = camera_raw_json(*in.camera_raw, in.camera_view);
         j["corrupt"] = in.corrupt;
-        j["region"] = region_json(region_option(args));
+        j["region"] = region_json(cmd.roi);
         j["spec"] = spec_json(spec);
         j["kernel"] = kernel;
         j["timing_ms"] = timing_json(result.stages, result.total_ms);
@@ -222,7 +220,7 @@ int run_hist(const Context& ctx) {
         std::ostringstream os;
         const char sep = format == "csv" ? ',' : '\t';
         if (format == "text") {
-            const auto region = region_option(args);
+            const std::optional<Region>& region = cmd.roi;
             os << "# " << in.name << ": " << in.shape.width << "x" << in.shape.height << ", "
                << in.shape.channels << " channel(s), " << in.shape.bit_depth << "-bit " << in.kind
                << " (" << in.format << ")"
@@ -262,7 +260,7 @@ int run_hist(const Context& ctx) {
         }
         out = os.str();
     }
-    write_output(args.value("-o").value_or(""), out);
+    write_output(cmd.output.path, out);
     return 0;
 }
 

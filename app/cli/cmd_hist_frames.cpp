@@ -9,7 +9,6 @@
 #include <memory>
 #include <sstream>
 
-#include "args.hpp"
 #include "commands.hpp"
 #include "frames.hpp"
 #include "histoscope/core/error.hpp"
@@ -43,32 +42,32 @@ class Output {
 
 }  // namespace
 
-int run_hist_frames(const Context& ctx, const Args& args) {
-    const std::string format = args.value("--format").value_or("text");
-    if (args.flag("--stats")) throw UsageError("--stats applies to one image, not to --per-frame");
-    if (args.has("--frame"))
+int run_hist_frames(const Context& ctx, const HistCommand& cmd) {
+    const std::string& format = cmd.output.format.value;
+    if (cmd.stats) throw UsageError("--stats applies to one image, not to --per-frame");
+    if (cmd.frame.given)
         throw UsageError("--frame N picks one frame; --per-frame histograms every frame");
-    const std::int64_t limit = args.integer("--frames").value_or(0);
-    const std::string kernel = args.value("--kernel").value_or("cpu");
+    const std::int64_t limit = cmd.frames.value_or(0);
+    const std::string& kernel = cmd.kernel;
     if (kernel != "auto") static_cast<void>(available_kernel(ctx.registry, kernel));
 
     // y, cb, cr (a video's coded planes) are counted as each frame is read, on this thread, by
     // the kernel named (auto: cpu); the image's channels go through the frame stream.
-    const ChannelSelection selection = select_channels(args.value("--channels").value_or("all"));
+    const ChannelSelection selection = select_channels(cmd.channels);
     const bool image_channels = !selection.others.empty();
-    FrameSource source(args, 1);
+    StreamInput source(cmd.input, 1);
     source.want(image_channels, selection.has_planes());
     const FrameFormat& f = source.format();
     StreamConfig config;
     std::unique_ptr<FrameStream> stream;
     StreamEngine* streamer = nullptr;
     {
-        const HistogramRequest shape = request_with_channels(
-            args, f.shape(), image_channels ? selection.others : std::string("all"));
+        const HistogramRequest shape = histogram_request(
+            cmd.spec, f.shape(), image_channels ? selection.others : std::string("all"));
         config.format = f;
         config.engine = kernel;
         config.spec = shape.spec;
-        config.region = region_option(args);
+        config.region = cmd.roi;
         if (image_channels) config.channels = shape.channels;
     }
     if (image_channels) {
@@ -92,7 +91,7 @@ int run_hist_frames(const Context& ctx, const Args& args) {
 
     const HistogramSpec& spec = config.spec;
     const auto bins = static_cast<std::size_t>(spec.bins);
-    Output output(args.value("-o").value_or(""));
+    Output output(cmd.output.path);
     std::ostream& os = output.out();
     const char sep = format == "csv" ? ',' : '\t';
     if (format == "json") {

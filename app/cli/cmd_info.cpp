@@ -1,6 +1,5 @@
 #include <sstream>
 
-#include "args.hpp"
 #include "camera_raw.hpp"
 #include "commands.hpp"
 #include "histoscope/core/error.hpp"
@@ -10,15 +9,14 @@
 
 namespace hs::cli {
 
-int run_info(const Context& ctx) {
-    const Args& args = ctx.args;
-    refuse_output_onto_input(args);
-    const std::string format = args.value("--format").value_or("text");
+int run_info(const Context&, const InfoCommand& cmd) {
+    refuse_output_onto_input(cmd.input, cmd.output.path);
+    const std::string& format = cmd.output.format.value;
     // A video's frame is decoded (a damaged first frame is said) but not converted to R, G, B,
     // which a matrix without a conversion (YCgCo) would refuse.
     InputWants wants;
     wants.rgb = false;
-    const Input in = load_input(args, decode_options(args), true, wants);
+    const Input in = load_input(cmd.input, 0, true, wants);
     const ImageView v = in.shape.shape();
 
     std::string out;
@@ -75,7 +73,7 @@ int run_info(const Context& ctx) {
         for (const auto& n : in.notes) os << "  note:     " << n << "\n";
         out = os.str();
     }
-    write_output(args.value("-o").value_or(""), out);
+    write_output(cmd.output.path, out);
     return 0;
 }
 

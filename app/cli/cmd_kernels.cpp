@@ -1,8 +1,6 @@
 #include <sstream>
 
-#include "args.hpp"
 #include "commands.hpp"
-#include "histoscope/core/error.hpp"
 #include "json.hpp"
 #ifdef HS_HAVE_CUDA
 #include "histoscope/cuda/register.hpp"
@@ -10,11 +8,8 @@
 
 namespace hs::cli {
 
-int run_kernels(const Context& ctx) {
-    const Args& args = ctx.args;
-    const std::string format = args.value("--format").value_or("text");
-    if (!args.positional().empty())
-        throw UsageError("kernels takes no argument, got '" + args.positional().front() + "'");
+int run_kernels(const Context& ctx, const KernelsCommand& cmd) {
+    const std::string& format = cmd.output.format.value;
 
     Json devices = Json::array();
     std::string device_error = "this build has no CUDA engines";
@@ -77,7 +72,7 @@ int run_kernels(const Context& ctx) {
                << d.at("sm_count").get<int>() << " SMs\n";
         out = os.str();
     }
-    write_output(args.value("-o").value_or(""), out);
+    write_output(cmd.output.path, out);
     return 0;
 }
 

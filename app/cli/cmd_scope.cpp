@@ -6,7 +6,6 @@
 #include <iostream>
 #include <sstream>
 
-#include "args.hpp"
 #include "commands.hpp"
 #include "histoscope/core/error.hpp"
 #include "histoscope/core/scope_picture.hpp"
@@ -56,16 +55,16 @@ Json plane_json(const ScopePlane& p) {
 
 }  // namespace
 
-int run_scope(const Context& ctx) {
-    const Args& args = ctx.args;
-    refuse_output_onto_input(args);
-    const std::string path = args.value("-o").value_or("");
+int run_scope(const Context& ctx, const ScopeCommand& cmd) {
+    refuse_output_onto_input(cmd.input, cmd.output.path);
+    const std::string& path = cmd.output.path;
     // The picture's format from the name, as for images (any case); a scope picture is a PNG.
     std::string extension = std::filesystem::path(path).extension().string();
     for (char& c : extension) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    const std::string format =
-        args.value("--format").value_or(extension == ".png" ? "png" : "json");
-    if (!args.has("--format") &&
+    const std::string format = cmd.output.format.given || extension != ".png"
+                                   ? cmd.output.format.value
+                                   : std::string("png");
+    if (!cmd.output.format.given &&
         (extension == ".jpg" || extension == ".jpeg" || extension == ".tif" ||
          extension == ".tiff" || extension == ".bmp" || extension == ".webp"))
         throw UsageError("a scope is drawn as PNG: name the picture " +
@@ -82,18 +81,18 @@ int run_scope(const Context& ctx) {
                          std::filesystem::path(path).replace_extension("." + format).string() +
                          " (or ask --format png)");
     }
-    const ScopeKind kind = *parse_scope_kind(args.value("--kind").value_or("waveform"));
+    const ScopeKind kind = cmd.kind;
 
     // A camera raw file's demosaiced image: the scopes read R, G, B.
     InputWants wants;
     wants.camera_raw = media::CameraRawView::Rgb;
     wants.cfa = false;
-    const Input in = load_input(args, decode_options(args), false, wants);
-    const ImageView image = apply_region(args, in.image.view());
-    const ScopeRequest request{image, scope_from_args(args, kind, image, "--channel")};
+    const Input in = load_input(cmd.input, cmd.frame, false, wants);
+    const ImageView image = apply_region(cmd.roi, in.image.view());
+    const ScopeRequest request{image,
+                               scope_spec(cmd.scope, kind, image, {cmd.channel, "--channel"})};
     request.spec.validate(image);
-    ScopeEngine& engine =
-        choose_scope_engine(ctx.registry, args.value("--kernel").value_or("auto"), request);
+    ScopeEngine& engine = choose_scope_engine(ctx.registry, cmd.kernel, request);
     // Notes once the request stands: a usage error is the only line of a command refused.
     for (const auto& n : in.notes) diagnose("note", n);
     const ScopeResult result = engine.compute(request);
@@ -108,7 +107,7 @@ int run_scope(const Context& ctx) {
         if (in.kind == "video" || in.kind == "raw") j["frame"] = in.frame;
         j["image_channels"] = image.channels;
         j["corrupt"] = in.corrupt;
-        j["region"] = region_json(region_option(args));
+        j["region"] = region_json(cmd.roi);
         j["scope"] = scope_json(request.spec, image.width);
         j["kernel"] = std::string(engine.name());
         j["timing_ms"] = timing_json(result.stages, result.total_ms);

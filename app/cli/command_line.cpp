@@ -1,13 +1,20 @@
 #include "command_line.hpp"
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
+#include <charconv>
 #include <cstdint>
+#include <initializer_list>
 #include <iostream>
+#include <optional>
+#include <system_error>
 
 #include "histoscope/core/error.hpp"
 #include "histoscope/core/histogram.hpp"
 #include "histoscope/core/scopes.hpp"
 #include "histoscope/core/version.hpp"
+#include "option_checks.hpp"
+#include "request_options.hpp"
 
 namespace hs::cli {
 
@@ -20,87 +27,259 @@ constexpr const char* kFooter =
 truncated, unsupported, too large, out of host memory), 4 device, 5 a benchmark result failed
 verification)";
 
-// Options and flags with a help line (CLI11 would read a std::string help as the variable to
-// bind, so the line is set separately).
-CLI::Option* option(CLI::App& c, const std::string& name, const std::string& help) {
-    return c.add_option(name)->description(help);
-}
-CLI::Option* flag(CLI::App& c, const std::string& name, const std::string& help) {
-    // A flag given twice is a usage error, as an option given twice is.
-    return c.add_flag(name)->description(help)->multi_option_policy(CLI::MultiOptionPolicy::Throw);
+// "16M" for 16 * 2^20: a count as --pixels and --max-pixels take it.
+std::string count_text(std::uint64_t n) {
+    for (const auto& [shift, suffix] : {std::pair{30, "G"}, std::pair{20, "M"}, std::pair{10, "K"}})
+        if (n % (std::uint64_t{1} << shift) == 0) return std::to_string(n >> shift) + suffix;
+    return std::to_string(n);
 }
 
-CLI::Option* integer(CLI::App& c, const std::string& name, std::int64_t min, std::int64_t max,
-                     const std::string& help) {
-    return option(c, name, help)->check(CLI::Range(min, max))->type_name("N");
+// --tiles: "8x8", or "8" for a square grid; 1 to 64 tiles each way.
+std::pair<int, int> parse_tiles(const std::string& text) {
+    const auto x = text.find('x');
+    const std::string across = text.substr(0, x);
+    const std::string down = x == std::string::npos ? across : text.substr(x + 1);
+    int w = 0, h = 0;
+    const auto whole = [](const std::string& digits, int& n) {
+        const char* end = digits.data() + digits.size();
+        const auto [ptr, ec] = std::from_chars(digits.data(), end, n);
+        return !digits.empty() && ec == std::errc() && ptr == end && n >= 1 && n <= 64;
+    };
+    if (!whole(across, w) || !whole(down, h))
+        throw UsageError("expects WxH or N tiles, 1 to 64 each way (e.g. 8x8), not '" + text + "'");
+    return {w, h};
 }
 
-CLI::Option* choice(CLI::App& c, const std::string& name, std::vector<std::string> choices,
-                    const std::string& help) {
-    return option(c, name, help)->check(CLI::IsMember(std::move(choices)))->type_name("");
-}
+template <typename T>
+constexpr bool kIsDefaulted = false;
+template <typename T>
+constexpr bool kIsDefaulted<Defaulted<T>> = true;
+template <typename T>
+constexpr bool kIsOptional = false;
+template <typename T>
+constexpr bool kIsOptional<std::optional<T>> = true;
 
-void output(CLI::App& c, std::vector<std::string> formats, const std::string& default_format) {
-    choice(c, "--format", std::move(formats), "output format (default " + default_format + ")");
-    option(c, "-o",
-           "write to FILE (replaced atomically; never one of the inputs) instead of "
-           "standard output")
-        ->type_name("FILE");
-}
+// The options of one command, each bound to its field. A value's default is the field's value
+// before parsing, shown in the help; CLI11 checks a value before it lands in its field.
+class Declare {
+  public:
+    Declare(CLI::App& command, std::vector<std::pair<const CLI::Option*, bool*>>& given,
+            std::vector<const CLI::Option*>& lists)
+        : c_(command), given_(given), lists_(lists) {}
+
+    template <typename T>
+    CLI::Option* value(const std::string& name, T& field, const std::string& help) {
+        return c_.add_option(name, field, help)->capture_default_str();
+    }
+    template <typename T>
+    CLI::Option* value(const std::string& name, std::optional<T>& field, const std::string& help) {
+        return c_.add_option(name, field, help);  // no default: the help says what stands for it
+    }
+    template <typename T>
+    CLI::Option* value(const std::string& name, Defaulted<T>& field, const std::string& help) {
+        return track(value(name, field.value, help), field);
+    }
+
+    // A whole number in [min, max].
+    template <typename T>
+    CLI::Option* integer(const std::string& name, T& field, std::int64_t min, std::int64_t max,
+                         const std::string& help) {
+        return value(name, field, help)->check(check::integer(min, max))->type_name("N");
+    }
+
+    // A flag: none, or a boolean value (--stats=false); given twice is an error, as an option
+    // given twice is.
+    CLI::Option* flag(const std::string& name, bool& field, const std::string& help) {
+        return c_.add_flag(name, field, help)
+            ->multi_option_policy(CLI::MultiOptionPolicy::Throw)
+            ->check(check::flag_value());
+    }
+
+    // One of `values`, by the names `name_of` gives them (names of `what`, for messages).
+    template <typename Field, typename T, typename NameOf>
+    CLI::Option* choice(const std::string& name, Field& field, std::initializer_list<T> values,
+                        NameOf name_of, const std::string& what, const std::string& help) {
+        if constexpr (kIsDefaulted<Field>) {
+            return track(choice(name, field.value, values, name_of, what, help), field);
+        } else {
+            const std::vector<T> all(values);
+            CLI::Option* o = c_.add_option_function<std::string>(
+                                   name,
+                                   [&field, all, name_of](const std::string& text) {
+                                       for (const T& v : all)
+                                           if (name_of(v) == text) field = v;
+                                   },
+                                   help)
+                                 ->check(check::one_of(names_of(all, name_of), what))
+                                 ->type_name("");
+            if constexpr (!kIsOptional<Field>) o->default_str(std::string(name_of(field)));
+            return o;
+        }
+    }
+    // One of `names`, kept as the name.
+    CLI::Option* choice(const std::string& name, Defaulted<std::string>& field,
+                        const std::vector<std::string>& names, const std::string& what,
+                        const std::string& help) {
+        return value(name, field, help)->check(check::one_of(names, what))->type_name("");
+    }
+
+    // Values split at commas (a list is given once, as a value is).
+    template <typename T>
+    CLI::Option* list(const std::string& name, T& field, const std::string& help) {
+        CLI::Option* o = value(name, field, help)
+                             ->delimiter(',')
+                             ->expected(1)
+                             ->allow_extra_args(false)
+                             ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+        lists_.push_back(o);
+        return o;
+    }
+    // Names split at commas, each one of `values`' (`name_of`: the names of `what`), each once.
+    template <typename T, typename NameOf>
+    CLI::Option* choices(const std::string& name, std::vector<T>& field,
+                         std::initializer_list<T> values, NameOf name_of, const std::string& what,
+                         const std::string& help) {
+        CLI::Option* o =
+            c_.add_option_function<std::vector<std::string>>(
+                  name,
+                  [name, &field, values = std::vector<T>(values),
+                   name_of](const std::vector<std::string>& items) {
+                      field.clear();
+                      for (const std::string& item : items) {
+                          const auto v =
+                              std::find_if(values.begin(), values.end(),
+                                           [&](const T& x) { return name_of(x) == item; });
+                          if (std::find(field.begin(), field.end(), *v) != field.end())
+                              throw CLI::ValidationError(name, "names " + item + " twice");
+                          field.push_back(*v);
+                      }
+                  },
+                  help)
+                ->delimiter(',')
+                ->expected(1)
+                ->allow_extra_args(false)
+                ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+                ->check(check::one_of(names_of(std::vector<T>(values), name_of), what));
+        lists_.push_back(o);
+        return o;
+    }
+
+    // A value with a syntax of its own (a raw format, a region, a tile grid), read by `parse`,
+    // a domain parser that throws UsageError: its message becomes the option's error.
+    template <typename T, typename Parse>
+    CLI::Option* parsed(const std::string& name, T& field, Parse parse, const std::string& type,
+                        const std::string& help) {
+        return c_
+            .add_option_function<std::string>(
+                name,
+                [name, &field, parse](const std::string& text) {
+                    try {
+                        field = parse(text);
+                    } catch (const UsageError& e) {
+                        // Named once: some parsers' messages name the option already.
+                        const std::string what = e.what();
+                        if (what.rfind(name + " ", 0) == 0) throw CLI::ValidationError(what);
+                        throw CLI::ValidationError(name, what);
+                    }
+                },
+                help)
+            ->type_name(type);
+    }
+    template <typename T, typename Parse>
+    CLI::Option* parsed(const std::string& name, Defaulted<T>& field, Parse parse,
+                        const std::string& type, const std::string& help) {
+        return track(parsed(name, field.value, parse, type, help), field);
+    }
+
+    CLI::Option* output(OutputOptions& out, const std::vector<std::string>& formats,
+                        const std::string& format_help) {
+        choice("--format", out.format, formats, "format", format_help);
+        return c_
+            .add_option("-o", out.path,
+                        "write to FILE (replaced atomically; never one of the inputs) instead of "
+                        "standard output")
+            ->check(check::output_path())
+            ->type_name("FILE");
+    }
+
+  private:
+    template <typename T>
+    CLI::Option* track(CLI::Option* option, Defaulted<T>& field) {
+        given_.emplace_back(option, &field.given);
+        return option;
+    }
+    template <typename T, typename NameOf>
+    static std::vector<std::string> names_of(const std::vector<T>& values, NameOf name_of) {
+        std::vector<std::string> names;
+        for (const T& v : values) names.emplace_back(name_of(v));
+        return names;
+    }
+
+    CLI::App& c_;
+    std::vector<std::pair<const CLI::Option*, bool*>>& given_;
+    std::vector<const CLI::Option*>& lists_;
+};
 
 // Photos and video; --raw reads raw frames from FILE or standard input.
-void input(CLI::App& c) {
-    option(c, "--raw",
-           "the input is raw frames: width x height x channels, 8- or 16-bit samples, "
-           "optional bit depth of 16-bit samples (e.g. 1920x1080x3:u16:12); FILE, or - "
-           "for standard input")
-        ->type_name("WxHxC:u8|u16[:DEPTH]");
-    option(c, "--max-pixels",
-           "refuse photos and video whose header declares more pixels per image or frame "
-           "(default 1G = 2^30), checked before decoding")
-        ->type_name("N[K|M|G]");
-    flag(c, "--allow-corrupt",
-         "use what a damaged file still gives (marked corrupt, with a note) instead of "
-         "refusing it");
-    choice(c, "--camera-raw", {"cfa", "rgb"},
-           "a camera raw file (DNG, CR2, NEF, ...): cfa, its Bayer mosaic's photosites as 2x2 "
-           "quads, channels r, g1, g2, b at the sensor's depth (default of info, hist and "
-           "bench; rgb without a 2x2 mosaic), or rgb, LibRaw's linear 16-bit demosaic (the "
-           "only view of equalize and scope)");
+void input(Declare& d, InputOptions& in) {
+    d.parsed("--raw", in.raw, media::parse_raw_format, "WxHxC:u8|u16[:DEPTH]",
+             "the input is raw frames: width x height x channels, 8- or 16-bit samples, optional "
+             "bit depth of 16-bit samples (e.g. 1920x1080x3:u16:12); FILE, or - for standard "
+             "input");
+    d.value("--max-pixels", in.max_pixels,
+            "refuse photos and video whose header declares more pixels per image or frame "
+            "(K, M, G: times 2^10, 2^20, 2^30), checked before decoding")
+        ->transform(check::count())
+        ->type_name("N[K|M|G]")
+        ->default_str(count_text(in.max_pixels));
+    d.flag("--allow-corrupt", in.allow_corrupt,
+           "use what a damaged file still gives (marked corrupt, with a note) instead of "
+           "refusing it");
+    d.choice(
+        "--camera-raw", in.camera_raw, {media::CameraRawView::Cfa, media::CameraRawView::Rgb},
+        [](media::CameraRawView view) { return media::to_string(view); }, "view",
+        "a camera raw file (DNG, CR2, NEF, ...): cfa, its Bayer mosaic's photosites as 2x2 "
+        "quads, channels r, g1, g2, b at the sensor's depth (default of info, hist and "
+        "bench; rgb without a 2x2 mosaic), or rgb, LibRaw's linear 16-bit demosaic (the "
+        "only view of equalize and scope)");
 }
 
-void frames(CLI::App& c) {
-    integer(c, "--frame", 0, kMaxFrame, "the frame of a video or raw stream (default 0)");
-    integer(c, "--frames", 1, kMaxFrame, "at most N frames of a stream");
-}
-
-void spec(CLI::App& c) {
-    CLI::Option* bins = integer(c, "--bins", 1, kMaxBins,
-                                "even bins (default 256; for the joint colour channel rgb, 2^24)");
-    CLI::Option* range = option(c, "--range",
-                                "integer range of the even bins, HI excluded (default "
-                                "0:2^depth); of a float image any numbers or fractions "
-                                "(0:1, -0.5:1/3)")
-                             ->type_name("LO:HI");
-    CLI::Option* stops = option(c, "--stops",
-                                "a float image: bins of STEP stops (log2 of the value, 0 EV "
-                                "at 1.0) over [LO, HI) EV (default -16:16:1/8)")
-                             ->type_name("LO:HI:STEP")
+void spec(Declare& d, SpecOptions& s) {
+    CLI::Option* bins =
+        d.integer("--bins", s.bins, 1, kMaxBins,
+                  "even bins (default 256; for the joint colour channel rgb, 2^24)");
+    CLI::Option* range = d.parsed("--range", s.range, parse_range, "LO:HI",
+                                  "integer range of the even bins, HI excluded (default "
+                                  "0:2^depth); of a float image any numbers or fractions "
+                                  "(0:1, -0.5:1/3)");
+    CLI::Option* stops = d.parsed("--stops", s.stops, parse_stops, "LO:HI:STEP",
+                                  "a float image: bins of STEP stops (log2 of the value, 0 EV "
+                                  "at 1.0) over [LO, HI) EV (default -16:16:1/8)")
                              ->excludes(bins)
                              ->excludes(range);
-    option(c, "--edges", "explicit bin edges of any widths, increasing")
+    d.list("--edges", s.edges, "explicit bin edges of any widths, increasing")
+        ->check(check::finite_number())
+        ->default_str("")  // none: even bins
         ->type_name("E0,E1,...")
         ->excludes(bins)
         ->excludes(range)
         ->excludes(stops);
-    integer(c, "--saturate", 1, INT64_MAX, "cap every count at N");
+    d.integer("--saturate", s.saturate, 1, INT64_MAX, "cap every count at N");
 }
 
-void region(CLI::App& c) {
-    option(c, "--roi",
-           "only the pixels of this rectangle: x,y from the top left, width, height (inside "
-           "the image)")
-        ->type_name("X,Y,W,H");
+void region(Declare& d, std::optional<Region>& roi) {
+    d.parsed("--roi", roi, parse_region, "X,Y,W,H",
+             "only the pixels of this rectangle: x,y from the top left, width, height (inside "
+             "the image)");
+}
+
+// --levels, --columns, --size, --matrix, with the help each command gives them.
+void scope_shape(Declare& d, ScopeOptions& s, const std::string (&help)[4]) {
+    d.integer("--levels", s.levels, 1, kMaxScopeLevels, help[0]);
+    d.integer("--columns", s.columns, 1, std::int64_t{1} << 20, help[1]);
+    d.integer("--size", s.size, 1, kMaxScopeSize, help[2]);
+    d.choice("--matrix", s.matrix, {ChromaMatrix::Rec601, ChromaMatrix::Rec709}, matrix_name,
+             "matrix", help[3]);
 }
 
 constexpr const char* kOneInput =
@@ -123,153 +302,184 @@ CommandLine::CommandLine()
     app.require_subcommand(1);
     app.footer(std::string(kFooter) + "\n\n'histoscope-cli COMMAND --help' shows one command.");
     // `files`: the help of the positional arguments ("" for none); `many`: more than one.
-    auto command = [&](const std::string& name, const std::string& help, const std::string& files,
-                       bool many = false) -> CLI::App& {
+    const auto command = [&](const std::string& name, const std::string& help,
+                             std::vector<std::string>* files, const std::string& files_help,
+                             bool many = false) {
         CLI::App& c = *app.add_subcommand(name, help);
         // Unknown options are reported by parse() in our words.
         c.allow_extras();
-        if (!files.empty()) {
-            positional_.push_back(std::make_unique<std::vector<std::string>>());
-            CLI::Option* file = c.add_option("FILE", *positional_.back())->description(files);
-            file->type_name("");
+        if (files != nullptr) {
+            CLI::Option* file = c.add_option("FILE", *files, files_help)->type_name("");
             if (!many) file->expected(0, 1);
         }
-        return c;
+        return Declare(c, given_, lists_);
     };
+    Commands& o = commands_;
 
-    CLI::App& info = command(
+    Declare info = command(
         "info",
         "size, depth, channels and frames of a photo, video or raw input; a camera raw file's "
         "camera, exposure, CFA pattern, sensor depth and levels",
-        kOneInput);
-    input(info);
-    output(info, {"text", "json"}, "text");
+        &o.info.input.files, kOneInput);
+    input(info, o.info.input);
+    info.output(o.info.output, {"text", "json"}, "output format");
 
-    CLI::App& hist =
-        command("hist", "the histograms of a photo, a frame, or every frame", kOneInput);
-    input(hist);
-    frames(hist);
-    option(hist, "--channels",
-           std::string(kChannels) +
-               " (default all); of a video also y, cb, cr: its coded Y'CbCr planes, chroma at "
-               "its subsampled size; of a camera raw file's CFA mosaic r, g1, g2, b or all")
+    HistCommand& h = o.hist;
+    Declare hist = command("hist", "the histograms of a photo, a frame, or every frame",
+                           &h.input.files, kOneInput);
+    input(hist, h.input);
+    hist.integer("--frame", h.frame, 0, kMaxFrame, "the frame of a video or raw stream");
+    hist.integer("--frames", h.frames, 1, kMaxFrame, "at most N frames of a stream");
+    hist.value("--channels", h.channels,
+               std::string(kChannels) +
+                   "; of a video also y, cb, cr: its coded Y'CbCr planes, chroma at its "
+                   "subsampled size; of a camera raw file's CFA mosaic r, g1, g2, b or all")
         ->type_name("LIST");
-    spec(hist);
-    option(hist, "--kernel", "the histogram engine (default cpu; see 'kernels')")
-        ->type_name("NAME");
-    flag(hist, "--stats", "mean, std, min, max, median, percentiles, clipped counts");
-    flag(hist, "--per-frame", "one row per frame of a video or raw stream");
-    region(hist);
-    output(hist, {"text", "csv", "json"}, "text");
+    spec(hist, h.spec);
+    hist.value("--kernel", h.kernel, "the histogram engine (see 'kernels')")->type_name("NAME");
+    hist.flag("--stats", h.stats, "mean, std, min, max, median, percentiles, clipped counts");
+    hist.flag("--per-frame", h.per_frame, "one row per frame of a video or raw stream");
+    region(hist, h.roi);
+    hist.output(h.output, {"text", "csv", "json"}, "output format");
 
-    CLI::App& equalize =
-        command("equalize",
-                "contrast equalization of a photo, a frame or a whole stream into -o OUT; a float "
-                "(HDR) image is tone mapped to 8 or 16 bits",
-                kOneInput);
-    input(equalize);
-    frames(equalize);
-    choice(equalize, "--mode", {"global", "clahe", "match"},
-           "global (default), clahe (tiled, clip-limited) or match (to --reference)");
-    choice(equalize, "--space", {"luma", "rgb"},
-           "equalize the luminance (default, hue kept) or each colour channel");
-    option(equalize, "--strength", "blend of the result with the input, 0..1 (default 1)")
+    EqualizeCommand& e = o.equalize;
+    Declare equalize = command("equalize",
+                               "contrast equalization of a photo, a frame or a whole stream into "
+                               "-o OUT; a float (HDR) image is tone mapped to 8 or 16 bits",
+                               &e.input.files, kOneInput);
+    input(equalize, e.input);
+    equalize.integer("--frame", e.frame, 0, kMaxFrame, "the frame of a video or raw stream");
+    equalize.integer("--frames", e.frames, 1, kMaxFrame, "at most N frames of a stream");
+    equalize.choice("--mode", e.mode,
+                    {EqualizeMode::Global, EqualizeMode::Clahe, EqualizeMode::Match}, mode_name,
+                    "mode", "global, clahe (tiled, clip-limited) or match (to --reference)");
+    equalize.choice("--space", e.space, {EqualizeSpace::Luma, EqualizeSpace::Rgb}, space_name,
+                    "space", "equalize the luminance (hue kept) or each colour channel");
+    equalize.value("--strength", e.strength, "blend of the result with the input")
+        ->check(check::number(0.0, 1.0))
         ->type_name("S");
-    option(equalize, "--clip", "clahe: clip limit, > 0 (default 2)")->type_name("C");
-    option(equalize, "--tiles", "clahe: tiles across and down, or N for NxN (default 8x8)")
-        ->type_name("WxH");
-    CLI::Option* reference =
-        option(equalize, "--reference",
-               "match: the image whose histogram is matched (- for standard input)")
-            ->type_name("REF");
-    option(equalize, "--reference-raw", "match: --reference is raw, of this format")
-        ->type_name("WxHxC:u8|u16[:DEPTH]")
-        ->needs(reference);
-    option(equalize, "--kernel",
-           "the equalizer: cpu (default), gpu, or an equalizer 'kernels' lists")
-        ->type_name("NAME");
-    choice(equalize, "--depth", {"8", "16"},
-           "a float image: the tone-mapped output's bits (default 16; 8 for .jpg, .bmp, .webp)");
-    integer(equalize, "--repeat", 1, 1000, "equalize N times and report the median time");
-    flag(equalize, "--timing", "report the time of each stage");
-    flag(equalize, "--per-frame", "equalize every frame of a raw stream");
-    output(equalize, {"text", "json"}, "text");
-
-    CLI::App& scope = command(
-        "scope", "the waveform, RGB parade or vectorscope of a photo or a frame", kOneInput);
-    input(scope);
-    integer(scope, "--frame", 0, kMaxFrame, "the frame of a video or raw stream (default 0)");
-    choice(scope, "--kind", {"waveform", "parade", "vectorscope"},
-           "waveform (default: one channel per column), parade (r, g, b side by side) or "
-           "vectorscope (Cb, Cr)");
-    option(scope, "--channel",
-           "waveform: r, g, b, a, gray, luma (Rec.601) or luma709 (default luma, gray for a "
-           "gray image)")
+    equalize.value("--clip", e.clip, "clahe: clip limit")
+        ->check(check::number(0.0, 65536.0, true))
         ->type_name("C");
-    integer(scope, "--levels", 1, kMaxScopeLevels, "waveform and parade: levels (default 256)");
-    integer(scope, "--columns", 1, std::int64_t{1} << 20,
-            "waveform and parade: columns, each the histogram of adjacent image columns "
-            "(default: the image's width)");
-    integer(scope, "--size", 1, kMaxScopeSize, "vectorscope: S x S bins (default 256)");
-    choice(scope, "--matrix", {"601", "709"}, "vectorscope: Rec.601 (default) or Rec.709 chroma");
-    region(scope);
-    option(scope, "--kernel", "the scope engine: auto (default: the GPU's when it runs), cpu, gpu")
+    equalize
+        .parsed("--tiles", e.tiles, parse_tiles, "WxH",
+                "clahe: tiles across and down (1 to 64 each), or N for NxN")
+        ->default_str(std::to_string(e.tiles.value.first) + "x" +
+                      std::to_string(e.tiles.value.second));
+    CLI::Option* reference =
+        equalize
+            .value("--reference", e.reference,
+                   "match: the image whose histogram is matched (- for standard input)")
+            ->type_name("REF");
+    equalize
+        .parsed("--reference-raw", e.reference_raw, media::parse_raw_format, "WxHxC:u8|u16[:DEPTH]",
+                "match: --reference is raw, of this format")
+        ->needs(reference);
+    equalize
+        .value("--kernel", e.kernel, "the equalizer: cpu, gpu, or an equalizer 'kernels' lists")
         ->type_name("NAME");
-    output(scope, {"json", "csv", "png"},
-           "json, or png when -o names a .png file; png: the scope drawn with log brightness");
+    equalize.choice(
+        "--depth", e.depth, {8, 16}, [](int bits) { return std::to_string(bits); }, "depth",
+        "a float image: the tone-mapped output's bits (default 16; 8 for .jpg, .bmp, .webp)");
+    equalize.integer("--repeat", e.repeat, 1, 1000, "equalize N times and report the median time");
+    equalize.flag("--timing", e.timing, "report the time of each stage");
+    equalize.flag("--per-frame", e.per_frame, "equalize every frame of a raw stream");
+    equalize.output(e.output, {"text", "json"}, "output format");
 
-    CLI::App& kernels =
-        command("kernels", "the histogram engines and equalizers, and whether they run here", "");
-    output(kernels, {"text", "json"}, "text");
+    ScopeCommand& s = o.scope;
+    Declare scope =
+        command("scope", "the waveform, RGB parade or vectorscope of a photo or a frame",
+                &s.input.files, kOneInput);
+    input(scope, s.input);
+    scope.integer("--frame", s.frame, 0, kMaxFrame, "the frame of a video or raw stream");
+    scope.choice("--kind", s.kind, {ScopeKind::Waveform, ScopeKind::Parade, ScopeKind::Vectorscope},
+                 scope_kind_name, "scope",
+                 "waveform (one channel per column), parade (r, g, b side by side) or "
+                 "vectorscope (Cb, Cr)");
+    scope
+        .value("--channel", s.channel,
+               "waveform: r, g, b, a, gray, luma (Rec.601) or luma709 (default luma, gray for a "
+               "gray image)")
+        ->type_name("C");
+    scope_shape(scope, s.scope,
+                {"waveform and parade: levels",
+                 "waveform and parade: columns, each the histogram of adjacent image columns "
+                 "(default: the image's width)",
+                 "vectorscope: S x S bins", "vectorscope: Rec.601 or Rec.709 chroma"});
+    region(scope, s.roi);
+    scope.value("--kernel", s.kernel, "the scope engine: auto (the GPU's when it runs), cpu, gpu")
+        ->type_name("NAME");
+    scope.output(s.output, {"json", "csv", "png"},
+                 "json, or png when -o names a .png file; png: the scope drawn with log "
+                 "brightness");
 
-    CLI::App& bench =
+    Declare kernels = command(
+        "kernels", "the histogram engines and equalizers, and whether they run here", nullptr, "");
+    kernels.output(o.kernels.output, {"text", "json"}, "output format");
+
+    BenchCommand& b = o.bench;
+    Declare bench =
         command("bench",
                 "median time per kernel, Gpix/s, GB/s, % of read bandwidth, end to end, verified "
                 "against the CPU reference; a video or --stream: the frame pipeline",
+                &b.input.files,
                 "photos or camera raw files, a video, or with --raw a raw file; each may be - for "
                 "standard input, or a pipe "
                 "(read once, into memory; with --raw, none: standard input)",
                 true);
-    input(bench);
-    integer(bench, "--frame", 0, kMaxFrame,
-            "benchmark this frame of a video or raw stream instead of the stream");
-    CLI::Option* synthetic = option(bench, "--synthetic", "a synthetic input instead of files")
-                                 ->type_name("uniform|degenerate|gauss:SIGMA|ramp");
-    option(bench, "--pixels", "synthetic: pixels (default 16M)")
+    input(bench, b.input);
+    bench.integer("--frame", b.frame, 0, kMaxFrame,
+                  "benchmark this frame of a video or raw stream instead of the stream");
+    CLI::Option* synthetic = bench.parsed(
+        "--synthetic", b.synthetic,
+        [](const std::string& text) {
+            SyntheticSpec spec;
+            spec.kind = SyntheticSpec::parse_kind(text, spec.sigma);
+            return spec;
+        },
+        "uniform|degenerate|gauss:SIGMA|ramp", "a synthetic input instead of files");
+    bench.value("--pixels", b.pixels, "synthetic: pixels (K, M, G: times 2^10, 2^20, 2^30)")
+        ->transform(check::count())
         ->type_name("N[K|M|G]")
+        ->default_str(count_text(b.pixels))
         ->needs(synthetic);
-    integer(bench, "--depth", 8, 16, "synthetic: bit depth (default 8)")->needs(synthetic);
-    integer(bench, "--channels", 1, 4, "synthetic: channels, 1, 3 or 4 (default 1)")
+    bench.integer("--depth", b.depth, 8, 16, "synthetic: bit depth")->needs(synthetic);
+    bench
+        .choice(
+            "--channels", b.channels, {1, 3, 4}, [](int n) { return std::to_string(n); },
+            "channel count", "synthetic: channels")
         ->needs(synthetic);
-    option(bench, "--kernels", "all (default) or a comma-separated list of engines")
+    bench.list("--kernels", b.kernels, "all, or a comma-separated list of engines")
         ->type_name("LIST");
-    option(bench, "--select", std::string("the channels histogrammed: ") + kChannels)
+    bench.value("--select", b.select, std::string("the channels histogrammed: ") + kChannels)
         ->type_name("LIST");
-    spec(bench);
-    integer(bench, "--runs", 20, 100000, "timed runs per kernel (default 20)");
-    integer(bench, "--warmup", 0, 100000, "untimed runs first (default 3)");
-    region(bench);
-    option(bench, "--scope",
-           "waveform, parade or vectorscope: benchmark the scope engines on this scope instead "
-           "of the histogram kernels (with --levels, --columns, --size, --matrix; a waveform "
-           "shows the one channel --select names, or luma); a stream: the scopes "
-           "(comma-separated) counted in every frame besides its histograms (a waveform of "
-           "luma)")
+    spec(bench, b.spec);
+    bench.integer("--runs", b.runs, 20, 100000, "timed runs per kernel");
+    bench.integer("--warmup", b.warmup, 0, 100000, "untimed runs first");
+    region(bench, b.roi);
+    bench
+        .choices("--scope", b.scopes,
+                 {ScopeKind::Waveform, ScopeKind::Parade, ScopeKind::Vectorscope}, scope_kind_name,
+                 "scope",
+                 "waveform, parade or vectorscope: benchmark the scope engines on this scope "
+                 "instead of the histogram kernels (with --levels, --columns, --size, --matrix; a "
+                 "waveform shows the one channel --select names, or luma); a stream: the scopes "
+                 "(comma-separated) counted in every frame besides its histograms (a waveform of "
+                 "luma)")
         ->type_name("KIND[,KIND...]");
-    integer(bench, "--levels", 1, kMaxScopeLevels, "scope: levels (default 256)");
-    integer(bench, "--columns", 1, std::int64_t{1} << 20,
-            "scope: columns of a waveform or parade (default: one per image column)");
-    integer(bench, "--size", 1, kMaxScopeSize, "scope: vectorscope bins S x S (default 256)");
-    choice(bench, "--matrix", {"601", "709"}, "scope: Rec.601 (default) or Rec.709 chroma");
-    flag(bench, "--stream", "benchmark the frame pipeline on the input's frames");
-    option(bench, "--kernel", "stream: the histogram engine (default auto)")->type_name("NAME");
-    flag(bench, "--no-equalize", "stream: histograms only, no equalization");
-    integer(bench, "--loop", 1, 1000000, "stream: read the input N times (default 1)");
-    integer(bench, "--frames", 1, kMaxFrame, "stream: at most N frames");
-    integer(bench, "--verify-frames", 1, kMaxFrame,
-            "stream: check the first N frames against the CPU (default all)");
-    integer(bench, "--depth-in-flight", 2, 16, "stream: frames in flight (default 3)");
-    output(bench, {"table", "csv", "json"}, "table; a stream: table or json");
+    scope_shape(
+        bench, b.scope,
+        {"scope: levels", "scope: columns of a waveform or parade (default: one per image column)",
+         "scope: vectorscope bins S x S", "scope: Rec.601 or Rec.709 chroma"});
+    bench.flag("--stream", b.stream, "benchmark the frame pipeline on the input's frames");
+    bench.value("--kernel", b.kernel, "stream: the histogram engine")->type_name("NAME");
+    bench.flag("--no-equalize", b.no_equalize, "stream: histograms only, no equalization");
+    bench.integer("--loop", b.loop, 1, 1000000, "stream: read the input N times");
+    bench.integer("--frames", b.frames, 1, kMaxFrame, "stream: at most N frames");
+    bench.integer("--verify-frames", b.verify_frames, 1, kMaxFrame,
+                  "stream: check the first N frames against the CPU (default all)");
+    bench.integer("--depth-in-flight", b.depth_in_flight, 2, 16, "stream: frames in flight");
+    bench.output(b.output, {"table", "csv", "json"}, "output format (a stream: table or json)");
 }
 
 CommandLine::~CommandLine() = default;
@@ -284,7 +494,7 @@ bool CommandLine::is_command(const std::string& name) const {
     return false;
 }
 
-CommandLine::Parsed CommandLine::parse(const std::vector<std::string>& arguments) {
+std::string CommandLine::parse(const std::vector<std::string>& arguments) {
     if (arguments.empty())
         throw UsageError(
             "no command: give one of info, hist, scope, equalize, kernels, bench (see "
@@ -324,6 +534,16 @@ CommandLine::Parsed CommandLine::parse(const std::vector<std::string>& arguments
                     }
             throw UsageError("option " + what.substr(0, what.find(':')) + " is given twice");
         }
+        // "--range: 2 required LO:HI missing": a value, or a part of one, is missing.
+        const std::string required = " required ", missing = " missing";
+        const auto at = what.find(required);
+        if (at != std::string::npos && what.size() >= at + required.size() + missing.size() &&
+            what.compare(what.size() - missing.size(), missing.size(), missing) == 0) {
+            const std::string type = what.substr(
+                at + required.size(), what.size() - missing.size() - at - required.size());
+            throw UsageError(what.substr(0, what.find(':')) + " expects " +
+                             (type.empty() ? std::string("a value") : type));
+        }
         throw UsageError(what);
     } catch (const CLI::ParseError& e) {
         throw UsageError(e.what());
@@ -332,7 +552,13 @@ CommandLine::Parsed CommandLine::parse(const std::vector<std::string>& arguments
     for (const std::string& extra : command.remaining())
         throw UsageError((extra.rfind('-', 0) == 0 ? "unknown option '" : "unexpected argument '") +
                          extra + "' (see 'histoscope-cli " + command.get_name() + " --help')");
-    return {command.get_name(), Args(command)};
+    // A list takes its values at once ("--edges 0,10,20"): CLI11 would join two of them.
+    const auto& order = command.parse_order();
+    for (const CLI::Option* list : lists_)
+        if (std::count(order.begin(), order.end(), list) > 1)
+            throw UsageError("option " + list->get_name() + " is given twice");
+    for (const auto& [option, given] : given_) *given = option->count() > 0;
+    return command.get_name();
 }
 
 }  // namespace hs::cli

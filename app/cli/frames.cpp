@@ -4,9 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <cstring>
 #include <deque>
-#include <filesystem>
 #include <fstream>
 #include <iostream>
 
@@ -24,42 +22,28 @@ using Clock = std::chrono::steady_clock;
 
 }  // namespace
 
-bool input_is_video(const Args& args) {
-    if (args.has("--raw") || args.positional().size() != 1) return false;
-    return media::probe(input_source(args.positional().front(), decode_options(args))) ==
+bool input_is_video(const InputOptions& input) {
+    if (input.raw || input.files.size() != 1) return false;
+    return media::probe(input_source(input.files.front(), input.decode())) ==
            media::MediaKind::Video;
 }
 
-// --- FrameSource
+// --- StreamInput
 
-FrameSource::FrameSource(const Args& args, int passes)
-    : passes_(passes), options_(decode_options(args)) {
+StreamInput::StreamInput(const InputOptions& input, int passes)
+    : options_(input.decode()), passes_(passes) {
     if (passes < 1) throw UsageError("the input must be read at least once");
-    const auto& pos = args.positional();
+    const auto& pos = input.files;
     if (pos.size() > 1) throw UsageError("expected one input, got " + std::to_string(pos.size()));
-    if (const auto raw = args.value("--raw")) {
-        const media::RawFormat f = media::parse_raw_format(*raw);
+    if (input.raw) {
+        raw_format_ = *input.raw;
         name_ = pos.empty() ? "-" : pos.front();
         kind_ = "raw";
-        codec_ = media::to_string(f);
-        raw_format_ = *raw;
-        format_ = f;
-        const std::size_t frame = f.frame_bytes();
-        if (name_ == "-") {
-            if (passes > 1) throw UsageError("standard input cannot be read more than once");
-        } else {
-            // Before the stream engine allocates its buffers for frames of this size: an input
-            // that cannot hold one is refused first.
-            std::error_code ec;
-            const auto size = std::filesystem::file_size(name_, ec);
-            if (!ec && size < frame)
-                throw InputError("raw input '" + name_ + "' " +
-                                 (size == 0 ? std::string("is empty")
-                                            : "has " + std::to_string(size) +
-                                                  " bytes, shorter than one " + codec_ +
-                                                  " frame (" + std::to_string(frame) + " bytes)"));
-            if (!ec && frame > 0) reported_ = static_cast<std::int64_t>((size + frame - 1) / frame);
-        }
+        codec_ = media::to_string(raw_format_);
+        if (passes > 1 && name_ == "-")
+            throw UsageError("standard input cannot be read more than once");
+        if (passes > 1 && media::is_stream_input(name_))
+            throw InputError("cannot read " + name_ + " again from the start");
     } else {
         if (pos.empty())
             throw UsageError("no input file (give a video, or --raw WxHxC:u8|u16 [FILE|-])");
@@ -69,88 +53,66 @@ FrameSource::FrameSource(const Args& args, int passes)
             throw UsageError(source.name() + " is not a video (give a video, or --raw FMT FILE)");
         kind_ = "video";
     }
-    if (!start_pass()) throw InputError("'" + name_ + "' holds no frame");
-    if (kind_ == "raw" && name_ == "-") read_first_frame();
+    start_pass();
+    // Standard input's first frame is read before the stream engine allocates buffers for
+    // frames of the declared size: an empty or short input is refused first.
+    source_->read_ahead();
 }
 
-bool FrameSource::ready() const {
-    return raw_ == nullptr || have_first_ || raw_->ready();
-}
+StreamInput::~StreamInput() = default;
 
-void FrameSource::read_first_frame() {
-    // Standard input's size is unknown: its first frame is read before the stream engine
-    // allocates buffers for frames of the declared size, into memory that grows as the data
-    // arrives, so that a huge declared frame on an empty or short input costs nothing.
-    const std::size_t frame = format_.frame_bytes();
-    constexpr std::size_t kChunk = std::size_t{1} << 20;
-    while (first_.size() < frame) {
-        const std::size_t at = first_.size();
-        const std::size_t want = std::min(kChunk, frame - at);
-        first_.resize(at + want);
-        const std::size_t got = raw_->read_some(first_.data() + at, want);
-        first_.resize(at + got);
-        if (got < want) break;
-    }
-    if (first_.size() < frame)
-        throw InputError("raw input on standard input " +
-                         (first_.empty() ? std::string("is empty")
-                                         : "ends after " + std::to_string(first_.size()) +
-                                               " bytes, inside its first " + codec_ + " frame (" +
-                                               std::to_string(frame) + " bytes)"));
-    have_first_ = true;
-}
-
-FrameSource::~FrameSource() = default;
-
-bool FrameSource::start_pass() {
+bool StreamInput::start_pass() {
     if (pass_ >= passes_) return false;
     ++pass_;
     in_pass_ = 0;
     ended_in_pass_ = false;
+    source_.reset();
     if (kind_ == "raw") {
-        if (raw_ == nullptr)
-            raw_ = std::make_unique<media::RawStreamReader>(name_,
-                                                            media::parse_raw_format(raw_format_));
-        else if (!raw_->rewind())
-            throw InputError("cannot read " + name_ + " again from the start");
-        return true;
+        source_ = std::make_unique<media::FrameSource>(name_, raw_format_);
+    } else {
+        source_ = std::make_unique<media::FrameSource>(
+            std::make_unique<media::VideoReader>(input_source(name_, options_), options_));
     }
-    video_.reset();  // a fresh decoder per pass: seeking a damaged file is not reliable
-    video_ = std::make_unique<media::VideoReader>(input_source(name_, options_), options_);
     if (pass_ == 1) {
-        codec_ = video_->codec();
-        fps_ = video_->fps();
-        reported_ = video_->frame_count();
-        counted_ = video_->frames_counted();
-        coding_ = video_->coding();
-        format_ = video_->frame_format();
-        if (const std::string cut = video_->missing_frames(); !cut.empty())
-            notes_.push_back(cut + " (it is cut short or damaged)");
+        format_ = source_->format();
+        fps_ = source_->fps();
+        reported_ = source_->frame_count();
+        if (const media::VideoReader* video = source_->video()) {
+            codec_ = video->codec();
+            counted_ = video->frames_counted();
+            coding_ = video->coding();
+            if (const std::string cut = video->missing_frames(); !cut.empty())
+                notes_.push_back(cut + " (it is cut short or damaged)");
+        }
     }
-    video_->set_rgb(want_rgb_);
-    video_->set_planes(want_planes_);
+    apply_wants();
     return true;
 }
 
-void FrameSource::want(bool rgb, bool planes) {
+void StreamInput::apply_wants() {
+    if (media::VideoReader* video = source_->video()) {
+        video->set_rgb(want_rgb_);
+        video->set_planes(want_planes_);
+    }
+}
+
+void StreamInput::want(bool rgb, bool planes) {
     if (planes && kind_ != "video")
         throw UsageError("the channels y, cb, cr are the Y'CbCr planes of a video; '" + name_ +
                          "' is raw frames");
     if (planes) check_planes(name_ == "-" ? "standard input" : "'" + name_ + "'", coding_);
     want_rgb_ = rgb || kind_ != "video";
     want_planes_ = planes;
-    if (video_) {
-        video_->set_rgb(want_rgb_);
-        video_->set_planes(want_planes_);
-    }
+    apply_wants();
 }
 
-media::VideoPlanes FrameSource::planes() const {
-    if (!video_) throw std::logic_error("FrameSource: planes of raw frames");
-    return video_->planes();
+media::VideoPlanes StreamInput::planes() const {
+    const media::VideoReader* video = source_->video();
+    if (video == nullptr) throw std::logic_error("StreamInput: planes of raw frames");
+    return video->planes();
 }
 
-void FrameSource::finish_pass() {
+void StreamInput::finish_pass() {
     // A decoder that stops early (or skips damaged frames without saying so) delivers fewer
     // frames than the container reports: those are failed frames too.
     if (kind_ == "video" && reported_ > in_pass_) {
@@ -162,7 +124,7 @@ void FrameSource::finish_pass() {
     }
 }
 
-FrameSource::Status FrameSource::read_into(std::byte* dst, std::string& why) {
+StreamInput::Status StreamInput::read_into(std::byte* dst, std::string& why) {
     why.clear();
     for (;;) {
         if (finished_) return Status::End;
@@ -174,55 +136,14 @@ FrameSource::Status FrameSource::read_into(std::byte* dst, std::string& why) {
             }
         }
         const auto t0 = Clock::now();
-        Status status = Status::End;
-        if (kind_ == "raw") {
-            const std::size_t want = format_.frame_bytes();
-            std::size_t got = 0;
-            std::string bad_samples;
-            try {
-                if (have_first_) {
-                    std::memcpy(dst, first_.data(), want);
-                    have_first_ = false;
-                    std::vector<std::byte>().swap(first_);
-                    got = want;
-                    media::raw_to_host_samples(dst, want, format_);
-                } else {
-                    got = raw_->read_into(dst);
-                }
-            } catch (const InputError& e) {  // samples above the declared depth
-                bad_samples = e.what();
-            }
-            if (!bad_samples.empty()) {
-                status = Status::Failed;
-                why = "frame " + std::to_string(position_) + ": " + bad_samples;
-            } else if (got == want) {
-                status = Status::Ok;
-            } else if (got > 0) {
-                status = Status::Failed;
-                why = "frame " + std::to_string(position_) +
-                      " is truncated: the stream ends after " + std::to_string(got) + " of its " +
-                      std::to_string(want) + " bytes";
-            }
-        } else {
-            // Converted straight into the stream's buffer (nothing when only planes are read).
-            switch (video_->read_frame_into(dst)) {
-                case media::VideoReader::FrameStatus::Ok:
-                    status = Status::Ok;
-                    if (video_->corrupt()) why = video_->failure();
-                    break;
-                case media::VideoReader::FrameStatus::Failed:
-                    status = Status::Failed;
-                    why = video_->failure();
-                    break;
-                case media::VideoReader::FrameStatus::End:
-                    break;
-            }
-        }
+        // Converted straight into the stream's buffer (nothing when only planes are read).
+        const Status status = source_->read_into(dst);
         decode_ms_ += ms_since(t0);
         if (status == Status::End) {
             ended_in_pass_ = true;
             continue;
         }
+        why = source_->failure();  // why it failed, or why it is corrupt (--allow-corrupt)
         ++position_;
         ++in_pass_;
         if (status == Status::Ok)
@@ -233,7 +154,7 @@ FrameSource::Status FrameSource::read_into(std::byte* dst, std::string& why) {
     }
 }
 
-Json source_json(const FrameSource& source) {
+Json source_json(const StreamInput& source) {
     const FrameFormat& f = source.format();
     Json j = input_json(source.name(), source.kind(), source.codec(), f.shape());
     j["image_channels"] = f.channels;
@@ -285,7 +206,7 @@ void Progress::finish() {
 
 namespace {
 
-PumpStats pump_without_stream(FrameSource& source, const StreamEvents& events, std::int64_t limit) {
+PumpStats pump_without_stream(StreamInput& source, const StreamEvents& events, std::int64_t limit) {
     PumpStats stats;
     const std::int64_t total =
         limit > 0 ? limit : source.reported_frames() * static_cast<std::int64_t>(source.passes());
@@ -295,9 +216,9 @@ PumpStats pump_without_stream(FrameSource& source, const StreamEvents& events, s
     for (;;) {
         if (limit > 0 && source.position() >= limit) break;
         const std::int64_t frame = source.position();
-        const FrameSource::Status status = source.read_into(nullptr, why);
-        if (status == FrameSource::Status::End) break;
-        if (status == FrameSource::Status::Failed) {
+        const StreamInput::Status status = source.read_into(nullptr, why);
+        if (status == StreamInput::Status::End) break;
+        if (status == StreamInput::Status::Failed) {
             if (events.failed) events.failed(frame, why);
         } else {
             if (events.read) events.read(frame);
@@ -317,7 +238,7 @@ PumpStats pump_without_stream(FrameSource& source, const StreamEvents& events, s
 
 }  // namespace
 
-PumpStats pump(FrameSource& source, FrameStream* stream_or_none, const StreamEvents& events,
+PumpStats pump(StreamInput& source, FrameStream* stream_or_none, const StreamEvents& events,
                std::int64_t limit) {
     if (stream_or_none == nullptr) return pump_without_stream(source, events, limit);
     FrameStream& stream = *stream_or_none;
@@ -362,9 +283,9 @@ PumpStats pump(FrameSource& source, FrameStream* stream_or_none, const StreamEve
             while (auto r = stream.wait()) deliver(*r);
         std::byte* dst = stream.next_input();
         const std::int64_t frame = source.position();
-        const FrameSource::Status status = source.read_into(dst, why);
-        if (status == FrameSource::Status::End) break;
-        if (status == FrameSource::Status::Failed) {
+        const StreamInput::Status status = source.read_into(dst, why);
+        if (status == StreamInput::Status::End) break;
+        if (status == StreamInput::Status::Failed) {
             pending.push_back({frame, true, why});
             if (stream.in_flight() == 0) flush_failures();
             continue;

@@ -10,24 +10,28 @@
 #include <string>
 #include <vector>
 
-#include "args.hpp"
 #include "histoscope/core/stream.hpp"
+#include "histoscope/media/frame_source.hpp"
 #include "histoscope/media/media.hpp"
 #include "json.hpp"
+#include "options.hpp"
 
 namespace hs::cli {
 
 // True when the command's input is one video file (not --raw).
-bool input_is_video(const Args& args);
+bool input_is_video(const InputOptions& input);
 
-class FrameSource {
+// The input of a streaming command: the frames of the positional video or of --raw FMT
+// [FILE|-], read through media::FrameSource `passes` times over (a fresh source each pass: a
+// fresh decoder, as seeking a damaged file is not reliable), counted and timed.
+class StreamInput {
   public:
-    // The positional video, or --raw FMT [FILE|-]. `passes` > 1 reads the input again from the
-    // start that many times (not standard input).
-    FrameSource(const Args& args, int passes);
-    ~FrameSource();
-    FrameSource(const FrameSource&) = delete;
-    FrameSource& operator=(const FrameSource&) = delete;
+    // `passes` > 1 reads the input again from the start that many times (not standard input,
+    // nor raw frames from another pipe).
+    StreamInput(const InputOptions& input, int passes);
+    ~StreamInput();
+    StreamInput(const StreamInput&) = delete;
+    StreamInput& operator=(const StreamInput&) = delete;
 
     // What the command needs of a video's frames (before the first read_into): R, G, B (the
     // frames read_into() writes; without it, `dst` may be null) and/or the Y', Cb, Cr planes
@@ -36,7 +40,7 @@ class FrameSource {
     // The planes of the frame read_into() read last (want(.., true)), valid until the next read.
     media::VideoPlanes planes() const;
     // How a video's pixels are coded (null for raw frames).
-    const media::VideoCoding* coding() const { return video_ ? &coding_ : nullptr; }
+    const media::VideoCoding* coding() const { return kind_ == "video" ? &coding_ : nullptr; }
 
     const FrameFormat& format() const { return format_; }
     const std::string& name() const { return name_; }
@@ -48,7 +52,7 @@ class FrameSource {
     bool frames_counted() const { return counted_; }
     int passes() const { return passes_; }
 
-    enum class Status { Ok, Failed, End };
+    using Status = media::FrameSource::Status;
     // The next frame into `dst` (format().frame_bytes() bytes, packed). Failed: the frame could
     // not be decoded, or a raw stream ends inside it; `why` says which and why, and the next
     // call goes on after it. Ok with a non-empty `why`: a frame decoded with errors, kept
@@ -56,7 +60,7 @@ class FrameSource {
     Status read_into(std::byte* dst, std::string& why);
     // Whether read_into() would start without waiting for the input's writer (false only for
     // raw frames on standard input or a pipe that has nothing waiting).
-    bool ready() const;
+    bool ready() const { return source_->ready(); }
     // Index (over all passes) of the frame the next read_into() reads.
     std::int64_t position() const { return position_; }
     std::int64_t decoded() const { return decoded_; }
@@ -68,9 +72,12 @@ class FrameSource {
   private:
     bool start_pass();  // false when no pass is left
     void finish_pass();
-    void read_first_frame();
+    void apply_wants();
 
     std::string name_, kind_, codec_;
+    media::RawFormat raw_format_;
+    media::DecodeOptions options_;
+    std::unique_ptr<media::FrameSource> source_;
     FrameFormat format_;
     double fps_ = 0.0;
     std::int64_t reported_ = 0;
@@ -81,20 +88,14 @@ class FrameSource {
     bool ended_in_pass_ = false;
     bool finished_ = false;  // every pass read
     std::vector<std::string> notes_;
-    std::unique_ptr<media::VideoReader> video_;
     media::VideoCoding coding_;
     bool want_rgb_ = true, want_planes_ = false;
-    std::unique_ptr<media::RawStreamReader> raw_;
-    std::string raw_format_;
-    media::DecodeOptions options_;
-    std::vector<std::byte> first_;  // standard input's first frame, read ahead
-    bool have_first_ = false;
 };
 
 // {"input", "kind", "format", "width", "height", "depth", "sample_type", "image_channels",
 //  "fps" (when known), "frames_reported", and a video's "frames_counted" and coding (planes.hpp's
 //  add_coding_json)}: what the stream commands' JSON starts with.
-Json source_json(const FrameSource& source);
+Json source_json(const StreamInput& source);
 
 // A progress line on standard error, redrawn at most 10 times a second, only when standard
 // error is a terminal.
@@ -132,7 +133,7 @@ struct PumpStats {
 // Reads every frame of `source` (at most `limit` when > 0) into `stream` and reports results and
 // failures in frame order. Without a stream (null), each frame read is a result at once (with an
 // empty FrameResult): what is done with it is done by events.read.
-PumpStats pump(FrameSource& source, FrameStream* stream, const StreamEvents& events,
+PumpStats pump(StreamInput& source, FrameStream* stream, const StreamEvents& events,
                std::int64_t limit = 0);
 
 // Resident host memory of this process in bytes (0 when the system does not say).

@@ -15,14 +15,6 @@ const media::Source& input_source(const std::string& path, const media::DecodeOp
     return sources.emplace(path, media::Source(path, options)).first->second;
 }
 
-media::DecodeOptions decode_options(const Args& args) {
-    media::DecodeOptions options;
-    if (const auto limit = args.value("--max-pixels"))
-        options.max_pixels = parse_count(*limit, "--max-pixels");
-    options.allow_corrupt = args.flag("--allow-corrupt");
-    return options;
-}
-
 namespace {
 
 Image copy_of(const ImageView& v) {
@@ -44,19 +36,19 @@ Image copy_of(const ImageView& v) {
 }
 
 // A camera raw file's view as the command and --camera-raw ask for it.
-void load_camera_raw(Input& in, const Args& args, const media::Source& source,
-                     const media::DecodeOptions& options, const InputWants& wants) {
+void load_camera_raw(Input& in, const InputOptions& input, const media::Source& source,
+                     const InputWants& wants) {
     if (in.frame != 0)
         throw UsageError("--frame applies to video and raw input, not to camera raw files");
     if (wants.planes) no_planes(source.name(), "camera_raw");
-    media::CameraRawReader reader(source, options);
+    media::CameraRawReader reader(source, input.decode());
     const media::CameraRawInfo& info = reader.info();
     in.kind = "camera_raw";
     in.format = info.format;
     in.notes = reader.notes();
     media::CameraRawView view = wants.camera_raw;
-    if (const auto asked = args.value("--camera-raw")) {
-        view = media::parse_camera_raw_view(*asked);
+    if (input.camera_raw) {
+        view = *input.camera_raw;
         if (view == media::CameraRawView::Cfa && !wants.cfa)
             throw UsageError(
                 "this command works on a camera raw file's demosaiced image (--camera-raw rgb); "
@@ -85,17 +77,17 @@ void load_camera_raw(Input& in, const Args& args, const media::Source& source,
 
 }  // namespace
 
-Input load_input(const Args& args, const media::DecodeOptions& options, bool count_frames_in_file,
+Input load_input(const InputOptions& input, std::int64_t frame, bool count_frames_in_file,
                  const InputWants& wants) {
-    const auto& pos = args.positional();
+    const auto& pos = input.files;
     if (pos.size() > 1) throw UsageError("expected one input, got " + std::to_string(pos.size()));
-    const std::int64_t frame = args.integer("--frame").value_or(0);
+    const media::DecodeOptions options = input.decode();
 
     Input in;
     in.frame = frame;
-    if (const auto raw = args.value("--raw")) {
-        if (args.has("--camera-raw")) not_camera_raw("raw frames (--raw)");
-        const media::RawFormat format = media::parse_raw_format(*raw);
+    if (input.raw) {
+        if (input.camera_raw) not_camera_raw("raw frames (--raw)");
+        const media::RawFormat& format = *input.raw;
         in.name = pos.empty() ? "-" : pos.front();
         // Only info counts a stream's frames; the others read it up to the frame they need.
         media::RawFrame read = media::read_raw_frame(
@@ -115,10 +107,10 @@ Input load_input(const Args& args, const media::DecodeOptions& options, bool cou
     const media::Source& source = input_source(in.name, options);
     const media::MediaKind kind = media::probe(source);
     if (kind == media::MediaKind::CameraRaw) {
-        load_camera_raw(in, args, source, options, wants);
+        load_camera_raw(in, input, source, wants);
         return in;
     }
-    if (args.has("--camera-raw")) not_camera_raw(source.name());
+    if (input.camera_raw) not_camera_raw(source.name());
     if (kind == media::MediaKind::Image) {
         if (frame != 0) throw UsageError("--frame applies to video and raw input, not to photos");
         if (wants.planes) no_planes(source.name(), "image");

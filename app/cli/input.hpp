@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "args.hpp"
 #include "histoscope/core/image.hpp"
 #include "histoscope/media/media.hpp"
 #include "json.hpp"
+#include "options.hpp"
 
 namespace hs::cli {
 
@@ -50,23 +50,21 @@ struct InputWants {
     bool cfa = true;
 };
 
-// --max-pixels N[K|M|G] and --allow-corrupt, for every command that decodes files.
-media::DecodeOptions decode_options(const Args& args);
-
 // The photo or video at `path` (a file, "-", a pipe, a FIFO, ...). A stream input is read once,
 // on the first call for its path, and its bytes kept for the process: a command probes its
 // input before it decodes it, and a pipe can be read only once.
 const media::Source& input_source(const std::string& path, const media::DecodeOptions& options);
 
-// Options it reads: the positional path, --raw FMT, --frame N, --camera-raw cfa|rgb.
+// The input `input` names (its one file, or --raw FMT [FILE|-]), its frame `frame` for a video
+// or raw stream, decoded as --max-pixels, --allow-corrupt and --camera-raw say.
 // `count_frames_in_file` also counts the frames a video's file holds and notes when they differ
 // from what it reports, and reads raw frames from a pipe to its end to count them (else only up to
 // the frame asked for). Without wants.rgb, a video frame's image is left empty (its planes are what
 // is asked for); a photo or raw frame always has its image, and wants.planes is a UsageError for
 // them; of a camera raw file, wants.rgb false leaves the image empty (its shape is known without
 // decoding).
-Input load_input(const Args& args, const media::DecodeOptions& options,
-                 bool count_frames_in_file = false, const InputWants& wants = {});
+Input load_input(const InputOptions& input, std::int64_t frame, bool count_frames_in_file = false,
+                 const InputWants& wants = {});
 
 // What every command's JSON says first about its input: {"input", "kind", "format", "width",
 // "height", "depth", "sample_type"}.

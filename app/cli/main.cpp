@@ -32,18 +32,18 @@ int exit_code(hs::ErrorKind kind) {
 int main(int argc, char** argv) {
     try {
         hs::cli::CommandLine command_line;
-        const hs::cli::CommandLine::Parsed parsed =
+        const std::string command =
             command_line.parse(std::vector<std::string>(argv + 1, argv + argc));
-        if (parsed.command.empty()) return 0;  // --help or --version answered
+        if (command.empty()) return 0;  // --help or --version answered
         const hs::app::Engines engines = hs::app::make_engines();
-        const hs::cli::Context ctx{*engines.registry, *parsed.args, engines};
-        const std::string& command = parsed.command;
-        if (command == "info") return hs::cli::run_info(ctx);
-        if (command == "hist") return hs::cli::run_hist(ctx);
-        if (command == "scope") return hs::cli::run_scope(ctx);
-        if (command == "kernels") return hs::cli::run_kernels(ctx);
-        if (command == "equalize") return hs::cli::run_equalize(ctx);
-        return hs::cli::run_bench(ctx);
+        const hs::cli::Context ctx{*engines.registry, engines};
+        const hs::cli::Commands& c = command_line.commands();
+        if (command == "info") return hs::cli::run_info(ctx, c.info);
+        if (command == "hist") return hs::cli::run_hist(ctx, c.hist);
+        if (command == "scope") return hs::cli::run_scope(ctx, c.scope);
+        if (command == "kernels") return hs::cli::run_kernels(ctx, c.kernels);
+        if (command == "equalize") return hs::cli::run_equalize(ctx, c.equalize);
+        return hs::cli::run_bench(ctx, c.bench);
     } catch (const hs::Error& e) {
         hs::cli::diagnose("error", e.what());
         return exit_code(e.kind());

@@ -1,7 +1,6 @@
 #include <algorithm>
 #include <iostream>
 
-#include "args.hpp"
 #include "commands.hpp"
 #include "histoscope/core/error.hpp"
 #include "histoscope/media/atomic_file.hpp"
@@ -49,21 +48,17 @@ void write_output(const std::string& path, const std::string& text) {
     media::write_file_atomically(path, text);
 }
 
-void refuse_output_onto_input(const Args& args) {
-    const auto output = args.value("-o");
-    if (output && output->empty())
-        throw UsageError("-o needs a file name (or - for standard output)");
-    // "-o=x.txt" would write a file named "=x.txt": a slip, not a wish.
-    if (output && output->front() == '=')
-        throw UsageError("-o takes its file name after a space: -o " + output->substr(1));
-    if (!output || *output == "-") return;
-    std::vector<std::string> inputs = args.positional();
-    if (inputs.empty() && args.has("--raw")) inputs.push_back("-");
-    if (const auto ref = args.value("--reference")) inputs.push_back(*ref);
-    for (const std::string& input : inputs)
-        if (media::same_file(input, *output))
-            throw UsageError("-o '" + *output + "' is the input " +
-                             (input == "-" ? std::string("(standard input)") : "'" + input + "'") +
+void refuse_output_onto_input(const InputOptions& input, const std::string& output,
+                              const std::optional<std::string>& reference) {
+    // (-o "" and -o=FILE are refused while parsing: check::output_path.)
+    if (output.empty() || output == "-") return;
+    std::vector<std::string> inputs = input.files;
+    if (inputs.empty() && input.raw) inputs.push_back("-");
+    if (reference) inputs.push_back(*reference);
+    for (const std::string& in : inputs)
+        if (media::same_file(in, output))
+            throw UsageError("-o '" + output + "' is the input " +
+                             (in == "-" ? std::string("(standard input)") : "'" + in + "'") +
                              ": an output never replaces its input; choose another file");
 }
 

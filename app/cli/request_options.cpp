@@ -2,11 +2,11 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <tuple>
 
 #include "histoscope/core/error.hpp"
 #include "histoscope/media/media.hpp"
 #include "planes.hpp"
-#include "scope_options.hpp"
 
 namespace hs::cli {
 
@@ -18,14 +18,9 @@ HistogramEngine& available_kernel(const EngineRegistry& registry, const std::str
     return *engine;
 }
 
-HistogramRequest request_from_args(const Args& args, const ImageView& image,
-                                   const std::string& channels_option, bool cfa) {
-    return request_with_channels(args, image, args.value(channels_option).value_or("all"), cfa);
-}
-
 namespace {
 
-// "A:B" or "A:B:C" as exact numbers (float_bins.hpp's rationals).
+// "A:B" or "A:B:C" as exact numbers.
 std::vector<Rational> rationals(const std::string& text, std::size_t count, const char* what,
                                 const char* form) {
     std::vector<Rational> out;
@@ -42,33 +37,37 @@ std::vector<Rational> rationals(const std::string& text, std::size_t count, cons
     return out;
 }
 
-// The float bins of the options (request_with_channels()).
-HistogramSpec float_spec(const Args& args) {
-    if (args.has("--edges"))
+// The float bins of the options (histogram_request()).
+HistogramSpec float_spec(const SpecOptions& options) {
+    if (!options.edges.empty())
         throw UsageError(
             "--edges gives integer samples' edges; a float image takes --range LO:HI with --bins "
-            "N, "
-            "or --stops LO:HI:STEP");
-    if (const auto stops = args.value("--stops")) {
-        const auto r = rationals(*stops, 3, "--stops", "LO:HI:STEP (e.g. -16:16:1/8)");
-        return HistogramSpec::floating(FloatBins::stops(r[0], r[1], r[2]));
-    }
-    const auto bins = args.integer("--bins");
-    if (const auto range = args.value("--range")) {
-        const auto r = rationals(*range, 2, "--range", "LO:HI (e.g. 0:1)");
+            "N, or --stops LO:HI:STEP");
+    if (const auto& s = options.stops)
+        return HistogramSpec::floating(FloatBins::stops((*s)[0], (*s)[1], (*s)[2]));
+    if (const auto& r = options.range)
         return HistogramSpec::floating(
-            FloatBins::linear(r[0], r[1], static_cast<int>(bins.value_or(256))));
-    }
-    if (bins)  // N bins over the default -16..+16 EV
+            FloatBins::linear(r->first, r->second, options.bins.value_or(256)));
+    if (options.bins)  // N bins over the default -16..+16 EV
         return HistogramSpec::floating(FloatBins::stops(
-            {-16, 1}, {16, 1}, parse_rational("32/" + std::to_string(*bins), "--bins")));
+            {-16, 1}, {16, 1}, parse_rational("32/" + std::to_string(*options.bins), "--bins")));
     return HistogramSpec::floating(FloatBins::default_stops());
 }
 
 }  // namespace
 
-HistogramRequest request_with_channels(const Args& args, const ImageView& image,
-                                       const std::string& channel_list, bool cfa) {
+std::pair<Rational, Rational> parse_range(const std::string& text) {
+    const auto r = rationals(text, 2, "--range", "LO:HI (e.g. 0:256, or 0:1 for a float image)");
+    return {r[0], r[1]};
+}
+
+std::array<Rational, 3> parse_stops(const std::string& text) {
+    const auto r = rationals(text, 3, "--stops", "LO:HI:STEP (e.g. -16:16:1/8)");
+    return {r[0], r[1], r[2]};
+}
+
+HistogramRequest histogram_request(const SpecOptions& options, const ImageView& image,
+                                   const std::string& channel_list, bool cfa) {
     // hist takes a video's planes out of its list before it comes here (planes.hpp).
     if (select_channels(channel_list).has_planes())
         throw UsageError(
@@ -88,43 +87,45 @@ HistogramRequest request_with_channels(const Args& args, const ImageView& image,
         // A float colour image's "all": its channels and its luminance.
         if (channel_list == "all" && image.channels > 1)
             request.channels.push_back(Channel::Luma709);
-        spec = float_spec(args);
-        if (const auto cap = args.integer("--saturate"))
-            spec.saturate = static_cast<std::uint64_t>(*cap);
+        spec = float_spec(options);
+        spec.saturate = options.saturate;
         spec.validate();
         return request;
     }
-    if (args.has("--stops"))
+    if (options.stops)
         throw UsageError("--stops bins float samples (stops of linear light); this image has " +
                          to_string(image.type) + " samples: give --bins and --range");
-    if (const auto edges = args.value("--edges")) {
-        spec = HistogramSpec::with_edges(parse_number_list(*edges, "--edges"));
+    if (!options.edges.empty()) {
+        spec = HistogramSpec::with_edges(options.edges);
     } else {
         const std::int64_t top = joint ? std::int64_t{1} << 24 : std::int64_t{1} << image.bit_depth;
-        const auto bins = args.integer("--bins").value_or(joint ? kMaxBins : 256);
-        spec = HistogramSpec::even(static_cast<int>(bins), 0, top);
-        if (const auto range = args.value("--range")) {
-            const auto [lo, hi] = parse_range(*range);
-            spec.lower = lo;
-            spec.upper = hi;
+        spec = HistogramSpec::even(options.bins.value_or(joint ? kMaxBins : 256), 0, top);
+        if (const auto& r = options.range) {
+            // Code values: whole numbers.
+            for (const Rational& v : {r->first, r->second})
+                if (v.den != 1)
+                    throw UsageError("--range of " + to_string(image.type) +
+                                     " samples takes whole numbers (HI excluded), not " +
+                                     v.describe());
+            spec.lower = r->first.num;
+            spec.upper = r->second.num;
         }
     }
-    if (const auto cap = args.integer("--saturate"))
-        spec.saturate = static_cast<std::uint64_t>(*cap);
+    spec.saturate = options.saturate;
     spec.validate();
     return request;
 }
 
-StreamConfig histogram_stream_config(const Args& args, const FrameFormat& format,
-                                     const std::string& kernel,
-                                     const std::string& channels_option) {
-    const HistogramRequest shape = request_from_args(args, format.shape(), channels_option);
+StreamConfig histogram_stream_config(const SpecOptions& spec, const std::string& channel_list,
+                                     const std::optional<Region>& region, const FrameFormat& format,
+                                     const std::string& kernel) {
+    const HistogramRequest shape = histogram_request(spec, format.shape(), channel_list);
     StreamConfig config;
     config.format = format;
     config.engine = kernel;
     config.channels = shape.channels;
     config.spec = shape.spec;
-    config.region = region_option(args);
+    config.region = region;
     return config;
 }
 

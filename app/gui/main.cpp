@@ -36,7 +36,7 @@
 #include <string_view>
 #include <utility>
 
-#include "engines.hpp"
+#include "controller_setup.hpp"
 #include "histoscope/core/error.hpp"
 #include "histoscope/core/version.hpp"
 #include "histoscope/media/atomic_file.hpp"
@@ -250,22 +250,22 @@ int main(int argc, char** argv) {
         }
     }
 
-    hs::gui::Engines engines = hs::gui::make_engines();
-    if (engines.options.gpu_absence.isEmpty() && engines.options.gpu_read_bandwidth_gbs) {
+    hs::gui::ControllerSetup setup = hs::gui::make_controller_setup();
+    if (setup.options.gpu_absence.isEmpty() && setup.options.gpu_read_bandwidth_gbs) {
         // The GPU's read bandwidth (the roofline of its kernels) is measured at once on a
         // thread of its own: that also starts the CUDA context, which the first frame would
         // otherwise wait for, while the file is still being decoded.
         auto measured = std::make_shared<std::shared_future<double>>(
-            std::async(std::launch::async, engines.options.gpu_read_bandwidth_gbs).share());
+            std::async(std::launch::async, setup.options.gpu_read_bandwidth_gbs).share());
         // Not waited for: until it is there, frames are shown without their share of it.
-        engines.options.gpu_read_bandwidth_gbs = [measured] {
+        setup.options.gpu_read_bandwidth_gbs = [measured] {
             return measured->wait_for(std::chrono::seconds(0)) == std::future_status::ready
                        ? measured->get()
                        : 0.0;
         };
     }
-    hs::ui::Worker worker(std::make_unique<hs::ui::Controller>(std::move(engines.registry),
-                                                               std::move(engines.options)));
+    hs::ui::Worker worker(
+        std::make_unique<hs::ui::Controller>(std::move(setup.registry), std::move(setup.options)));
     hs::ui::MainWindow window(worker.controller(), samples_dir);
     if (parser.isSet(screenshot))
         hs::gui::arm_scripted_run(

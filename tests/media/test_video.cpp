@@ -11,6 +11,7 @@
 
 #include "damaged_media.hpp"
 #include "histoscope/core/error.hpp"
+#include "histoscope/media/frame_source.hpp"
 #include "histoscope/media/media.hpp"
 #include "media_test_support.hpp"
 #include "synthetic.hpp"
@@ -188,6 +189,44 @@ TEST(VideoStream, ReadFrameDeliversEveryFrameOfAGoodClip) {
     }
     EXPECT_EQ(video.read_frame(frame), media::VideoReader::FrameStatus::End);
     EXPECT_EQ(video.read_frame(frame), media::VideoReader::FrameStatus::End);
+}
+
+// The frame source the CLI's streams and the desktop application's playback read a video from:
+// the reader's frames, as it delivers them, by read() and read_into() alike, and its seeks.
+TEST(VideoStream, AFrameSourceDeliversTheReadersFrames) {
+    const std::string path = sample("tree.avi");
+    const std::vector<cv::Mat> expected = opencv_frames(path, 1000);
+    ASSERT_EQ(expected.size(), 68u);
+    auto reader = std::make_unique<media::VideoReader>(path);
+    const FrameFormat format = reader->frame_format();
+    const double fps = reader->fps();
+    ASSERT_NE(reader->read(), std::nullopt);  // a reader that delivered a frame already
+    media::FrameSource source(std::move(reader));
+    EXPECT_EQ(source.format(), format);
+    EXPECT_EQ(source.frame_count(), 68);
+    EXPECT_EQ(source.fps(), fps);
+    EXPECT_TRUE(source.seekable());
+    ASSERT_NE(source.video(), nullptr);
+    EXPECT_EQ(source.position(), 1);
+    Image frame;
+    std::vector<std::byte> packed(format.frame_bytes());
+    for (std::size_t i = 1; i < expected.size(); ++i) {
+        if (i % 2 == 0) {
+            ASSERT_EQ(source.read(frame), media::FrameSource::Status::Ok) << i;
+        } else {
+            ASSERT_EQ(source.read_into(packed.data()), media::FrameSource::Status::Ok) << i;
+            frame =
+                Image(format.width, format.height, format.channels, format.type, format.bit_depth);
+            std::memcpy(frame.data(), packed.data(), packed.size());
+        }
+        EXPECT_TRUE(identical(as_mat(frame.view()), expected[i])) << i;
+        EXPECT_EQ(source.failure(), "");
+    }
+    EXPECT_EQ(source.read(frame), media::FrameSource::Status::End);
+    source.seek(40);
+    ASSERT_EQ(source.read(frame), media::FrameSource::Status::Ok);
+    EXPECT_TRUE(identical(as_mat(frame.view()), expected[40]));
+    EXPECT_THROW(source.seek(68), InputError);
 }
 
 // Every frame of a clean decode, by number.

@@ -29,7 +29,7 @@
 #include <random>
 #include <vector>
 
-#include "engines.hpp"
+#include "controller_setup.hpp"
 #include "histoscope/ui/compare_dialog.hpp"
 #include "histoscope/ui/controller.hpp"
 #include "histoscope/ui/controls_panel.hpp"
@@ -130,8 +130,8 @@ bool wait_until(Done done, int timeout_ms = 600000) {
 }
 
 std::unique_ptr<Controller> make_controller() {
-    hs::gui::Engines engines = hs::gui::make_engines();
-    return std::make_unique<Controller>(std::move(engines.registry), std::move(engines.options));
+    hs::gui::ControllerSetup setup = hs::gui::make_controller_setup();
+    return std::make_unique<Controller>(std::move(setup.registry), std::move(setup.options));
 }
 
 struct App {

@@ -52,7 +52,7 @@
 #include <vector>
 
 #include "coded_video.hpp"
-#include "engines.hpp"
+#include "controller_setup.hpp"
 #include "histoscope/core/display.hpp"
 #include "histoscope/core/engine.hpp"
 #include "histoscope/core/equalize.hpp"
@@ -227,12 +227,12 @@ class TestUi : public QObject {
         QStandardPaths::setTestModeEnabled(true);
         QSettings().clear();
         init_resources();
-        hs::gui::Engines engines = hs::gui::make_engines();
-        for (const auto& e : engines.registry->engines())
+        hs::gui::ControllerSetup setup = hs::gui::make_controller_setup();
+        for (const auto& e : setup.registry->engines())
             if (e->availability().available) ++available_engines_;
         gpu_engines_ = available_gpu_engines();
         worker_ = std::make_unique<Worker>(
-            std::make_unique<Controller>(std::move(engines.registry), std::move(engines.options)));
+            std::make_unique<Controller>(std::move(setup.registry), std::move(setup.options)));
         window_ = std::make_unique<MainWindow>(controller(), kSamples);
         window_->resize(1400, 900);
         window_->show();
@@ -1183,8 +1183,9 @@ class TestUi : public QObject {
         QTRY_VERIFY_WITH_TIMEOUT(notices.count() > 0, kTimeoutMs);
         QTRY_VERIFY_WITH_TIMEOUT(!window_->playback().playing, kTimeoutMs);
         settle();
-        QVERIFY2(window_->lastError().contains(QStringLiteral("Frame 6 could not be decoded (the "
-                                                              "file ends inside it: 1000 of its")),
+        QVERIFY2(window_->lastError().contains(QStringLiteral("Frame 6 could not be decoded (frame "
+                                                              "5 is truncated: the file ends after "
+                                                              "1000 of its")),
                  qPrintable(window_->lastError()));
         QCOMPARE(window_->playback().frame, 4);
         QVERIFY(model_matches(*window_->histogramModel(), reference_of(frames[4].view(), 256)));
@@ -2194,7 +2195,7 @@ class TestUi : public QObject {
         QSignalSpy results(controller(), &Controller::frameReady);
         window_->openFile(path);
         QTRY_VERIFY_WITH_TIMEOUT(results.count() >= 1, kTimeoutMs);
-        const auto first = qvariant_cast<FrameResult>(results.first().first());
+        const auto first = qvariant_cast<PresentedFrame>(results.first().first());
         QVERIFY2(first.preview, "the reduced copy's result comes first");
         QCOMPARE(first.result_factor, 2);
         settle();

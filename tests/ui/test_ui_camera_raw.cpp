@@ -101,7 +101,7 @@ class TestUiCameraRaw : public QObject {
     void initTestCase() {
         QVERIFY(dir_.isValid());
         ui_test::fresh_settings("test_ui_camera_raw");
-        ui_test::start_window(hs::gui::make_engines(), worker_, window_);
+        ui_test::start_window(hs::gui::make_controller_setup(), worker_, window_);
     }
 
     void cleanupTestCase() {

@@ -106,7 +106,7 @@ class TestUiFloat : public QObject {
     void initTestCase() {
         QVERIFY(dir_.isValid());
         ui_test::fresh_settings("test_ui_float");
-        ui_test::start_window(hs::gui::make_engines(), worker_, window_);
+        ui_test::start_window(hs::gui::make_controller_setup(), worker_, window_);
     }
 
     void cleanupTestCase() {

@@ -1,7 +1,7 @@
 // The desktop application on synthetic raw frames only, so that it needs no OpenCV and runs in
 // every build, the GPU host's (gui-host preset) included: the application's own registry
-// (hs::gui::make_engines()), driven through the main window as a user would. Every engine the
-// registry says can run here is selected in turn and its counts compared with the CPU
+// (hs::gui::make_controller_setup()), driven through the main window as a user would. Every
+// engine the registry says can run here is selected in turn and its counts compared with the CPU
 // reference of the same pixels; engines that cannot run must say why. On a machine with a GPU
 // the GPU engines, "auto" and the GPU frame stream run for real; without one, only what needs
 // the device is skipped, with QSKIP and the reason.
@@ -18,7 +18,7 @@
 #include <memory>
 #include <vector>
 
-#include "engines.hpp"
+#include "controller_setup.hpp"
 #include "histoscope/core/engine.hpp"
 #include "histoscope/media/media.hpp"
 #include "histoscope/ui/compare_dialog.hpp"
@@ -232,7 +232,7 @@ class TestUiRaw : public QObject {
     void initTestCase() {
         QVERIFY(dir_.isValid());
         fresh_settings("test_ui_raw");
-        hs::gui::Engines engines = hs::gui::make_engines();
+        hs::gui::ControllerSetup setup = hs::gui::make_controller_setup();
         gpu_engines_ = available_gpu_engines();
         hs::EngineRegistry host;  // the registry without the GPU's
         hs::register_core_engines(host);
@@ -240,7 +240,7 @@ class TestUiRaw : public QObject {
         for (const auto& e : host.equalizers()) host_equalizers_ << qs(e->name());
         qInfo("GPU engines available here: %s",
               gpu_engines_.isEmpty() ? "none" : qPrintable(gpu_engines_.join(QLatin1String(", "))));
-        start_window(std::move(engines), worker_, window_);
+        start_window(std::move(setup), worker_, window_);
         if (QTest::currentTestFailed()) return;
         // Fresh settings: equalization global, 100%; the engine "auto".
         QCOMPARE(window_->equalizePanel()->settings().mode, EqualizeSettings::Mode::Global);
@@ -319,9 +319,9 @@ class TestUiRaw : public QObject {
         qInfo("%d engines cannot run here", unavailable);
         if (noGpu()) {
             // A CUDA build without a device lists its GPU engines, each unavailable.
-            const hs::gui::Engines engines = hs::gui::make_engines();
-            QCOMPARE(unavailable, static_cast<int>(engines.options.gpu_engines.size()) -
-                                      (engines.registry->find("auto") != nullptr ? 1 : 0));
+            const hs::gui::ControllerSetup setup = hs::gui::make_controller_setup();
+            QCOMPARE(unavailable, static_cast<int>(setup.options.gpu_engines.size()) -
+                                      (setup.registry->find("auto") != nullptr ? 1 : 0));
         }
     }
 
@@ -494,7 +494,7 @@ class TestUiRaw : public QObject {
         if (noGpu()) {
             // The host's frame stream, with a host engine.
             QCOMPARE(played.stream, QStringLiteral("cpu"));
-            QVERIFY2(!hs::gui::make_engines().options.gpu_engines.contains(played.engine),
+            QVERIFY2(!hs::gui::make_controller_setup().options.gpu_engines.contains(played.engine),
                      qPrintable(played.engine));
             QSKIP(kNoGpu);
         }

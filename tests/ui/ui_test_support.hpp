@@ -18,7 +18,7 @@
 #include <memory>
 #include <vector>
 
-#include "engines.hpp"
+#include "controller_setup.hpp"
 #include "histoscope/core/display.hpp"
 #include "histoscope/core/engine.hpp"
 #include "histoscope/core/equalize.hpp"
@@ -49,11 +49,11 @@ inline void fresh_settings(const char* app) {
     hs::ui::init_resources();
 }
 
-// The controller of `engines` on a worker thread, and the main window on it, shown at 1400 x 900.
-inline void start_window(hs::gui::Engines engines, std::unique_ptr<hs::ui::Worker>& worker,
+// The controller of `setup` on a worker thread, and the main window on it, shown at 1400 x 900.
+inline void start_window(hs::gui::ControllerSetup setup, std::unique_ptr<hs::ui::Worker>& worker,
                          std::unique_ptr<hs::ui::MainWindow>& window) {
-    worker = std::make_unique<hs::ui::Worker>(std::make_unique<hs::ui::Controller>(
-        std::move(engines.registry), std::move(engines.options)));
+    worker = std::make_unique<hs::ui::Worker>(
+        std::make_unique<hs::ui::Controller>(std::move(setup.registry), std::move(setup.options)));
     window = std::make_unique<hs::ui::MainWindow>(worker->controller(), QString());
     window->resize(1400, 900);
     window->show();
@@ -62,15 +62,15 @@ inline void start_window(hs::gui::Engines engines, std::unique_ptr<hs::ui::Worke
 
 // The registry the application runs with (GPU engines too when built with CUDA).
 inline std::unique_ptr<hs::EngineRegistry> make_registry() {
-    return hs::gui::make_engines().registry;
+    return hs::gui::make_controller_setup().registry;
 }
 
 // The GPU engines of that registry that can run here (none without a GPU).
 inline QStringList available_gpu_engines() {
-    const hs::gui::Engines engines = hs::gui::make_engines();
+    const hs::gui::ControllerSetup setup = hs::gui::make_controller_setup();
     QStringList out;
-    for (const QString& name : engines.options.gpu_engines)
-        if (engines.registry->find(name.toStdString())->availability().available) out << name;
+    for (const QString& name : setup.options.gpu_engines)
+        if (setup.registry->find(name.toStdString())->availability().available) out << name;
     return out;
 }
 

@@ -482,7 +482,7 @@ void Controller::deliver(StreamDone& done) {
         return;
     }
     if (tag.preview && shown_generation_ >= tag.generation) return;  // the exact one came first
-    FrameResult out = results(*done.result, tag);
+    PresentedFrame out = results(*done.result, tag);
     if (!tag.preview) {
         shown_generation_ = tag.generation;
         equalized_ = out.result;

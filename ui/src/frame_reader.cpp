@@ -5,7 +5,7 @@
 #include <utility>
 #include <vector>
 
-#include "frame_source.hpp"
+#include "histoscope/media/frame_source.hpp"
 
 namespace hs::ui {
 
@@ -106,7 +106,7 @@ class FramePool : public std::enable_shared_from_this<FramePool> {
     int made_ = 0;  // buffers of this memory and format in the pool or in use
 };
 
-FrameReader::FrameReader(std::unique_ptr<FrameSource> source,
+FrameReader::FrameReader(std::unique_ptr<hs::media::FrameSource> source,
                          std::shared_ptr<const PlaybackClock> clock, std::function<void()> notify,
                          std::size_t capacity)
     : source_(std::move(source)),
@@ -115,7 +115,7 @@ FrameReader::FrameReader(std::unique_ptr<FrameSource> source,
       pool_(std::make_shared<FramePool>()),
       capacity_(std::max<std::size_t>(capacity, 1)),
       seekable_(source_->seekable()),
-      frames_(source_->frameCount()) {
+      frames_(source_->frame_count()) {
     thread_ = std::thread([this] { run(); });
 }
 
@@ -187,14 +187,14 @@ ReadFrame FrameReader::readOne(std::int64_t index, bool& fatal) {
         f.index = source_->position();
         hs::Image image = pool_->take();
         switch (source_->read(image)) {
-            case FrameSource::Status::Ok:
+            case hs::media::FrameSource::Status::Ok:
                 f.image = pool_->share(std::move(image));
                 break;
-            case FrameSource::Status::Failed:
+            case hs::media::FrameSource::Status::Failed:
                 f.kind = ReadFrame::Kind::Failed;
                 f.problem = source_->failure();
                 break;
-            case FrameSource::Status::End:
+            case hs::media::FrameSource::Status::End:
                 f.kind = ReadFrame::Kind::End;
                 break;
         }

@@ -1,7 +1,7 @@
 #pragma once
 // The reader stage of playback: a thread of its own that reads (decodes) the frames of a
-// FrameSource into a bounded queue of pooled buffers, as a video player's reader thread feeds
-// its decoder queue. Nothing else touches the source while the reader has it.
+// hs::media::FrameSource into a bounded queue of pooled buffers, as a video player's reader thread
+// feeds its decoder queue. Nothing else touches the source while the reader has it.
 //
 // A job reads continuously from a frame (playing, looping at the end when asked and the source
 // can seek) or one frame (a seek or a step while paused). When the queue is full the thread
@@ -25,9 +25,12 @@
 #include "histoscope/core/image.hpp"
 #include "playback_clock.hpp"
 
+namespace hs::media {
+class FrameSource;
+}
+
 namespace hs::ui {
 
-class FrameSource;
 class FramePool;
 
 struct ReadFrame {
@@ -54,8 +57,9 @@ class FrameReader {
     };
 
     // `notify` is called on the reader's thread after each item it queues.
-    FrameReader(std::unique_ptr<FrameSource> source, std::shared_ptr<const PlaybackClock> clock,
-                std::function<void()> notify, std::size_t capacity = 3);
+    FrameReader(std::unique_ptr<hs::media::FrameSource> source,
+                std::shared_ptr<const PlaybackClock> clock, std::function<void()> notify,
+                std::size_t capacity = 3);
     ~FrameReader();  // stops and joins the thread
     FrameReader(const FrameReader&) = delete;
     FrameReader& operator=(const FrameReader&) = delete;
@@ -79,7 +83,7 @@ class FrameReader {
     // read any more (no memory for one).
     ReadFrame readOne(std::int64_t index, bool& fatal);
 
-    std::unique_ptr<FrameSource> source_;
+    std::unique_ptr<hs::media::FrameSource> source_;
     std::shared_ptr<const PlaybackClock> clock_;
     std::function<void()> notify_;
     std::shared_ptr<FramePool> pool_;

@@ -274,11 +274,11 @@ PreviewCopy preview_copy(const hs::Image& photo) {
     return {std::make_shared<hs::Image>(hs::downscale(photo.view(), factor)), factor};
 }
 
-FrameResult results(hs::FrameResult& r, const FrameTag& tag) {
+PresentedFrame results(hs::FrameResult& r, const FrameTag& tag) {
     const ResultContext& context = tag.context;
     QElapsedTimer clock;
     clock.start();
-    FrameResult out;
+    PresentedFrame out;
     // What the histograms counted: the region, or the whole frame.
     const hs::ImageView shape =
         context.counted ? hs::crop(tag.image->view(), *context.counted) : tag.image->view();

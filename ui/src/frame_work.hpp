@@ -110,7 +110,7 @@ struct FrameTag {
 
 // The window's result of frame `tag` from the stream's `r` (its pictures and counts are moved
 // out of it).
-FrameResult results(hs::FrameResult& r, const FrameTag& tag);
+PresentedFrame results(hs::FrameResult& r, const FrameTag& tag);
 
 // One line for any failure: typed errors carry their own, bad_alloc gets a readable one.
 QString describe(const std::exception& e);

@@ -980,7 +980,7 @@ void MainWindow::onLoadFailed(const QString& path, const QString& message) {
             : tr("%1\n\nStill showing %2.").arg(message, QFileInfo(current_path_).fileName()));
 }
 
-void MainWindow::onFrame(const FrameResult& result) {
+void MainWindow::onFrame(const PresentedFrame& result) {
     image_view_->setOriginal({result.original, result.original_clipping});
     image_view_->setEqualized({result.equalized, result.equalized_clipping});
     source_ = result.source;

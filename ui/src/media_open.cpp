@@ -18,7 +18,7 @@ void open_raw(OpenedMedia& opened, const std::string& file, const QString& raw_f
     opened.info.raw_format = QString::fromStdString(hs::media::to_string(format));
     if (file == "-") {
         // Live: frames are shown as they arrive, the first one too (nothing waits for it here).
-        opened.frames = stdin_raw_source(format, fps);
+        opened.frames = std::make_unique<hs::media::FrameSource>("-", format, fps);
         opened.info.video = true;
         opened.info.live = true;
         opened.info.frames = 0;
@@ -34,7 +34,9 @@ void open_raw(OpenedMedia& opened, const std::string& file, const QString& raw_f
     opened.first = std::move(first.image);
     opened.info.frames = first.frames;
     if (first.frames > 1) {
-        opened.frames = raw_source(file, format, first.frames, 1, fps > 0.0 ? fps : kRawFps);
+        opened.frames =
+            std::make_unique<hs::media::FrameSource>(file, format, fps > 0.0 ? fps : kRawFps);
+        opened.frames->seek(1);  // the first frame is shown already
         opened.info.video = true;
         opened.info.fps = opened.frames->fps();
     }
@@ -66,7 +68,7 @@ void open_video(OpenedMedia& opened, const hs::media::Source& source) {
         (c.rgb_conversion() == "opencv" && !rec601 ? "; RGB by Rec.601 as OpenCV" : ""));
     if (const std::string missing = video->missing_frames(); !missing.empty())
         opened.info.notes << QString::fromStdString(missing + " (it is cut short or damaged)");
-    opened.frames = video_source(std::move(video));
+    opened.frames = std::make_unique<hs::media::FrameSource>(std::move(video));
 }
 
 void open_camera_raw(OpenedMedia& opened, const hs::media::Source& source,

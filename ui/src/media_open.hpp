@@ -6,9 +6,9 @@
 #include <QString>
 #include <memory>
 
-#include "frame_source.hpp"
 #include "frame_work.hpp"
 #include "histoscope/core/image.hpp"
+#include "histoscope/media/frame_source.hpp"
 #include "histoscope/ui/types.hpp"
 
 namespace hs::ui {
@@ -18,7 +18,7 @@ struct OpenedMedia {
     hs::Image first;  // the photo, or the first frame (empty for live input: none came yet)
     // The frames after the first (every frame of live input), for playback; null for a photo
     // and a raw file of one frame.
-    std::unique_ptr<FrameSource> frames;
+    std::unique_ptr<hs::media::FrameSource> frames;
     // A camera raw file opened as its CFA mosaic: what its results name and mark.
     CfaInfo cfa = nullptr;
 };

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <limits>
 
-#include "frame_source.hpp"
+#include "histoscope/media/frame_source.hpp"
 
 namespace hs::ui {
 
@@ -17,10 +17,10 @@ Playback::Playback(QObject* parent) : QObject(parent), clock_(std::make_shared<P
 
 Playback::~Playback() = default;
 
-void Playback::open(std::unique_ptr<FrameSource> source, std::int64_t shown) {
+void Playback::open(std::unique_ptr<hs::media::FrameSource> source, std::int64_t shown) {
     close();
     live_ = !source->seekable();
-    frames_ = source->frameCount();
+    frames_ = source->frame_count();
     const double rate = source->fps();
     fps_ = rate > 0.0 && std::isfinite(rate) ? rate : (live_ ? 0.0 : 25.0);
     reader_ = std::make_unique<FrameReader>(std::move(source), clock_, [this] {

@@ -26,9 +26,11 @@
 #include "histoscope/ui/types.hpp"
 #include "playback_clock.hpp"
 
-namespace hs::ui {
-
+namespace hs::media {
 class FrameSource;
+}
+
+namespace hs::ui {
 
 class Playback : public QObject {
     Q_OBJECT
@@ -40,7 +42,7 @@ class Playback : public QObject {
     // Takes over `source`. `shown`: the frame the caller has already read and shown (-1 for
     // live input, whose frames all come through the reader). A source without a rate of its
     // own plays at 25 fps, live input as frames come unless it has one.
-    void open(std::unique_ptr<FrameSource> source, std::int64_t shown);
+    void open(std::unique_ptr<hs::media::FrameSource> source, std::int64_t shown);
     void close();
     bool isOpen() const { return reader_ != nullptr; }
     bool playing() const { return playing_; }

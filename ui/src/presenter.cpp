@@ -43,7 +43,7 @@ void Presenter::dropStale() {
     if (stale > 0) emit consumed(of, -1, stale, 0);
 }
 
-void Presenter::push(const FrameResult& result) {
+void Presenter::push(const PresentedFrame& result) {
     queue_.push_back(result);
     pump();
 }
@@ -67,7 +67,7 @@ void Presenter::paintDone() {
 void Presenter::pump() {
     dropStale();
     if (awaiting_paint_ || queue_.empty()) return;
-    const FrameResult& front = queue_.front();
+    const PresentedFrame& front = queue_.front();
     if (front.tick < 0) return show(0);
     if (front.session > session_) session_ = front.session;
     if (!clock_->due(front.session, front.tick)) return show(0);  // unpaced, or a first frame
@@ -89,7 +89,7 @@ void Presenter::show(std::size_t index) {
     timer_->stop();
     const int dropped = static_cast<int>(index);
     queue_.erase(queue_.begin(), queue_.begin() + static_cast<std::ptrdiff_t>(index));
-    const FrameResult result = std::move(queue_.front());
+    const PresentedFrame result = std::move(queue_.front());
     queue_.pop_front();
     if (result.tick >= 0)
         clock_->presented(result.session, result.tick, PlaybackClock::Clock::now());

@@ -32,13 +32,13 @@ class Presenter : public QObject {
     void setSession(std::uint64_t session);
 
   public slots:
-    void push(const hs::ui::FrameResult& result);
+    void push(const hs::ui::PresentedFrame& result);
     // The window painted the result last presented.
     void painted();
 
   signals:
     // Show this result now (connected directly to the window).
-    void present(const hs::ui::FrameResult& result);
+    void present(const hs::ui::PresentedFrame& result);
     // `count` results left the queue: the last of them presented (frame `index` of `session`;
     // -1 when none was), `dropped` of them overtaken by it on the clock; the others belonged to
     // an older session.
@@ -55,7 +55,7 @@ class Presenter : public QObject {
     std::shared_ptr<PlaybackClock> clock_;
     QTimer* timer_;
     QTimer* paint_timeout_;
-    std::deque<FrameResult> queue_;
+    std::deque<PresentedFrame> queue_;
     std::uint64_t session_ = 0;
     bool awaiting_paint_ = false;
     bool pump_posted_ = false;

@@ -24,7 +24,7 @@ void register_metatypes() {
     qRegisterMetaType<EqualizeSettings>();
     qRegisterMetaType<ScopeSettings>();
     qRegisterMetaType<FrameTiming>();
-    qRegisterMetaType<FrameResult>();
+    qRegisterMetaType<PresentedFrame>();
     qRegisterMetaType<PlaybackState>();
     qRegisterMetaType<BenchRow>();
     qRegisterMetaType<BenchContext>();

@@ -154,7 +154,7 @@ class Controller : public QObject {
                        const QVector<hs::ui::EngineInfo>& equalizers);
     void mediaLoaded(const hs::ui::MediaInfo& info);
     void loadFailed(const QString& path, const QString& message);
-    void frameReady(const hs::ui::FrameResult& result);
+    void frameReady(const hs::ui::PresentedFrame& result);
     void engineStatusChanged(const hs::ui::EngineStatus& status);
     void playbackChanged(const hs::ui::PlaybackState& state);
     // Work the user waits for (opening a file, a large photo's full resolution): what it is,

@@ -31,11 +31,7 @@ class EqualizePanel : public QWidget {
     void setImageChannels(int channels);
 
     QComboBox* modeCombo() const { return mode_; }
-    QComboBox* spaceCombo() const { return space_; }
     QSlider* strengthSlider() const { return strength_; }
-    QDoubleSpinBox* clipSpin() const { return clip_; }
-    QSpinBox* tilesXSpin() const { return tiles_x_; }
-    QSpinBox* tilesYSpin() const { return tiles_y_; }
     QComboBox* equalizerCombo() const { return equalizers_; }
 
   signals:

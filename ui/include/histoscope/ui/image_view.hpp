@@ -41,7 +41,6 @@ class ImageView : public QWidget {
     bool hasImage() const { return !original_.picture.shown.isNull(); }
     const QImage& original() const { return original_.picture.shown; }
     const QImage& equalized() const { return equalized_.picture.shown; }
-    bool clippingVisible() const { return clipping_visible_; }
     QString note() const { return note_; }
 
     Compare compare() const { return compare_; }

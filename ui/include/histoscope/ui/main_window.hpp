@@ -139,7 +139,7 @@ class MainWindow : public QMainWindow {
     void addRecent(const QString& path);
     void onMediaLoaded(const MediaInfo& info);
     void onLoadFailed(const QString& path, const QString& message);
-    void onFrame(const FrameResult& result);
+    void onFrame(const PresentedFrame& result);
     void onEngineStatus(const EngineStatus& status);
     void showText();  // the statistics and timing of the last frame shown, when not shown yet
     // The statistics' columns as wide as their numbers (never elided: the table scrolls when

@@ -37,13 +37,9 @@ class RawDialog : public QDialog {
     std::int64_t frames() const;  // the frames it makes of the file; 0 when it cannot be used
     QString problem() const;      // why it cannot be used, or empty
 
-    QSpinBox* widthSpin() const { return width_; }
-    QSpinBox* heightSpin() const { return height_; }
     QComboBox* channelsCombo() const { return channels_; }
     QComboBox* typeCombo() const { return type_; }
     QSpinBox* depthSpin() const { return depth_; }
-    QLabel* sizeLabel() const { return size_label_; }
-    QLabel* framesLabel() const { return frames_label_; }
     QDialogButtonBox* buttons() const { return buttons_; }
 
   private:

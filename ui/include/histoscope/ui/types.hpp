@@ -171,8 +171,10 @@ struct FrameTiming {
     double results_ms = 0.0;
 };
 
-// Everything the window shows for one frame (a photo, a video frame, or a settings change).
-struct FrameResult {
+// Everything the window shows for one frame (a photo, a video frame, or a settings change),
+// made on the controller's thread from the frame stream's hs::FrameResult and painted when the
+// presenter says.
+struct PresentedFrame {
     std::uint64_t sequence = 0;  // increases with every result
     // Computed on a reduced copy of a large photo, at once; the exact result follows.
     bool preview = false;
@@ -255,7 +257,7 @@ Q_DECLARE_METATYPE(hs::ui::HistogramData)
 Q_DECLARE_METATYPE(hs::ui::EqualizeSettings)
 Q_DECLARE_METATYPE(hs::ui::ScopeSettings)
 Q_DECLARE_METATYPE(hs::ui::FrameTiming)
-Q_DECLARE_METATYPE(hs::ui::FrameResult)
+Q_DECLARE_METATYPE(hs::ui::PresentedFrame)
 Q_DECLARE_METATYPE(hs::ui::PlaybackState)
 Q_DECLARE_METATYPE(hs::ui::BenchRow)
 Q_DECLARE_METATYPE(hs::ui::BenchContext)

@@ -1,12 +1,12 @@
-#include "engines.hpp"
+#include "controller_setup.hpp"
 
 #include "app_engines.hpp"
 
 namespace hs::gui {
 
-Engines make_engines() {
+ControllerSetup make_controller_setup() {
     hs::app::Engines engines = hs::app::make_engines();
-    Engines out;
+    ControllerSetup out;
     out.registry = std::move(engines.registry);
     for (const std::string& name : engines.gpu_engines)
         out.options.gpu_engines << QString::fromStdString(name);

@@ -1,7 +1,7 @@
 #pragma once
-// The application's engines: the registry and the controller options that histoscope starts
-// with, shared with the UI tests so they exercise exactly what the application runs (the
-// engines themselves are app_engines.hpp's, the same as the CLI's).
+// What histoscope's controller starts with: the engine registry and the controller options,
+// shared with the UI tests so they exercise exactly what the application runs (the engines
+// themselves are app_engines.hpp's hs::app::Engines, the same as the CLI's).
 
 #include <memory>
 
@@ -10,7 +10,7 @@
 
 namespace hs::gui {
 
-struct Engines {
+struct ControllerSetup {
     std::unique_ptr<hs::EngineRegistry> registry;
     hs::ui::ControllerOptions options;
 };
@@ -18,6 +18,6 @@ struct Engines {
 // The CPU reference, OpenCV and, when built with CUDA, every GPU engine (each reports itself
 // unavailable on a machine without a GPU), with the GPU engines' names and the device's
 // read-bandwidth measurement in the options.
-Engines make_engines();
+ControllerSetup make_controller_setup();
 
 }  // namespace hs::gui
