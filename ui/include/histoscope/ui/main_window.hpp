@@ -107,7 +107,6 @@ class MainWindow : public QMainWindow {
     void engineRequested(const QString& name);
     void equalizerRequested(const QString& name);
     void binsRequested(int bins);
-    void exposureRequested(double ev);
     void equalizeRequested(const hs::ui::EqualizeSettings& settings);
     void referenceRequested(const QString& path);
     void saveRequested(const QString& path);
@@ -229,7 +228,6 @@ class MainWindow : public QMainWindow {
     int result_factor_ = 1;
     // What their pictures show them over (none: no picture came with them).
     std::optional<hs::DisplayRange> source_range_, result_range_;
-    double shown_exposure_ = 0.0;    // a float image's pictures: the exposure they show
     bool picker_equalized_ = false;  // what pixelPickerRequested() said last
     // The statistics and timing of the last frame shown, and when they were last put in their
     // models (see onFrame()).
@@ -237,8 +235,7 @@ class MainWindow : public QMainWindow {
         bool pending = false;
         QStringList names;
         std::vector<hs::Stats> stats;
-        std::vector<hs::FloatStats> float_stats;  // a float image's (stats then empty)
-        std::vector<ChannelLevels> levels;        // a CFA mosaic's
+        std::vector<ChannelLevels> levels;  // a CFA mosaic's
         QString stats_note;
         bool preview = false;
         FrameTiming timing;
