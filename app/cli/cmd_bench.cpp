@@ -61,8 +61,11 @@ std::vector<BenchInput> bench_inputs(const BenchCommand& cmd) {
         inputs.push_back(bench_input(load_input(cmd.input, frame)));
         return inputs;
     }
+    // A named DecodeOptions: GCC 13's -Wdangling-reference flags a reference returned by a call
+    // given a temporary, even where the referent outlives it (input_source keeps its sources).
+    const media::DecodeOptions decode = cmd.input.decode();
     for (const auto& path : cmd.input.files) {
-        const media::Source& source = input_source(path, cmd.input.decode());
+        const media::Source& source = input_source(path, decode);
         if (!cmd.frame.given && media::probe(source) == media::MediaKind::Video)
             throw UsageError(source.name() +
                              " is a video: its frames are benchmarked as a stream when it is "
