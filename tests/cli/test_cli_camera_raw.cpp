@@ -241,6 +241,26 @@ TEST(CliCameraRaw, StandardInputAndPipesGiveTheFilesCounts) {
     EXPECT_EQ(pj.at("camera_raw"), fj.at("camera_raw"));
 }
 
+TEST(CliCameraRaw, ACfaWithAColourOtherThanRgbHasNoMosaic) {
+    // LibRaw names the white photosites green: the mosaic would count them as g2.
+    DngSpec spec = odd_rggb();
+    spec.pattern = "RGGW";
+    const Dng d(spec);
+    ASSERT_EQ(d.error, "");
+    expect_refused(
+        run_cli("hist " + quote(d.path) + " --camera-raw cfa"), "RGGW cfa",
+        "has no 2x2 Bayer mosaic to count: its colour pattern RGGW has white photosites");
+    const auto info = run_cli("info " + quote(d.path) + " --format json");
+    ASSERT_EQ(info.exit_code, 0) << info.err;
+    const auto j = parse_json(info.out);
+    EXPECT_TRUE(j.at("camera_raw").at("cfa_pattern").is_null());
+    EXPECT_EQ(j.at("camera_raw").at("view"), "rgb");
+    EXPECT_EQ(j.at("channels"), 3);
+    const auto rgb = run_cli("hist " + quote(d.path) + " --camera-raw rgb --format json");
+    ASSERT_EQ(rgb.exit_code, 0) << rgb.err;
+    EXPECT_EQ(parse_json(rgb.out).at("channels").size(), 3u);
+}
+
 TEST(CliCameraRaw, HostileFilesGiveOneErrorLine) {
     const Dng whole(odd_rggb());
     ASSERT_EQ(whole.error, "");

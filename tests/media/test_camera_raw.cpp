@@ -228,6 +228,56 @@ TEST(CameraRaw, ALinearDngHasNoMosaicButADemosaicedImage) {
     EXPECT_EQ(rgb.channels(), 3);
 }
 
+// LibRaw reads any CFA as 8 rows by 2 columns of planes it names R, G, B, G: a white or cyan
+// photosite came out as a green, a 4x4 pattern as a 2x2 one, reordered planes under the wrong
+// names, and a 2x2 pattern whose greens share a column as a mosaic. Each has no mosaic to
+// count, and still its demosaiced image.
+TEST(CameraRaw, ACfaOtherThanA2x2BayerOfRgbHasNoMosaicButADemosaicedImage) {
+    struct Case {
+        std::string pattern, planes, why;
+    };
+    const Case cases[] = {
+        {"RGGW", "", "its colour pattern RGGW has white photosites"},
+        {"CYGM", "", "its colour pattern CYGM has cyan photosites"},
+        {"RGBG", "", "its colour pattern RGBG is none of RGGB, BGGR, GRBG and GBRG"},
+        // Every row R, G, G, B: stripes, which LibRaw's 8x2 reading takes for RGGB.
+        {"RGGBRGGBRGGBRGGB", "", "its colour pattern repeats every 4x4 photosites"},
+        {"RGGB", "BGR", "LibRaw reads its colour pattern as BGGR where the file declares RGGB"},
+    };
+    for (const Case& c : cases) {
+        SCOPED_TRACE(c.pattern + " " + c.planes);
+        ScratchDir dir;
+        const std::string path = dir.file("cfa.dng");
+        DngSpec spec;
+        spec.width = 48;
+        spec.height = 36;
+        spec.pattern = c.pattern;
+        spec.planes = c.planes;
+        ASSERT_EQ(hs::test::make_dng(spec, path), "");
+        media::CameraRawReader raw = open_raw(path);
+        EXPECT_EQ(raw.info().cfa_pattern, "");
+        EXPECT_NE(raw.info().mosaic_problem.find(c.why), std::string::npos)
+            << raw.info().mosaic_problem;
+        EXPECT_NE(message_of<InputError>([&] {
+                      (void)raw.mosaic();
+                  }).find("has no 2x2 Bayer mosaic to count: " + c.why),
+                  std::string::npos);
+        const Image rgb = raw.demosaiced();
+        EXPECT_EQ(rgb.width(), 48);
+        EXPECT_EQ(rgb.height(), 36);
+        EXPECT_EQ(rgb.channels(), 3);
+    }
+    // The 2x2 Bayer patterns themselves are mosaics.
+    for (const std::string pattern : {"RGGB", "BGGR", "GRBG", "GBRG"}) {
+        ScratchDir dir;
+        const std::string path = dir.file("bayer.dng");
+        DngSpec spec;
+        spec.pattern = pattern;
+        ASSERT_EQ(hs::test::make_dng(spec, path), "");
+        EXPECT_EQ(open_raw(path).info().cfa_pattern, pattern);
+    }
+}
+
 TEST(CameraRaw, FromAStreamInputAsFromItsFile) {
     ScratchDir dir;
     const std::string path = dir.file("piped.dng");

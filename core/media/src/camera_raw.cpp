@@ -14,6 +14,7 @@
 #include <ctime>
 #include <limits>
 #include <numeric>
+#include <optional>
 
 #include "formats.hpp"
 #include "histoscope/core/error.hpp"
@@ -95,6 +96,8 @@ struct CameraRawReader::Impl {
     bool corrupt = false;
     // What LibRaw's data callback reported: the first problem, in our words.
     std::string data_problem;
+    // A DNG's directories, as the file declares them.
+    std::optional<detail::TiffLayout> layout;
     // The Cfa view: which kCfaColours entry each position of the 2x2 pattern is (y * 2 + x).
     int colour_at[4] = {0, 0, 0, 0};
     bool processed = false;
@@ -206,12 +209,64 @@ struct CameraRawReader::Impl {
         if (info.mosaic_problem.empty()) read_pattern();
     }
 
+    // The directory of the DNG's raw image that LibRaw reads (its data starts where LibRaw's
+    // does), or null.
+    const detail::TiffDirectory* raw_directory() const {
+        if (!layout) return nullptr;
+        const auto start =
+            static_cast<std::uint64_t>(raw->get_internal_data_pointer()->unpacker_data.data_offset);
+        for (const detail::TiffDirectory& d : layout->directories)
+            if (!d.offsets.empty() && d.offsets.front() == start) return &d;
+        return nullptr;
+    }
+
+    // Why a DNG's own CFA tags declare no 2x2 Bayer mosaic of R, G and B, or "". LibRaw reads
+    // its pattern as 8 rows by 2 columns of at most four planes named R, G, B, G: a colour it
+    // has no name for (white, cyan, ...) comes out as one it has, a 4x4 pattern as some 2x2 one,
+    // and CFAPlaneColor's planes in another order under the wrong names.
+    std::string dng_pattern_problem() const {
+        const detail::TiffDirectory* dir = raw_directory();
+        if (dir == nullptr || dir->cfa_pattern.empty()) return {};
+        static constexpr char kLetters[] = "RGBCMYW";
+        static constexpr const char* kNames[] = {"red",     "green",  "blue", "cyan",
+                                                 "magenta", "yellow", "white"};
+        std::string declared;
+        for (const std::uint64_t code : dir->cfa_pattern)
+            declared += code < 7 ? kLetters[code] : '?';
+        if (dir->cfa_dims.size() == 2 && (dir->cfa_dims[0] != 2 || dir->cfa_dims[1] != 2))
+            return "its colour pattern repeats every " + std::to_string(dir->cfa_dims[0]) + "x" +
+                   std::to_string(dir->cfa_dims[1]) + " photosites (" + declared + "), not 2x2";
+        if (declared.size() != 4)
+            return "its CFAPattern holds " + std::to_string(declared.size()) +
+                   " colours, not the 4 of a 2x2 pattern";
+        for (const std::uint64_t code : dir->cfa_pattern)
+            if (code > 2)
+                return "its colour pattern " + declared + " has " +
+                       (code < 7 ? std::string(kNames[code])
+                                 : "unknown (" + std::to_string(code) + ")") +
+                       " photosites: not a Bayer mosaic of R, G and B";
+        // What LibRaw makes of it at the visible area's top left, against the file's pattern
+        // (which starts at the raw image's).
+        const libraw_data_t& d = raw->imgdata;
+        std::string read(4, ' '), expected(4, ' ');
+        for (int p = 0; p < 4; ++p) {
+            read[static_cast<std::size_t>(p)] = d.idata.cdesc[raw->FC(p / 2, p % 2)];
+            const int y = (p / 2 + d.sizes.top_margin) % 2, x = (p % 2 + d.sizes.left_margin) % 2;
+            expected[static_cast<std::size_t>(p)] = declared[static_cast<std::size_t>(y * 2 + x)];
+        }
+        if (read != expected)
+            return "LibRaw reads its colour pattern as " + read + " where the file declares " +
+                   expected;
+        return {};
+    }
+
     // Why the sensor's data is no 2x2 Bayer mosaic, or "".
     std::string mosaic_problem() const {
         const libraw_data_t& d = raw->imgdata;
         const unsigned filters = d.idata.filters;
         if (d.idata.is_foveon) return "a Foveon sensor records every colour at every photosite";
         if (filters == 9) return "its sensor is X-Trans (a 6x6 colour pattern)";
+        if (std::string dng = dng_pattern_problem(); !dng.empty()) return dng;
         if (raw->is_floating_point()) return "its samples are floating point";
         if (filters == 0) return "it holds no colour mosaic (linear or already demosaiced data)";
         if (filters < 1000) return "its colour pattern is not a 2x2 Bayer mosaic";
@@ -225,13 +280,18 @@ struct CameraRawReader::Impl {
             for (int col = 0; col < 2; ++col)
                 if (raw->FC(row, col) != raw->FC(row % 2, col))
                     return "its colour pattern is not a 2x2 Bayer mosaic";
-        int reds = 0, blues = 0;
-        for (int p = 0; p < 4; ++p) {
-            const char c = d.idata.cdesc[raw->FC(p / 2, p % 2)];
-            reds += c == 'R';
-            blues += c == 'B';
-        }
-        if (reds != 1 || blues != 1) return "its colour pattern is not a 2x2 Bayer mosaic";
+        // RGGB, BGGR, GRBG or GBRG: one red, one blue, the greens on a diagonal.
+        char letters[4];
+        for (int p = 0; p < 4; ++p) letters[p] = d.idata.cdesc[raw->FC(p / 2, p % 2)];
+        const bool diagonal = (letters[0] == 'G' && letters[3] == 'G' &&
+                               ((letters[1] == 'R' && letters[2] == 'B') ||
+                                (letters[1] == 'B' && letters[2] == 'R'))) ||
+                              (letters[1] == 'G' && letters[2] == 'G' &&
+                               ((letters[0] == 'R' && letters[3] == 'B') ||
+                                (letters[0] == 'B' && letters[3] == 'R')));
+        if (!diagonal)
+            return "its colour pattern " + std::string(letters, 4) +
+                   " is none of RGGB, BGGR, GRBG and GBRG";
         return {};
     }
 
@@ -401,9 +461,12 @@ CameraRawReader::CameraRawReader(const Source& source, const DecodeOptions& opti
             .value_or("raw");
     // A DNG is a TIFF: every directory it points to, and every strip or tile, lies inside the
     // file (LibRaw reads what is missing as zeros: a cut EXIF gives a wrong focal length).
-    if (format == "DNG")
-        if (const std::string problem = detail::tiff_layout(all, true).problem; !problem.empty())
-            throw InputError(source.name() + " is truncated or corrupt (" + problem + ")");
+    if (format == "DNG") {
+        impl_->layout = detail::tiff_layout(all, true);
+        if (!impl_->layout->problem.empty())
+            throw InputError(source.name() + " is truncated or corrupt (" + impl_->layout->problem +
+                             ")");
+    }
     impl_->open(source.name(), bytes);
     impl_->read_info(format);
     // The demosaiced size without demosaicing: a second LibRaw opened on the same bytes (its

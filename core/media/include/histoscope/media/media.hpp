@@ -414,8 +414,8 @@ struct CameraRawInfo {
     int demosaiced_width = 0, demosaiced_height = 0;
     int demosaiced_channels = 3;  // 1 for a monochrome sensor
     // "RGGB", "BGGR", "GRBG" or "GBRG" (the top-left quad of the visible area) for a 2x2 Bayer
-    // mosaic; else "" and mosaic_problem says what the sensor is instead (X-Trans, Foveon, a
-    // linear DNG, ...).
+    // mosaic of R, G and B; else "" and mosaic_problem says what the sensor is instead
+    // (X-Trans, Foveon, a linear DNG, a DNG whose CFA tags name white or cyan photosites, ...).
     std::string cfa_pattern;
     std::string mosaic_problem;
     // The fewest bits that hold the white level, at least 8: 12 for 4095, 14 for 16383, 14
