@@ -207,6 +207,48 @@ TEST(CameraRaw, DemosaicedFlatFieldsScaleFromBlackToWhite) {
     }
 }
 
+// Photosites at or above the white level are white: 65535 in every channel of the demosaic,
+// exactly, whichever colour the white balance multiplies least (its scale takes the white level
+// to 65535, the others' past it) and wherever the colours lie in the pattern. LibRaw's loops
+// truncated 65534.996 to 65534.
+TEST(CameraRaw, ClippedPhotositesAreExactlyWhiteInEveryChannel) {
+    struct Case {
+        std::string pattern, neutral;
+        int value, white;
+    };
+    const Case cases[] = {
+        {"RGGB", "1,1,1", 4095, 4095},     {"BGGR", "1,1,1", 4095, 4095},
+        {"GRBG", "1,1,1", 4095, 4095},     {"GBRG", "1,1,1", 4095, 4095},
+        {"RGGB", "1,0.5,0.5", 4095, 4095},  // red multiplied least
+        {"RGGB", "0.5,1,0.5", 4095, 4095},  // green
+        {"RGGB", "0.5,0.5,1", 4095, 4095},  // blue
+        {"GBRG", "0.5,0.5,1", 4000, 3900},  // above the white level
+    };
+    for (const Case& c : cases) {
+        SCOPED_TRACE(c.pattern + " neutral " + c.neutral + " at " + std::to_string(c.value));
+        ScratchDir dir;
+        const std::string path = dir.file("clipped.dng");
+        DngSpec spec;
+        spec.width = 32;
+        spec.height = 24;
+        spec.pattern = c.pattern;
+        spec.neutral = c.neutral;
+        spec.white = c.white;
+        spec.extra = "--flat " + std::to_string(c.value);
+        ASSERT_EQ(hs::test::make_dng(spec, path), "");
+        const Image rgb = open_raw(path).demosaiced();
+        const ImageView v = rgb.view();
+        ASSERT_EQ(v.channels, 3);
+        for (const Channel ch : {Channel::R, Channel::G, Channel::B}) {
+            const auto counts =
+                reference_histogram(v, {ch}, HistogramSpec::even(65536, 0, 65536)).front().counts;
+            EXPECT_EQ(counts[65535], static_cast<std::uint64_t>(v.pixel_count()))
+                << channel_name(ch) << ": " << counts[65535] << " of " << v.pixel_count()
+                << " at 65535, " << counts[65534] << " at 65534";
+        }
+    }
+}
+
 TEST(CameraRaw, ALinearDngHasNoMosaicButADemosaicedImage) {
     ScratchDir dir;
     const std::string path = dir.file("linear.dng");

@@ -32,6 +32,7 @@ struct DngSpec {
     int iso = 400;
     std::string exposure = "1/250", fnumber = "5.6", focal = "35";
     std::string datetime = "2024:05:17 10:20:30";
+    std::string neutral = "1,1,1";  // AsShotNeutral: the white balance multiplies by its inverse
     std::string extra;  // more options: "--truncate N", "--damage FROM:TO", "--declare WxH"
 };
 
@@ -79,7 +80,8 @@ inline std::string make_dng(const DngSpec& spec, const std::filesystem::path& pa
         << " --seed " << spec.seed << " --make " << shell_word(spec.make) << " --model "
         << shell_word(spec.model) << " --iso " << spec.iso << " --exposure " << spec.exposure
         << " --fnumber " << spec.fnumber << " --focal " << spec.focal << " --datetime "
-        << shell_word(spec.datetime) << (spec.linear ? " --linear" : "") << " " << spec.extra;
+        << shell_word(spec.datetime) << " --neutral " << spec.neutral
+        << (spec.linear ? " --linear" : "") << " " << spec.extra;
     const CommandResult r = run_command(cmd.str());
     if (r.exit_code != 0 || !std::filesystem::exists(path))
         return "make_dng.py exited " + std::to_string(r.exit_code) + ": " + r.err;

@@ -147,7 +147,7 @@ def write(cfa, args):
                            [0.0557, -0.2040, 1.0570]] for x in m for v in (int(x * 10000), 10000)),
          True),
         (50778, "H", 1, 21, True),  # CalibrationIlluminant1: D65
-        (50728, "2I", 3, (1, 1, 1, 1, 1, 1), True),  # AsShotNeutral
+        (50728, "2I", 3, tuple(v for n in args.neutral for v in rational(n)), True),  # AsShotNeutral
         (34665, "I", 1, 0, True),  # ExifIFD: where it lies is known once the file is written
     ]
     with tifffile.TiffWriter(args.output, bigtiff=False) as tif:
@@ -249,6 +249,9 @@ def main():
     p.add_argument("--focal", default="35")
     p.add_argument("--datetime", default="2024:05:17 10:20:30")
     p.add_argument("--flat", type=int, help="every photosite at this value")
+    p.add_argument("--neutral", default="1,1,1",
+                   help="AsShotNeutral: the camera's R, G, B of a white (the white balance "
+                   "multiplies each by its inverse)")
     p.add_argument("--from-rgb16", help="the mosaic of a photo: raw 16-bit RGB, little-endian")
     p.add_argument("--linear", action="store_true",
                    help="a linear DNG (demosaiced R, G, B samples) instead of a CFA mosaic")
@@ -257,6 +260,9 @@ def main():
     p.add_argument("--declare")
     args = p.parse_args()
     args.blacks = [int(v) for v in args.black.split(",")]
+    args.neutral = args.neutral.split(",")
+    if len(args.neutral) != 3:
+        sys.exit("--neutral takes three numbers: R, G, B")
     if len(args.blacks) not in (1, 4):
         sys.exit("--black takes one level or four")
     side = int(round(len(args.pattern) ** 0.5))

@@ -83,10 +83,60 @@ int bits_for(std::uint32_t v) {
     return std::max(8, static_cast<int>(std::bit_width(v)));
 }
 
+std::uint16_t rounded_code(double v) {
+    return static_cast<std::uint16_t>(std::clamp(std::lround(v), 0L, 65535L));
+}
+
+// LibRaw with its two loops of float arithmetic rounding to the nearest code value. Its own
+// truncate each product: a photosite at the white level, which the white balance's smallest
+// multiplier scales to 65535 exactly, came out at 65534 (65534.996 truncated), and so did a
+// clipped white's channels after the colour matrix (whose rows sum to one). The loops are
+// LibRaw's otherwise, virtual so that a subclass may replace them.
+class RoundingLibRaw final : public LibRaw {
+  protected:
+    void scale_colors_loop(float scale_mul[4]) override {
+        const libraw_colordata_t& c = imgdata.color;
+        const unsigned width = imgdata.sizes.iwidth;
+        const std::size_t size = static_cast<std::size_t>(imgdata.sizes.iheight) * width;
+        const bool pattern = c.cblack[4] != 0 && c.cblack[5] != 0;
+        for (std::size_t i = 0; i < size; ++i)
+            for (unsigned ch = 0; ch < 4; ++ch) {
+                int v = imgdata.image[i][ch];
+                if (v == 0) continue;
+                if (pattern)
+                    v -= static_cast<int>(c.cblack[6 + (i / width) % c.cblack[4] * c.cblack[5] +
+                                                   (i % width) % c.cblack[5]]);
+                v -= static_cast<int>(c.cblack[ch]);
+                imgdata.image[i][ch] = rounded_code(v * static_cast<double>(scale_mul[ch]));
+            }
+    }
+
+    void convert_to_rgb_loop(float out_cam[3][4]) override {
+        auto* histogram = libraw_internal_data.output_data.histogram;
+        std::memset(histogram, 0, sizeof(*histogram) * 4);
+        const int colours = imgdata.idata.colors;
+        const bool convert = libraw_internal_data.internal_output_params.raw_color == 0 &&
+                             (colours == 3 || colours == 4);
+        const std::size_t size =
+            static_cast<std::size_t>(imgdata.sizes.height) * imgdata.sizes.width;
+        for (std::size_t i = 0; i < size; ++i) {
+            std::uint16_t* img = imgdata.image[i];
+            if (convert) {
+                double out[3] = {0.0, 0.0, 0.0};
+                for (int o = 0; o < 3; ++o)
+                    for (int ch = 0; ch < colours; ++ch)
+                        out[o] += static_cast<double>(out_cam[o][ch]) * img[ch];
+                for (int o = 0; o < 3; ++o) img[o] = rounded_code(out[o]);
+            }
+            for (int ch = 0; ch < colours; ++ch) ++histogram[ch][img[ch] >> 3];
+        }
+    }
+};
+
 }  // namespace
 
 struct CameraRawReader::Impl {
-    std::unique_ptr<LibRaw> raw = std::make_unique<LibRaw>();
+    std::unique_ptr<LibRaw> raw = std::make_unique<RoundingLibRaw>();
     // The file's bytes, which LibRaw reads from (a file is read once, whole, as photos are).
     std::shared_ptr<const std::vector<std::uint8_t>> bytes;
     std::string name;

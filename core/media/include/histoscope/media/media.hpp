@@ -372,7 +372,9 @@ std::string video_output_problem(const std::string& path, const FrameFormat& for
 //   quad: they are left out, counted in CameraRawInfo::left_out and said in a note.
 // - Rgb: LibRaw's demosaic (AHD) of the same file into linear 16-bit R, G, B: the camera's
 //   as-shot white balance, sRGB primaries, gamma 1 (linear), no automatic brightening, clipped
-//   highlights, the camera's orientation applied: 65535 is the white level after white balance.
+//   highlights, the camera's orientation applied: 65535 is the white level after white balance
+//   (the scaling and the colour matrix round to the nearest code value, so that where the
+//   photosites of every colour are at or above the white level each channel is 65535).
 //   An ordinary 3-channel u16 image of depth 16 (one channel for monochrome sensors).
 enum class CameraRawView { Cfa, Rgb };
 std::string_view to_string(CameraRawView view);  // "cfa", "rgb"
