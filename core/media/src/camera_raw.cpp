@@ -474,6 +474,10 @@ struct CameraRawReader::Impl {
         p.use_camera_wb = 1;
         p.output_color = 1;  // sRGB primaries
         p.highlight = 0;     // clip
+        // Scaled by the white level the file declares. LibRaw's default takes the brightest
+        // photosite for it instead when that lies above 75 % of it: a picture whose brightest
+        // photosite is 3800 of 4095 would have it at 65535, as if clipped.
+        p.adjust_maximum_thr = 0.0f;
         if (!processed) {
             check(raw->dcraw_process(), "demosaic");
             check_reports();
