@@ -261,6 +261,16 @@ TEST(CliCameraRaw, ACfaWithAColourOtherThanRgbHasNoMosaic) {
     EXPECT_EQ(parse_json(rgb.out).at("channels").size(), 3u);
 }
 
+TEST(CliCameraRaw, LevelsThatLeaveNoRoomForAPhotositeAreRefused) {
+    DngSpec spec = odd_rggb();
+    spec.black = "5000";  // above the white level 4095
+    const Dng d(spec);
+    ASSERT_EQ(d.error, "");
+    for (const std::string command : {"info", "hist", "hist --camera-raw rgb"})
+        expect_refused(run_cli(command + " " + quote(d.path)), command,
+                       "' is corrupt (its black level 5000 is not below its white level 4095)");
+}
+
 TEST(CliCameraRaw, HostileFilesGiveOneErrorLine) {
     const Dng whole(odd_rggb());
     ASSERT_EQ(whole.error, "");

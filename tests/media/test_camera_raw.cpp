@@ -412,6 +412,34 @@ TEST(CameraRaw, ADamagedHeaderIsRefused) {
     EXPECT_NE(message.find("'" + path + "'"), std::string::npos) << message;
 }
 
+// A black level at or above the white level leaves no value for a photosite between them (the
+// demosaic's scaling would divide by their difference): the file is refused, whichever colour's
+// level it is.
+TEST(CameraRaw, ABlackLevelNotBelowTheWhiteLevelIsRefused) {
+    // The levels of the 2x2 positions, and the highest of them.
+    const std::pair<std::string, std::string> cases[] = {
+        {"4095", "4095"}, {"5000", "5000"}, {"100,100,4095,100", "4095"}};
+    for (const auto& [black, highest] : cases) {
+        SCOPED_TRACE(black);
+        ScratchDir dir;
+        const std::string path = dir.file("levels.dng");
+        DngSpec spec;
+        spec.black = black;
+        ASSERT_EQ(hs::test::make_dng(spec, path), "");
+        EXPECT_NE(message_of<InputError>([&] { (void)open_raw(path); })
+                      .find("'" + path + "' is corrupt (its black level " + highest +
+                            " is not below its white level 4095)"),
+                  std::string::npos);
+    }
+    // One below is a level.
+    ScratchDir dir;
+    const std::string path = dir.file("levels.dng");
+    DngSpec spec;
+    spec.black = "4094";
+    ASSERT_EQ(hs::test::make_dng(spec, path), "");
+    EXPECT_EQ(open_raw(path).info().black[0], 4094u);
+}
+
 TEST(CameraRaw, AHugeDeclaredSizeIsRefusedBeforeAnythingIsAllocated) {
     ScratchDir dir;
     const std::string path = dir.file("huge.dng");

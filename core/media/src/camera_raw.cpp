@@ -359,7 +359,8 @@ struct CameraRawReader::Impl {
 
     // The black level of every quad position (LibRaw's common level, the colour's own, and the
     // repeating pattern's), per colour; a note where the pattern varies within one.
-    void read_black_levels() {
+    // Returns the highest black level of any position.
+    std::uint32_t read_black_levels() {
         const libraw_colordata_t& c = raw->imgdata.color;
         const unsigned rows = c.cblack[4], cols = c.cblack[5];
         const bool pattern = rows > 0 && cols > 0 && 6 + rows * cols <= LIBRAW_CBLACK_SIZE;
@@ -388,6 +389,7 @@ struct CameraRawReader::Impl {
         }
         if (info.cfa_pattern.empty())
             for (auto& b : info.black) b = c.black;
+        return *std::max_element(std::begin(hi), std::end(hi));
     }
 
     void unpack() {
@@ -396,7 +398,11 @@ struct CameraRawReader::Impl {
         const libraw_data_t& d = raw->imgdata;
         // Some decoders set the levels as they read the photosites.
         info.white = d.color.maximum;
-        read_black_levels();
+        // No photosite value lies between such levels: the demosaic's scaling divides by their
+        // difference.
+        if (const std::uint32_t black = read_black_levels(); black >= info.white)
+            throw InputError(name + " is corrupt (its black level " + std::to_string(black) +
+                             " is not below its white level " + std::to_string(info.white) + ")");
         // The sensor's depth: the white level's bits, or more where photosites lie above it.
         info.sensor_depth = bits_for(info.white);
         if (d.rawdata.raw_image != nullptr) {
