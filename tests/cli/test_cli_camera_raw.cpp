@@ -269,6 +269,14 @@ TEST(CliCameraRaw, LevelsThatLeaveNoRoomForAPhotositeAreRefused) {
     for (const std::string command : {"info", "hist", "hist --camera-raw rgb"})
         expect_refused(run_cli(command + " " + quote(d.path)), command,
                        "' is corrupt (its black level 5000 is not below its white level 4095)");
+    // A WhiteLevel of 0, which LibRaw reads as 65535.
+    DngSpec zero = odd_rggb();
+    zero.black = "0";
+    zero.white = 0;
+    const Dng z(zero, "zero.dng");
+    ASSERT_EQ(z.error, "");
+    expect_refused(run_cli("info " + quote(z.path)), "white 0",
+                   "' is corrupt (its WhiteLevel is 0, which no black level lies below)");
 }
 
 TEST(CliCameraRaw, HostileFilesGiveOneErrorLine) {

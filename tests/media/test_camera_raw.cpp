@@ -440,6 +440,20 @@ TEST(CameraRaw, ABlackLevelNotBelowTheWhiteLevelIsRefused) {
     EXPECT_EQ(open_raw(path).info().black[0], 4094u);
 }
 
+// LibRaw reads a WhiteLevel of 0 as 65535, the 16 bits' top.
+TEST(CameraRaw, AWhiteLevelOfZeroIsRefused) {
+    ScratchDir dir;
+    const std::string path = dir.file("white.dng");
+    DngSpec spec;
+    spec.black = "0";
+    spec.white = 0;
+    ASSERT_EQ(hs::test::make_dng(spec, path), "");
+    EXPECT_NE(message_of<InputError>([&] {
+                  (void)open_raw(path);
+              }).find("'" + path + "' is corrupt (its WhiteLevel is 0"),
+              std::string::npos);
+}
+
 TEST(CameraRaw, AHugeDeclaredSizeIsRefusedBeforeAnythingIsAllocated) {
     ScratchDir dir;
     const std::string path = dir.file("huge.dng");

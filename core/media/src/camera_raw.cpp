@@ -398,6 +398,13 @@ struct CameraRawReader::Impl {
         const libraw_data_t& d = raw->imgdata;
         // Some decoders set the levels as they read the photosites.
         info.white = d.color.maximum;
+        // LibRaw reads a DNG's WhiteLevel of 0 as none, and takes 65535 instead.
+        if (const detail::TiffDirectory* dir = raw_directory())
+            for (const std::uint64_t white : dir->white_levels)
+                if (white == 0)
+                    throw InputError(name +
+                                     " is corrupt (its WhiteLevel is 0, which no black level lies "
+                                     "below)");
         // No photosite value lies between such levels: the demosaic's scaling divides by their
         // difference.
         if (const std::uint32_t black = read_black_levels(); black >= info.white)
