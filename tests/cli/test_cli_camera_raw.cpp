@@ -309,6 +309,28 @@ TEST(CliCameraRaw, HostileFilesGiveOneErrorLine) {
     const Dng h(huge, "huge.dng");
     ASSERT_EQ(h.error, "");
     expect_refused(run_cli("hist " + quote(h.path)), "huge", "declares 30000x30000 photosites");
+    // Sizes other than the strips' (the file's photosites are 65x47): a row more is missing,
+    // refused even with --allow-corrupt (LibRaw would read zeros); a width one short shears the
+    // rows, refused; a row fewer reads the rows declared, and says what is left unread.
+    for (const std::string declared : {"65x48", "64x47"}) {
+        DngSpec sized = odd_rggb();
+        sized.extra = "--declare " + declared;
+        const Dng s(sized, "sized.dng");
+        ASSERT_EQ(s.error, "");
+        expect_refused(run_cli("hist " + quote(s.path) + " --allow-corrupt"), declared,
+                       "' is corrupt (its header declares " + declared + " photosites, ");
+    }
+    DngSpec fewer = odd_rggb();
+    fewer.extra = "--declare 65x46";
+    const Dng f(fewer, "fewer.dng");
+    ASSERT_EQ(f.error, "");
+    const auto read = run_cli("hist " + quote(f.path) + " --format json");
+    ASSERT_EQ(read.exit_code, 0) << read.err;
+    const std::string unread =
+        "130 bytes of its strips lie past the 65x46 photosites its header declares: they are not "
+        "read";
+    EXPECT_NE(read.err.find("note: " + unread + "\n"), std::string::npos) << read.err;
+    EXPECT_EQ(parse_json(read.out).at("notes").at(0), unread);
     expect_refused(run_cli("info " + quote(whole.path) + " --max-pixels 1K"), "max-pixels",
                    "more than the limit of 1024 pixels");
     // A sensor without a 2x2 mosaic: the mosaic refused, the default falls back with a note.

@@ -454,6 +454,50 @@ TEST(CameraRaw, AWhiteLevelOfZeroIsRefused) {
               std::string::npos);
 }
 
+// An uncompressed DNG of 64x48 photosites (3 strips of 16 rows) whose header declares another
+// size. Larger: photosites LibRaw would read as zeros, refused even with allow_corrupt. A row
+// of another width: the photosites would be sheared, refused. Fewer rows: those declared are
+// read as they were written, and a note says what is not.
+TEST(CameraRaw, ADngDeclaringASizeOtherThanItsDataIsRefusedOrNoted) {
+    media::DecodeOptions lenient;
+    lenient.allow_corrupt = true;
+    const std::pair<std::string, std::string> refused[] = {
+        {"64x50",
+         "declares 64x50 photosites, which its strips' 6144 bytes cannot hold: "
+         "uncompressed at 16 bits, they take 6400 bytes"},
+        {"65x48", "declares 65x48 photosites, which its strips' 6144 bytes cannot hold"},
+        {"63x48",
+         "declares 63x48 photosites, but its strips are not cut at their rows "
+         "(uncompressed at 16 bits, 6144 bytes where they take 6048)"},
+        {"32x24", "declares 32x24 photosites, but its strips are not cut at their rows"},
+    };
+    for (const auto& [declared, why] : refused) {
+        SCOPED_TRACE(declared);
+        ScratchDir dir;
+        const std::string path = dir.file("sized.dng");
+        DngSpec spec;
+        spec.extra = "--declare " + declared;
+        ASSERT_EQ(hs::test::make_dng(spec, path), "");
+        for (const media::DecodeOptions& o : {media::DecodeOptions{}, lenient})
+            EXPECT_NE(message_of<InputError>([&] {
+                          (void)open_raw(path, o);
+                      }).find("'" + path + "' is corrupt (its header " + why),
+                      std::string::npos);
+    }
+    ScratchDir dir;
+    const std::string path = dir.file("short.dng");
+    DngSpec spec;
+    spec.extra = "--declare 64x40";
+    ASSERT_EQ(hs::test::make_dng(spec, path), "");
+    media::CameraRawReader raw = open_raw(path);
+    EXPECT_EQ(raw.info().visible.height, 40);
+    EXPECT_EQ(raw.mosaic().height(), 20);
+    ASSERT_EQ(raw.notes().size(), 1u);
+    EXPECT_EQ(raw.notes().front(),
+              "1024 bytes of its strips lie past the 64x40 photosites its header declares: they "
+              "are not read");
+}
+
 TEST(CameraRaw, AHugeDeclaredSizeIsRefusedBeforeAnythingIsAllocated) {
     ScratchDir dir;
     const std::string path = dir.file("huge.dng");

@@ -83,6 +83,68 @@ int bits_for(std::uint32_t v) {
     return std::max(8, static_cast<int>(std::bit_width(v)));
 }
 
+// An uncompressed DNG's strips or tiles against the size its directory declares. Each piece
+// but the last holds exactly the rows (a tile: the tile) it stands for: a piece short means
+// photosites that LibRaw would read as zeros, a piece long that the directory does not give the
+// size the photosites were written at (a width one short shears every row); both are corrupt.
+// Data past the declared rows, in the last strip or in strips after it, leaves the rows read as
+// they were written: it is not read, and a note says so.
+struct DataSize {
+    std::string problem, note;
+};
+DataSize data_size(const detail::TiffDirectory& d) {
+    const std::uint64_t w = d.width, h = d.height, samples = std::max<std::uint64_t>(d.samples, 1);
+    if (w == 0 || h == 0 || d.bits == 0 || d.bits > 32 || samples > 4 || d.counts.empty())
+        return {};
+    const bool tiled = d.tile_width > 0 && d.tile_length > 0;
+    const auto bytes_of = [&](std::uint64_t width) { return (width * samples * d.bits + 7) / 8; };
+    std::uint64_t pieces = 0, piece = 0, rows = 0;
+    if (tiled) {
+        piece = bytes_of(d.tile_width) * d.tile_length;
+        pieces =
+            ((w + d.tile_width - 1) / d.tile_width) * ((h + d.tile_length - 1) / d.tile_length);
+    } else {
+        rows = d.rows_per_strip == 0 || d.rows_per_strip > h ? h : d.rows_per_strip;
+        piece = bytes_of(w) * rows;
+        pieces = (h + rows - 1) / rows;
+    }
+    // The bytes of piece i's photosites.
+    const auto takes = [&](std::uint64_t i) {
+        return tiled || i + 1 < pieces ? piece : bytes_of(w) * (h - i * rows);
+    };
+    std::uint64_t held = 0, taken = 0;
+    bool short_piece = d.counts.size() < pieces, long_piece = false;
+    for (std::uint64_t i = 0; i < d.counts.size(); ++i) {
+        held += d.counts[i];
+        if (i >= pieces) continue;
+        taken += takes(i);
+        short_piece |= d.counts[i] < takes(i);
+        long_piece |= d.counts[i] > takes(i) && (tiled || i + 1 < pieces);
+    }
+    for (std::uint64_t i = d.counts.size(); i < pieces; ++i) taken += takes(i);
+    const std::string what = tiled ? "tiles" : "strips";
+    const std::string declared =
+        "its header declares " + std::to_string(w) + "x" + std::to_string(h) + " photosites";
+    const std::string bits = std::to_string(d.bits) + " bits";
+    if (short_piece)
+        return {declared + ", which its " + what + "' " + std::to_string(held) +
+                    " bytes cannot hold: uncompressed at " + bits + ", they take " +
+                    std::to_string(taken) + " bytes",
+                {}};
+    if (long_piece)
+        return {declared + ", but its " + what + " are not cut at their rows (uncompressed at " +
+                    bits + ", " + std::to_string(held) + " bytes where they take " +
+                    std::to_string(taken) +
+                    "): the header does not give the size its data was written at",
+                {}};
+    if (held > taken)
+        return {{},
+                std::to_string(held - taken) + " bytes of its " + what + " lie past the " +
+                    std::to_string(w) + "x" + std::to_string(h) +
+                    " photosites its header declares: they are not read"};
+    return {};
+}
+
 std::uint16_t rounded_code(double v) {
     return static_cast<std::uint16_t>(std::clamp(std::lround(v), 0L, 65535L));
 }
@@ -222,6 +284,12 @@ struct CameraRawReader::Impl {
         const unsigned bps = internal->unpacker_data.tiff_bps;
         const bool flat_dng = raw->imgdata.idata.dng_version != 0 &&
                               internal->unpacker_data.tiff_compress == 1 && bps >= 8 && bps <= 16;
+        if (const detail::TiffDirectory* dir = raw_directory(); dir != nullptr && flat_dng) {
+            const DataSize size = data_size(*dir);
+            if (!size.problem.empty())
+                throw InputError(name + " is corrupt (" + size.problem + ")");
+            if (!size.note.empty()) notes.push_back(size.note);
+        }
         const std::uint64_t needed = flat_dng ? photosites * bps / 8 : photosites / 512;
         if (needed > file_bytes)
             throw InputError(

@@ -447,7 +447,8 @@ std::string shot_text(const CameraRawInfo& info);
 // balance it could not apply, a decoder it lacks, ...) are errors here, as decoder warnings
 // are for photos. The sizes the file declares are checked against options.max_pixels before
 // anything is allocated for the photosites, and against what its data can hold: every byte of
-// an uncompressed DNG's photosites, at least one bit per 8x8 block of photosites for any other
+// an uncompressed DNG's photosites (each strip or tile exactly the rows it stands for; bytes
+// past the declared rows are noted), at least one bit per 8x8 block of photosites for any other
 // (no codec LibRaw reads spends less), as JPEG's bound. With options.allow_corrupt, data LibRaw
 // reports corrupt is kept, marked corrupt, with a note.
 class CameraRawReader {
