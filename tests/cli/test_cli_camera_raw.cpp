@@ -297,6 +297,15 @@ TEST(CliCameraRaw, HostileFilesGiveOneErrorLine) {
             EXPECT_EQ(r.out, "");
         }
     }
+    // Not camera raw files at all, only named so; a file of nothing.
+    const fs::path text = whole.scratch.path / "notes.nef";
+    std::ofstream(text) << "a text file\n";
+    expect_refused(run_cli("info " + quote(text)), "text",
+                   "' is not a camera raw file LibRaw reads (nothing but its name says it is one)");
+    const fs::path empty = whole.scratch.path / "empty.dng";
+    std::ofstream{empty};
+    expect_refused(run_cli("hist " + quote(empty)), "empty",
+                   "error: '" + empty.string() + "' is empty");
     // Damaged directory entries.
     DngSpec damaged = odd_rggb();
     damaged.extra = "--damage 10:200";

@@ -401,6 +401,34 @@ TEST(CameraRaw, CutFilesAreRefused) {
     }
 }
 
+// Files named as camera raw that are not one say so; LibRaw's "Input/output error" (its reading
+// ran past a few bytes) named them cut short. A few bytes laid out as TIFF are a cut TIFF.
+TEST(CameraRaw, TinyFilesNamedAsCameraRawSayWhatTheyAre) {
+    ScratchDir dir;
+    const std::pair<std::vector<std::uint8_t>, std::string> cases[] = {
+        {{'a', 'b', 'c'},
+         "is not a camera raw file LibRaw reads (nothing but its name says it is one)"},
+        {std::vector<std::uint8_t>(100, 0), "is not a camera raw file LibRaw reads"},
+        {{'h', 'e', 'l', 'l', 'o', ' ', 't', 'e', 'x', 't', '\n'}, "is not a camera raw file"},
+        {{}, "is empty"},
+        {{'I', 'I', '*', 0, 8, 0, 0, 0},
+         "is truncated or corrupt (TIFF directory of page 1 lies past the end of the file)"},
+        {{'M', 'M', 0, '*'}, "is truncated or corrupt (TIFF header is incomplete)"},
+    };
+    for (const std::string name : {"tiny.dng", "tiny.nef", "tiny.cr2"})
+        for (const auto& [bytes, why] : cases) {
+            SCOPED_TRACE(name + ": " + why);
+            const std::string path = dir.file(name);
+            hs::test::write_bytes(path, bytes);
+            if (!bytes.empty()) {
+                EXPECT_EQ(media::probe(path), media::MediaKind::CameraRaw);
+            }
+            EXPECT_NE(
+                message_of<InputError>([&] { (void)open_raw(path); }).find("'" + path + "' " + why),
+                std::string::npos);
+        }
+}
+
 TEST(CameraRaw, ADamagedHeaderIsRefused) {
     ScratchDir dir;
     const std::string path = dir.file("damaged.dng");

@@ -208,6 +208,9 @@ struct CameraRawReader::Impl {
     bool corrupt = false;
     // What LibRaw's data callback reported: the first problem, in our words.
     std::string data_problem;
+    // Only the file's name says camera raw (".nef"): its bytes carry no signature and are not
+    // laid out as TIFF, so that LibRaw's failure to open it says what it is not.
+    bool named_only = false;
     // A DNG's directories, as the file declares them.
     std::optional<detail::TiffLayout> layout;
     // The Cfa view: which kCfaColours entry each position of the 2x2 pattern is (y * 2 + x).
@@ -232,6 +235,13 @@ struct CameraRawReader::Impl {
     void check(int code, const char* stage) {
         if (code == LIBRAW_SUCCESS) return;
         const std::string said = libraw_strerror(code);
+        // LibRaw's "Input/output error" (its reading ran past the bytes) of a text file named
+        // .nef would name a camera raw file cut short.
+        if (named_only && std::strcmp(stage, "open") == 0 && code != LIBRAW_UNSUFFICIENT_MEMORY &&
+            code != LIBRAW_TOO_BIG && code < 0)
+            throw InputError(name +
+                             " is not a camera raw file LibRaw reads (nothing but its name "
+                             "says it is one)");
         switch (code) {
             case LIBRAW_FILE_UNSUPPORTED:
                 throw InputError(name + " is not a camera raw file LibRaw reads (" + said + ")");
@@ -243,8 +253,14 @@ struct CameraRawReader::Impl {
         }
         if (code > 0)  // a system call's errno
             throw InputError("cannot read " + name + ": " + std::strerror(code));
-        throw InputError(name + " is truncated or corrupt (" +
-                         (data_problem.empty() ? "LibRaw: " + said : data_problem) + ")");
+        std::string why = data_problem.empty() ? "LibRaw: " + said : data_problem;
+        // A file laid out as TIFF that LibRaw cannot open: where its structure ends says more
+        // than LibRaw's "Input/output error".
+        if (data_problem.empty() && std::strcmp(stage, "open") == 0 &&
+            detail::sniff_image(*bytes) == detail::ImageFormat::Tiff)
+            if (std::string cut = detail::tiff_layout(*bytes).problem; !cut.empty())
+                why = std::move(cut);
+        throw InputError(name + " is truncated or corrupt (" + why + ")");
     }
 
     // LibRaw's warnings and data reports after a stage: errors (or, for data, kept and noted
@@ -590,13 +606,14 @@ CameraRawReader::CameraRawReader(const Source& source, const DecodeOptions& opti
     if (!bytes)
         bytes = std::make_shared<const std::vector<std::uint8_t>>(detail::read_file(source.path()));
     const detail::Bytes all(*bytes);
-    const std::string format =
-        detail::camera_raw_format(all.first(std::min(all.size(), detail::kCameraRawHead)),
-                                  source.path())
-            .value_or("raw");
+    const detail::Bytes head = all.first(std::min(all.size(), detail::kCameraRawHead));
+    const std::string format = detail::camera_raw_format(head, source.path()).value_or("raw");
+    // (Without a path, camera_raw_format() judges the bytes alone.)
+    impl_->named_only = !detail::camera_raw_format(head, "") &&
+                        detail::sniff_image(head) != detail::ImageFormat::Tiff;
     // A DNG is a TIFF: every directory it points to, and every strip or tile, lies inside the
     // file (LibRaw reads what is missing as zeros: a cut EXIF gives a wrong focal length).
-    if (format == "DNG") {
+    if (format == "DNG" && !impl_->named_only) {
         impl_->layout = detail::tiff_layout(all, true);
         if (!impl_->layout->problem.empty())
             throw InputError(source.name() + " is truncated or corrupt (" + impl_->layout->problem +
