@@ -103,6 +103,37 @@ TEST(CliCameraRaw, InfoSaysTheCameraTheExposureThePatternAndTheLevels) {
     EXPECT_EQ(rj.at("camera_raw").at("view"), "rgb");
 }
 
+TEST(CliCameraRaw, WholeExifNumbersAreJsonIntegers) {
+    DngSpec spec = odd_rggb();
+    spec.iso = 100;
+    spec.exposure = "1";
+    spec.fnumber = "8";
+    spec.focal = "50";
+    const Dng d(spec);
+    ASSERT_EQ(d.error, "");
+    const auto r = run_cli("info " + quote(d.path) + " --format json");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    for (const std::string text :
+         {"\"iso\": 100,", "\"exposure_s\": 1,", "\"aperture\": 8,", "\"focal_length_mm\": 50,"})
+        EXPECT_NE(r.out.find(text), std::string::npos) << text << "\n" << r.out;
+    const auto j = parse_json(r.out);
+    const auto& c = j.at("camera_raw");
+    for (const char* key : {"iso", "exposure_s", "aperture", "focal_length_mm"})
+        EXPECT_TRUE(c.at(key).is_number_integer()) << key << ": " << c.at(key).dump();
+    EXPECT_EQ(c.at("exposure"), "1 s");
+    // Fractions keep theirs (f/5.6, 1/250 s).
+    const Dng f(odd_rggb(), "fractions.dng");
+    ASSERT_EQ(f.error, "");
+    const auto fr = run_cli("info " + quote(f.path) + " --format json");
+    ASSERT_EQ(fr.exit_code, 0) << fr.err;
+    const auto fj = parse_json(fr.out);
+    const auto& fc = fj.at("camera_raw");
+    EXPECT_TRUE(fc.at("aperture").is_number_float());
+    EXPECT_EQ(fc.at("aperture"), 5.6);
+    EXPECT_EQ(fc.at("exposure_s"), 0.004);
+    EXPECT_TRUE(fc.at("iso").is_number_integer());
+}
+
 TEST(CliCameraRaw, HistCountsEveryCfaColourAsNumpyDoesWithItsLevels) {
     DngSpec spec = odd_rggb();
     spec.above = 60;  // past the white level: a 13-bit histogram
