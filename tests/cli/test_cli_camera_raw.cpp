@@ -310,6 +310,29 @@ TEST(CliCameraRaw, LevelsThatLeaveNoRoomForAPhotositeAreRefused) {
                    "' is corrupt (its WhiteLevel is 0, which no black level lies below)");
 }
 
+// The rule the desktop application follows too (media::holds_raw_frames).
+TEST(CliCameraRaw, RawAndBinFilesAreRawFramesUnlessTheirBytesSayOtherwise) {
+    const Dng d(odd_rggb(), "shot.raw");
+    ASSERT_EQ(d.error, "");
+    const auto dng = run_cli("info " + quote(d.path) + " --format json");
+    ASSERT_EQ(dng.exit_code, 0) << dng.err;
+    EXPECT_EQ(parse_json(dng.out).at("kind"), "camera_raw");
+    const fs::path frames = d.scratch.path / "frames.bin";
+    {
+        std::ofstream out(frames, std::ios::binary);
+        for (int i = 0; i < 600; ++i) out.put(static_cast<char>(i * 7 + 3));
+    }
+    for (const std::string command : {"info", "hist", "hist --per-frame", "bench --runs 20"})
+        expect_refused(run_cli(command + " " + quote(frames)), command,
+                       "error: '" + frames.string() +
+                           "' holds raw frames, which carry no header: give their format with "
+                           "--raw WxHxC:u8|u16[:DEPTH]\n",
+                       2);
+    const auto raw = run_cli("info --raw 10x10x3:u8 " + quote(frames) + " --format json");
+    ASSERT_EQ(raw.exit_code, 0) << raw.err;
+    EXPECT_EQ(parse_json(raw.out).at("frames"), 2);
+}
+
 TEST(CliCameraRaw, HostileFilesGiveOneErrorLine) {
     const Dng whole(odd_rggb());
     ASSERT_EQ(whole.error, "");

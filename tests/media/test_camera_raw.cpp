@@ -379,6 +379,49 @@ TEST(CameraRaw, ProbeTellsRawFilesByContentThenByExtension) {
     EXPECT_EQ(std::find(ext.begin(), ext.end(), ".raw"), ext.end());
 }
 
+// .raw and .bin name raw frames, which carry no header, unless their first bytes are a camera
+// raw file's (a DNG, a Panasonic .RAW) or a photo's: the one rule of both applications.
+TEST(CameraRaw, RawAndBinFilesAreRawFramesUnlessTheirBytesSayOtherwise) {
+    ScratchDir dir;
+    std::vector<std::uint8_t> noise(3000);
+    for (std::size_t i = 0; i < noise.size(); ++i) noise[i] = static_cast<std::uint8_t>(i * 7 + 3);
+    for (const std::string name : {"frames.raw", "frames.bin", "FRAMES.RAW"}) {
+        SCOPED_TRACE(name);
+        const std::string path = dir.file(name);
+        hs::test::write_bytes(path, noise);
+        EXPECT_TRUE(media::raw_frames_name(path));
+        EXPECT_EQ(media::probe(path), media::MediaKind::Raw);
+        EXPECT_TRUE(media::holds_raw_frames(path));
+    }
+    const std::string dng = dir.file("shot.raw");
+    ASSERT_EQ(hs::test::make_dng(DngSpec{}, dng), "");
+    EXPECT_EQ(media::probe(dng), media::MediaKind::CameraRaw);
+    EXPECT_FALSE(media::holds_raw_frames(dng));
+    EXPECT_EQ(open_raw(dng).info().format, "DNG");
+    const std::string panasonic = dir.file("P1000001.RAW");
+    hs::test::write_bytes(panasonic, {'I', 'I', 'U', 0, 8, 0, 0, 0});
+    EXPECT_EQ(media::probe(panasonic), media::MediaKind::CameraRaw);
+    EXPECT_FALSE(media::holds_raw_frames(panasonic));
+    const std::string photo = dir.file("photo.bin");
+    std::filesystem::copy_file(std::string(HS_SAMPLES_DIR) + "/fruits.jpg", photo);
+    EXPECT_EQ(media::probe(photo), media::MediaKind::Image);
+    EXPECT_FALSE(media::holds_raw_frames(photo));
+    // Other names, a file that is not there.
+    const std::string dat = dir.file("frames.dat");
+    hs::test::write_bytes(dat, noise);
+    EXPECT_FALSE(media::raw_frames_name(dat));
+    EXPECT_FALSE(media::holds_raw_frames(dat));
+    EXPECT_FALSE(media::holds_raw_frames(dir.file("missing.raw")));
+    // A FIFO is judged by its name: nothing is read from it (no writer is waited for).
+    const std::string fifo = dir.file("live.raw");
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    EXPECT_TRUE(media::holds_raw_frames(fifo));
+    // The message both applications give without a format.
+    EXPECT_EQ(message_of<UsageError>([&] { media::raw_format_needed("'x.raw'"); }),
+              "'x.raw' holds raw frames, which carry no header: give their format with --raw "
+              "WxHxC:u8|u16[:DEPTH]");
+}
+
 TEST(CameraRaw, CutFilesAreRefused) {
     ScratchDir dir;
     const std::string path = dir.file("whole.dng");

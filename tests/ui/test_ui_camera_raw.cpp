@@ -6,6 +6,7 @@
 
 #include <QAction>
 #include <QCheckBox>
+#include <QFile>
 #include <QLabel>
 #include <QStandardPaths>
 #include <QStatusBar>
@@ -20,6 +21,7 @@
 #include "histoscope/ui/histogram_view.hpp"
 #include "histoscope/ui/image_view.hpp"
 #include "histoscope/ui/main_window.hpp"
+#include "histoscope/ui/raw_dialog.hpp"
 #include "histoscope/ui/stats_model.hpp"
 #include "histoscope/ui/theme.hpp"
 #include "histoscope/ui/worker.hpp"
@@ -219,6 +221,35 @@ class TestUiCameraRaw : public QObject {
         QCOMPARE(labels,
                  (QStringList{"black r,g2 520", "black g1 530", "black b 512", "white 16383"}));
         QVERIFY(mediaLabel().contains(QStringLiteral("CFA BGGR mosaic, black 520/530/512")));
+    }
+
+    // The rule of the CLI (hs::media::holds_raw_frames): a DNG named .raw is a camera raw file,
+    // frames of pixels named .bin ask for their format.
+    void rawAndBinFilesAreRawFramesUnlessTheirBytesSayOtherwise() {
+        const QString dng = dir_.filePath(QStringLiteral("shot.raw"));
+        QCOMPARE(QString::fromStdString(hs::test::make_dng(hs::test::DngSpec{}, dng.toStdString())),
+                 QString());
+        QVERIFY(!asks_raw_format(dng));
+        open(dng);
+        QVERIFY(window_->rawDialog() == nullptr);
+        QCOMPARE(window_->media().format, QStringLiteral("DNG"));
+        QCOMPARE(window_->media().camera_raw_view, QStringLiteral("cfa"));
+
+        const QString frames = dir_.filePath(QStringLiteral("frames.bin"));
+        {
+            QFile out(frames);
+            QVERIFY(out.open(QIODevice::WriteOnly));
+            QByteArray bytes(600, '\0');
+            for (int i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<char>(i * 7 + 3);
+            out.write(bytes);
+        }
+        QVERIFY(asks_raw_format(frames));
+        window_->openFile(frames);
+        QVERIFY(window_->rawDialog() != nullptr);
+        QCOMPARE(window_->rawDialog()->path(), frames);
+        window_->rawDialog()->reject();
+        QTRY_VERIFY(window_->rawDialog() == nullptr);
+        QCOMPARE(window_->currentPath(), dng);  // nothing else was opened
     }
 
     void aLinearDngShowsItsDemosaicedImage() {

@@ -687,11 +687,10 @@ RawDialog* MainWindow::rawDialog() const {
 
 void MainWindow::openFile(const QString& path) {
     // Raw frames have no header to tell their format: the one used last for the file, else
-    // the user's for a file named as raw.
+    // the user's for a file that holds raw frames (as the CLI tells them).
     if (const QString format = remembered_raw_format(path); !format.isEmpty())
         return openRawFile(path, format);
-    const QString suffix = QFileInfo(path).suffix().toLower();
-    if (suffix == QLatin1String("raw") || suffix == QLatin1String("bin")) return askRawFormat(path);
+    if (asks_raw_format(path)) return askRawFormat(path);
     statusBar()->showMessage(tr("Opening %1...").arg(shown_name(path)));
     emit openRequested(path);
 }

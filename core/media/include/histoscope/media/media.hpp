@@ -398,7 +398,7 @@ std::string_view cfa_channel_name(Channel c);
 std::vector<Channel> parse_cfa_channels(std::string_view list);
 
 // The extensions (lower case, with the dot) of camera raw files LibRaw reads. ".raw" is left
-// out: it names the raw frames of --raw.
+// out: it names the raw frames of --raw (a camera raw file so named is told by its content).
 const std::vector<std::string>& camera_raw_extensions();
 
 struct CameraRawInfo {
@@ -485,10 +485,24 @@ LevelCounts level_counts(const std::vector<std::uint64_t>& value_counts, std::ui
 // --- any input
 enum class MediaKind { Image, Video, Raw, CameraRaw };
 // Decides from the input's first bytes (and, failing that, whether a video decoder opens it);
-// a camera raw file also by its name's extension (see CameraRawReader).
+// a camera raw file also by its name's extension (see CameraRawReader). Raw: a file named as
+// raw frames (raw_frames_name()) whose first bytes are no camera raw file's and no photo's:
+// frames without a header, whose format the caller must be given (--raw, the Open Raw dialog).
 MediaKind probe(const Source& source);
 // The path's Source: a stream input is consumed by probing it (probe its Source instead).
 MediaKind probe(const std::string& path);
+// ".raw" and ".bin", in any case: the names of raw frames, which carry no header.
+bool raw_frames_name(const std::string& path);
+// Whether probe() would say Raw, without consuming a stream input: a regular file's first bytes
+// are read, a stream input (a pipe, a FIFO) is judged by its name alone. False for a path that
+// does not exist or is no raw frames name. Both applications ask for the format of such a file,
+// so that a DNG or a Panasonic .RAW named so is the camera raw file to both, and frames of
+// pixels are raw frames to both.
+bool holds_raw_frames(const std::string& path);
+// The UsageError for raw frames given without their format: "NAME holds raw frames, which carry
+// no header: give their format with --raw WxHxC:u8|u16[:DEPTH]". A stream input so named is
+// refused with it from its first bytes (Source), rather than read to its end.
+[[noreturn]] void raw_format_needed(const std::string& name);
 
 // Adds the engines that live in media (the "opencv" engine: cv::calcHist), when built with
 // OpenCV.
