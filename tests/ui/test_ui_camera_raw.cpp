@@ -74,6 +74,18 @@ class TestUiCameraRaw : public QObject {
         return {};
     }
 
+    // Whether the status bar shows `note` now: as its message, or in a label shown (elided,
+    // the whole of it in its tooltip).
+    bool noteShown(const QString& note) const {
+        QStatusBar* bar = window_->statusBar();
+        if (bar->currentMessage().contains(note)) return true;
+        for (const QLabel* label : bar->findChildren<QLabel*>())
+            if (label->isVisible() && !label->text().isEmpty() &&
+                (label->text().contains(note) || label->toolTip().contains(note)))
+                return true;
+        return false;
+    }
+
     QAction* mosaicAction() const {
         return window_->findChild<QAction*>(QStringLiteral("mosaicAction"));
     }
@@ -250,6 +262,36 @@ class TestUiCameraRaw : public QObject {
         window_->rawDialog()->reject();
         QTRY_VERIFY(window_->rawDialog() == nullptr);
         QCOMPARE(window_->currentPath(), dng);  // nothing else was opened
+    }
+
+    // A file's notes stay in the status bar while it is shown: a passing message (the pixel
+    // readout) covers them, and they come back after it.
+    void notesStayInTheStatusBar() {
+        hs::test::DngSpec spec;
+        spec.linear = true;
+        spec.width = 30;
+        spec.height = 24;
+        const QString path = dir_.filePath(QStringLiteral("notes.dng"));
+        QCOMPARE(QString::fromStdString(hs::test::make_dng(spec, path.toStdString())), QString());
+        open(path);
+        const QString note = QStringLiteral("No 2x2 Bayer mosaic");
+        QVERIFY(window_->media().notes.join(QString()).contains(note));
+        // Once no passing message (the CPU's bandwidth, measured with the first file) covers
+        // them.
+        window_->statusBar()->clearMessage();
+        QVERIFY(noteShown(note));
+        emit window_->imageView()->pixelHovered(QPoint(3, 2), false);
+        QVERIFY2(window_->statusBar()->currentMessage().contains(QStringLiteral("original:")),
+                 qPrintable(window_->statusBar()->currentMessage()));
+        emit window_->imageView()->pixelHovered(QPoint(-1, -1), false);
+        QVERIFY(noteShown(note));
+        // The next file's own notes (none) replace them.
+        const QString other = dir_.filePath(QStringLiteral("other.dng"));
+        spec.linear = false;
+        QCOMPARE(QString::fromStdString(hs::test::make_dng(spec, other.toStdString())), QString());
+        open(other);
+        window_->statusBar()->clearMessage();
+        QVERIFY(!noteShown(note));
     }
 
     void aLinearDngShowsItsDemosaicedImage() {

@@ -41,6 +41,7 @@
 #include <QWheelEvent>
 #include <limits>
 
+#include "elided_label.hpp"
 #include "histoscope/core/bench.hpp"
 #include "histoscope/core/error.hpp"
 #include "histoscope/media/atomic_file.hpp"
@@ -177,6 +178,7 @@ MainWindow::MainWindow(Controller* controller, const QString& samples_dir, QWidg
       frame_label_(new QLabel(this)),
       engine_label_(new QLabel(this)),
       media_label_(new QLabel(this)),
+      notes_label_(new ElidedLabel(this)),
       busy_label_(new QLabel(this)),
       busy_bar_(new QProgressBar(this)),
       presenter_(new Presenter(controller->playbackClock(), this)) {
@@ -198,6 +200,11 @@ MainWindow::MainWindow(Controller* controller, const QString& samples_dir, QWidg
     busy_bar_->setTextVisible(false);
     busy_bar_->hide();
     busy_label_->hide();
+    // The notes take what room the labels at the right leave; QStatusBar hides them under a
+    // passing message and shows them again after it.
+    notes_label_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    notes_label_->setObjectName(QStringLiteral("notesLabel"));
+    statusBar()->addWidget(notes_label_, 1);
     statusBar()->addPermanentWidget(busy_label_);
     statusBar()->addPermanentWidget(busy_bar_);
     statusBar()->addPermanentWidget(media_label_);
@@ -937,9 +944,11 @@ void MainWindow::onMediaLoaded(const MediaInfo& info) {
         text += tr("  %1 frames at %2 fps").arg(info.frames).arg(info.fps, 0, 'f', 2);
     media_label_->setText(text);
     media_label_->setToolTip(tooltip);
-    // "Opened" once something is shown (a large photo's decoding is not the end of it).
-    if (!info.notes.isEmpty())
-        statusBar()->showMessage(info.notes.join(QStringLiteral("; ")), 8000);
+    // The notes stay while the media is shown; "Opened" is said once something is (a large
+    // photo's decoding is not the end of it) when there are none to read instead.
+    notes_label_->setWhole(info.notes.join(QStringLiteral("; ")),
+                           info.notes.join(QLatin1Char('\n')));
+    if (!info.notes.isEmpty()) statusBar()->clearMessage();
     announce_open_ = info.notes.isEmpty();
     image_view_->setImageSize(QSize(info.width, info.height));
     // A region belongs to the media it was drawn on.

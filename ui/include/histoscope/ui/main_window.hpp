@@ -36,6 +36,7 @@ class HistogramModel;
 class HistogramView;
 class ImageView;
 class RawDialog;
+class ElidedLabel;
 class RegionBar;
 class ScopesPanel;
 class StatsModel;
@@ -197,6 +198,8 @@ class MainWindow : public QMainWindow {
     QLabel* frame_label_;
     QLabel* engine_label_;
     QLabel* media_label_;
+    // The media's notes, shown whenever no passing message covers them.
+    ElidedLabel* notes_label_;
     QLabel* busy_label_;
     QProgressBar* busy_bar_;
     Presenter* presenter_;
