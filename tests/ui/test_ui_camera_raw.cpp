@@ -67,6 +67,12 @@ class TestUiCameraRaw : public QObject {
         ui_test::settle(*window_);
     }
 
+    QString mediaTooltip() const {
+        for (const QLabel* label : window_->statusBar()->findChildren<QLabel*>())
+            if (label->toolTip().contains(window_->media().camera)) return label->toolTip();
+        return {};
+    }
+
     QString mediaLabel() const {
         for (const QLabel* label : window_->statusBar()->findChildren<QLabel*>())
             if (label->text().contains(window_->media().format + QStringLiteral("  ")))
@@ -84,6 +90,17 @@ class TestUiCameraRaw : public QObject {
                 (label->text().contains(note) || label->toolTip().contains(note)))
                 return true;
         return false;
+    }
+
+    // Whether the status bar's message is drawn whole: the widgets kept beside it (the media
+    // and engine labels) start past its text (QStatusBar draws it from x 6 up to the first).
+    bool messageWhole() const {
+        QStatusBar* bar = window_->statusBar();
+        int first = bar->width();
+        for (const QWidget* w : bar->findChildren<QWidget*>(Qt::FindDirectChildrenOnly))
+            if (w->isVisible() && w->x() > 0) first = std::min(first, w->x());
+        const int needs = 6 + bar->fontMetrics().horizontalAdvance(bar->currentMessage()) + 2;
+        return !bar->currentMessage().isEmpty() && needs <= first;
     }
 
     QAction* mosaicAction() const {
@@ -292,6 +309,31 @@ class TestUiCameraRaw : public QObject {
         open(other);
         window_->statusBar()->clearMessage();
         QVERIFY(!noteShown(note));
+    }
+
+    // The pixel readout is drawn whole beside the long label of a camera raw file (its camera
+    // and shot), which gives way, elided, the whole of it in its tooltip.
+    void theReadoutIsWholeBesideTheMediaLabel() {
+        hs::test::DngSpec spec;
+        spec.width = 30;
+        spec.height = 24;
+        spec.make = "Histoscope Imaging Laboratories International";
+        spec.model = "Extraordinarily Long Sensor Name Mark IV";
+        for (const bool linear : {false, true}) {
+            spec.linear = linear;
+            const QString path =
+                dir_.filePath(linear ? QStringLiteral("long_rgb.dng") : QStringLiteral("long.dng"));
+            QCOMPARE(QString::fromStdString(hs::test::make_dng(spec, path.toStdString())),
+                     QString());
+            open(path);
+            emit window_->imageView()->pixelHovered(QPoint(3, 2), false);
+            const QString readout = window_->statusBar()->currentMessage();
+            QVERIFY2(readout.contains(linear ? QStringLiteral("luma") : QStringLiteral("G2")),
+                     qPrintable(readout));
+            QTRY_VERIFY2(messageWhole(), qPrintable(readout));
+            QVERIFY(mediaTooltip().contains(spec.model.c_str()));
+            emit window_->imageView()->pixelHovered(QPoint(-1, -1), false);
+        }
     }
 
     void aLinearDngShowsItsDemosaicedImage() {

@@ -177,7 +177,7 @@ MainWindow::MainWindow(Controller* controller, const QString& samples_dir, QWidg
       frame_slider_(new QSlider(Qt::Horizontal, this)),
       frame_label_(new QLabel(this)),
       engine_label_(new QLabel(this)),
-      media_label_(new QLabel(this)),
+      media_label_(new ElidedLabel(this)),
       notes_label_(new ElidedLabel(this)),
       busy_label_(new QLabel(this)),
       busy_bar_(new QProgressBar(this)),
@@ -209,6 +209,8 @@ MainWindow::MainWindow(Controller* controller, const QString& samples_dir, QWidg
     statusBar()->addPermanentWidget(busy_bar_);
     statusBar()->addPermanentWidget(media_label_);
     statusBar()->addPermanentWidget(engine_label_);
+    connect(statusBar(), &QStatusBar::messageChanged, this, &MainWindow::fitStatusBar);
+    statusBar()->installEventFilter(this);  // its width decides the media label's
     // The first window fits the screen whatever the scale factor (restoreSettings() may then
     // bring back the size the user left it at).
     const int em = fontMetrics().height();
@@ -677,6 +679,8 @@ void MainWindow::fitStatsColumns() {
 bool MainWindow::eventFilter(QObject* watched, QEvent* event) {
     if (watched == stats_view_->viewport() && event->type() == QEvent::Resize)
         QTimer::singleShot(0, this, &MainWindow::fitStatsColumns);
+    if (watched == statusBar() && event->type() == QEvent::Resize)
+        QTimer::singleShot(0, this, &MainWindow::fitStatusBar);
     return QMainWindow::eventFilter(watched, event);
 }
 
@@ -942,8 +946,8 @@ void MainWindow::onMediaLoaded(const MediaInfo& info) {
                                : tr("  live, frames shown as they come");
     else if (info.video)
         text += tr("  %1 frames at %2 fps").arg(info.frames).arg(info.fps, 0, 'f', 2);
-    media_label_->setText(text);
-    media_label_->setToolTip(tooltip);
+    media_label_->setWhole(text, tooltip.isEmpty() ? text : text + QLatin1Char('\n') + tooltip);
+    fitStatusBar();
     // The notes stay while the media is shown; "Opened" is said once something is (a large
     // photo's decoding is not the end of it) when there are none to read instead.
     notes_label_->setWhole(info.notes.join(QStringLiteral("; ")),
@@ -1113,6 +1117,25 @@ void MainWindow::onPixelHovered(QPoint pixel, bool equalized_side) {
     }
     text += tr("  zoom %1%").arg(image_view_->zoom() * 100.0, 0, 'g', 3);
     statusBar()->showMessage(text);
+}
+
+void MainWindow::fitStatusBar() {
+    const QString message = statusBar()->currentMessage();
+    int most = QWIDGETSIZE_MAX;
+    if (!message.isEmpty()) {
+        // Where the labels at the right would begin with the media label whole, and where the
+        // message (drawn from x 6, 2 pixels short of them) needs them to.
+        int first = statusBar()->width();
+        const QWidget* kept[] = {busy_label_, busy_bar_, media_label_, engine_label_};
+        for (const QWidget* w : kept)
+            if (w->isVisible()) first = std::min(first, w->x());
+        const int whole = media_label_->sizeHint().width();
+        const int first_whole = first + media_label_->width() - whole;
+        const int needs = 6 + statusBar()->fontMetrics().horizontalAdvance(message) + 2;
+        if (needs > first_whole)
+            most = std::max(media_label_->minimumSizeHint().width(), whole - (needs - first_whole));
+    }
+    if (media_label_->maximumWidth() != most) media_label_->setMaximumWidth(most);
 }
 
 void MainWindow::sendDisplay() {

@@ -147,6 +147,9 @@ class MainWindow : public QMainWindow {
     void fitStatsColumns();
     void onPlayback(const PlaybackState& state);
     void onPixelHovered(QPoint pixel, bool equalized_side);
+    // The media label as wide as the status bar's message leaves it (its whole width without
+    // one): QStatusBar draws the message only up to the labels it keeps at the right.
+    void fitStatusBar();
     void onEqualizeChanged(const EqualizeSettings& settings);
     void sendDisplay();  // the display settings to the controller and the image view
     // The scopes the panel shows to the controller (none while the panel is hidden).
@@ -197,7 +200,9 @@ class MainWindow : public QMainWindow {
     QSlider* frame_slider_;
     QLabel* frame_label_;
     QLabel* engine_label_;
-    QLabel* media_label_;
+    // The media (format, size, a camera raw file's view, levels, camera and shot), kept at the
+    // right; it gives way, elided, to the passing message (the pixel readout) beside it.
+    ElidedLabel* media_label_;
     // The media's notes, shown whenever no passing message covers them.
     ElidedLabel* notes_label_;
     QLabel* busy_label_;
