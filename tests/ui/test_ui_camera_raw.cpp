@@ -24,6 +24,7 @@
 #include "histoscope/ui/raw_dialog.hpp"
 #include "histoscope/ui/stats_model.hpp"
 #include "histoscope/ui/theme.hpp"
+#include "histoscope/ui/timing_panel.hpp"
 #include "histoscope/ui/worker.hpp"
 #include "ui_test_support.hpp"
 
@@ -334,6 +335,25 @@ class TestUiCameraRaw : public QObject {
             QVERIFY(mediaTooltip().contains(spec.model.c_str()));
             emit window_->imageView()->pixelHovered(QPoint(-1, -1), false);
         }
+    }
+
+    // The timing panel names what was computed (a count per code value of the sensor's depth)
+    // and what is shown (the plot's bins), not one for the other.
+    void theTimingPanelNamesTheValuesCountedAndTheBinsShown() {
+        hs::test::DngSpec spec;
+        spec.width = 40;
+        spec.height = 30;
+        spec.white = 16383;
+        spec.black = "512";
+        const QString path = dir_.filePath(QStringLiteral("timing.dng"));
+        QCOMPARE(QString::fromStdString(hs::test::make_dng(spec, path.toStdString())), QString());
+        open(path);
+        const int shown = window_->histogramModel()->histogram().bins;
+        QVERIFY(shown < 16384);
+        const QString summary = window_->timingPanel()->summary();
+        QVERIFY2(
+            summary.contains(QStringLiteral("16384 code values counted, %1 bins shown").arg(shown)),
+            qPrintable(summary));
     }
 
     void aLinearDngShowsItsDemosaicedImage() {
