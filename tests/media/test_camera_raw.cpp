@@ -312,7 +312,9 @@ TEST(CameraRaw, ACfaOtherThanA2x2BayerOfRgbHasNoMosaicButADemosaicedImage) {
         EXPECT_EQ(rgb.height(), 36);
         EXPECT_EQ(rgb.channels(), 3);
     }
-    // The 2x2 Bayer patterns themselves are mosaics.
+    // The 2x2 Bayer patterns themselves are mosaics, also inside masked borders of odd widths
+    // (the pattern's phase counted from the ActiveArea's top left, as LibRaw counts it), where
+    // planes in another order are still told.
     for (const std::string pattern : {"RGGB", "BGGR", "GRBG", "GBRG"}) {
         ScratchDir dir;
         const std::string path = dir.file("bayer.dng");
@@ -320,6 +322,21 @@ TEST(CameraRaw, ACfaOtherThanA2x2BayerOfRgbHasNoMosaicButADemosaicedImage) {
         spec.pattern = pattern;
         ASSERT_EQ(hs::test::make_dng(spec, path), "");
         EXPECT_EQ(open_raw(path).info().cfa_pattern, pattern);
+        if (pattern != "RGGB" && pattern != "GBRG") continue;
+        for (const std::string area : {"1,1,47,63", "3,2,45,62"}) {
+            SCOPED_TRACE(pattern + " inside " + area);
+            spec.extra = "--active-area " + area;
+            spec.planes = "";
+            ASSERT_EQ(hs::test::make_dng(spec, path), "");
+            media::CameraRawReader raw = open_raw(path);
+            EXPECT_EQ(raw.info().mosaic_problem, "");
+            EXPECT_EQ(raw.info().cfa_pattern.size(), 4u);
+            EXPECT_GT(raw.mosaic().width(), 0);
+            spec.planes = "BGR";
+            ASSERT_EQ(hs::test::make_dng(spec, path), "");
+            EXPECT_NE(open_raw(path).info().mosaic_problem.find("LibRaw reads its colour pattern"),
+                      std::string::npos);
+        }
     }
 }
 

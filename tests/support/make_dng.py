@@ -149,7 +149,7 @@ def write(cfa, args):
         (50778, "H", 1, 21, True),  # CalibrationIlluminant1: D65
         (50728, "2I", 3, tuple(v for n in args.neutral for v in rational(n)), True),  # AsShotNeutral
         (34665, "I", 1, 0, True),  # ExifIFD: where it lies is known once the file is written
-    ]
+    ] + ([(50829, "I", 4, tuple(args.active_area), True)] if args.active_area else [])  # ActiveArea
     with tifffile.TiffWriter(args.output, bigtiff=False) as tif:
         tif.write(
             # Linear raw: every colour at every photosite, the mosaic's value in all three.
@@ -253,6 +253,8 @@ def main():
                    help="AsShotNeutral: the camera's R, G, B of a white (the white balance "
                    "multiplies each by its inverse)")
     p.add_argument("--from-rgb16", help="the mosaic of a photo: raw 16-bit RGB, little-endian")
+    p.add_argument("--active-area", help="T,L,B,R: ActiveArea, the photosites inside the "
+                   "masked borders")
     p.add_argument("--linear", action="store_true",
                    help="a linear DNG (demosaiced R, G, B samples) instead of a CFA mosaic")
     p.add_argument("--truncate", type=int, help="keep the first N bytes of the file")
@@ -261,6 +263,7 @@ def main():
     args = p.parse_args()
     args.blacks = [int(v) for v in args.black.split(",")]
     args.neutral = args.neutral.split(",")
+    args.active_area = [int(v) for v in args.active_area.split(",")] if args.active_area else None
     if len(args.neutral) != 3:
         sys.exit("--neutral takes three numbers: R, G, B")
     if len(args.blacks) not in (1, 4):

@@ -379,14 +379,18 @@ struct CameraRawReader::Impl {
                        (code < 7 ? std::string(kNames[code])
                                  : "unknown (" + std::to_string(code) + ")") +
                        " photosites: not a Bayer mosaic of R, G and B";
-        // What LibRaw makes of it at the visible area's top left, against the file's pattern
-        // (which starts at the raw image's).
+        // What LibRaw makes of it at the visible area's top left, against the file's pattern,
+        // whose phase LibRaw takes from the top left of the ActiveArea (where the raw image's
+        // masked borders end).
         const libraw_data_t& d = raw->imgdata;
+        const std::uint64_t top = dir->active_area.size() == 4 ? dir->active_area[0] : 0;
+        const std::uint64_t left = dir->active_area.size() == 4 ? dir->active_area[1] : 0;
         std::string read(4, ' '), expected(4, ' ');
-        for (int p = 0; p < 4; ++p) {
-            read[static_cast<std::size_t>(p)] = d.idata.cdesc[raw->FC(p / 2, p % 2)];
-            const int y = (p / 2 + d.sizes.top_margin) % 2, x = (p % 2 + d.sizes.left_margin) % 2;
-            expected[static_cast<std::size_t>(p)] = declared[static_cast<std::size_t>(y * 2 + x)];
+        for (std::size_t p = 0; p < 4; ++p) {
+            read[p] = d.idata.cdesc[raw->FC(static_cast<int>(p / 2), static_cast<int>(p % 2))];
+            const std::uint64_t y = (p / 2 + d.sizes.top_margin + 2 - top % 2) % 2;
+            const std::uint64_t x = (p % 2 + d.sizes.left_margin + 2 - left % 2) % 2;
+            expected[p] = declared[static_cast<std::size_t>(y * 2 + x)];
         }
         if (read != expected)
             return "LibRaw reads its colour pattern as " + read + " where the file declares " +

@@ -428,6 +428,9 @@ TiffLayout tiff_layout(Bytes f, bool sub_directories) {
                     case 50717:
                         all(d.white_levels);
                         break;
+                    case 50829:
+                        all(d.active_area);
+                        break;
                     default:
                         break;
                 }

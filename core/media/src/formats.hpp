@@ -89,8 +89,9 @@ struct TiffDirectory {
     std::uint64_t rows_per_strip = 0, tile_width = 0, tile_length = 0;
     std::vector<std::uint64_t> offsets, counts;  // of its strips or tiles
     // CFARepeatPatternDim (rows, columns), CFAPattern (TIFF/EP's colour codes: 0 red, 1 green,
-    // 2 blue, 3 cyan, 4 magenta, 5 yellow, 6 white), CFAPlaneColor, WhiteLevel.
-    std::vector<std::uint64_t> cfa_dims, cfa_pattern, cfa_planes, white_levels;
+    // 2 blue, 3 cyan, 4 magenta, 5 yellow, 6 white), CFAPlaneColor, WhiteLevel, ActiveArea
+    // (top, left, bottom, right).
+    std::vector<std::uint64_t> cfa_dims, cfa_pattern, cfa_planes, white_levels, active_area;
 };
 inline constexpr std::size_t kMaxTiffValues = 64;
 
