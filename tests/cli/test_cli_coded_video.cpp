@@ -5,11 +5,15 @@
 
 #include <gtest/gtest.h>
 
+#include <opencv2/core.hpp>
+#include <opencv2/imgcodecs.hpp>
+
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <tuple>
 
 #include "cli_helpers.hpp"
 #include "coded_video.hpp"
@@ -292,6 +296,87 @@ TEST(CliCodedVideo, BenchEqualizeAndScopeTakeDeepClips) {
     for (const auto& column : s.at("planes")[0].at("counts"))
         for (const auto& n : column) total += n.get<std::uint64_t>();
     EXPECT_EQ(total, 96u * 64u);
+}
+
+// A deep frame written as a photo: PNG and TIFF hold each sample as its bit replication to 16
+// bits (v << (16 - d) | v >> (2d - 16)), as OpenCV reads them, so that other viewers show the
+// picture at its brightness; the PNG records the depth in sBIT and reads back at it, sample for
+// sample, as the .raw frame the same command writes unscaled.
+TEST(CliCodedVideo, DeepFramesGoToPngAndTiffAsBitReplicationsAndPngKeepsTheDepth) {
+    const TenBitClip ten;
+    ASSERT_EQ(ten.error, "");
+    CodedClip twelve;  // ProRes 4444: 12-bit with alpha, four channels
+    twelve.depth = 12;
+    twelve.alpha = true;
+    twelve.shift_x = twelve.shift_y = 0;
+    twelve.pix_fmt = "yuva444p12le";
+    const fs::path twelve_path = ten.scratch.path / "alpha12.mov";
+    ASSERT_EQ(encode_clip(twelve, twelve_path, "-c:v prores_ks -profile:v 4444"), "");
+
+    for (const auto& [clip, depth, channels] :
+         {std::tuple{ten.path, 10, 3}, std::tuple{twelve_path, 12, 4}}) {
+        const std::string tag = std::to_string(depth) + "-bit";
+        const fs::path raw = ten.scratch.path / (tag + ".raw");
+        const fs::path png = ten.scratch.path / (tag + ".png");
+        const fs::path tif = ten.scratch.path / (tag + ".tif");
+        for (const fs::path& out : {raw, png, tif}) {
+            const auto r =
+                run_cli("equalize " + quote(clip) + " --frame 2 --mode clahe -o " + quote(out));
+            ASSERT_EQ(r.exit_code, 0) << out << "\n" << r.err;
+            EXPECT_EQ(r.err, "") << out;
+        }
+        const std::string samples = slurp(raw);
+        ASSERT_EQ(samples.size(), std::size_t{96} * 64 * static_cast<std::size_t>(channels) * 2);
+        const auto sample = [&](std::size_t i) {
+            return static_cast<std::uint32_t>(static_cast<unsigned char>(samples[2 * i])) |
+                   static_cast<std::uint32_t>(static_cast<unsigned char>(samples[2 * i + 1])) << 8;
+        };
+        const std::uint32_t max = (1u << depth) - 1u;
+        for (const fs::path& out : {png, tif}) {
+            const cv::Mat m = cv::imread(out.string(), cv::IMREAD_UNCHANGED);
+            ASSERT_EQ(m.type(), CV_MAKETYPE(CV_16U, channels)) << out;
+            std::size_t wrong = 0, top = 0;
+            for (int y = 0; y < 64; ++y)
+                for (int x = 0; x < 96; ++x)
+                    for (int c = 0; c < channels; ++c) {
+                        // OpenCV's order is B, G, R(, A).
+                        const int file_c = c < 3 ? 2 - c : c;
+                        const std::uint32_t got = m.ptr<std::uint16_t>(y)[x * channels + file_c];
+                        const std::uint32_t v = sample(
+                            (static_cast<std::size_t>(y) * 96 + static_cast<std::size_t>(x)) *
+                                static_cast<std::size_t>(channels) +
+                            static_cast<std::size_t>(c));
+                        if (got != ((v << (16 - depth)) | (v >> (2 * depth - 16)))) ++wrong;
+                        if (v == max && got == 65535) ++top;
+                    }
+            EXPECT_EQ(wrong, 0u) << out;
+            EXPECT_GT(top, 0u) << out << ": the largest code value is white";
+        }
+        // sBIT: the depth for each of the PNG's channels, right after IHDR.
+        const std::string bytes = slurp(png);
+        ASSERT_GT(bytes.size(), 33u + 8u + static_cast<std::size_t>(channels));
+        EXPECT_EQ(bytes.substr(33, 8),
+                  std::string("\0\0\0", 3) + static_cast<char>(channels) + "sBIT");
+        EXPECT_EQ(bytes.substr(41, static_cast<std::size_t>(channels)),
+                  std::string(static_cast<std::size_t>(channels), static_cast<char>(depth)));
+
+        // Read back: the PNG at its depth, as the raw frame; the TIFF as 16-bit samples.
+        const std::string format =
+            "96x64x" + std::to_string(channels) + ":u16:" + std::to_string(depth);
+        const auto from_raw =
+            run_cli("hist --raw " + format + " " + quote(raw) + " --bins 4096 --format json");
+        const auto from_png = run_cli("hist " + quote(png) + " --bins 4096 --format json");
+        const auto from_tif = run_cli("info " + quote(tif) + " --format json");
+        ASSERT_EQ(from_raw.exit_code, 0) << from_raw.err;
+        ASSERT_EQ(from_png.exit_code, 0) << from_png.err;
+        ASSERT_EQ(from_tif.exit_code, 0) << from_tif.err;
+        const auto jr = parse_json(from_raw.out), jp = parse_json(from_png.out);
+        EXPECT_EQ(jp.at("depth"), depth);
+        EXPECT_EQ(parse_json(from_tif.out).at("depth"), 16);
+        ASSERT_EQ(jp.at("channels").size(), jr.at("channels").size());
+        for (std::size_t c = 0; c < jr.at("channels").size(); ++c)
+            EXPECT_EQ(counts_of(jp.at("channels")[c]), counts_of(jr.at("channels")[c])) << c;
+    }
 }
 
 TEST(CliCodedVideo, ACutClipSaysSoAndABrokenOneIsOneErrorLine) {

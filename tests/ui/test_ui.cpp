@@ -1223,6 +1223,34 @@ class TestUi : public QObject {
         const hs::Image expected = equalized_reference(deep.view(), s);
         QCOMPARE(expected.bit_depth(), 12);
         QVERIFY(model_matches(*window_->equalizedModel(), reference_of(expected.view(), 4096)));
+        // Saved, each 12-bit sample is its bit replication to 16 bits (v << 4 | v >> 8), which
+        // other viewers show at its brightness: Qt's own PNG reader sees those values; the PNG
+        // reads back at 12 bits (its sBIT), the TIFF (which keeps no depth) at 16.
+        const auto replication = [](std::uint32_t v) { return (v << 4) | (v >> 8); };
+        for (const char* name : {"sensor-equalized.png", "sensor-equalized.tif"}) {
+            const QString saved = dir.filePath(QLatin1String(name));
+            QSignalSpy done(controller(), &Controller::imageSaved);
+            emit window_->saveRequested(saved);
+            QTRY_COMPARE_WITH_TIMEOUT(done.count(), 1, kTimeoutMs);
+            const hs::media::LoadedImage back = hs::media::read_image(saved.toStdString());
+            const bool png = saved.endsWith(QLatin1String(".png"));
+            QCOMPARE(back.image.bit_depth(), png ? 12 : 16);
+            const QImage by_qt = png ? QImage(saved) : QImage();
+            if (png) QCOMPARE(by_qt.format(), QImage::Format_Grayscale16);
+            int wrong = 0;
+            for (int y = 0; y < 41; ++y)
+                for (int x = 0; x < 67; ++x) {
+                    const std::uint32_t v = expected.view().sample(x, y, 0);
+                    const std::uint32_t read = back.image.view().sample(x, y, 0);
+                    wrong += read != (png ? v : replication(v)) ? 1 : 0;
+                    if (png)
+                        wrong += reinterpret_cast<const quint16*>(by_qt.constScanLine(y))[x] !=
+                                         replication(v)
+                                     ? 1
+                                     : 0;
+                }
+            QVERIFY2(wrong == 0, name);
+        }
         selectBins(256);
         openAndWait(sample("fruits.jpg"));
     }
