@@ -188,7 +188,10 @@ TEST(CliEqualize, BadOptionsExitTwoWithOneErrorLine) {
         {in + out + " --format xml", "--format"},
         {in + out + " --bogus", "unknown option"},
         {in, "-o"},
-        {in + out + " --mode match --reference " + q(sample("moon_4k_16bit.png")), "same depth"},
+        {in + out + " --mode match --reference-frame 1", "--reference-frame requires --reference"},
+        {in + out + " --mode match --reference " + q(sample("moon_4k_16bit.png")) +
+             " --reference-frame 1",
+         "--reference-frame applies to video and raw input, not to photos"},
         {q(sample("Megamind.avi")) + out, "video"},
     };
     for (const auto& [args, says] : cases) {
