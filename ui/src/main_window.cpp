@@ -744,7 +744,7 @@ void MainWindow::chooseReference() {
     auto* dialog = new QFileDialog(
         this, tr("Reference Image for Match"),
         current_path_.isEmpty() ? samples_dir_ : QFileInfo(current_path_).absolutePath(),
-        tr("Photos (%1)").arg(kPhotoPatterns));
+        media_filter());  // a reference of any depth: a photo, a clip's first frame, a raw file
     dialog->setObjectName(QStringLiteral("referenceDialog"));
     dialog->setFileMode(QFileDialog::ExistingFile);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
