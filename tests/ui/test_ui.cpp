@@ -902,7 +902,7 @@ class TestUi : public QObject {
         QCOMPARE(to_qimage(back.image.view()), window_->imageView()->equalized());
     }
 
-    void savingOntoTheOpenedFileIsRefused() {
+    void savingOrExportingOntoTheOpenedFileIsRefused() {
         QTemporaryDir dir;
         QVERIFY(dir.isValid());
         const QString copy = dir.filePath(QStringLiteral("mine.png"));
@@ -919,6 +919,10 @@ class TestUi : public QObject {
         QVERIFY2(failed.first().first().toString().contains(QStringLiteral("opened file")),
                  qPrintable(failed.first().first().toString()));
         QCOMPARE(saved.count(), 0);
+        // Nor does an export (the plot, the histogram's CSV) replace the file it was made from.
+        QVERIFY(window_->savePlotPng(copy).contains(QStringLiteral("opened file")));
+        QVERIFY(write_text_file(copy, QStringLiteral("bin\n"), window_->currentPath())
+                    .contains(QStringLiteral("opened file")));
         QVERIFY(original.open(QIODevice::ReadOnly));
         QCOMPARE(original.readAll(), bytes);
         openAndWait(sample("fruits.jpg"));

@@ -4,6 +4,7 @@
 #include <QAction>
 #include <QActionGroup>
 #include <QApplication>
+#include <QBuffer>
 #include <QCheckBox>
 #include <QCloseEvent>
 #include <QComboBox>
@@ -853,7 +854,8 @@ void MainWindow::exportHistogramCsv() {
         tr("CSV (*.csv)"));
     if (path.isEmpty()) return;
     const QString error = write_text_file(
-        path, histogram_csv(histogram_model_->histogram(), equalized_model_->histogram()));
+        path, histogram_csv(histogram_model_->histogram(), equalized_model_->histogram()),
+        current_path_);
     if (!error.isEmpty())
         showError(tr("Export failed"), error);
     else
@@ -861,8 +863,11 @@ void MainWindow::exportHistogramCsv() {
 }
 
 QString MainWindow::savePlotPng(const QString& path) {
-    if (!plots_->grab().save(path, "PNG")) return tr("%1: could not write the PNG").arg(path);
-    return {};
+    QByteArray png;
+    QBuffer buffer(&png);
+    buffer.open(QIODevice::WriteOnly);
+    if (!plots_->grab().save(&buffer, "PNG")) return tr("%1: could not encode the PNG").arg(path);
+    return write_export(path, png, current_path_);
 }
 
 void MainWindow::exportPlotPng() {
@@ -882,7 +887,7 @@ void MainWindow::exportPlotPng() {
 void MainWindow::openCompareDialog() {
     if (current_path_.isEmpty()) return;
     if (!compare_) {
-        compare_ = new CompareDialog(controller_, QFileInfo(current_path_).fileName(), this);
+        compare_ = new CompareDialog(controller_, current_path_, this);
         compare_->setAttribute(Qt::WA_DeleteOnClose);
     }
     compare_->show();
