@@ -147,6 +147,10 @@ class MainWindow : public QMainWindow {
     void fitStatsColumns();
     void onPlayback(const PlaybackState& state);
     void onPixelHovered(QPoint pixel, bool equalized_side);
+    // The readout of the pixel under a pointer that rests over the image, for the frame shown
+    // now: it replaces the readout of an earlier frame or an empty status bar, never a message
+    // shown since (which has its time, then gives way to the readout again).
+    void refreshReadout();
     // The media label as wide as the status bar's message leaves it (its whole width without
     // one): QStatusBar draws the message only up to the labels it keeps at the right.
     void fitStatusBar();
@@ -237,6 +241,7 @@ class MainWindow : public QMainWindow {
     // What their pictures show them over (none: no picture came with them).
     std::optional<hs::DisplayRange> source_range_, result_range_;
     bool picker_equalized_ = false;  // what pixelPickerRequested() said last
+    QString readout_;                // the status bar's text the pixel picker showed last
     // The statistics and timing of the last frame shown, and when they were last put in their
     // models (see onFrame()).
     struct Text {
