@@ -328,6 +328,14 @@ TEST(CliCameraRaw, RawAndBinFilesAreRawFramesUnlessTheirBytesSayOtherwise) {
                            "' holds raw frames, which carry no header: give their format with "
                            "--raw WxHxC:u8|u16[:DEPTH]\n",
                        2);
+    // As a reference, their format is --reference-raw's.
+    expect_refused(
+        run_cli("equalize " + quote(sample("fruits.jpg")) + " --mode match --reference " +
+                quote(frames) + " -o " + quote(d.scratch.path / "matched.png")),
+        "reference",
+        "' holds raw frames, which carry no header: give their format with "
+        "--reference-raw WxHxC:u8|u16[:DEPTH]\n",
+        2);
     const auto raw = run_cli("info --raw 10x10x3:u8 " + quote(frames) + " --format json");
     ASSERT_EQ(raw.exit_code, 0) << raw.err;
     EXPECT_EQ(parse_json(raw.out).at("frames"), 2);

@@ -114,8 +114,8 @@ OpenedMedia open_media(const QString& path, const QString& raw_format, double fp
             open_camera_raw(opened, source, camera_raw_view);
         } else if (kind == hs::media::MediaKind::Raw) {
             throw hs::UsageError(
-                QObject::tr("%1 holds raw frames, which carry no header: open it with File > "
-                            "Open Raw... and give their format")
+                QObject::tr("%1 holds raw frames, which carry no header: File > Open Raw... "
+                            "reads them, with their format")
                     .arg(QString::fromStdString(source.name()))
                     .toStdString());
         } else {

@@ -63,10 +63,9 @@ bool holds_raw_frames(const std::string& path) {
     return !kind_of_head(detail::read_file_head(path, detail::kCameraRawHead), "");
 }
 
-void raw_format_needed(const std::string& name) {
-    throw UsageError(name +
-                     " holds raw frames, which carry no header: give their format with --raw "
-                     "WxHxC:u8|u16[:DEPTH]");
+void raw_format_needed(const std::string& name, const std::string& option) {
+    throw UsageError(name + " holds raw frames, which carry no header: give their format with " +
+                     option + " WxHxC:u8|u16[:DEPTH]");
 }
 
 MediaKind probe(const Source& source) {

@@ -506,9 +506,9 @@ bool raw_frames_name(const std::string& path);
 // pixels are raw frames to both.
 bool holds_raw_frames(const std::string& path);
 // The UsageError for raw frames given without their format: "NAME holds raw frames, which carry
-// no header: give their format with --raw WxHxC:u8|u16[:DEPTH]". A stream input so named is
-// refused with it from its first bytes (Source), rather than read to its end.
-[[noreturn]] void raw_format_needed(const std::string& name);
+// no header: give their format with OPTION WxHxC:u8|u16[:DEPTH]". A stream input so named is
+// refused with it (OPTION --raw) from its first bytes (Source), rather than read to its end.
+[[noreturn]] void raw_format_needed(const std::string& name, const std::string& option = "--raw");
 
 // Adds the engines that live in media (the "opencv" engine: cv::calcHist), when built with
 // OpenCV.
