@@ -1,14 +1,19 @@
 #include "camera_raw.hpp"
 
+#include <cmath>
+#include <cstdint>
 #include <sstream>
 
 namespace hs::cli {
 
 namespace {
 
-// A value the file may not record (0): null in JSON.
+// A value the file may not record (0): null in JSON. A whole number is a JSON integer (ISO 100,
+// 1 s, f/8, 50 mm), which a double would print as 100.0.
 Json recorded(double v) {
-    return v > 0.0 ? Json(v) : Json();
+    if (!(v > 0.0)) return Json();
+    if (v == std::floor(v) && v < 9.0e15) return Json(static_cast<std::int64_t>(v));
+    return Json(v);
 }
 
 }  // namespace

@@ -84,6 +84,7 @@ MatchReference read_reference(const EqualizeCommand& cmd) {
     wants.camera_raw = media::CameraRawView::Rgb;
     wants.cfa = false;
     wants.frame_option = "--reference-frame";
+    wants.raw_option = "--reference-raw";
     Input in = load_input(input, cmd.reference_frame, false, wants);
     for (const auto& n : in.notes) diagnose("note", "the reference: " + n);
     return MatchReference(std::make_shared<const Image>(std::move(in.image)));

@@ -49,7 +49,9 @@ StreamInput::StreamInput(const InputOptions& input, int passes)
             throw UsageError("no input file (give a video, or --raw WxHxC:u8|u16 [FILE|-])");
         name_ = pos.front();
         const media::Source& source = input_source(name_, options_);
-        if (media::probe(source) != media::MediaKind::Video)
+        const media::MediaKind kind = media::probe(source);
+        if (kind == media::MediaKind::Raw) media::raw_format_needed(source.name());
+        if (kind != media::MediaKind::Video)
             throw UsageError(source.name() + " is not a video (give a video, or --raw FMT FILE)");
         kind_ = "video";
     }

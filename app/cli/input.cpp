@@ -112,6 +112,7 @@ Input load_input(const InputOptions& input, std::int64_t frame, bool count_frame
         return in;
     }
     if (input.camera_raw) not_camera_raw(source.name());
+    if (kind == media::MediaKind::Raw) media::raw_format_needed(source.name(), wants.raw_option);
     if (kind == media::MediaKind::Image) {
         if (frame != 0)
             throw UsageError(std::string(wants.frame_option) +

@@ -48,8 +48,9 @@ struct InputWants {
     // image).
     media::CameraRawView camera_raw = media::CameraRawView::Cfa;
     bool cfa = true;
-    // The option that chose the frame, as messages name it.
+    // The options that chose the frame and give raw frames their format, as messages name them.
     const char* frame_option = "--frame";
+    const char* raw_option = "--raw";
 };
 
 // The photo or video at `path` (a file, "-", a pipe, a FIFO, ...). A stream input is read once,

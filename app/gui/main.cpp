@@ -20,7 +20,8 @@
 //                                           the window as a PNG (then, with
 //                                           --screenshot-compare, runs Compare Kernels with every
 //                                           engine and saves that dialog) and exits: 0, or 3
-//                                           after an `error:` line (scripted_run.hpp)
+//                                           after an `error:` line (scripted_run.hpp); a FILE
+//                                           of raw frames needs --raw (no dialog is opened)
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -43,6 +44,7 @@
 #include "histoscope/media/media.hpp"
 #include "histoscope/ui/controller.hpp"
 #include "histoscope/ui/main_window.hpp"
+#include "histoscope/ui/raw_dialog.hpp"
 #include "histoscope/ui/theme.hpp"
 #include "histoscope/ui/worker.hpp"
 #include "scripted_run.hpp"
@@ -247,6 +249,17 @@ int main(int argc, char** argv) {
             if (!out.isEmpty() && hs::media::same_file(out.toStdString(), file.toStdString()))
                 return usage_error(
                     QStringLiteral("%1 is the input: a screenshot never replaces it").arg(out));
+        }
+        // Nobody answers a dialog in a scripted run: a file whose format the Open Raw dialog
+        // would ask for is refused here, not waited on until the time limit.
+        if (raw_format.isEmpty() && hs::ui::asks_raw_format(file)) {
+            try {
+                hs::media::raw_format_needed("'" + file.toStdString() + "'");
+            } catch (const hs::UsageError& e) {
+                return usage_error(
+                    QStringLiteral("--screenshot: %1 (a scripted run opens no dialog)")
+                        .arg(QString::fromUtf8(e.what())));
+            }
         }
     }
 

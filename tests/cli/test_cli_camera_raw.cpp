@@ -103,6 +103,37 @@ TEST(CliCameraRaw, InfoSaysTheCameraTheExposureThePatternAndTheLevels) {
     EXPECT_EQ(rj.at("camera_raw").at("view"), "rgb");
 }
 
+TEST(CliCameraRaw, WholeExifNumbersAreJsonIntegers) {
+    DngSpec spec = odd_rggb();
+    spec.iso = 100;
+    spec.exposure = "1";
+    spec.fnumber = "8";
+    spec.focal = "50";
+    const Dng d(spec);
+    ASSERT_EQ(d.error, "");
+    const auto r = run_cli("info " + quote(d.path) + " --format json");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    for (const std::string text :
+         {"\"iso\": 100,", "\"exposure_s\": 1,", "\"aperture\": 8,", "\"focal_length_mm\": 50,"})
+        EXPECT_NE(r.out.find(text), std::string::npos) << text << "\n" << r.out;
+    const auto j = parse_json(r.out);
+    const auto& c = j.at("camera_raw");
+    for (const char* key : {"iso", "exposure_s", "aperture", "focal_length_mm"})
+        EXPECT_TRUE(c.at(key).is_number_integer()) << key << ": " << c.at(key).dump();
+    EXPECT_EQ(c.at("exposure"), "1 s");
+    // Fractions keep theirs (f/5.6, 1/250 s).
+    const Dng f(odd_rggb(), "fractions.dng");
+    ASSERT_EQ(f.error, "");
+    const auto fr = run_cli("info " + quote(f.path) + " --format json");
+    ASSERT_EQ(fr.exit_code, 0) << fr.err;
+    const auto fj = parse_json(fr.out);
+    const auto& fc = fj.at("camera_raw");
+    EXPECT_TRUE(fc.at("aperture").is_number_float());
+    EXPECT_EQ(fc.at("aperture"), 5.6);
+    EXPECT_EQ(fc.at("exposure_s"), 0.004);
+    EXPECT_TRUE(fc.at("iso").is_number_integer());
+}
+
 TEST(CliCameraRaw, HistCountsEveryCfaColourAsNumpyDoesWithItsLevels) {
     DngSpec spec = odd_rggb();
     spec.above = 60;  // past the white level: a 13-bit histogram
@@ -241,6 +272,75 @@ TEST(CliCameraRaw, StandardInputAndPipesGiveTheFilesCounts) {
     EXPECT_EQ(pj.at("camera_raw"), fj.at("camera_raw"));
 }
 
+TEST(CliCameraRaw, ACfaWithAColourOtherThanRgbHasNoMosaic) {
+    // LibRaw names the white photosites green: the mosaic would count them as g2.
+    DngSpec spec = odd_rggb();
+    spec.pattern = "RGGW";
+    const Dng d(spec);
+    ASSERT_EQ(d.error, "");
+    expect_refused(
+        run_cli("hist " + quote(d.path) + " --camera-raw cfa"), "RGGW cfa",
+        "has no 2x2 Bayer mosaic to count: its colour pattern RGGW has white photosites");
+    const auto info = run_cli("info " + quote(d.path) + " --format json");
+    ASSERT_EQ(info.exit_code, 0) << info.err;
+    const auto j = parse_json(info.out);
+    EXPECT_TRUE(j.at("camera_raw").at("cfa_pattern").is_null());
+    EXPECT_EQ(j.at("camera_raw").at("view"), "rgb");
+    EXPECT_EQ(j.at("channels"), 3);
+    const auto rgb = run_cli("hist " + quote(d.path) + " --camera-raw rgb --format json");
+    ASSERT_EQ(rgb.exit_code, 0) << rgb.err;
+    EXPECT_EQ(parse_json(rgb.out).at("channels").size(), 3u);
+}
+
+TEST(CliCameraRaw, LevelsThatLeaveNoRoomForAPhotositeAreRefused) {
+    DngSpec spec = odd_rggb();
+    spec.black = "5000";  // above the white level 4095
+    const Dng d(spec);
+    ASSERT_EQ(d.error, "");
+    for (const std::string command : {"info", "hist", "hist --camera-raw rgb"})
+        expect_refused(run_cli(command + " " + quote(d.path)), command,
+                       "' is corrupt (its black level 5000 is not below its white level 4095)");
+    // A WhiteLevel of 0, which LibRaw reads as 65535.
+    DngSpec zero = odd_rggb();
+    zero.black = "0";
+    zero.white = 0;
+    const Dng z(zero, "zero.dng");
+    ASSERT_EQ(z.error, "");
+    expect_refused(run_cli("info " + quote(z.path)), "white 0",
+                   "' is corrupt (its WhiteLevel is 0, which no black level lies below)");
+}
+
+// The rule the desktop application follows too (media::holds_raw_frames).
+TEST(CliCameraRaw, RawAndBinFilesAreRawFramesUnlessTheirBytesSayOtherwise) {
+    const Dng d(odd_rggb(), "shot.raw");
+    ASSERT_EQ(d.error, "");
+    const auto dng = run_cli("info " + quote(d.path) + " --format json");
+    ASSERT_EQ(dng.exit_code, 0) << dng.err;
+    EXPECT_EQ(parse_json(dng.out).at("kind"), "camera_raw");
+    const fs::path frames = d.scratch.path / "frames.bin";
+    {
+        std::ofstream out(frames, std::ios::binary);
+        for (int i = 0; i < 600; ++i) out.put(static_cast<char>(i * 7 + 3));
+    }
+    for (const std::string command : {"info", "hist", "hist --per-frame", "bench --runs 20"})
+        expect_refused(run_cli(command + " " + quote(frames)), command,
+                       "error: '" + frames.string() +
+                           "' holds raw frames, which carry no header: give their format with "
+                           "--raw WxHxC:u8|u16[:DEPTH]\n",
+                       2);
+    // As a reference, their format is --reference-raw's.
+    expect_refused(
+        run_cli("equalize " + quote(sample("fruits.jpg")) + " --mode match --reference " +
+                quote(frames) + " -o " + quote(d.scratch.path / "matched.png")),
+        "reference",
+        "' holds raw frames, which carry no header: give their format with "
+        "--reference-raw WxHxC:u8|u16[:DEPTH]\n",
+        2);
+    const auto raw = run_cli("info --raw 10x10x3:u8 " + quote(frames) + " --format json");
+    ASSERT_EQ(raw.exit_code, 0) << raw.err;
+    EXPECT_EQ(parse_json(raw.out).at("frames"), 2);
+}
+
 TEST(CliCameraRaw, HostileFilesGiveOneErrorLine) {
     const Dng whole(odd_rggb());
     ASSERT_EQ(whole.error, "");
@@ -259,6 +359,15 @@ TEST(CliCameraRaw, HostileFilesGiveOneErrorLine) {
             EXPECT_EQ(r.out, "");
         }
     }
+    // Not camera raw files at all, only named so; a file of nothing.
+    const fs::path text = whole.scratch.path / "notes.nef";
+    std::ofstream(text) << "a text file\n";
+    expect_refused(run_cli("info " + quote(text)), "text",
+                   "' is not a camera raw file LibRaw reads (nothing but its name says it is one)");
+    const fs::path empty = whole.scratch.path / "empty.dng";
+    std::ofstream{empty};
+    expect_refused(run_cli("hist " + quote(empty)), "empty",
+                   "error: '" + empty.string() + "' is empty");
     // Damaged directory entries.
     DngSpec damaged = odd_rggb();
     damaged.extra = "--damage 10:200";
@@ -271,6 +380,28 @@ TEST(CliCameraRaw, HostileFilesGiveOneErrorLine) {
     const Dng h(huge, "huge.dng");
     ASSERT_EQ(h.error, "");
     expect_refused(run_cli("hist " + quote(h.path)), "huge", "declares 30000x30000 photosites");
+    // Sizes other than the strips' (the file's photosites are 65x47): a row more is missing,
+    // refused even with --allow-corrupt (LibRaw would read zeros); a width one short shears the
+    // rows, refused; a row fewer reads the rows declared, and says what is left unread.
+    for (const std::string declared : {"65x48", "64x47"}) {
+        DngSpec sized = odd_rggb();
+        sized.extra = "--declare " + declared;
+        const Dng s(sized, "sized.dng");
+        ASSERT_EQ(s.error, "");
+        expect_refused(run_cli("hist " + quote(s.path) + " --allow-corrupt"), declared,
+                       "' is corrupt (its header declares " + declared + " photosites, ");
+    }
+    DngSpec fewer = odd_rggb();
+    fewer.extra = "--declare 65x46";
+    const Dng f(fewer, "fewer.dng");
+    ASSERT_EQ(f.error, "");
+    const auto read = run_cli("hist " + quote(f.path) + " --format json");
+    ASSERT_EQ(read.exit_code, 0) << read.err;
+    const std::string unread =
+        "130 bytes of its strips lie past the 65x46 photosites its header declares: they are not "
+        "read";
+    EXPECT_NE(read.err.find("note: " + unread + "\n"), std::string::npos) << read.err;
+    EXPECT_EQ(parse_json(read.out).at("notes").at(0), unread);
     expect_refused(run_cli("info " + quote(whole.path) + " --max-pixels 1K"), "max-pixels",
                    "more than the limit of 1024 pixels");
     // A sensor without a 2x2 mosaic: the mosaic refused, the default falls back with a note.

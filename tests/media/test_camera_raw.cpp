@@ -172,9 +172,11 @@ TEST(CameraRaw, MetadataAsWritten) {
 
 TEST(CameraRaw, DemosaicedFlatFieldsScaleFromBlackToWhite) {
     // Every photosite at one value: LibRaw's linear output is (v - black) / (white - black) of
-    // 65535 in every channel (the DNG's camera is sRGB under D65 and its white neutral), and a
-    // value at the white level is white.
-    for (const int value : {256 + 1000, 256 + 2500, 4095}) {
+    // 65535 in every channel (the DNG's camera is sRGB under D65 and its white neutral: the
+    // colour matrix's rows sum to one), rounded, and a value at the white level is white. The
+    // white level is the file's: 3800 and 4094, above 75 % of 4095, are not stretched to 65535
+    // as LibRaw's default (the brightest photosite taken for white) would.
+    for (const int value : {256 + 1000, 256 + 2500, 3800, 4094, 4095}) {
         SCOPED_TRACE(value);
         ScratchDir dir;
         const std::string path = dir.file("flat.dng");
@@ -192,7 +194,8 @@ TEST(CameraRaw, DemosaicedFlatFieldsScaleFromBlackToWhite) {
         ASSERT_EQ(v.channels, 3);
         EXPECT_EQ(v.type, SampleType::U16);
         EXPECT_EQ(v.bit_depth, 16);
-        const double expected = std::min(65535.0, (value - 256) * 65535.0 / (4095 - 256));
+        const double expected =
+            std::min(65535.0, std::round((value - 256) * 65535.0 / (4095 - 256)));
         for (int c = 0; c < 3; ++c) {
             std::uint32_t lo = 65535, hi = 0;
             for (int y = 0; y < v.height; ++y)
@@ -200,9 +203,51 @@ TEST(CameraRaw, DemosaicedFlatFieldsScaleFromBlackToWhite) {
                     lo = std::min(lo, v.sample(x, y, c));
                     hi = std::max(hi, v.sample(x, y, c));
                 }
-            // The colour matrix is written to four decimals: within 0.5% of the scaling.
-            EXPECT_LE(hi - lo, 2u) << "channel " << c;
-            EXPECT_NEAR(lo, expected, expected * 0.005 + 1) << "channel " << c;
+            // The colour matrix's rows sum to one within a float's precision.
+            EXPECT_EQ(hi, lo) << "channel " << c;
+            EXPECT_NEAR(lo, expected, 1.0) << "channel " << c;
+        }
+    }
+}
+
+// Photosites at or above the white level are white: 65535 in every channel of the demosaic,
+// exactly, whichever colour the white balance multiplies least (its scale takes the white level
+// to 65535, the others' past it) and wherever the colours lie in the pattern. LibRaw's loops
+// truncated 65534.996 to 65534.
+TEST(CameraRaw, ClippedPhotositesAreExactlyWhiteInEveryChannel) {
+    struct Case {
+        std::string pattern, neutral;
+        int value, white;
+    };
+    const Case cases[] = {
+        {"RGGB", "1,1,1", 4095, 4095},     {"BGGR", "1,1,1", 4095, 4095},
+        {"GRBG", "1,1,1", 4095, 4095},     {"GBRG", "1,1,1", 4095, 4095},
+        {"RGGB", "1,0.5,0.5", 4095, 4095},  // red multiplied least
+        {"RGGB", "0.5,1,0.5", 4095, 4095},  // green
+        {"RGGB", "0.5,0.5,1", 4095, 4095},  // blue
+        {"GBRG", "0.5,0.5,1", 4000, 3900},  // above the white level
+    };
+    for (const Case& c : cases) {
+        SCOPED_TRACE(c.pattern + " neutral " + c.neutral + " at " + std::to_string(c.value));
+        ScratchDir dir;
+        const std::string path = dir.file("clipped.dng");
+        DngSpec spec;
+        spec.width = 32;
+        spec.height = 24;
+        spec.pattern = c.pattern;
+        spec.neutral = c.neutral;
+        spec.white = c.white;
+        spec.extra = "--flat " + std::to_string(c.value);
+        ASSERT_EQ(hs::test::make_dng(spec, path), "");
+        const Image rgb = open_raw(path).demosaiced();
+        const ImageView v = rgb.view();
+        ASSERT_EQ(v.channels, 3);
+        for (const Channel ch : {Channel::R, Channel::G, Channel::B}) {
+            const auto counts =
+                reference_histogram(v, {ch}, HistogramSpec::even(65536, 0, 65536)).front().counts;
+            EXPECT_EQ(counts[65535], static_cast<std::uint64_t>(v.pixel_count()))
+                << channel_name(ch) << ": " << counts[65535] << " of " << v.pixel_count()
+                << " at 65535, " << counts[65534] << " at 65534";
         }
     }
 }
@@ -226,6 +271,73 @@ TEST(CameraRaw, ALinearDngHasNoMosaicButADemosaicedImage) {
     EXPECT_EQ(rgb.width(), 30);
     EXPECT_EQ(rgb.height(), 24);
     EXPECT_EQ(rgb.channels(), 3);
+}
+
+// LibRaw reads any CFA as 8 rows by 2 columns of planes it names R, G, B, G: a white or cyan
+// photosite came out as a green, a 4x4 pattern as a 2x2 one, reordered planes under the wrong
+// names, and a 2x2 pattern whose greens share a column as a mosaic. Each has no mosaic to
+// count, and still its demosaiced image.
+TEST(CameraRaw, ACfaOtherThanA2x2BayerOfRgbHasNoMosaicButADemosaicedImage) {
+    struct Case {
+        std::string pattern, planes, why;
+    };
+    const Case cases[] = {
+        {"RGGW", "", "its colour pattern RGGW has white photosites"},
+        {"CYGM", "", "its colour pattern CYGM has cyan photosites"},
+        {"RGBG", "", "its colour pattern RGBG is none of RGGB, BGGR, GRBG and GBRG"},
+        // Every row R, G, G, B: stripes, which LibRaw's 8x2 reading takes for RGGB.
+        {"RGGBRGGBRGGBRGGB", "", "its colour pattern repeats every 4x4 photosites"},
+        {"RGGB", "BGR", "LibRaw reads its colour pattern as BGGR where the file declares RGGB"},
+    };
+    for (const Case& c : cases) {
+        SCOPED_TRACE(c.pattern + " " + c.planes);
+        ScratchDir dir;
+        const std::string path = dir.file("cfa.dng");
+        DngSpec spec;
+        spec.width = 48;
+        spec.height = 36;
+        spec.pattern = c.pattern;
+        spec.planes = c.planes;
+        ASSERT_EQ(hs::test::make_dng(spec, path), "");
+        media::CameraRawReader raw = open_raw(path);
+        EXPECT_EQ(raw.info().cfa_pattern, "");
+        EXPECT_NE(raw.info().mosaic_problem.find(c.why), std::string::npos)
+            << raw.info().mosaic_problem;
+        EXPECT_NE(message_of<InputError>([&] {
+                      (void)raw.mosaic();
+                  }).find("has no 2x2 Bayer mosaic to count: " + c.why),
+                  std::string::npos);
+        const Image rgb = raw.demosaiced();
+        EXPECT_EQ(rgb.width(), 48);
+        EXPECT_EQ(rgb.height(), 36);
+        EXPECT_EQ(rgb.channels(), 3);
+    }
+    // The 2x2 Bayer patterns themselves are mosaics, also inside masked borders of odd widths
+    // (the pattern's phase counted from the ActiveArea's top left, as LibRaw counts it), where
+    // planes in another order are still told.
+    for (const std::string pattern : {"RGGB", "BGGR", "GRBG", "GBRG"}) {
+        ScratchDir dir;
+        const std::string path = dir.file("bayer.dng");
+        DngSpec spec;
+        spec.pattern = pattern;
+        ASSERT_EQ(hs::test::make_dng(spec, path), "");
+        EXPECT_EQ(open_raw(path).info().cfa_pattern, pattern);
+        if (pattern != "RGGB" && pattern != "GBRG") continue;
+        for (const std::string area : {"1,1,47,63", "3,2,45,62"}) {
+            SCOPED_TRACE(pattern + " inside " + area);
+            spec.extra = "--active-area " + area;
+            spec.planes = "";
+            ASSERT_EQ(hs::test::make_dng(spec, path), "");
+            media::CameraRawReader raw = open_raw(path);
+            EXPECT_EQ(raw.info().mosaic_problem, "");
+            EXPECT_EQ(raw.info().cfa_pattern.size(), 4u);
+            EXPECT_GT(raw.mosaic().width(), 0);
+            spec.planes = "BGR";
+            ASSERT_EQ(hs::test::make_dng(spec, path), "");
+            EXPECT_NE(open_raw(path).info().mosaic_problem.find("LibRaw reads its colour pattern"),
+                      std::string::npos);
+        }
+    }
 }
 
 TEST(CameraRaw, FromAStreamInputAsFromItsFile) {
@@ -284,6 +396,49 @@ TEST(CameraRaw, ProbeTellsRawFilesByContentThenByExtension) {
     EXPECT_EQ(std::find(ext.begin(), ext.end(), ".raw"), ext.end());
 }
 
+// .raw and .bin name raw frames, which carry no header, unless their first bytes are a camera
+// raw file's (a DNG, a Panasonic .RAW) or a photo's: the one rule of both applications.
+TEST(CameraRaw, RawAndBinFilesAreRawFramesUnlessTheirBytesSayOtherwise) {
+    ScratchDir dir;
+    std::vector<std::uint8_t> noise(3000);
+    for (std::size_t i = 0; i < noise.size(); ++i) noise[i] = static_cast<std::uint8_t>(i * 7 + 3);
+    for (const std::string name : {"frames.raw", "frames.bin", "FRAMES.RAW"}) {
+        SCOPED_TRACE(name);
+        const std::string path = dir.file(name);
+        hs::test::write_bytes(path, noise);
+        EXPECT_TRUE(media::raw_frames_name(path));
+        EXPECT_EQ(media::probe(path), media::MediaKind::Raw);
+        EXPECT_TRUE(media::holds_raw_frames(path));
+    }
+    const std::string dng = dir.file("shot.raw");
+    ASSERT_EQ(hs::test::make_dng(DngSpec{}, dng), "");
+    EXPECT_EQ(media::probe(dng), media::MediaKind::CameraRaw);
+    EXPECT_FALSE(media::holds_raw_frames(dng));
+    EXPECT_EQ(open_raw(dng).info().format, "DNG");
+    const std::string panasonic = dir.file("P1000001.RAW");
+    hs::test::write_bytes(panasonic, {'I', 'I', 'U', 0, 8, 0, 0, 0});
+    EXPECT_EQ(media::probe(panasonic), media::MediaKind::CameraRaw);
+    EXPECT_FALSE(media::holds_raw_frames(panasonic));
+    const std::string photo = dir.file("photo.bin");
+    std::filesystem::copy_file(std::string(HS_SAMPLES_DIR) + "/fruits.jpg", photo);
+    EXPECT_EQ(media::probe(photo), media::MediaKind::Image);
+    EXPECT_FALSE(media::holds_raw_frames(photo));
+    // Other names, a file that is not there.
+    const std::string dat = dir.file("frames.dat");
+    hs::test::write_bytes(dat, noise);
+    EXPECT_FALSE(media::raw_frames_name(dat));
+    EXPECT_FALSE(media::holds_raw_frames(dat));
+    EXPECT_FALSE(media::holds_raw_frames(dir.file("missing.raw")));
+    // A FIFO is judged by its name: nothing is read from it (no writer is waited for).
+    const std::string fifo = dir.file("live.raw");
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    EXPECT_TRUE(media::holds_raw_frames(fifo));
+    // The message both applications give without a format.
+    EXPECT_EQ(message_of<UsageError>([&] { media::raw_format_needed("'x.raw'"); }),
+              "'x.raw' holds raw frames, which carry no header: give their format with --raw "
+              "WxHxC:u8|u16[:DEPTH]");
+}
+
 TEST(CameraRaw, CutFilesAreRefused) {
     ScratchDir dir;
     const std::string path = dir.file("whole.dng");
@@ -306,6 +461,34 @@ TEST(CameraRaw, CutFilesAreRefused) {
     }
 }
 
+// Files named as camera raw that are not one say so; LibRaw's "Input/output error" (its reading
+// ran past a few bytes) named them cut short. A few bytes laid out as TIFF are a cut TIFF.
+TEST(CameraRaw, TinyFilesNamedAsCameraRawSayWhatTheyAre) {
+    ScratchDir dir;
+    const std::pair<std::vector<std::uint8_t>, std::string> cases[] = {
+        {{'a', 'b', 'c'},
+         "is not a camera raw file LibRaw reads (nothing but its name says it is one)"},
+        {std::vector<std::uint8_t>(100, 0), "is not a camera raw file LibRaw reads"},
+        {{'h', 'e', 'l', 'l', 'o', ' ', 't', 'e', 'x', 't', '\n'}, "is not a camera raw file"},
+        {{}, "is empty"},
+        {{'I', 'I', '*', 0, 8, 0, 0, 0},
+         "is truncated or corrupt (TIFF directory of page 1 lies past the end of the file)"},
+        {{'M', 'M', 0, '*'}, "is truncated or corrupt (TIFF header is incomplete)"},
+    };
+    for (const std::string name : {"tiny.dng", "tiny.nef", "tiny.cr2"})
+        for (const auto& [bytes, why] : cases) {
+            SCOPED_TRACE(name + ": " + why);
+            const std::string path = dir.file(name);
+            hs::test::write_bytes(path, bytes);
+            if (!bytes.empty()) {
+                EXPECT_EQ(media::probe(path), media::MediaKind::CameraRaw);
+            }
+            EXPECT_NE(
+                message_of<InputError>([&] { (void)open_raw(path); }).find("'" + path + "' " + why),
+                std::string::npos);
+        }
+}
+
 TEST(CameraRaw, ADamagedHeaderIsRefused) {
     ScratchDir dir;
     const std::string path = dir.file("damaged.dng");
@@ -315,6 +498,92 @@ TEST(CameraRaw, ADamagedHeaderIsRefused) {
     ASSERT_EQ(hs::test::make_dng(spec, path), "");
     const std::string message = message_of<InputError>([&] { (void)open_raw(path).mosaic(); });
     EXPECT_NE(message.find("'" + path + "'"), std::string::npos) << message;
+}
+
+// A black level at or above the white level leaves no value for a photosite between them (the
+// demosaic's scaling would divide by their difference): the file is refused, whichever colour's
+// level it is.
+TEST(CameraRaw, ABlackLevelNotBelowTheWhiteLevelIsRefused) {
+    // The levels of the 2x2 positions, and the highest of them.
+    const std::pair<std::string, std::string> cases[] = {
+        {"4095", "4095"}, {"5000", "5000"}, {"100,100,4095,100", "4095"}};
+    for (const auto& [black, highest] : cases) {
+        SCOPED_TRACE(black);
+        ScratchDir dir;
+        const std::string path = dir.file("levels.dng");
+        DngSpec spec;
+        spec.black = black;
+        ASSERT_EQ(hs::test::make_dng(spec, path), "");
+        EXPECT_NE(message_of<InputError>([&] { (void)open_raw(path); })
+                      .find("'" + path + "' is corrupt (its black level " + highest +
+                            " is not below its white level 4095)"),
+                  std::string::npos);
+    }
+    // One below is a level.
+    ScratchDir dir;
+    const std::string path = dir.file("levels.dng");
+    DngSpec spec;
+    spec.black = "4094";
+    ASSERT_EQ(hs::test::make_dng(spec, path), "");
+    EXPECT_EQ(open_raw(path).info().black[0], 4094u);
+}
+
+// LibRaw reads a WhiteLevel of 0 as 65535, the 16 bits' top.
+TEST(CameraRaw, AWhiteLevelOfZeroIsRefused) {
+    ScratchDir dir;
+    const std::string path = dir.file("white.dng");
+    DngSpec spec;
+    spec.black = "0";
+    spec.white = 0;
+    ASSERT_EQ(hs::test::make_dng(spec, path), "");
+    EXPECT_NE(message_of<InputError>([&] {
+                  (void)open_raw(path);
+              }).find("'" + path + "' is corrupt (its WhiteLevel is 0"),
+              std::string::npos);
+}
+
+// An uncompressed DNG of 64x48 photosites (3 strips of 16 rows) whose header declares another
+// size. Larger: photosites LibRaw would read as zeros, refused even with allow_corrupt. A row
+// of another width: the photosites would be sheared, refused. Fewer rows: those declared are
+// read as they were written, and a note says what is not.
+TEST(CameraRaw, ADngDeclaringASizeOtherThanItsDataIsRefusedOrNoted) {
+    media::DecodeOptions lenient;
+    lenient.allow_corrupt = true;
+    const std::pair<std::string, std::string> refused[] = {
+        {"64x50",
+         "declares 64x50 photosites, which its strips' 6144 bytes cannot hold: "
+         "uncompressed at 16 bits, they take 6400 bytes"},
+        {"65x48", "declares 65x48 photosites, which its strips' 6144 bytes cannot hold"},
+        {"63x48",
+         "declares 63x48 photosites, but its strips are not cut at their rows "
+         "(uncompressed at 16 bits, 6144 bytes where they take 6048)"},
+        {"32x24", "declares 32x24 photosites, but its strips are not cut at their rows"},
+    };
+    for (const auto& [declared, why] : refused) {
+        SCOPED_TRACE(declared);
+        ScratchDir dir;
+        const std::string path = dir.file("sized.dng");
+        DngSpec spec;
+        spec.extra = "--declare " + declared;
+        ASSERT_EQ(hs::test::make_dng(spec, path), "");
+        for (const media::DecodeOptions& o : {media::DecodeOptions{}, lenient})
+            EXPECT_NE(message_of<InputError>([&] {
+                          (void)open_raw(path, o);
+                      }).find("'" + path + "' is corrupt (its header " + why),
+                      std::string::npos);
+    }
+    ScratchDir dir;
+    const std::string path = dir.file("short.dng");
+    DngSpec spec;
+    spec.extra = "--declare 64x40";
+    ASSERT_EQ(hs::test::make_dng(spec, path), "");
+    media::CameraRawReader raw = open_raw(path);
+    EXPECT_EQ(raw.info().visible.height, 40);
+    EXPECT_EQ(raw.mosaic().height(), 20);
+    ASSERT_EQ(raw.notes().size(), 1u);
+    EXPECT_EQ(raw.notes().front(),
+              "1024 bytes of its strips lie past the 64x40 photosites its header declares: they "
+              "are not read");
 }
 
 TEST(CameraRaw, AHugeDeclaredSizeIsRefusedBeforeAnythingIsAllocated) {

@@ -346,8 +346,12 @@ TEST(WithoutOpenCV, EverythingButRawSaysSo) {
     ScratchDir dir;
     const std::string photo = dir.file("p.png");
     write_bytes(photo, {0x89, 'P', 'N', 'G', 0x0D, 0x0A, 0x1A, 0x0A});
-    const std::string noise = dir.file("noise.bin");
+    const std::string noise = dir.file("noise.dat");
     write_bytes(noise, {1, 2, 3, 4, 5, 6, 7, 8, 9});
+    // Named as raw frames, the same bytes are raw frames, as with OpenCV.
+    const std::string frames = dir.file("noise.bin");
+    write_bytes(frames, {1, 2, 3, 4, 5, 6, 7, 8, 9});
+    EXPECT_EQ(media::probe(frames), media::MediaKind::Raw);
     const std::string expected = ": this build has no OpenCV: only --raw input is available";
 
     EXPECT_EQ(message_of<InputError>([&] { (void)media::read_image(photo); }),

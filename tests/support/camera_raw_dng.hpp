@@ -18,7 +18,11 @@ namespace hs::test {
 // What make_dng.py makes (its options).
 struct DngSpec {
     int width = 64, height = 48;
+    // The CFA's colours row by row: a 2x2 Bayer pattern (RGGB, BGGR, GRBG, GBRG) has numpy's
+    // counts written beside it; any other square of R, G, B, C, M, Y, W ("RGGW", a 6x6 X-Trans)
+    // has none.
     std::string pattern = "RGGB";
+    std::string planes;         // CFAPlaneColor in plane order ("BGR"); "": the pattern's, by code
     std::string black = "256";  // one level, or four: one per 2x2 position ("100,110,120,130")
     int white = 4095;
     int above = 0;  // values up to white + above occur
@@ -28,6 +32,7 @@ struct DngSpec {
     int iso = 400;
     std::string exposure = "1/250", fnumber = "5.6", focal = "35";
     std::string datetime = "2024:05:17 10:20:30";
+    std::string neutral = "1,1,1";  // AsShotNeutral: the white balance multiplies by its inverse
     std::string extra;  // more options: "--truncate N", "--damage FROM:TO", "--declare WxH"
 };
 
@@ -58,18 +63,25 @@ inline std::string shell_word(const std::string& s) {
     return q + "'";
 }
 
-// Writes `spec` to `path` (and numpy's counts to `path`.txt); "" when it worked, else what the
-// script said.
+inline bool bayer_pattern(const std::string& p) {
+    return p == "RGGB" || p == "BGGR" || p == "GRBG" || p == "GBRG";
+}
+
+// Writes `spec` to `path` (and, for a Bayer pattern, numpy's counts to `path`.txt); "" when it
+// worked, else what the script said.
 inline std::string make_dng(const DngSpec& spec, const std::filesystem::path& path) {
     std::ostringstream cmd;
     cmd << shell_word(HS_TEST_PYTHON) << " " << shell_word(HS_MAKE_DNG) << " "
-        << shell_word(path.string()) << " --truth " << shell_word(path.string() + ".txt")
-        << " --width " << spec.width << " --height " << spec.height << " --pattern " << spec.pattern
+        << shell_word(path.string());
+    if (bayer_pattern(spec.pattern)) cmd << " --truth " << shell_word(path.string() + ".txt");
+    if (!spec.planes.empty()) cmd << " --planes " << spec.planes;
+    cmd << " --width " << spec.width << " --height " << spec.height << " --pattern " << spec.pattern
         << " --black " << spec.black << " --white " << spec.white << " --above " << spec.above
         << " --seed " << spec.seed << " --make " << shell_word(spec.make) << " --model "
         << shell_word(spec.model) << " --iso " << spec.iso << " --exposure " << spec.exposure
         << " --fnumber " << spec.fnumber << " --focal " << spec.focal << " --datetime "
-        << shell_word(spec.datetime) << (spec.linear ? " --linear" : "") << " " << spec.extra;
+        << shell_word(spec.datetime) << " --neutral " << spec.neutral
+        << (spec.linear ? " --linear" : "") << " " << spec.extra;
     const CommandResult r = run_command(cmd.str());
     if (r.exit_code != 0 || !std::filesystem::exists(path))
         return "make_dng.py exited " + std::to_string(r.exit_code) + ": " + r.err;

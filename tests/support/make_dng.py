@@ -10,6 +10,9 @@ the whole 2x2 quads, the photosites of a last odd column or row that no whole qu
 the photosites at or below the black level and at or above the white level, as text lines (see
 truth()). Nothing the tests expect comes from Histoscope.
 
+The colour pattern may be any square of the colours a DNG names (R, G, B, C, M, Y, W): 2x2,
+4x4, 6x6 (X-Trans), ... (numpy's counts are written for 2x2 Bayer patterns only).
+
 Damaged variants for the hostile tests: --truncate N keeps the first N bytes of the file,
 --damage FROM:TO overwrites those bytes with a pattern, --declare WxH writes the raw image's
 ImageWidth and ImageLength as W and H while its data stays the size it was made at.
@@ -22,6 +25,13 @@ import numpy as np
 import tifffile
 
 COLOURS = {"R": 0, "G": 1, "B": 2}
+# The colours a DNG's CFAPattern may name (TIFF/EP's codes): R, G, B and the others a sensor may
+# carry (cyan, magenta, yellow, white).
+CFA_CODES = {"R": 0, "G": 1, "B": 2, "C": 3, "M": 4, "Y": 5, "W": 6}
+
+
+def is_bayer(pattern):
+    return pattern in ("RGGB", "BGGR", "GRBG", "GBRG")
 
 
 def rational(value):
@@ -111,11 +121,14 @@ def truth(cfa, args):
 
 
 def write(cfa, args):
-    pattern = [COLOURS[c] for c in args.pattern]
+    pattern = [CFA_CODES[c] for c in args.pattern]
+    side = int(round(len(pattern) ** 0.5))
+    planes = [CFA_CODES[c] for c in args.planes] if args.planes else sorted(set(pattern))
     mosaic = [
-        (33421, "H", 2, (2, 2), True),  # CFARepeatPatternDim
-        (33422, "B", 4, tuple(pattern), True),  # CFAPattern
-        (50710, "B", 3, (0, 1, 2), True),  # CFAPlaneColor
+        (33421, "H", 2, (side, side), True),  # CFARepeatPatternDim
+        (33422, "B", len(pattern), tuple(pattern), True),  # CFAPattern
+        # CFAPlaneColor: the colours the pattern holds, in the order of their codes (or as given).
+        (50710, "B", len(planes), tuple(planes), True),
         (50711, "H", 1, 1, True),  # CFALayout: rectangular
     ]
     tags = [
@@ -134,9 +147,9 @@ def write(cfa, args):
                            [0.0557, -0.2040, 1.0570]] for x in m for v in (int(x * 10000), 10000)),
          True),
         (50778, "H", 1, 21, True),  # CalibrationIlluminant1: D65
-        (50728, "2I", 3, (1, 1, 1, 1, 1, 1), True),  # AsShotNeutral
+        (50728, "2I", 3, tuple(v for n in args.neutral for v in rational(n)), True),  # AsShotNeutral
         (34665, "I", 1, 0, True),  # ExifIFD: where it lies is known once the file is written
-    ]
+    ] + ([(50829, "I", 4, tuple(args.active_area), True)] if args.active_area else [])  # ActiveArea
     with tifffile.TiffWriter(args.output, bigtiff=False) as tif:
         tif.write(
             # Linear raw: every colour at every photosite, the mosaic's value in all three.
@@ -218,7 +231,12 @@ def main():
     p.add_argument("--truth", help="text file for numpy's counts")
     p.add_argument("--width", type=int, default=64)
     p.add_argument("--height", type=int, default=48)
-    p.add_argument("--pattern", default="RGGB", choices=["RGGB", "BGGR", "GRBG", "GBRG"])
+    p.add_argument("--pattern", default="RGGB",
+                   help="the CFA's colours row by row, a square of them: 4 letters (2x2), 16 (4x4), "
+                   "36 (6x6), ... of R, G, B, C, M, Y, W; numpy's counts (--truth, --from-rgb16) "
+                   "need a 2x2 Bayer pattern")
+    p.add_argument("--planes", help="CFAPlaneColor's colours in plane order (\"BGR\"), when not "
+                   "those of the pattern in the order of their codes")
     p.add_argument("--black", default="256", help="one level, or four: one per 2x2 position")
     p.add_argument("--white", type=int, default=4095)
     p.add_argument("--above", type=int, default=0, help="values up to white + ABOVE occur")
@@ -231,7 +249,12 @@ def main():
     p.add_argument("--focal", default="35")
     p.add_argument("--datetime", default="2024:05:17 10:20:30")
     p.add_argument("--flat", type=int, help="every photosite at this value")
+    p.add_argument("--neutral", default="1,1,1",
+                   help="AsShotNeutral: the camera's R, G, B of a white (the white balance "
+                   "multiplies each by its inverse)")
     p.add_argument("--from-rgb16", help="the mosaic of a photo: raw 16-bit RGB, little-endian")
+    p.add_argument("--active-area", help="T,L,B,R: ActiveArea, the photosites inside the "
+                   "masked borders")
     p.add_argument("--linear", action="store_true",
                    help="a linear DNG (demosaiced R, G, B samples) instead of a CFA mosaic")
     p.add_argument("--truncate", type=int, help="keep the first N bytes of the file")
@@ -239,10 +262,19 @@ def main():
     p.add_argument("--declare")
     args = p.parse_args()
     args.blacks = [int(v) for v in args.black.split(",")]
+    args.neutral = args.neutral.split(",")
+    args.active_area = [int(v) for v in args.active_area.split(",")] if args.active_area else None
+    if len(args.neutral) != 3:
+        sys.exit("--neutral takes three numbers: R, G, B")
     if len(args.blacks) not in (1, 4):
         sys.exit("--black takes one level or four")
-    if len(args.pattern) != 4 or sorted(args.pattern) != ["B", "G", "G", "R"]:
-        sys.exit("pattern must hold R, B and two G")
+    side = int(round(len(args.pattern) ** 0.5))
+    if side < 2 or side * side != len(args.pattern) or any(c not in CFA_CODES for c in args.pattern):
+        sys.exit("a pattern is a square of letters (4, 9, 16, ...) of " + ", ".join(CFA_CODES))
+    if args.planes and any(c not in CFA_CODES for c in args.planes):
+        sys.exit("--planes names colours of " + ", ".join(CFA_CODES))
+    if (args.truth or args.from_rgb16) and not is_bayer(args.pattern):
+        sys.exit("numpy's counts and a photo's mosaic need a 2x2 Bayer pattern: RGGB, BGGR, GRBG or GBRG")
 
     cfa = mosaic(args)
     write(cfa, args)

@@ -11,7 +11,8 @@
 #       a stream of 50 raw frames written here: played to its last frame by the clock at 50 fps
 #       (every frame after the first shown or dropped, the drops by stage), then unpaced (every
 #       frame shown, frames per second given), then live on standard input (every frame comes,
-#       the count is learned at the end); a single raw frame is refused by --screenshot-play
+#       the count is learned at the end); a single raw frame is refused by --screenshot-play, and
+#       raw frames without --raw (the Open Raw dialog would ask for their format) by --screenshot
 set -euo pipefail
 histoscope="$1"
 out_dir="$2"
@@ -129,6 +130,14 @@ case "$mode" in
         [ "$rc" -eq 3 ] && grep -q "error: --screenshot-play: .*one.raw is not a video or a stream of raw frames" \
             "$out_dir/one.err" || fail "--screenshot-play of one raw frame: exit $rc, not 3 with its error"
         [ ! -e "$out_dir/one.png" ] || fail "--screenshot-play of one raw frame wrote its window"
+
+        # Raw frames without --raw and no format remembered for them would wait on the Open Raw
+        # dialog: refused at once, nothing written.
+        cp "$stream" "$out_dir/unknown.raw"
+        run dialog --screenshot "$out_dir/dialog.png" --screenshot-timeout 120 "$out_dir/unknown.raw"
+        [ "$rc" -eq 2 ] && grep -q "^error: --screenshot: '.*unknown.raw' holds raw frames, which carry no header: give their format with --raw .* (a scripted run opens no dialog)$" \
+            "$out_dir/dialog.err" || fail "--screenshot of raw frames without --raw: exit $rc, not 2 with its error"
+        [ ! -e "$out_dir/dialog.png" ] || fail "--screenshot of raw frames without --raw wrote a window"
         ;;
     *)
         fail "unknown mode '$mode'"

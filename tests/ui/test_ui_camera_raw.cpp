@@ -6,6 +6,7 @@
 
 #include <QAction>
 #include <QCheckBox>
+#include <QFile>
 #include <QLabel>
 #include <QStandardPaths>
 #include <QStatusBar>
@@ -20,8 +21,10 @@
 #include "histoscope/ui/histogram_view.hpp"
 #include "histoscope/ui/image_view.hpp"
 #include "histoscope/ui/main_window.hpp"
+#include "histoscope/ui/raw_dialog.hpp"
 #include "histoscope/ui/stats_model.hpp"
 #include "histoscope/ui/theme.hpp"
+#include "histoscope/ui/timing_panel.hpp"
 #include "histoscope/ui/worker.hpp"
 #include "ui_test_support.hpp"
 
@@ -65,11 +68,40 @@ class TestUiCameraRaw : public QObject {
         ui_test::settle(*window_);
     }
 
+    QString mediaTooltip() const {
+        for (const QLabel* label : window_->statusBar()->findChildren<QLabel*>())
+            if (label->toolTip().contains(window_->media().camera)) return label->toolTip();
+        return {};
+    }
+
     QString mediaLabel() const {
         for (const QLabel* label : window_->statusBar()->findChildren<QLabel*>())
             if (label->text().contains(window_->media().format + QStringLiteral("  ")))
                 return label->text();
         return {};
+    }
+
+    // Whether the status bar shows `note` now: as its message, or in a label shown (elided,
+    // the whole of it in its tooltip).
+    bool noteShown(const QString& note) const {
+        QStatusBar* bar = window_->statusBar();
+        if (bar->currentMessage().contains(note)) return true;
+        for (const QLabel* label : bar->findChildren<QLabel*>())
+            if (label->isVisible() && !label->text().isEmpty() &&
+                (label->text().contains(note) || label->toolTip().contains(note)))
+                return true;
+        return false;
+    }
+
+    // Whether the status bar's message is drawn whole: the widgets kept beside it (the media
+    // and engine labels) start past its text (QStatusBar draws it from x 6 up to the first).
+    bool messageWhole() const {
+        QStatusBar* bar = window_->statusBar();
+        int first = bar->width();
+        for (const QWidget* w : bar->findChildren<QWidget*>(Qt::FindDirectChildrenOnly))
+            if (w->isVisible() && w->x() > 0) first = std::min(first, w->x());
+        const int needs = 6 + bar->fontMetrics().horizontalAdvance(bar->currentMessage()) + 2;
+        return !bar->currentMessage().isEmpty() && needs <= first;
     }
 
     QAction* mosaicAction() const {
@@ -219,6 +251,109 @@ class TestUiCameraRaw : public QObject {
         QCOMPARE(labels,
                  (QStringList{"black r,g2 520", "black g1 530", "black b 512", "white 16383"}));
         QVERIFY(mediaLabel().contains(QStringLiteral("CFA BGGR mosaic, black 520/530/512")));
+    }
+
+    // The rule of the CLI (hs::media::holds_raw_frames): a DNG named .raw is a camera raw file,
+    // frames of pixels named .bin ask for their format.
+    void rawAndBinFilesAreRawFramesUnlessTheirBytesSayOtherwise() {
+        const QString dng = dir_.filePath(QStringLiteral("shot.raw"));
+        QCOMPARE(QString::fromStdString(hs::test::make_dng(hs::test::DngSpec{}, dng.toStdString())),
+                 QString());
+        QVERIFY(!asks_raw_format(dng));
+        open(dng);
+        QVERIFY(window_->rawDialog() == nullptr);
+        QCOMPARE(window_->media().format, QStringLiteral("DNG"));
+        QCOMPARE(window_->media().camera_raw_view, QStringLiteral("cfa"));
+
+        const QString frames = dir_.filePath(QStringLiteral("frames.bin"));
+        {
+            QFile out(frames);
+            QVERIFY(out.open(QIODevice::WriteOnly));
+            QByteArray bytes(600, '\0');
+            for (int i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<char>(i * 7 + 3);
+            out.write(bytes);
+        }
+        QVERIFY(asks_raw_format(frames));
+        window_->openFile(frames);
+        QVERIFY(window_->rawDialog() != nullptr);
+        QCOMPARE(window_->rawDialog()->path(), frames);
+        window_->rawDialog()->reject();
+        QTRY_VERIFY(window_->rawDialog() == nullptr);
+        QCOMPARE(window_->currentPath(), dng);  // nothing else was opened
+    }
+
+    // A file's notes stay in the status bar while it is shown: a passing message (the pixel
+    // readout) covers them, and they come back after it.
+    void notesStayInTheStatusBar() {
+        hs::test::DngSpec spec;
+        spec.linear = true;
+        spec.width = 30;
+        spec.height = 24;
+        const QString path = dir_.filePath(QStringLiteral("notes.dng"));
+        QCOMPARE(QString::fromStdString(hs::test::make_dng(spec, path.toStdString())), QString());
+        open(path);
+        const QString note = QStringLiteral("No 2x2 Bayer mosaic");
+        QVERIFY(window_->media().notes.join(QString()).contains(note));
+        // Once no passing message (the CPU's bandwidth, measured with the first file) covers
+        // them.
+        window_->statusBar()->clearMessage();
+        QVERIFY(noteShown(note));
+        emit window_->imageView()->pixelHovered(QPoint(3, 2), false);
+        QVERIFY2(window_->statusBar()->currentMessage().contains(QStringLiteral("original:")),
+                 qPrintable(window_->statusBar()->currentMessage()));
+        emit window_->imageView()->pixelHovered(QPoint(-1, -1), false);
+        QVERIFY(noteShown(note));
+        // The next file's own notes (none) replace them.
+        const QString other = dir_.filePath(QStringLiteral("other.dng"));
+        spec.linear = false;
+        QCOMPARE(QString::fromStdString(hs::test::make_dng(spec, other.toStdString())), QString());
+        open(other);
+        window_->statusBar()->clearMessage();
+        QVERIFY(!noteShown(note));
+    }
+
+    // The pixel readout is drawn whole beside the long label of a camera raw file (its camera
+    // and shot), which gives way, elided, the whole of it in its tooltip.
+    void theReadoutIsWholeBesideTheMediaLabel() {
+        hs::test::DngSpec spec;
+        spec.width = 30;
+        spec.height = 24;
+        spec.make = "Histoscope Imaging Laboratories International";
+        spec.model = "Extraordinarily Long Sensor Name Mark IV";
+        for (const bool linear : {false, true}) {
+            spec.linear = linear;
+            const QString path =
+                dir_.filePath(linear ? QStringLiteral("long_rgb.dng") : QStringLiteral("long.dng"));
+            QCOMPARE(QString::fromStdString(hs::test::make_dng(spec, path.toStdString())),
+                     QString());
+            open(path);
+            emit window_->imageView()->pixelHovered(QPoint(3, 2), false);
+            const QString readout = window_->statusBar()->currentMessage();
+            QVERIFY2(readout.contains(linear ? QStringLiteral("luma") : QStringLiteral("G2")),
+                     qPrintable(readout));
+            QTRY_VERIFY2(messageWhole(), qPrintable(readout));
+            QVERIFY(mediaTooltip().contains(spec.model.c_str()));
+            emit window_->imageView()->pixelHovered(QPoint(-1, -1), false);
+        }
+    }
+
+    // The timing panel names what was computed (a count per code value of the sensor's depth)
+    // and what is shown (the plot's bins), not one for the other.
+    void theTimingPanelNamesTheValuesCountedAndTheBinsShown() {
+        hs::test::DngSpec spec;
+        spec.width = 40;
+        spec.height = 30;
+        spec.white = 16383;
+        spec.black = "512";
+        const QString path = dir_.filePath(QStringLiteral("timing.dng"));
+        QCOMPARE(QString::fromStdString(hs::test::make_dng(spec, path.toStdString())), QString());
+        open(path);
+        const int shown = window_->histogramModel()->histogram().bins;
+        QVERIFY(shown < 16384);
+        const QString summary = window_->timingPanel()->summary();
+        QVERIFY2(
+            summary.contains(QStringLiteral("16384 code values counted, %1 bins shown").arg(shown)),
+            qPrintable(summary));
     }
 
     void aLinearDngShowsItsDemosaicedImage() {

@@ -289,7 +289,8 @@ PresentedFrame results(hs::FrameResult& r, const FrameTag& tag) {
     timing.engine = context.engine;
     timing.equalizer = context.equalizer;
     timing.stream = context.stream;
-    timing.bins = static_cast<int>(shape.max_value()) + 1;  // what the stream counted
+    timing.values = static_cast<int>(shape.max_value()) + 1;
+    timing.bins = out.original_histogram.bins;
     timing.frame = tag.index;
     timing.preview = tag.preview;
     timing.read_ms = tag.read_ms;

@@ -42,6 +42,7 @@
 #include <QWheelEvent>
 #include <limits>
 
+#include "elided_label.hpp"
 #include "histoscope/core/bench.hpp"
 #include "histoscope/core/error.hpp"
 #include "histoscope/media/atomic_file.hpp"
@@ -177,7 +178,8 @@ MainWindow::MainWindow(Controller* controller, const QString& samples_dir, QWidg
       frame_slider_(new QSlider(Qt::Horizontal, this)),
       frame_label_(new QLabel(this)),
       engine_label_(new QLabel(this)),
-      media_label_(new QLabel(this)),
+      media_label_(new ElidedLabel(this)),
+      notes_label_(new ElidedLabel(this)),
       busy_label_(new QLabel(this)),
       busy_bar_(new QProgressBar(this)),
       presenter_(new Presenter(controller->playbackClock(), this)) {
@@ -199,10 +201,17 @@ MainWindow::MainWindow(Controller* controller, const QString& samples_dir, QWidg
     busy_bar_->setTextVisible(false);
     busy_bar_->hide();
     busy_label_->hide();
+    // The notes take what room the labels at the right leave; QStatusBar hides them under a
+    // passing message and shows them again after it.
+    notes_label_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    notes_label_->setObjectName(QStringLiteral("notesLabel"));
+    statusBar()->addWidget(notes_label_, 1);
     statusBar()->addPermanentWidget(busy_label_);
     statusBar()->addPermanentWidget(busy_bar_);
     statusBar()->addPermanentWidget(media_label_);
     statusBar()->addPermanentWidget(engine_label_);
+    connect(statusBar(), &QStatusBar::messageChanged, this, &MainWindow::fitStatusBar);
+    statusBar()->installEventFilter(this);  // its width decides the media label's
     // The first window fits the screen whatever the scale factor (restoreSettings() may then
     // bring back the size the user left it at).
     const int em = fontMetrics().height();
@@ -674,6 +683,8 @@ void MainWindow::fitStatsColumns() {
 bool MainWindow::eventFilter(QObject* watched, QEvent* event) {
     if (watched == stats_view_->viewport() && event->type() == QEvent::Resize)
         QTimer::singleShot(0, this, &MainWindow::fitStatsColumns);
+    if (watched == statusBar() && event->type() == QEvent::Resize)
+        QTimer::singleShot(0, this, &MainWindow::fitStatusBar);
     return QMainWindow::eventFilter(watched, event);
 }
 
@@ -691,11 +702,10 @@ RawDialog* MainWindow::rawDialog() const {
 
 void MainWindow::openFile(const QString& path) {
     // Raw frames have no header to tell their format: the one used last for the file, else
-    // the user's for a file named as raw.
+    // the user's for a file that holds raw frames (as the CLI tells them).
     if (const QString format = remembered_raw_format(path); !format.isEmpty())
         return openRawFile(path, format);
-    const QString suffix = QFileInfo(path).suffix().toLower();
-    if (suffix == QLatin1String("raw") || suffix == QLatin1String("bin")) return askRawFormat(path);
+    if (asks_raw_format(path)) return askRawFormat(path);
     statusBar()->showMessage(tr("Opening %1...").arg(shown_name(path)));
     emit openRequested(path);
 }
@@ -944,11 +954,13 @@ void MainWindow::onMediaLoaded(const MediaInfo& info) {
                                : tr("  live, frames shown as they come");
     else if (info.video)
         text += tr("  %1 frames at %2 fps").arg(info.frames).arg(info.fps, 0, 'f', 2);
-    media_label_->setText(text);
-    media_label_->setToolTip(tooltip);
-    // "Opened" once something is shown (a large photo's decoding is not the end of it).
-    if (!info.notes.isEmpty())
-        statusBar()->showMessage(info.notes.join(QStringLiteral("; ")), 8000);
+    media_label_->setWhole(text, tooltip.isEmpty() ? text : text + QLatin1Char('\n') + tooltip);
+    fitStatusBar();
+    // The notes stay while the media is shown; "Opened" is said once something is (a large
+    // photo's decoding is not the end of it) when there are none to read instead.
+    notes_label_->setWhole(info.notes.join(QStringLiteral("; ")),
+                           info.notes.join(QLatin1Char('\n')));
+    if (!info.notes.isEmpty()) statusBar()->clearMessage();
     announce_open_ = info.notes.isEmpty();
     image_view_->setImageSize(QSize(info.width, info.height));
     // A region belongs to the media it was drawn on.
@@ -1126,6 +1138,25 @@ void MainWindow::refreshReadout() {
     const QString shown = statusBar()->currentMessage();
     if (!shown.isEmpty() && shown != readout_) return;
     onPixelHovered(*pixel, equalized_side);
+}
+
+void MainWindow::fitStatusBar() {
+    const QString message = statusBar()->currentMessage();
+    int most = QWIDGETSIZE_MAX;
+    if (!message.isEmpty()) {
+        // Where the labels at the right would begin with the media label whole, and where the
+        // message (drawn from x 6, 2 pixels short of them) needs them to.
+        int first = statusBar()->width();
+        const QWidget* kept[] = {busy_label_, busy_bar_, media_label_, engine_label_};
+        for (const QWidget* w : kept)
+            if (w->isVisible()) first = std::min(first, w->x());
+        const int whole = media_label_->sizeHint().width();
+        const int first_whole = first + media_label_->width() - whole;
+        const int needs = 6 + statusBar()->fontMetrics().horizontalAdvance(message) + 2;
+        if (needs > first_whole)
+            most = std::max(media_label_->minimumSizeHint().width(), whole - (needs - first_whole));
+    }
+    if (media_label_->maximumWidth() != most) media_label_->setMaximumWidth(most);
 }
 
 void MainWindow::sendDisplay() {

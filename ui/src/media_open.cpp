@@ -112,6 +112,12 @@ OpenedMedia open_media(const QString& path, const QString& raw_format, double fp
             open_video(opened, source);
         } else if (kind == hs::media::MediaKind::CameraRaw) {
             open_camera_raw(opened, source, camera_raw_view);
+        } else if (kind == hs::media::MediaKind::Raw) {
+            throw hs::UsageError(
+                QObject::tr("%1 holds raw frames, which carry no header: File > Open Raw... "
+                            "reads them, with their format")
+                    .arg(QString::fromStdString(source.name()))
+                    .toStdString());
         } else {
             hs::media::LoadedImage loaded = read_photo(source);
             opened.info.format = QString::fromStdString(loaded.format);

@@ -15,6 +15,7 @@
 #include <exception>
 
 #include "frame_work.hpp"
+#include "histoscope/core/error.hpp"
 #include "histoscope/media/media.hpp"
 
 namespace hs::ui {
@@ -43,6 +44,15 @@ QString remembered_raw_format(const QString& path) {
     for (const QStringList& pair : remembered())
         if (pair[0] == key) return pair[1];
     return {};
+}
+
+bool asks_raw_format(const QString& path) {
+    if (!remembered_raw_format(path).isEmpty()) return false;
+    try {
+        return hs::media::holds_raw_frames(path.toStdString());
+    } catch (const hs::InputError&) {
+        return false;
+    }
 }
 
 void remember_raw_format(const QString& path, const QString& format) {

@@ -182,8 +182,10 @@ void TimingPanel::refresh() {
                                                         .arg(e.bandwidth_device)
                                                         .arg(e.read_bandwidth_gbs, 0, 'f', 1)
                                                   : tr("read bandwidth unknown");
-    QString text = tr("<b>%1</b>, %2 bins: histogram <b>%3 ms</b>, <b>%4 Gpix/s</b>, %5 GB/s, %6")
+    QString text = tr("<b>%1</b>, %2 code values counted, %3 bins shown: histogram <b>%4 ms</b>, "
+                      "<b>%5 Gpix/s</b>, %6 GB/s, %7")
                        .arg(e.engine)
+                       .arg(e.values)
                        .arg(e.bins)
                        .arg(e.histogram_ms, 0, 'f', 3)
                        .arg(e.gpix_per_s, 0, 'f', 3)

@@ -14,6 +14,7 @@
 #include <ctime>
 #include <limits>
 #include <numeric>
+#include <optional>
 
 #include "formats.hpp"
 #include "histoscope/core/error.hpp"
@@ -82,10 +83,122 @@ int bits_for(std::uint32_t v) {
     return std::max(8, static_cast<int>(std::bit_width(v)));
 }
 
+// An uncompressed DNG's strips or tiles against the size its directory declares. Each piece
+// but the last holds exactly the rows (a tile: the tile) it stands for: a piece short means
+// photosites that LibRaw would read as zeros, a piece long that the directory does not give the
+// size the photosites were written at (a width one short shears every row); both are corrupt.
+// Data past the declared rows, in the last strip or in strips after it, leaves the rows read as
+// they were written: it is not read, and a note says so.
+struct DataSize {
+    std::string problem, note;
+};
+DataSize data_size(const detail::TiffDirectory& d) {
+    const std::uint64_t w = d.width, h = d.height, samples = std::max<std::uint64_t>(d.samples, 1);
+    if (w == 0 || h == 0 || d.bits == 0 || d.bits > 32 || samples > 4 || d.counts.empty())
+        return {};
+    const bool tiled = d.tile_width > 0 && d.tile_length > 0;
+    const auto bytes_of = [&](std::uint64_t width) { return (width * samples * d.bits + 7) / 8; };
+    std::uint64_t pieces = 0, piece = 0, rows = 0;
+    if (tiled) {
+        piece = bytes_of(d.tile_width) * d.tile_length;
+        pieces =
+            ((w + d.tile_width - 1) / d.tile_width) * ((h + d.tile_length - 1) / d.tile_length);
+    } else {
+        rows = d.rows_per_strip == 0 || d.rows_per_strip > h ? h : d.rows_per_strip;
+        piece = bytes_of(w) * rows;
+        pieces = (h + rows - 1) / rows;
+    }
+    // The bytes of piece i's photosites.
+    const auto takes = [&](std::uint64_t i) {
+        return tiled || i + 1 < pieces ? piece : bytes_of(w) * (h - i * rows);
+    };
+    std::uint64_t held = 0, taken = 0;
+    bool short_piece = d.counts.size() < pieces, long_piece = false;
+    for (std::uint64_t i = 0; i < d.counts.size(); ++i) {
+        held += d.counts[i];
+        if (i >= pieces) continue;
+        taken += takes(i);
+        short_piece |= d.counts[i] < takes(i);
+        long_piece |= d.counts[i] > takes(i) && (tiled || i + 1 < pieces);
+    }
+    for (std::uint64_t i = d.counts.size(); i < pieces; ++i) taken += takes(i);
+    const std::string what = tiled ? "tiles" : "strips";
+    const std::string declared =
+        "its header declares " + std::to_string(w) + "x" + std::to_string(h) + " photosites";
+    const std::string bits = std::to_string(d.bits) + " bits";
+    if (short_piece)
+        return {declared + ", which its " + what + "' " + std::to_string(held) +
+                    " bytes cannot hold: uncompressed at " + bits + ", they take " +
+                    std::to_string(taken) + " bytes",
+                {}};
+    if (long_piece)
+        return {declared + ", but its " + what + " are not cut at their rows (uncompressed at " +
+                    bits + ", " + std::to_string(held) + " bytes where they take " +
+                    std::to_string(taken) +
+                    "): the header does not give the size its data was written at",
+                {}};
+    if (held > taken)
+        return {{},
+                std::to_string(held - taken) + " bytes of its " + what + " lie past the " +
+                    std::to_string(w) + "x" + std::to_string(h) +
+                    " photosites its header declares: they are not read"};
+    return {};
+}
+
+std::uint16_t rounded_code(double v) {
+    return static_cast<std::uint16_t>(std::clamp(std::lround(v), 0L, 65535L));
+}
+
+// LibRaw with its two loops of float arithmetic rounding to the nearest code value. Its own
+// truncate each product: a photosite at the white level, which the white balance's smallest
+// multiplier scales to 65535 exactly, came out at 65534 (65534.996 truncated), and so did a
+// clipped white's channels after the colour matrix (whose rows sum to one). The loops are
+// LibRaw's otherwise, virtual so that a subclass may replace them.
+class RoundingLibRaw final : public LibRaw {
+  protected:
+    void scale_colors_loop(float scale_mul[4]) override {
+        const libraw_colordata_t& c = imgdata.color;
+        const unsigned width = imgdata.sizes.iwidth;
+        const std::size_t size = static_cast<std::size_t>(imgdata.sizes.iheight) * width;
+        const bool pattern = c.cblack[4] != 0 && c.cblack[5] != 0;
+        for (std::size_t i = 0; i < size; ++i)
+            for (unsigned ch = 0; ch < 4; ++ch) {
+                int v = imgdata.image[i][ch];
+                if (v == 0) continue;
+                if (pattern)
+                    v -= static_cast<int>(c.cblack[6 + (i / width) % c.cblack[4] * c.cblack[5] +
+                                                   (i % width) % c.cblack[5]]);
+                v -= static_cast<int>(c.cblack[ch]);
+                imgdata.image[i][ch] = rounded_code(v * static_cast<double>(scale_mul[ch]));
+            }
+    }
+
+    void convert_to_rgb_loop(float out_cam[3][4]) override {
+        auto* histogram = libraw_internal_data.output_data.histogram;
+        std::memset(histogram, 0, sizeof(*histogram) * 4);
+        const int colours = imgdata.idata.colors;
+        const bool convert = libraw_internal_data.internal_output_params.raw_color == 0 &&
+                             (colours == 3 || colours == 4);
+        const std::size_t size =
+            static_cast<std::size_t>(imgdata.sizes.height) * imgdata.sizes.width;
+        for (std::size_t i = 0; i < size; ++i) {
+            std::uint16_t* img = imgdata.image[i];
+            if (convert) {
+                double out[3] = {0.0, 0.0, 0.0};
+                for (int o = 0; o < 3; ++o)
+                    for (int ch = 0; ch < colours; ++ch)
+                        out[o] += static_cast<double>(out_cam[o][ch]) * img[ch];
+                for (int o = 0; o < 3; ++o) img[o] = rounded_code(out[o]);
+            }
+            for (int ch = 0; ch < colours; ++ch) ++histogram[ch][img[ch] >> 3];
+        }
+    }
+};
+
 }  // namespace
 
 struct CameraRawReader::Impl {
-    std::unique_ptr<LibRaw> raw = std::make_unique<LibRaw>();
+    std::unique_ptr<LibRaw> raw = std::make_unique<RoundingLibRaw>();
     // The file's bytes, which LibRaw reads from (a file is read once, whole, as photos are).
     std::shared_ptr<const std::vector<std::uint8_t>> bytes;
     std::string name;
@@ -95,6 +208,11 @@ struct CameraRawReader::Impl {
     bool corrupt = false;
     // What LibRaw's data callback reported: the first problem, in our words.
     std::string data_problem;
+    // Only the file's name says camera raw (".nef"): its bytes carry no signature and are not
+    // laid out as TIFF, so that LibRaw's failure to open it says what it is not.
+    bool named_only = false;
+    // A DNG's directories, as the file declares them.
+    std::optional<detail::TiffLayout> layout;
     // The Cfa view: which kCfaColours entry each position of the 2x2 pattern is (y * 2 + x).
     int colour_at[4] = {0, 0, 0, 0};
     bool processed = false;
@@ -117,6 +235,13 @@ struct CameraRawReader::Impl {
     void check(int code, const char* stage) {
         if (code == LIBRAW_SUCCESS) return;
         const std::string said = libraw_strerror(code);
+        // LibRaw's "Input/output error" (its reading ran past the bytes) of a text file named
+        // .nef would name a camera raw file cut short.
+        if (named_only && std::strcmp(stage, "open") == 0 && code != LIBRAW_UNSUFFICIENT_MEMORY &&
+            code != LIBRAW_TOO_BIG && code < 0)
+            throw InputError(name +
+                             " is not a camera raw file LibRaw reads (nothing but its name "
+                             "says it is one)");
         switch (code) {
             case LIBRAW_FILE_UNSUPPORTED:
                 throw InputError(name + " is not a camera raw file LibRaw reads (" + said + ")");
@@ -128,8 +253,14 @@ struct CameraRawReader::Impl {
         }
         if (code > 0)  // a system call's errno
             throw InputError("cannot read " + name + ": " + std::strerror(code));
-        throw InputError(name + " is truncated or corrupt (" +
-                         (data_problem.empty() ? "LibRaw: " + said : data_problem) + ")");
+        std::string why = data_problem.empty() ? "LibRaw: " + said : data_problem;
+        // A file laid out as TIFF that LibRaw cannot open: where its structure ends says more
+        // than LibRaw's "Input/output error".
+        if (data_problem.empty() && std::strcmp(stage, "open") == 0 &&
+            detail::sniff_image(*bytes) == detail::ImageFormat::Tiff)
+            if (std::string cut = detail::tiff_layout(*bytes).problem; !cut.empty())
+                why = std::move(cut);
+        throw InputError(name + " is truncated or corrupt (" + why + ")");
     }
 
     // LibRaw's warnings and data reports after a stage: errors (or, for data, kept and noted
@@ -169,6 +300,12 @@ struct CameraRawReader::Impl {
         const unsigned bps = internal->unpacker_data.tiff_bps;
         const bool flat_dng = raw->imgdata.idata.dng_version != 0 &&
                               internal->unpacker_data.tiff_compress == 1 && bps >= 8 && bps <= 16;
+        if (const detail::TiffDirectory* dir = raw_directory(); dir != nullptr && flat_dng) {
+            const DataSize size = data_size(*dir);
+            if (!size.problem.empty())
+                throw InputError(name + " is corrupt (" + size.problem + ")");
+            if (!size.note.empty()) notes.push_back(size.note);
+        }
         const std::uint64_t needed = flat_dng ? photosites * bps / 8 : photosites / 512;
         if (needed > file_bytes)
             throw InputError(
@@ -206,12 +343,68 @@ struct CameraRawReader::Impl {
         if (info.mosaic_problem.empty()) read_pattern();
     }
 
+    // The directory of the DNG's raw image that LibRaw reads (its data starts where LibRaw's
+    // does), or null.
+    const detail::TiffDirectory* raw_directory() const {
+        if (!layout) return nullptr;
+        const auto start =
+            static_cast<std::uint64_t>(raw->get_internal_data_pointer()->unpacker_data.data_offset);
+        for (const detail::TiffDirectory& d : layout->directories)
+            if (!d.offsets.empty() && d.offsets.front() == start) return &d;
+        return nullptr;
+    }
+
+    // Why a DNG's own CFA tags declare no 2x2 Bayer mosaic of R, G and B, or "". LibRaw reads
+    // its pattern as 8 rows by 2 columns of at most four planes named R, G, B, G: a colour it
+    // has no name for (white, cyan, ...) comes out as one it has, a 4x4 pattern as some 2x2 one,
+    // and CFAPlaneColor's planes in another order under the wrong names.
+    std::string dng_pattern_problem() const {
+        const detail::TiffDirectory* dir = raw_directory();
+        if (dir == nullptr || dir->cfa_pattern.empty()) return {};
+        static constexpr char kLetters[] = "RGBCMYW";
+        static constexpr const char* kNames[] = {"red",     "green",  "blue", "cyan",
+                                                 "magenta", "yellow", "white"};
+        std::string declared;
+        for (const std::uint64_t code : dir->cfa_pattern)
+            declared += code < 7 ? kLetters[code] : '?';
+        if (dir->cfa_dims.size() == 2 && (dir->cfa_dims[0] != 2 || dir->cfa_dims[1] != 2))
+            return "its colour pattern repeats every " + std::to_string(dir->cfa_dims[0]) + "x" +
+                   std::to_string(dir->cfa_dims[1]) + " photosites (" + declared + "), not 2x2";
+        if (declared.size() != 4)
+            return "its CFAPattern holds " + std::to_string(declared.size()) +
+                   " colours, not the 4 of a 2x2 pattern";
+        for (const std::uint64_t code : dir->cfa_pattern)
+            if (code > 2)
+                return "its colour pattern " + declared + " has " +
+                       (code < 7 ? std::string(kNames[code])
+                                 : "unknown (" + std::to_string(code) + ")") +
+                       " photosites: not a Bayer mosaic of R, G and B";
+        // What LibRaw makes of it at the visible area's top left, against the file's pattern,
+        // whose phase LibRaw takes from the top left of the ActiveArea (where the raw image's
+        // masked borders end).
+        const libraw_data_t& d = raw->imgdata;
+        const std::uint64_t top = dir->active_area.size() == 4 ? dir->active_area[0] : 0;
+        const std::uint64_t left = dir->active_area.size() == 4 ? dir->active_area[1] : 0;
+        std::string read(4, ' '), expected(4, ' ');
+        for (std::size_t p = 0; p < 4; ++p) {
+            read[p] = d.idata.cdesc[raw->FC(static_cast<int>(p / 2), static_cast<int>(p % 2))];
+            const std::uint64_t y = (p / 2 + d.sizes.top_margin + 2 - top % 2) % 2;
+            const std::uint64_t x = (p % 2 + d.sizes.left_margin + 2 - left % 2) % 2;
+            expected[p] = declared[static_cast<std::size_t>(y * 2 + x)];
+        }
+        if (read != expected)
+            return "LibRaw reads its colour pattern as " + read + " where the file declares " +
+                   expected;
+        return {};
+    }
+
     // Why the sensor's data is no 2x2 Bayer mosaic, or "".
     std::string mosaic_problem() const {
         const libraw_data_t& d = raw->imgdata;
         const unsigned filters = d.idata.filters;
         if (d.idata.is_foveon) return "a Foveon sensor records every colour at every photosite";
         if (filters == 9) return "its sensor is X-Trans (a 6x6 colour pattern)";
+        if (std::string dng = dng_pattern_problem(); !dng.empty()) return dng;
         if (raw->is_floating_point()) return "its samples are floating point";
         if (filters == 0) return "it holds no colour mosaic (linear or already demosaiced data)";
         if (filters < 1000) return "its colour pattern is not a 2x2 Bayer mosaic";
@@ -225,13 +418,18 @@ struct CameraRawReader::Impl {
             for (int col = 0; col < 2; ++col)
                 if (raw->FC(row, col) != raw->FC(row % 2, col))
                     return "its colour pattern is not a 2x2 Bayer mosaic";
-        int reds = 0, blues = 0;
-        for (int p = 0; p < 4; ++p) {
-            const char c = d.idata.cdesc[raw->FC(p / 2, p % 2)];
-            reds += c == 'R';
-            blues += c == 'B';
-        }
-        if (reds != 1 || blues != 1) return "its colour pattern is not a 2x2 Bayer mosaic";
+        // RGGB, BGGR, GRBG or GBRG: one red, one blue, the greens on a diagonal.
+        char letters[4];
+        for (int p = 0; p < 4; ++p) letters[p] = d.idata.cdesc[raw->FC(p / 2, p % 2)];
+        const bool diagonal = (letters[0] == 'G' && letters[3] == 'G' &&
+                               ((letters[1] == 'R' && letters[2] == 'B') ||
+                                (letters[1] == 'B' && letters[2] == 'R'))) ||
+                              (letters[1] == 'G' && letters[2] == 'G' &&
+                               ((letters[0] == 'R' && letters[3] == 'B') ||
+                                (letters[0] == 'B' && letters[3] == 'R')));
+        if (!diagonal)
+            return "its colour pattern " + std::string(letters, 4) +
+                   " is none of RGGB, BGGR, GRBG and GBRG";
         return {};
     }
 
@@ -249,7 +447,8 @@ struct CameraRawReader::Impl {
 
     // The black level of every quad position (LibRaw's common level, the colour's own, and the
     // repeating pattern's), per colour; a note where the pattern varies within one.
-    void read_black_levels() {
+    // Returns the highest black level of any position.
+    std::uint32_t read_black_levels() {
         const libraw_colordata_t& c = raw->imgdata.color;
         const unsigned rows = c.cblack[4], cols = c.cblack[5];
         const bool pattern = rows > 0 && cols > 0 && 6 + rows * cols <= LIBRAW_CBLACK_SIZE;
@@ -278,6 +477,7 @@ struct CameraRawReader::Impl {
         }
         if (info.cfa_pattern.empty())
             for (auto& b : info.black) b = c.black;
+        return *std::max_element(std::begin(hi), std::end(hi));
     }
 
     void unpack() {
@@ -286,7 +486,18 @@ struct CameraRawReader::Impl {
         const libraw_data_t& d = raw->imgdata;
         // Some decoders set the levels as they read the photosites.
         info.white = d.color.maximum;
-        read_black_levels();
+        // LibRaw reads a DNG's WhiteLevel of 0 as none, and takes 65535 instead.
+        if (const detail::TiffDirectory* dir = raw_directory())
+            for (const std::uint64_t white : dir->white_levels)
+                if (white == 0)
+                    throw InputError(name +
+                                     " is corrupt (its WhiteLevel is 0, which no black level lies "
+                                     "below)");
+        // No photosite value lies between such levels: the demosaic's scaling divides by their
+        // difference.
+        if (const std::uint32_t black = read_black_levels(); black >= info.white)
+            throw InputError(name + " is corrupt (its black level " + std::to_string(black) +
+                             " is not below its white level " + std::to_string(info.white) + ")");
         // The sensor's depth: the white level's bits, or more where photosites lie above it.
         info.sensor_depth = bits_for(info.white);
         if (d.rawdata.raw_image != nullptr) {
@@ -364,6 +575,10 @@ struct CameraRawReader::Impl {
         p.use_camera_wb = 1;
         p.output_color = 1;  // sRGB primaries
         p.highlight = 0;     // clip
+        // Scaled by the white level the file declares. LibRaw's default takes the brightest
+        // photosite for it instead when that lies above 75 % of it: a picture whose brightest
+        // photosite is 3800 of 4095 would have it at 65535, as if clipped.
+        p.adjust_maximum_thr = 0.0f;
         if (!processed) {
             check(raw->dcraw_process(), "demosaic");
             check_reports();
@@ -395,15 +610,19 @@ CameraRawReader::CameraRawReader(const Source& source, const DecodeOptions& opti
     if (!bytes)
         bytes = std::make_shared<const std::vector<std::uint8_t>>(detail::read_file(source.path()));
     const detail::Bytes all(*bytes);
-    const std::string format =
-        detail::camera_raw_format(all.first(std::min(all.size(), detail::kCameraRawHead)),
-                                  source.path())
-            .value_or("raw");
+    const detail::Bytes head = all.first(std::min(all.size(), detail::kCameraRawHead));
+    const std::string format = detail::camera_raw_format(head, source.path()).value_or("raw");
+    // (Without a path, camera_raw_format() judges the bytes alone.)
+    impl_->named_only = !detail::camera_raw_format(head, "") &&
+                        detail::sniff_image(head) != detail::ImageFormat::Tiff;
     // A DNG is a TIFF: every directory it points to, and every strip or tile, lies inside the
     // file (LibRaw reads what is missing as zeros: a cut EXIF gives a wrong focal length).
-    if (format == "DNG")
-        if (const std::string problem = detail::tiff_layout(all, true).problem; !problem.empty())
-            throw InputError(source.name() + " is truncated or corrupt (" + problem + ")");
+    if (format == "DNG" && !impl_->named_only) {
+        impl_->layout = detail::tiff_layout(all, true);
+        if (!impl_->layout->problem.empty())
+            throw InputError(source.name() + " is truncated or corrupt (" + impl_->layout->problem +
+                             ")");
+    }
     impl_->open(source.name(), bytes);
     impl_->read_info(format);
     // The demosaiced size without demosaicing: a second LibRaw opened on the same bytes (its

@@ -349,7 +349,9 @@ TiffLayout tiff_layout(Bytes f, bool sub_directories) {
         if (page) ++out.pages;
         // Every value array stored outside the directory must lie inside the file; the
         // strip/tile offsets and byte counts (tags 273/279 and 324/325) are kept.
-        std::vector<std::uint64_t> offsets, counts;
+        TiffDirectory d;
+        std::vector<std::uint64_t>& offsets = d.offsets;
+        std::vector<std::uint64_t>& counts = d.counts;
         for (std::uint64_t e = 0; e < entries; ++e) {
             const std::uint64_t at = entries_at + e * entry_size;
             const std::uint64_t tag = r.get(at, 2);
@@ -372,6 +374,67 @@ TiffLayout tiff_layout(Bytes f, bool sub_directories) {
             if (page && out.pages == 1 && (tag == 256 || tag == 257) && count == 1 &&
                 (size == 2 || size == 4))
                 (tag == 256 ? out.width : out.height) = r.get(values, static_cast<int>(size));
+            // BYTE, SHORT, LONG, UNDEFINED (EXIF's CFAPattern), IFD, LONG8, IFD8.
+            const std::uint64_t type = r.get(at + 2, 2);
+            const bool integer = type == 1 || type == 3 || type == 4 || type == 7 || type == 13 ||
+                                 type == 16 || type == 18;
+            if (integer && count >= 1) {
+                const auto first = [&] { return r.get(values, static_cast<int>(size)); };
+                const auto all = [&](std::vector<std::uint64_t>& list) {
+                    list.clear();
+                    for (std::uint64_t i = 0; i < count && i < kMaxTiffValues; ++i)
+                        list.push_back(r.get(values + i * size, static_cast<int>(size)));
+                };
+                switch (tag) {
+                    case 254:
+                        d.subfile_type = first();
+                        break;
+                    case 256:
+                        d.width = first();
+                        break;
+                    case 257:
+                        d.height = first();
+                        break;
+                    case 258:
+                        d.bits = first();
+                        break;
+                    case 259:
+                        d.compression = first();
+                        break;
+                    case 262:
+                        d.photometric = first();
+                        break;
+                    case 277:
+                        d.samples = first();
+                        break;
+                    case 278:
+                        d.rows_per_strip = first();
+                        break;
+                    case 322:
+                        d.tile_width = first();
+                        break;
+                    case 323:
+                        d.tile_length = first();
+                        break;
+                    case 33421:
+                        all(d.cfa_dims);
+                        break;
+                    case 33422:
+                        all(d.cfa_pattern);
+                        break;
+                    case 50710:
+                        all(d.cfa_planes);
+                        break;
+                    case 50717:
+                        all(d.white_levels);
+                        break;
+                    case 50829:
+                        all(d.active_area);
+                        break;
+                    default:
+                        break;
+                }
+            }
             const bool is_sub = tag == 330 || tag == 34665 || tag == 34853 || tag == 40965;
             if (sub_directories && is_sub && (size == 4 || size == 8))
                 for (std::uint64_t i = 0; i < count; ++i)
@@ -391,6 +454,7 @@ TiffLayout tiff_layout(Bytes f, bool sub_directories) {
                     return std::nullopt;
                 }
         }
+        out.directories.push_back(std::move(d));
         return r.get(entries_at + entries * entry_size, offset_size);
     };
     while (ifd != 0) {

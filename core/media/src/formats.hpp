@@ -79,10 +79,27 @@ std::string png_problem(Bytes file);
 std::string bmp_problem(Bytes file);
 std::string webp_problem(Bytes file);
 
+// What a directory says of its image: the fields a camera raw DNG is judged by (0 or empty
+// where the directory does not say; integer values only, at most kMaxTiffValues of a CFA or
+// level tag).
+struct TiffDirectory {
+    std::uint64_t subfile_type = 0;  // NewSubfileType: 0 for a full-resolution image
+    std::uint64_t width = 0, height = 0, photometric = 0, compression = 0;
+    std::uint64_t samples = 0, bits = 0;  // SamplesPerPixel, the first BitsPerSample
+    std::uint64_t rows_per_strip = 0, tile_width = 0, tile_length = 0;
+    std::vector<std::uint64_t> offsets, counts;  // of its strips or tiles
+    // CFARepeatPatternDim (rows, columns), CFAPattern (TIFF/EP's colour codes: 0 red, 1 green,
+    // 2 blue, 3 cyan, 4 magenta, 5 yellow, 6 white), CFAPlaneColor, WhiteLevel, ActiveArea
+    // (top, left, bottom, right).
+    std::vector<std::uint64_t> cfa_dims, cfa_pattern, cfa_planes, white_levels, active_area;
+};
+inline constexpr std::size_t kMaxTiffValues = 64;
+
 struct TiffLayout {
     int pages = 0;
     std::uint64_t width = 0, height = 0;  // of page 1 (0 when its directory lacks them)
     std::string problem;  // empty when every directory and strip/tile lies inside the file
+    std::vector<TiffDirectory> directories;  // every directory walked, pages first
 };
 // `sub_directories`: also every directory the pages point to (SubIFDs, EXIF, GPS,
 // interoperability), as a DNG must hold them.

@@ -79,11 +79,14 @@ std::size_t fill(int fd, std::uint8_t* dst, std::size_t size, const std::string&
 // What the first chunk of an input that goes on tells: data that is neither an image nor a
 // container FFmpeg knows (/dev/zero, text) is refused before the rest is read, and so is an
 // image whose header declares more pixels than allowed.
-void check_start(detail::Bytes head, const std::string& name, const DecodeOptions& options) {
+void check_start(detail::Bytes head, const std::string& path, const std::string& name,
+                 const DecodeOptions& options) {
     const detail::ImageFormat format = detail::sniff_image(head);
     if (format == detail::ImageFormat::Unknown) {
-        if (!detail::may_be_video(head) && !detail::camera_raw_format(head, ""))
-            detail::not_media(name);
+        const bool camera_raw = detail::camera_raw_format(head, "").has_value();
+        // Raw frames of no format given: their stream may have no end to wait for.
+        if (!camera_raw && raw_frames_name(path)) raw_format_needed(name);
+        if (!detail::may_be_video(head) && !camera_raw) detail::not_media(name);
         return;
     }
     // Only the size counts here: what the header says about the data is judged once all of it
@@ -122,7 +125,7 @@ std::vector<std::uint8_t> read_stream(const std::string& path, const std::string
                              std::to_string(options.max_pixels) +
                              " pixels takes (8 bytes a pixel, plus 64 MiB): a pipe is held in "
                              "memory; give it as a file");
-        if (chunks.empty() && more) check_start({chunk.data.get(), got}, name, options);
+        if (chunks.empty() && more) check_start({chunk.data.get(), got}, path, name, options);
         if (got > 0) chunks.push_back(std::move(chunk));
     }
     if (total == 0) throw InputError(name + " is empty");

@@ -36,6 +36,7 @@ class HistogramModel;
 class HistogramView;
 class ImageView;
 class RawDialog;
+class ElidedLabel;
 class RegionBar;
 class ScopesPanel;
 class StatsModel;
@@ -150,6 +151,9 @@ class MainWindow : public QMainWindow {
     // now: it replaces the readout of an earlier frame or an empty status bar, never a message
     // shown since (which has its time, then gives way to the readout again).
     void refreshReadout();
+    // The media label as wide as the status bar's message leaves it (its whole width without
+    // one): QStatusBar draws the message only up to the labels it keeps at the right.
+    void fitStatusBar();
     void onEqualizeChanged(const EqualizeSettings& settings);
     void sendDisplay();  // the display settings to the controller and the image view
     // The scopes the panel shows to the controller (none while the panel is hidden).
@@ -200,7 +204,11 @@ class MainWindow : public QMainWindow {
     QSlider* frame_slider_;
     QLabel* frame_label_;
     QLabel* engine_label_;
-    QLabel* media_label_;
+    // The media (format, size, a camera raw file's view, levels, camera and shot), kept at the
+    // right; it gives way, elided, to the passing message (the pixel readout) beside it.
+    ElidedLabel* media_label_;
+    // The media's notes, shown whenever no passing message covers them.
+    ElidedLabel* notes_label_;
     QLabel* busy_label_;
     QProgressBar* busy_bar_;
     Presenter* presenter_;

@@ -22,6 +22,11 @@ namespace hs::ui {
 // The raw format remembered for `path` (empty when none), and remembering one.
 QString remembered_raw_format(const QString& path);
 void remember_raw_format(const QString& path, const QString& format);
+// Whether opening `path` asks for its format: none is remembered for it and it holds raw frames
+// by the rule the CLI follows (hs::media::holds_raw_frames: a .raw or .bin file whose first bytes
+// are no camera raw file's and no photo's). A file that cannot be read asks nothing: opening it
+// says why.
+bool asks_raw_format(const QString& path);
 
 class RawDialog : public QDialog {
     Q_OBJECT

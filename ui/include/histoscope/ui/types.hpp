@@ -138,6 +138,9 @@ struct ScopeImage {
 struct FrameTiming {
     QString engine;     // histogram engine that ran
     QString equalizer;  // equalization engine that ran (empty when equalization is off)
+    // What the engine counted, a count per code value of the frame's depth (the stream's
+    // histograms), and the bins the plot shows, summed from them.
+    int values = 0;
     int bins = 0;
     // Stages in pipeline order: reading the frame (playback), the frame stream's (a GPU's:
     // upload, histogram, lut, apply, histogram (equalized), pictures, download; the CPU's:

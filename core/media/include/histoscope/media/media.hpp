@@ -378,7 +378,9 @@ std::string video_output_problem(const std::string& path, const FrameFormat& for
 //   quad: they are left out, counted in CameraRawInfo::left_out and said in a note.
 // - Rgb: LibRaw's demosaic (AHD) of the same file into linear 16-bit R, G, B: the camera's
 //   as-shot white balance, sRGB primaries, gamma 1 (linear), no automatic brightening, clipped
-//   highlights, the camera's orientation applied: 65535 is the white level after white balance.
+//   highlights, the camera's orientation applied: 65535 is the white level after white balance
+//   (the scaling and the colour matrix round to the nearest code value, so that where the
+//   photosites of every colour are at or above the white level each channel is 65535).
 //   An ordinary 3-channel u16 image of depth 16 (one channel for monochrome sensors).
 enum class CameraRawView { Cfa, Rgb };
 std::string_view to_string(CameraRawView view);  // "cfa", "rgb"
@@ -402,7 +404,7 @@ std::string_view cfa_channel_name(Channel c);
 std::vector<Channel> parse_cfa_channels(std::string_view list);
 
 // The extensions (lower case, with the dot) of camera raw files LibRaw reads. ".raw" is left
-// out: it names the raw frames of --raw.
+// out: it names the raw frames of --raw (a camera raw file so named is told by its content).
 const std::vector<std::string>& camera_raw_extensions();
 
 struct CameraRawInfo {
@@ -420,8 +422,8 @@ struct CameraRawInfo {
     int demosaiced_width = 0, demosaiced_height = 0;
     int demosaiced_channels = 3;  // 1 for a monochrome sensor
     // "RGGB", "BGGR", "GRBG" or "GBRG" (the top-left quad of the visible area) for a 2x2 Bayer
-    // mosaic; else "" and mosaic_problem says what the sensor is instead (X-Trans, Foveon, a
-    // linear DNG, ...).
+    // mosaic of R, G and B; else "" and mosaic_problem says what the sensor is instead
+    // (X-Trans, Foveon, a linear DNG, a DNG whose CFA tags name white or cyan photosites, ...).
     std::string cfa_pattern;
     std::string mosaic_problem;
     // The fewest bits that hold the white level, at least 8: 12 for 4095, 14 for 16383, 14
@@ -451,7 +453,8 @@ std::string shot_text(const CameraRawInfo& info);
 // balance it could not apply, a decoder it lacks, ...) are errors here, as decoder warnings
 // are for photos. The sizes the file declares are checked against options.max_pixels before
 // anything is allocated for the photosites, and against what its data can hold: every byte of
-// an uncompressed DNG's photosites, at least one bit per 8x8 block of photosites for any other
+// an uncompressed DNG's photosites (each strip or tile exactly the rows it stands for; bytes
+// past the declared rows are noted), at least one bit per 8x8 block of photosites for any other
 // (no codec LibRaw reads spends less), as JPEG's bound. With options.allow_corrupt, data LibRaw
 // reports corrupt is kept, marked corrupt, with a note.
 class CameraRawReader {
@@ -488,10 +491,24 @@ LevelCounts level_counts(const std::vector<std::uint64_t>& value_counts, std::ui
 // --- any input
 enum class MediaKind { Image, Video, Raw, CameraRaw };
 // Decides from the input's first bytes (and, failing that, whether a video decoder opens it);
-// a camera raw file also by its name's extension (see CameraRawReader).
+// a camera raw file also by its name's extension (see CameraRawReader). Raw: a file named as
+// raw frames (raw_frames_name()) whose first bytes are no camera raw file's and no photo's:
+// frames without a header, whose format the caller must be given (--raw, the Open Raw dialog).
 MediaKind probe(const Source& source);
 // The path's Source: a stream input is consumed by probing it (probe its Source instead).
 MediaKind probe(const std::string& path);
+// ".raw" and ".bin", in any case: the names of raw frames, which carry no header.
+bool raw_frames_name(const std::string& path);
+// Whether probe() would say Raw, without consuming a stream input: a regular file's first bytes
+// are read, a stream input (a pipe, a FIFO) is judged by its name alone. False for a path that
+// does not exist or is no raw frames name. Both applications ask for the format of such a file,
+// so that a DNG or a Panasonic .RAW named so is the camera raw file to both, and frames of
+// pixels are raw frames to both.
+bool holds_raw_frames(const std::string& path);
+// The UsageError for raw frames given without their format: "NAME holds raw frames, which carry
+// no header: give their format with OPTION WxHxC:u8|u16[:DEPTH]". A stream input so named is
+// refused with it (OPTION --raw) from its first bytes (Source), rather than read to its end.
+[[noreturn]] void raw_format_needed(const std::string& name, const std::string& option = "--raw");
 
 // Adds the engines that live in media (the "opencv" engine: cv::calcHist), when built with
 // OpenCV.
