@@ -294,6 +294,51 @@ TEST(CliCodedVideo, BenchEqualizeAndScopeTakeDeepClips) {
     EXPECT_EQ(total, 96u * 64u);
 }
 
+// HEVC with B-frames and open GOPs, remuxed from Matroska to MP4 (an index of decoding times
+// on a clock of 16000 ticks a second): --frame N and the rows of --per-frame count the N-th
+// frame the ffmpeg tool decodes, as its select filter numbers them.
+TEST(CliCodedVideo, FrameNOfABFrameMp4IsTheNthFrameFfmpegDecodes) {
+    Scratch scratch("coded-bframes");
+    CodedClip clip;
+    clip.frames = 16;
+    const fs::path mkv = scratch.path / "clip.mkv", mp4 = scratch.path / "clip.mp4";
+    ASSERT_EQ(encode_clip(clip, mkv,
+                          std::string(kLosslessHevc) +
+                              ":keyint=8:min-keyint=8:bframes=3:b-adapt=0:open-gop=1"),
+              "");
+    const auto remux = run_command("ffmpeg -nostdin -loglevel error -y -i " + quote(mkv) +
+                                   " -c copy " + quote(mp4));
+    ASSERT_EQ(remux.exit_code, 0) << remux.err;
+    // The Y' plane of each frame the ffmpeg tool decodes, in its order.
+    const std::vector<std::uint8_t> decoded = ffmpeg_decode(mp4, "yuv420p10le");
+    const std::size_t frame_bytes = decoded.size() / 16, luma = 96 * 64;
+    ASSERT_EQ(frame_bytes * 16, decoded.size());
+    const auto ffmpeg_counts = [&](int f) {
+        std::vector<std::uint64_t> counts(1024);
+        const std::uint8_t* y = decoded.data() + frame_bytes * static_cast<std::size_t>(f);
+        for (std::size_t i = 0; i < luma; ++i) ++counts[y[2 * i] | (y[2 * i + 1] & 3) << 8];
+        return counts;
+    };
+    for (const int f : {6, 7, 2, 15, 0, 9}) {
+        const auto r = run_cli("hist " + quote(mp4) + " --frame " + std::to_string(f) +
+                               " --channels y --bins 1024 --format json");
+        ASSERT_EQ(r.exit_code, 0) << f << ": " << r.err;
+        EXPECT_EQ(counts_of(parse_json(r.out).at("channels")[0]), ffmpeg_counts(f))
+            << "frame " << f;
+    }
+    const auto per =
+        run_cli("hist " + quote(mp4) + " --per-frame --channels y --bins 1024 --format json");
+    ASSERT_EQ(per.exit_code, 0) << per.err;
+    const auto rows = parse_json(per.out).at("frames");
+    ASSERT_EQ(rows.size(), 16u);
+    for (int f = 0; f < 16; ++f) {
+        const auto& row = rows[static_cast<std::size_t>(f)];
+        ASSERT_EQ(row.at("frame"), f);
+        ASSERT_EQ(row.at("status"), "ok") << per.err;
+        EXPECT_EQ(counts_of(row.at("channels")[0]), ffmpeg_counts(f)) << "row " << f;
+    }
+}
+
 TEST(CliCodedVideo, ACutClipSaysSoAndABrokenOneIsOneErrorLine) {
     Scratch scratch("coded-cut");
     CodedClip clip;

@@ -499,6 +499,15 @@ struct Decoded {
     std::vector<std::string> planes;
 };
 
+// The samples of Y', Cb and Cr, plane after plane, row after row.
+std::string planes_bytes(const media::VideoPlanes& p) {
+    std::string bytes;
+    for (const ImageView& v : {p.y, p.cb, p.cr})
+        for (int y = 0; y < v.height; ++y)
+            bytes.append(reinterpret_cast<const char*>(v.row(y)), v.row_bytes());
+    return bytes;
+}
+
 Decoded decode_all(const std::string& path, int threads, bool tolerant) {
     media::DecodeOptions options;
     options.allow_corrupt = tolerant;
@@ -517,12 +526,7 @@ Decoded decode_all(const std::string& path, int threads, bool tolerant) {
             continue;
         }
         out.rows.push_back(video.corrupt() ? "corrupt: " + video.failure() : "ok");
-        std::string bytes;
-        const media::VideoPlanes p = video.planes();
-        for (const ImageView& v : {p.y, p.cb, p.cr})
-            for (int y = 0; y < v.height; ++y)
-                bytes.append(reinterpret_cast<const char*>(v.row(y)), v.row_bytes());
-        out.planes.push_back(std::move(bytes));
+        out.planes.push_back(planes_bytes(video.planes()));
     }
     return out;
 }
@@ -581,6 +585,83 @@ TEST(VideoCoded, DamagedHevcOnFrameThreadsIsReportedAsOnOneThread) {
             }
         }
     EXPECT_GE(reported, 1) << "some damage is reported";
+}
+
+namespace {
+
+// Frame N of `path`, read in order or sought (in the order `targets` lists), is the N-th frame
+// the ffmpeg tool decodes (as its select filter numbers them): their planes, sample for sample.
+void expect_frames_as_ffmpeg_numbers_them(const std::string& path, const std::string& pix_fmt,
+                                          int frames, const std::vector<int>& targets) {
+    const std::vector<std::uint8_t> decoded = hs::test::ffmpeg_decode(path, pix_fmt);
+    ASSERT_FALSE(decoded.empty());
+    const std::size_t bytes = decoded.size() / static_cast<std::size_t>(frames);
+    ASSERT_EQ(bytes * static_cast<std::size_t>(frames), decoded.size());
+    const auto ffmpeg_frame = [&](int f) {
+        return std::string(
+            reinterpret_cast<const char*>(decoded.data()) + bytes * static_cast<std::size_t>(f),
+            bytes);
+    };
+    const Decoded in_order = decode_all(path, 1, false);
+    ASSERT_EQ(in_order.rows.size(), static_cast<std::size_t>(frames)) << path;
+    for (int f = 0; f < frames; ++f) {
+        EXPECT_EQ(in_order.rows[static_cast<std::size_t>(f)], "ok") << path << " " << f;
+        EXPECT_TRUE(in_order.planes[static_cast<std::size_t>(f)] == ffmpeg_frame(f))
+            << path << " frame " << f;
+    }
+    media::VideoReader video(path);
+    ASSERT_EQ(video.frame_count(), frames);
+    video.set_rgb(false);
+    video.set_planes(true);
+    Image unused;
+    for (const int target : targets) {
+        video.seek(target);
+        ASSERT_EQ(video.read_frame(unused), media::VideoReader::FrameStatus::Ok)
+            << path << " seek " << target << ": " << video.failure();
+        EXPECT_TRUE(planes_bytes(video.planes()) == ffmpeg_frame(target))
+            << path << " seek " << target;
+    }
+}
+
+}  // namespace
+
+// B-frames and open GOPs in MP4, whose index holds decoding times: every key frame after the
+// first is decoded before frames it is shown after (leading pictures), and frames are numbered
+// in presentation order, read in order or sought.
+TEST(VideoCoded, BFramesOfAnMp4AreNumberedInPresentationOrderReadOrSought) {
+    ScratchDir dir;
+    // 10-bit HEVC remuxed from Matroska, as users do: the MP4's clock of 16000 ticks a second
+    // does not divide the frame period at 24 fps, so that presentation and decoding times
+    // fall a tick or two apart.
+    CodedClip clip;
+    clip.frames = 24;
+    const std::string mkv = dir.file("clip.mkv"), mp4 = dir.file("clip.mp4");
+    ASSERT_EQ(encode_clip(clip, mkv,
+                          std::string(kLosslessHevc) +
+                              ":keyint=8:min-keyint=8:bframes=3:b-adapt=0:open-gop=1"),
+              "");
+    const auto remux = hs::test::run_command("ffmpeg -nostdin -loglevel error -y -i " +
+                                             hs::test::shell_quote(mkv) + " -c copy " +
+                                             hs::test::shell_quote(mp4));
+    ASSERT_EQ(remux.exit_code, 0) << remux.err;
+    expect_frames_as_ffmpeg_numbers_them(mp4, "yuv420p10le", 24,
+                                         {6, 7, 14, 2, 23, 15, 0, 22, 8, 21, 13});
+    const Decoded in_order = decode_all(mp4, 1, false);
+    for (int f = 0; f < 24; ++f)
+        EXPECT_TRUE(in_order.planes[static_cast<std::size_t>(f)] == coded_bytes(clip, f)) << f;
+
+    // H.264 with open GOPs: a seek to a leading picture lands on the key frame it is shown
+    // before, whose leading pictures lack their references when decoding starts there.
+    CodedClip eight;
+    eight.depth = 8;
+    eight.frames = 30;
+    eight.pix_fmt = "yuv420p";
+    const std::string h264 = dir.file("h264.mp4");
+    ASSERT_EQ(encode_clip(eight, h264,
+                          "-c:v libx264 -qp 0 -x264-params "
+                          "keyint=10:min-keyint=10:bframes=3:b-adapt=0:open-gop=1:log-level=error"),
+              "");
+    expect_frames_as_ffmpeg_numbers_them(h264, "yuv420p", 30, {9, 19, 18, 29, 3, 17, 8, 28, 0});
 }
 
 TEST(VideoCoded, AMatroskaFileWithABadHeaderIsAnInputError) {

@@ -8,7 +8,8 @@
 //  - a frame's number comes from the container: its timestamp's rank among the timestamps of
 //    the stream's index (for AVI, the frames whose chunks carry data), and a packet whose file
 //    position is in the index gets the index's timestamp, because the AVI demuxer, reading on
-//    after damage, numbers the chunks it finds by counting them;
+//    after damage, numbers the chunks it finds by counting them; numbers follow presentation
+//    order, B-frames too (see number_of());
 //  - a number the decoder skipped is a failed frame, reported in its place;
 //  - an error the decoder reports while decoding a packet makes the frame(s) depending on it
 //    corrupt until the next key frame: failed, or delivered marked corrupt with allow_corrupt;
@@ -280,6 +281,7 @@ struct VideoReader::Impl {
     // entries by file position.
     std::vector<std::int64_t> index_times;
     std::vector<std::pair<std::int64_t, std::int64_t>> index_positions;  // (pos, timestamp)
+    std::vector<std::int64_t> key_times;  // the index's key frames, ascending (seek targets)
     // A container without an index or a frame count (Matroska, MPEG-TS): the index is made by a
     // pass over the file's packets (see scan()). Its timestamps are the packets' presentation
     // times, which the demuxer reads from the file (nothing to correct), and a packet's rank is
@@ -316,6 +318,10 @@ struct VideoReader::Impl {
     // the first frame decoded from the start.
     bool calibrated = false;
     std::int64_t shift = 0;
+    // The frame a seek asked for while it is not delivered yet (-1: none), and the time the
+    // seek went to.
+    std::int64_t seek_target = -1;
+    std::int64_t seek_time = 0;
     std::int64_t next = 0;   // the number read_frame() delivers or reports next
     std::int64_t last = -1;  // the number of the last frame out of the decoder
     // A decoded frame with what is known about it (see decode()).
@@ -460,16 +466,19 @@ void VideoReader::Impl::open() {
         if (e->size <= 0 || (e->flags & AVINDEX_DISCARD_FRAME) != 0) continue;
         index_times.push_back(e->timestamp);
         index_positions.emplace_back(e->pos, e->timestamp);
+        if ((e->flags & AVINDEX_KEYFRAME) != 0) key_times.push_back(e->timestamp);
         if (file_size < 0 || e->pos + e->size <= file_size) ++within_file;
     }
     std::sort(index_times.begin(), index_times.end());
     std::sort(index_positions.begin(), index_positions.end());
+    std::sort(key_times.begin(), key_times.end());
     const bool covers = index_times.size() > 1 &&
                         (stream->duration <= 0 ||
                          (index_times.back() - index_times.front()) * 10 >= stream->duration * 9);
     if (!covers) {
         index_times.clear();
         index_positions.clear();
+        key_times.clear();
     }
     // The index counts the frames that carry data (AVI headers also count empty "dropped
     // frame" chunks, which decode to nothing); without one, the header's count stands.
@@ -527,6 +536,7 @@ void VideoReader::Impl::scan() {
     if (copy.open(source) < 0) return;
     struct Found {
         std::int64_t pos, pts, end;
+        bool key;
     };
     std::vector<Found> found;
     bool timed = true;
@@ -535,7 +545,8 @@ void VideoReader::Impl::scan() {
     while (av_read_frame(copy.format(), p) >= 0) {
         if (p->stream_index == stream->index && p->size > 0) {
             timed = timed && p->pts != AV_NOPTS_VALUE && p->pos >= 0;
-            found.push_back({p->pos, p->pts, p->pts + std::max<std::int64_t>(p->duration, 0)});
+            found.push_back({p->pos, p->pts, p->pts + std::max<std::int64_t>(p->duration, 0),
+                             (p->flags & AV_PKT_FLAG_KEY) != 0});
         }
         av_packet_unref(p);
     }
@@ -552,15 +563,18 @@ void VideoReader::Impl::scan() {
         times.push_back(found[i].pts);
         index_positions.emplace_back(found[i].pos, found[i].pts);
         scan_ranks.emplace_back(found[i].pos, static_cast<std::int64_t>(i));
+        if (found[i].key) key_times.push_back(found[i].pts);
     }
     std::sort(times.begin(), times.end());
     // Two packets with one timestamp would share a number: then the numbers come from counting.
     if (std::adjacent_find(times.begin(), times.end()) != times.end()) {
         index_positions.clear();
         scan_ranks.clear();
+        key_times.clear();
         return;
     }
     std::sort(index_positions.begin(), index_positions.end());
+    std::sort(key_times.begin(), key_times.end());
     std::sort(scan_ranks.begin(), scan_ranks.end());
 
     // Packets the demuxer lost to damage leave holes between the timestamps. A stream of one
@@ -662,9 +676,21 @@ std::int64_t VideoReader::Impl::number_of(std::int64_t timestamp, std::int64_t p
         shift = packet_time ? *packet_time - timestamp : 0;
         calibrated = true;
     }
-    const auto number = static_cast<std::int64_t>(
-        std::upper_bound(index_times.begin(), index_times.end(), timestamp + shift) -
-        index_times.begin() - 1);
+    // The index time nearest the shifted timestamp, not the last one at or before it: an MP4
+    // index holds decoding times, and with B-frames the presentation times shifted onto them
+    // land a tick or two to either side of their entries when the container's clock does not
+    // divide the frame period (16000 ticks at 24 fps).
+    const std::int64_t t = timestamp + shift;
+    const auto after = std::lower_bound(index_times.begin(), index_times.end(), t);
+    auto at = after;
+    if (after == index_times.end() ||
+        (after != index_times.begin() && *after - t > t - *std::prev(after)))
+        at = std::prev(after);
+    // Before the first entry by more than half the step to the second: no frame of the index.
+    if (at == index_times.begin() && t < *at &&
+        (index_times.size() < 2 || 2 * (*at - t) > index_times[1] - *at))
+        return -1;
+    const auto number = static_cast<std::int64_t>(at - index_times.begin());
     // A decoder that shifts timestamps (packed B-frames) hands the frame decoded last before a
     // gap the timestamp of the first packet after it: its number is unknown (it lies somewhere
     // before or inside the gap), so it is not delivered and its number is reported failed.
@@ -1178,12 +1204,15 @@ void VideoReader::seek(std::int64_t target) {
     const bool ahead = target >= v.next && (!v.pending || v.pending_number <= target);
     if (!(ahead && target - v.next < 16)) {
         // Back to the key frame at or before the target (the start without an index), then
-        // decode forward: read_frame() drops the frames before it.
+        // decode forward: read_frame() drops the frames before it, and goes back one key frame
+        // more when the target does not come out whole (see read()).
         const auto rank = std::clamp<std::int64_t>(
             target, 0, static_cast<std::int64_t>(v.index_times.size()) - 1);
-        v.restart(v.index_times.empty()
-                      ? (v.stream->start_time != AV_NOPTS_VALUE ? v.stream->start_time : 0)
-                      : v.index_times[static_cast<std::size_t>(rank)]);
+        v.seek_time = v.index_times.empty()
+                          ? (v.stream->start_time != AV_NOPTS_VALUE ? v.stream->start_time : 0)
+                          : v.index_times[static_cast<std::size_t>(rank)];
+        v.restart(v.seek_time);
+        v.seek_target = target;
     }
     v.next = target;
 }
@@ -1219,6 +1248,23 @@ VideoReader::FrameStatus VideoReader::Impl::read(Image* out, std::byte* dst) {
         }
         const std::int64_t number = v.next++;
         const std::string what = "frame " + std::to_string(number) + " of " + v.name;
+        if (number == v.seek_target && (v.pending_number > number || v.pending_corrupt)) {
+            // The frame a seek asked for did not come out whole: it may be a leading picture of
+            // an open-GOP key frame (shown before it, decoded after it, referring to frames
+            // before it), which a decoder skips or decodes without its references when it
+            // starts from that key frame. An index of decoding times (MP4) lands on such a key
+            // frame for a target just before it. The key frame before the one the seek started
+            // from is decoded and shown before the target and its references; damage, if that
+            // is what it was, shows again from there.
+            v.seek_target = -1;
+            const auto key = std::upper_bound(v.key_times.begin(), v.key_times.end(), v.seek_time);
+            if (key - v.key_times.begin() >= 2) {
+                --v.next;
+                v.restart(*std::prev(key, 2));
+                continue;
+            }
+        }
+        v.seek_target = -1;
         if (v.pending_number > number) {
             const bool missing = std::any_of(v.gaps.begin(), v.gaps.end(), [&](const auto& g) {
                 return g.missing && number >= g.first && number < g.end;
