@@ -664,6 +664,104 @@ TEST(VideoCoded, BFramesOfAnMp4AreNumberedInPresentationOrderReadOrSought) {
     expect_frames_as_ffmpeg_numbers_them(h264, "yuv420p", 30, {9, 19, 18, 29, 3, 17, 8, 28, 0});
 }
 
+// Damage that the decoders refuse, that they report through helpers of their own, and a file cut
+// short, decoded on frame threads: the same frames failed or corrupt for the same reasons, the
+// same pixels, as on one thread, run after run. (The reports of packets decoded after a frame
+// arrive while it waits, or not, as the threads go; an error a decoder returns on frame threads
+// is the oldest packet's in flight.)
+TEST(VideoCoded, DamageOnFrameThreadsIsReportedAsOnOneThreadWhateverTheTiming) {
+    ScratchDir dir;
+    CodedClip clip;
+    clip.frames = 24;
+    const std::string mkv = dir.file("hevc.mkv"), hevc = dir.file("hevc.mp4"),
+                      front = dir.file("front.mp4");
+    ASSERT_EQ(
+        encode_clip(clip, mkv,
+                    std::string(kLosslessHevc) + ":keyint=8:min-keyint=8:bframes=3:b-adapt=0"),
+        "");
+    for (const auto& [mp4, flags] :
+         {std::pair{hevc, ""}, std::pair{front, " -movflags +faststart"}})
+        ASSERT_EQ(hs::test::run_command("ffmpeg -nostdin -loglevel error -y -i " +
+                                        hs::test::shell_quote(mkv) + " -c copy" + flags + " " +
+                                        hs::test::shell_quote(mp4))
+                      .exit_code,
+                  0);
+    CodedClip prores_clip;
+    prores_clip.frames = 12;
+    prores_clip.pix_fmt = "yuv422p10le";
+    prores_clip.shift_y = 0;
+    const std::string prores = dir.file("prores.mov");
+    ASSERT_EQ(encode_clip(prores_clip, prores, "-c:v prores_ks -profile:v 3"), "");
+    const std::string ffv1 = dir.file("ffv1.mkv");
+    ASSERT_EQ(encode_clip(clip, ffv1, "-c:v ffv1 -level 3 -slices 4 -slicecrc 1 -g 6"), "");
+
+    // Copies of `from` with the bytes at each (offset, bytes) replaced.
+    const auto damaged =
+        [&](const std::string& from, const std::string& name,
+            const std::vector<std::pair<std::size_t, std::vector<std::uint8_t>>>& patches) {
+            std::vector<std::uint8_t> bytes = hs::test::read_bytes(from);
+            for (const auto& [at, with] : patches)
+                for (std::size_t i = 0; i < with.size(); ++i) bytes.at(at + i) = with[i];
+            const std::string path = dir.file(name);
+            hs::test::write_bytes(path, bytes);
+            return path;
+        };
+    const std::vector<hs::test::PacketSpan> h = hs::test::video_packets(hevc);
+    const std::vector<hs::test::PacketSpan> p = hs::test::video_packets(prores);
+    const std::vector<hs::test::PacketSpan> f = hs::test::video_packets(ffv1);
+    ASSERT_EQ(h.size(), 24u);
+    ASSERT_EQ(p.size(), 12u);
+    ASSERT_EQ(f.size(), 24u);
+    const std::vector<std::uint8_t> huge{0x7F, 0xFF, 0xFF, 0xF0}, garbage(200, 0xA5);
+    struct Case {
+        std::string path, words;  // a report that must be among the rows
+    };
+    const std::vector<Case> cases{
+        // HEVC packets whose first NAL unit's length runs past their end: refused.
+        {damaged(hevc, "nal.mp4", {{h[5].pos, huge}, {h[13].pos, huge}}), "Invalid NAL unit size"},
+        // ProRes frames 256 times too large, which libavutil's size check refuses ("Picture
+        // size ... is invalid", through a context of its own), the next one garbage.
+        {damaged(prores, "size.mov",
+                 {{p[4].pos + 16, {0xFF, 0xFF, 0xFF, 0xFF}},
+                  {p[5].pos + 200, garbage},
+                  {p[9].pos + 16, {0xFF, 0xFF, 0xFF, 0xFF}}}),
+         "Picture size"},
+        // FFV1 frames whose slices fail their checksums, several in one frame, and frames
+        // after them that carry on from their state until a key frame.
+        {damaged(ffv1, "slices.mkv",
+                 {{f[6].pos + f[6].size / 4, garbage},
+                  {f[6].pos + f[6].size * 3 / 4, garbage},
+                  {f[15].pos + f[15].size / 2, garbage}}),
+         "slice CRC mismatch"},
+        // The HEVC clip in MP4 (its index in front) cut inside its 11th packet in decoding
+        // order, a B-frame's.
+        {dir.file("cut.mp4"), "could not be decoded"},
+    };
+    const std::vector<hs::test::PacketSpan> m = hs::test::video_packets(front);
+    ASSERT_EQ(m.size(), 24u);
+    hs::test::write_prefix(front, cases.back().path, m[10].pos + m[10].size / 2);
+    for (const Case& c : cases)
+        for (const bool tolerant : {false, true}) {
+            const Decoded one = decode_all(c.path, 1, tolerant);
+            std::string all;
+            for (const std::string& row : one.rows) all += row + "\n";
+            EXPECT_NE(all.find(c.words), std::string::npos) << c.path << "\n" << all;
+            EXPECT_NE(all.find("ok"), std::string::npos) << c.path << "\n" << all;
+            for (int run = 0; run < 3; ++run)
+                for (const int threads : {2, 3, 4}) {
+                    const Decoded many = decode_all(c.path, threads, tolerant);
+                    ASSERT_EQ(many.rows, one.rows) << c.path << " on " << threads << " threads";
+                    // The pixels of frames delivered whole; those of corrupt ones are what the
+                    // decoder made up in place of what is missing, on its threads.
+                    for (std::size_t n = 0; n < one.rows.size(); ++n)
+                        if (one.rows[n] == "ok") {
+                            EXPECT_TRUE(many.planes[n] == one.planes[n])
+                                << c.path << " on " << threads << " threads, frame " << n;
+                        }
+                }
+        }
+}
+
 TEST(VideoCoded, AMatroskaFileWithABadHeaderIsAnInputError) {
     ScratchDir dir;
     const CodedClip clip;

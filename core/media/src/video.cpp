@@ -15,13 +15,14 @@
 //    corrupt until the next key frame: failed, or delivered marked corrupt with allow_corrupt;
 //  - FFmpeg's log goes to a callback that keeps the first error as detail for our messages
 //    and prints nothing.
-// HEVC, VP9, FFV1 and ProRes decode on FFmpeg's frame threads (one per core), several packets at
-// once; the other decoders on the calling thread (see open() for why). The decoder's reports
-// stay tied to their packet all the same: every packet is sent with a tag in the decoder's
-// `opaque`, which FFmpeg copies into the context of the thread that decodes that packet, and the
-// log callback, called on that thread with that context, files the report under the tag's
-// packet. A frame comes out only once its thread has finished its packet, so its reports are in
-// before the frame is judged.
+// HEVC, VP9 and ProRes decode on FFmpeg's frame threads (one per core), several packets at once,
+// FFV1 on slice threads; the other decoders on the calling thread (see open() for why). The
+// decoder's reports stay tied to their packet all the same: every packet is sent with a tag in
+// the decoder's `opaque`, which FFmpeg copies into the context of the thread that decodes that
+// packet, and the log callback, called on that thread with that context, files the report under
+// the tag's packet. A frame comes out only once its thread has finished its packet, so the
+// reports of its packet and of those decoded before it are in before the frame is judged, and
+// it is judged by those alone (see `damage`): the same on any number of threads.
 //
 // Containers without an index or a frame count (Matroska, WebM, MPEG-TS) are read once when
 // opened to count their packets and number the frames by their timestamps (see scan()).
@@ -49,6 +50,7 @@ extern "C" {
 #include <cstring>
 #include <deque>
 #include <limits>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -71,6 +73,7 @@ namespace {
 struct LogCapture {
     int errors = 0;
     std::string first;  // the first error, as one line
+    std::string least;  // the error first in the order of strings
 };
 thread_local LogCapture* t_capture = nullptr;
 
@@ -96,7 +99,9 @@ std::set<const void*>& live_tags() {
     return tags;
 }
 
-std::string log_line(void* avcl, int level, const char* format, va_list args) {
+// The message as one line, and whether it ended its line (a message may be printed in parts:
+// "slice CRC mismatch 1A2B!", then "at 0.125 seconds").
+std::string log_line(void* avcl, int level, const char* format, va_list args, bool& ends) {
     char line[512];
     int print_prefix = 0;
     va_list copy;
@@ -104,27 +109,50 @@ std::string log_line(void* avcl, int level, const char* format, va_list args) {
     av_log_format_line2(avcl, level, format, copy, line, sizeof line, &print_prefix);
     va_end(copy);
     std::string text = line;
+    ends = !text.empty() && text.back() == '\n';
     while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
     return text;
 }
 
+// Whether the last error this thread logged left its line open for the next one to go on.
+thread_local bool t_line_open = false;
+
 void on_ffmpeg_log(void* avcl, int level, const char* format, va_list args) {
     if (level > AV_LOG_ERROR) return;
+    bool ends = true;
+    std::string line = log_line(avcl, level, format, args, ends);
+    // The rest of a message printed in parts is no report of its own.
+    const bool rest = std::exchange(t_line_open, !ends);
     if (t_capture != nullptr) {
-        ++t_capture->errors;
-        if (t_capture->first.empty()) t_capture->first = log_line(avcl, level, format, args);
+        if (t_capture->errors++ == 0) t_capture->first = line;
+        if (!rest && (t_capture->least.empty() || line < t_capture->least))
+            t_capture->least = std::move(line);
         return;
     }
+    if (rest) return;
     // A decoder's own thread (frame or slice threads): av_log's first argument is a struct that
-    // starts with its AVClass; a codec context's `opaque` holds the tag of its packet.
-    if (avcl == nullptr || *static_cast<const AVClass* const*>(avcl) != avcodec_get_class()) return;
-    const void* tag = static_cast<const AVCodecContext*>(avcl)->opaque;
+    // starts with its AVClass; a codec context's `opaque` holds the tag of its packet. Helpers
+    // that a decoder calls log with a context of their own that names the decoder's as its
+    // parent (libavutil's image size check: "Picture size ... is invalid").
+    const AVCodecContext* codec = nullptr;
+    const void* context = avcl;
+    for (int depth = 0; context != nullptr && codec == nullptr && depth < 2; ++depth) {
+        const AVClass* c = *static_cast<const AVClass* const*>(context);
+        if (c == avcodec_get_class()) {
+            codec = static_cast<const AVCodecContext*>(context);
+        } else {
+            if (c == nullptr || c->parent_log_context_offset == 0) return;
+            context = *reinterpret_cast<const void* const*>(static_cast<const char*>(context) +
+                                                            c->parent_log_context_offset);
+        }
+    }
+    if (codec == nullptr) return;
+    const void* tag = codec->opaque;
     const std::lock_guard lock(g_tags_mutex);
     if (tag == nullptr || live_tags().count(tag) == 0) return;
     const auto& packet = *static_cast<const PacketTag*>(tag);
     const std::lock_guard hold(packet.reports->mutex);
-    packet.reports->reports.push_back(
-        {packet.rank, packet.pos, log_line(avcl, level, format, args)});
+    packet.reports->reports.push_back({packet.rank, packet.pos, std::move(line)});
 }
 
 // Installs the callback once for the process: FFmpeg's default prints to standard error.
@@ -143,10 +171,10 @@ class Capture {
     int errors() const { return log_.errors; }
     // " (FIRST ERROR)" or "".
     std::string detail() const { return log_.first.empty() ? "" : " (" + log_.first + ")"; }
-    // "the decoder reported: FIRST ERROR".
-    std::string decoder_report() const {
-        return log_.first.empty() ? "the decoder reported an error"
-                                  : "the decoder reported: " + log_.first;
+    // "the decoder reported: FIRST ERROR", or the least error in the order of strings.
+    std::string decoder_report(bool least = false) const {
+        const std::string& line = least ? log_.least : log_.first;
+        return line.empty() ? "the decoder reported an error" : "the decoder reported: " + line;
     }
 
   private:
@@ -312,7 +340,11 @@ struct VideoReader::Impl {
     DecoderReports reports;
     std::array<PacketTag, 64> tags;
     std::size_t next_tag = 0;
-    bool frame_threads = false;  // the decoder runs frame threads (see feed())
+    // The decoder is one that runs on threads given more than one (HEVC, VP9, FFV1, ProRes:
+    // see open()), and whether it runs frame threads. A decoder on slice threads (FFV1) reports
+    // the damage of one frame's slices in any order: of several reports of a packet, the least
+    // in the order of strings stands, as on one thread.
+    bool threadable = false, frame_threads = false, slice_reports = false;
 
     // Frame numbers: the rank in index_times of the frame's timestamp plus `shift`, learnt from
     // the first frame decoded from the start.
@@ -329,6 +361,7 @@ struct VideoReader::Impl {
         AVFrame* frame = nullptr;
         std::int64_t number = 0, rank = -1;
         bool corrupt = false;
+        std::int64_t reason_rank = -1;  // the packet `reason` is about (see note_damage())
         std::string reason, gap_reason;
         Decoded() = default;
         Decoded(Decoded&& o) noexcept
@@ -336,6 +369,7 @@ struct VideoReader::Impl {
               number(o.number),
               rank(o.rank),
               corrupt(o.corrupt),
+              reason_rank(o.reason_rank),
               reason(std::move(o.reason)),
               gap_reason(std::move(o.gap_reason)) {}
         Decoded& operator=(Decoded&&) = delete;
@@ -353,11 +387,10 @@ struct VideoReader::Impl {
     bool corrupt = false;        // the frame read_frame() delivered last
     std::string failure;         // why the frame reported Failed last failed
 
-    // Index ranks (decode order) of packets: the last one sent, the ranges that never reached
-    // the decoder (skipped by the demuxer or refused by the decoder), the damaged ones, and
-    // the first damaged rank whose dependants are still coming (-1: none since a clean key
-    // frame).
-    std::int64_t last_sent = -1;
+    // Index ranks (decode order) of packets: the highest sent, the rank and file position of
+    // the one sent last, and the ranges that never reached the decoder (skipped by the demuxer
+    // or refused by the decoder).
+    std::int64_t last_sent = -1, sent_rank = -1, sent_pos = -1;
     struct Gap {
         std::int64_t first, end;  // ranks [first, end)
         bool missing;             // never found in the file (else refused by the decoder)
@@ -367,9 +400,21 @@ struct VideoReader::Impl {
     bool held_valid = false;
     std::int64_t held_rank = -1;
     std::string held_report;
-    std::set<std::int64_t> damaged;  // file positions of damaged packets
-    std::int64_t tainted_from = -1;
-    std::string damage;  // the decoder's first report since the last clean key frame
+    std::map<std::int64_t, std::string> damaged;  // file positions of damaged packets: why
+    // The damage since the last key frame out, by the rank of its packet (-1: a packet not
+    // known, on which every frame after it may depend), one report of each (keep_report()). A
+    // frame depends on the damage of its own packet and of those decoded before it; it is
+    // judged by that alone, and its reason is the earliest of it, so that neither depends on
+    // when the reports of the packets decoded after it came in: with frame threads, which of
+    // those have been decoded when a frame comes out depends on the threads' timing.
+    std::map<std::int64_t, std::string> damage;
+    // The presentation times of the packets sent since the last key frame out, by rank, and
+    // the rank and time of that key frame (-1, AV_NOPTS_VALUE: none since the start or a seek).
+    // Its leading pictures (open GOPs: shown before it, decoded after it) come out before it
+    // and nothing after it refers to them, so that their damage, after a seek the lack of
+    // their references, ends with it.
+    std::map<std::int64_t, std::int64_t> sent_times;
+    std::int64_t key_rank = -1, key_time = AV_NOPTS_VALUE;
     bool demuxed_all = false, flushed = false;
     // Whether reading started at the first packet (no seek), the packets read since, and how
     // the demuxer's last read ended (AVERROR_EOF at a clean end).
@@ -423,6 +468,20 @@ struct VideoReader::Impl {
     std::int64_t number_of(std::int64_t timestamp, std::int64_t packet_rank, std::int64_t pos);
     // Packet at `pos` (rank `rank`, -1: unknown) damaged: it, and what depends on it.
     void note_damage(std::int64_t rank, std::int64_t pos, const std::string& why);
+    // Files `why` under `key` and returns the report that stands there: the first, or with
+    // slice threads the least.
+    const std::string& keep_report(std::map<std::int64_t, std::string>& kept, std::int64_t key,
+                                   const std::string& why) const {
+        const auto [at, added] = kept.try_emplace(key, why);
+        if (!added && slice_reports && why < at->second) at->second = why;
+        return at->second;
+    }
+    // The earliest damage a frame decoded from the packet of rank `rank` depends on (-1: any
+    // damage), or null.
+    const std::pair<const std::int64_t, std::string>* damage_before(std::int64_t rank) const;
+    // A decoder that decodes on frame threads refused a packet (`sent`) or failed (`got`):
+    // files the error as a report of its packet (see the definition).
+    void note_refusal(int error, const std::string& what, const Capture& log);
     void restart(std::int64_t timestamp);
     // read_frame() into `out`, or packed into `dst`.
     FrameStatus read(Image* out, std::byte* dst);
@@ -499,13 +558,17 @@ void VideoReader::Impl::open() {
     // most damage by their error concealment, which FFmpeg runs only without frame threads (a
     // clip whose key frame is garbage decodes "cleanly" with them), and their single-threaded
     // reports are exact to the packet at the end of a cut file too: they keep one thread.
-    const bool threads = par->codec_id == AV_CODEC_ID_HEVC || par->codec_id == AV_CODEC_ID_VP9 ||
-                         par->codec_id == AV_CODEC_ID_FFV1 || par->codec_id == AV_CODEC_ID_PRORES;
+    // FFV1 decodes on slice threads, one frame at a time: on frame threads (FFmpeg 5.1) a
+    // frame's context names another thread's codec context, whose tag is another packet's, so
+    // that its reports would be filed under whatever that thread decodes.
+    threadable = par->codec_id == AV_CODEC_ID_HEVC || par->codec_id == AV_CODEC_ID_VP9 ||
+                 par->codec_id == AV_CODEC_ID_FFV1 || par->codec_id == AV_CODEC_ID_PRORES;
+    slice_reports = par->codec_id == AV_CODEC_ID_FFV1;
     const unsigned cores = std::clamp(std::thread::hardware_concurrency(), 1u, 16u);
-    decoder->thread_count = !threads                      ? 1
+    decoder->thread_count = !threadable                   ? 1
                             : options.decoder_threads > 0 ? std::min(options.decoder_threads, 16)
                                                           : static_cast<int>(cores);
-    decoder->thread_type = FF_THREAD_FRAME | FF_THREAD_SLICE;
+    decoder->thread_type = slice_reports ? FF_THREAD_SLICE : FF_THREAD_FRAME | FF_THREAD_SLICE;
     decoder->pkt_timebase = stream->time_base;
     // Decoders that can check their data do. (AV_EF_EXPLODE is not set: it makes some decoders
     // drop the intact frames still in their reorder buffer along with the damaged one.)
@@ -701,16 +764,51 @@ std::int64_t VideoReader::Impl::number_of(std::int64_t timestamp, std::int64_t p
 }
 
 void VideoReader::Impl::note_damage(std::int64_t rank, std::int64_t pos, const std::string& why) {
-    if (pos >= 0) damaged.insert(pos);
+    if (pos >= 0) keep_report(damaged, pos, why);
+    if (key_rank >= 0 && rank > key_rank) {
+        // A leading picture of the key frame out last: its own frame is all it damages.
+        const auto time = sent_times.find(rank);
+        if (time != sent_times.end() && time->second != AV_NOPTS_VALUE && time->second < key_time)
+            return;
+    }
+    const std::string& first = keep_report(damage, std::max<std::int64_t>(rank, -1), why);
     // Frames decoded after the damaged packet, still waiting, may refer to it.
     if (rank >= 0)
         for (Decoded& d : ready)
             if (d.rank < 0 || d.rank > rank) {
-                if (!d.corrupt) d.reason = why;
+                if (!d.corrupt || rank <= d.reason_rank) {
+                    d.reason = first;
+                    d.reason_rank = rank;
+                }
                 d.corrupt = true;
             }
-    if (tainted_from < 0 || rank < tainted_from) tainted_from = std::max<std::int64_t>(rank, 0);
-    if (damage.empty()) damage = why;
+}
+
+const std::pair<const std::int64_t, std::string>* VideoReader::Impl::damage_before(
+    std::int64_t rank) const {
+    if (damage.empty() || (rank >= 0 && damage.begin()->first > rank)) return nullptr;
+    return &*damage.begin();
+}
+
+void VideoReader::Impl::note_refusal(int error, const std::string& what, const Capture& log) {
+    if (!frame_threads) {
+        // One packet at a time: the error is the packet's sent last, and what the decoder said
+        // of it on this thread is worded as its threads' reports are. An error its slice
+        // threads reported is one said.
+        if (log.errors() > 0)
+            note_damage(sent_rank, sent_pos, log.decoder_report(slice_reports));
+        else if (sent_rank < 0 || damage.count(sent_rank) == 0)
+            note_damage(sent_rank, sent_pos, what + av_error(error));
+        return;
+    }
+    // On frame threads the error is that of the oldest packet in flight, whose thread has just
+    // finished: its report (a decoder says why it refuses data) was filed under it, and
+    // judges the frames after it as on one thread. Only an error no thread reported is left to
+    // the packets in flight, each of which may be the one refused.
+    const std::int64_t oldest =
+        last_sent >= 0 ? std::max<std::int64_t>(last_sent - decoder->thread_count, 0) : -1;
+    if (oldest >= 0 && damage.lower_bound(oldest) != damage.end()) return;
+    note_damage(oldest, -1, what + av_error(error) + log.detail());
 }
 
 bool VideoReader::Impl::read_packet(AVPacket* p, std::int64_t& rank, std::string& report) {
@@ -758,6 +856,11 @@ bool VideoReader::Impl::feed() {
         note_damage(held_rank, held->pos, "the file is damaged there" + held_report);
     Capture log;
     const std::int64_t held_pos = held->pos;
+    if (held_rank >= 0) {
+        sent_times[held_rank] = held->pts;
+        // Leading pictures lie within a few packets of their key frame.
+        sent_times.erase(sent_times.begin(), sent_times.lower_bound(held_rank - 1024));
+    }
     {
         // The tag the thread that decodes this packet reports under (see the top).
         PacketTag& tag = tags[next_tag++ % tags.size()];
@@ -769,19 +872,19 @@ bool VideoReader::Impl::feed() {
     const int sent = avcodec_send_packet(decoder, held);
     av_packet_unref(held);
     last_sent = std::max(last_sent, held_rank);
+    sent_rank = held_rank;
+    sent_pos = held_pos;
     take_reports();
-    if (sent < 0 && frame_threads) {
-        // With frame threads the error is that of a packet sent before, whose thread has just
-        // finished: one of the packets in flight. Each of them may be the one refused.
-        const std::int64_t oldest =
-            held_rank >= 0 ? std::max<std::int64_t>(held_rank - decoder->thread_count, 0) : -1;
-        note_damage(oldest, -1, "the decoder refused its data: " + av_error(sent) + log.detail());
+    if (sent < 0 && threadable) {
+        // Numbers come from presentation times, so the frame of a refused packet is simply
+        // missing; no gap is noted (see number_of()).
+        note_refusal(sent, "the decoder refused its data: ", log);
     } else if (sent < 0) {
         if (held_rank >= 0) gaps.push_back({held_rank, held_rank + 1, false});
         note_damage(held_rank, held_pos,
                     "the decoder refused its data: " + av_error(sent) + log.detail());
     } else if (log.errors() > 0) {
-        note_damage(held_rank, held_pos, log.decoder_report());
+        note_damage(held_rank, held_pos, log.decoder_report(slice_reports));
     }
     held_valid = more;
     if (more) {
@@ -803,20 +906,39 @@ bool VideoReader::Impl::receive(Decoded& out) {
         if (got == 0) {
             const std::int64_t rank = rank_at(incoming->pkt_pos);
             const std::int64_t pos = incoming->pkt_pos;
-            if (log.errors() > 0) note_damage(rank, pos, log.decoder_report());
+            if (log.errors() > 0) note_damage(rank, pos, log.decoder_report(slice_reports));
             if (incoming->decode_error_flags != 0 || (incoming->flags & AV_FRAME_FLAG_CORRUPT) != 0)
                 note_damage(rank, pos, "the decoder flagged it as damaged");
-            const bool own_damage = pos >= 0 && damaged.count(pos) != 0;
-            out.gap_reason = damage.empty() ? "the decoder produced nothing for it" : damage;
-            // Frames decoded after damaged data depend on it until a key frame; without the
-            // frame's packet rank, every frame until then counts as dependent.
-            const bool dependent = tainted_from >= 0 && (rank < 0 || rank >= tainted_from);
-            if (incoming->key_frame != 0 && !own_damage && dependent) {
-                tainted_from = -1;
-                damage.clear();
+            const auto own = pos >= 0 ? damaged.find(pos) : damaged.end();
+            const auto* before = damage_before(rank);
+            out.gap_reason =
+                before != nullptr ? before->second : "the decoder produced nothing for it";
+            // Frames decoded after damaged data depend on it until a key frame: neither a key
+            // frame nor what is decoded after it refers to what was decoded before it (its
+            // open-GOP leading pictures, which do, come out before it); what depends on a
+            // damaged key frame depends on its own damage. Without the frame's packet rank,
+            // every frame until a clean key frame counts as dependent.
+            if (incoming->key_frame != 0 && (rank >= 0 || own == damaged.end())) {
+                if (rank < 0) {
+                    damage.clear();
+                } else {
+                    // What was decoded before it, and its leading pictures, out before it.
+                    const std::int64_t time = incoming->best_effort_timestamp;
+                    std::erase_if(damage, [&](const auto& d) {
+                        if (d.first < rank) return true;
+                        const auto sent = sent_times.find(d.first);
+                        return time != AV_NOPTS_VALUE && sent != sent_times.end() &&
+                               sent->second != AV_NOPTS_VALUE && sent->second < time;
+                    });
+                    sent_times.erase(sent_times.begin(), sent_times.lower_bound(rank));
+                    key_rank = rank;
+                    key_time = time;
+                }
             }
-            out.corrupt = own_damage || (tainted_from >= 0 && dependent);
-            out.reason = damage;
+            const auto* why = damage_before(rank);
+            out.corrupt = own != damaged.end() || why != nullptr;
+            out.reason = why != nullptr ? why->second : own != damaged.end() ? own->second : "";
+            out.reason_rank = why != nullptr ? why->first : rank;
             out.rank = rank;
             out.number = number_of(incoming->best_effort_timestamp, rank, pos);
             if (out.number < 0) {
@@ -831,25 +953,31 @@ bool VideoReader::Impl::receive(Decoded& out) {
         }
         if (got == AVERROR_EOF) return false;
         if (got != AVERROR(EAGAIN)) {
-            // With frame threads, the failure may be that of any packet in flight.
-            const std::int64_t rank =
-                frame_threads && last_sent >= 0
-                    ? std::max<std::int64_t>(last_sent - decoder->thread_count, 0)
-                    : last_sent;
-            note_damage(rank, -1, "the decoder failed: " + av_error(got));
+            if (threadable) {
+                note_refusal(got, "the decoder failed: ", log);
+            } else {
+                note_damage(last_sent, -1, "the decoder failed: " + av_error(got));
+            }
             continue;
         }
         if (!demuxed_all && feed()) continue;
         if (!demuxed_all) {
-            // A file that ends before the container's last frame (or with a read error): the
-            // frames still in the decoder may lack the data they refer to (a B-frame's next
-            // reference) and, then, their numbers; what comes out now is not trusted.
-            // (A counted file's own count is what this demuxer found in it: fewer packets
-            // now is a cut; its holes were counted as frames, not as packets.)
+            // A file that ends before the container's last frame (or with a read error). Its
+            // last packet may be cut inside. With the other decoders, the frames still in the
+            // decoder may also lack the data they refer to (MPEG-4's packed B-frames) and,
+            // then, their numbers; what comes out now is not trusted. The decoders that run
+            // on frame threads refer only to packets decoded before, and their frames are
+            // numbered by their own timestamps: only the last packet is in doubt, whatever the
+            // frames the threads still held. (A counted file's own count is what this demuxer
+            // found in it: fewer packets now is a cut; its holes were counted as frames, not as
+            // packets.)
             const std::int64_t expected = scanned ? frames_within_file : frames;
             const bool cut = end_of_reading != AVERROR_EOF ||
                              (from_start && expected > 0 && packets_read < expected);
-            if (cut) note_damage(-1, -1, "the file ends before data it depends on");
+            if (cut && threadable)
+                note_damage(sent_rank, sent_pos, "the file ends inside or right after its data");
+            else if (cut)
+                note_damage(-1, -1, "the file ends before data it depends on");
         }
         demuxed_all = true;
         if (flushed) return false;
@@ -905,10 +1033,13 @@ void VideoReader::Impl::restart(std::int64_t timestamp) {
     ready.clear();
     damaged.clear();
     gaps.clear();
-    damage = "decoded after a seek before a key frame";
-    tainted_from = 0;  // until the first key frame: frames before it lack their references
+    // Until the first key frame: frames before it lack their references.
+    damage = {{-1, "decoded after a seek before a key frame"}};
+    sent_times.clear();
+    key_rank = -1;
+    key_time = AV_NOPTS_VALUE;
     last = -1;
-    last_sent = -1;
+    last_sent = sent_rank = sent_pos = -1;
 }
 
 namespace {

@@ -276,7 +276,8 @@ class VideoReader {
     // missing or failed to decode (Failed: failure() says why, and the next call goes on with
     // the next frame), or the end (End). A frame decoded with errors, or depending on a damaged
     // one, is Failed too, unless DecodeOptions::allow_corrupt: then it is Ok and corrupt() says
-    // so. Frames are numbered in presentation order. Never throws for bad data. `out` keeps its
+    // so. Frames are numbered in presentation order, and Failed, kept and their reasons are
+    // the same on any number of decoder threads. Never throws for bad data. `out` keeps its
     // storage when it already has the frame's shape (no allocation per frame).
     enum class FrameStatus { Ok, Failed, End };
     FrameStatus read_frame(Image& out);
