@@ -64,7 +64,6 @@ StreamInput::~StreamInput() = default;
 bool StreamInput::start_pass() {
     if (pass_ >= passes_) return false;
     ++pass_;
-    in_pass_ = 0;
     ended_in_pass_ = false;
     source_.reset();
     if (kind_ == "raw") {
@@ -112,24 +111,13 @@ media::VideoPlanes StreamInput::planes() const {
     return video->planes();
 }
 
-void StreamInput::finish_pass() {
-    // A decoder that stops early (or skips damaged frames without saying so) delivers fewer
-    // frames than the container reports: those are failed frames too.
-    if (kind_ == "video" && reported_ > in_pass_) {
-        const std::int64_t missing = reported_ - in_pass_;
-        failed_ += missing;
-        notes_.push_back(std::to_string(missing) + " of the " + std::to_string(reported_) +
-                         " frames the video reports were never delivered by the decoder" +
-                         (passes_ > 1 ? " (pass " + std::to_string(pass_) + ")" : ""));
-    }
-}
-
 StreamInput::Status StreamInput::read_into(std::byte* dst, std::string& why) {
     why.clear();
     for (;;) {
         if (finished_) return Status::End;
+        // A video's reader reports every frame its container declares, delivered or failed
+        // in its place (the frames of a file cut short too), before its end.
         if (ended_in_pass_) {
-            finish_pass();
             if (!start_pass()) {
                 finished_ = true;
                 return Status::End;
@@ -145,7 +133,6 @@ StreamInput::Status StreamInput::read_into(std::byte* dst, std::string& why) {
         }
         why = source_->failure();  // why it failed, or why it is corrupt (--allow-corrupt)
         ++position_;
-        ++in_pass_;
         if (status == Status::Ok)
             ++decoded_;
         else
@@ -298,8 +285,7 @@ PumpStats pump(StreamInput& source, FrameStream* stream_or_none, const StreamEve
     while (auto r = stream.wait()) deliver(*r);
     flush_failures();
     progress.finish();
-    // Failures reported in place, and frames the container reported that the decoder never
-    // delivered.
+    // Every failure is reported in its place.
     stats.failed = source.failed();
     stats.frames = stats.ok + stats.failed;
     stats.wall_ms = ms_since(start);

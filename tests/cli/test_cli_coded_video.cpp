@@ -361,17 +361,33 @@ TEST(CliCodedVideo, ACutClipSaysSoAndABrokenOneIsOneErrorLine) {
         run_cli("hist " + quote(cut) + " --per-frame --channels y --bins 1024 --format json");
     ASSERT_EQ(per.exit_code, 0) << per.err;
     EXPECT_TRUE(only_our_lines(per.err)) << per.err;
-    EXPECT_NE(per.err.find("were never delivered"), std::string::npos) << per.err;
     const auto p = parse_json(per.out);
     EXPECT_EQ(p.at("summary").at("frames"), 6);
-    for (const auto& row : p.at("frames")) {
+    // Every frame the container declares has its row: those past the cut failed, saying why.
+    const std::string missing =
+        "its data is missing: the file ends before it (6 frames declared, " + std::to_string(held) +
+        " in the file)";
+    ASSERT_EQ(p.at("frames").size(), 6u);
+    for (int f = 0; f < 6; ++f) {
+        const auto& row = p.at("frames")[static_cast<std::size_t>(f)];
+        ASSERT_EQ(row.at("frame"), f);
+        if (f >= held) {
+            EXPECT_EQ(row.at("status"), "failed");
+            EXPECT_NE(row.at("reason").get<std::string>().find(missing), std::string::npos)
+                << row.dump();
+            EXPECT_NE(per.err.find("warning: frame " + std::to_string(f) + " of " + quote(cut) +
+                                   " could not be decoded (" + missing + ")"),
+                      std::string::npos)
+                << per.err;
+        }
         if (row.at("status") != "ok") continue;
-        EXPECT_EQ(counts_of(row.at("channels")[0]),
-                  clip.plane_counts(0, row.at("frame").get<int>()));
+        EXPECT_EQ(counts_of(row.at("channels")[0]), clip.plane_counts(0, f));
     }
+    EXPECT_EQ(p.at("summary").at("failed").get<std::int64_t>(),
+              6 - p.at("summary").at("ok").get<std::int64_t>());
 
     expect_refused(run_cli("hist " + quote(cut) + " --frame 5 --channels y"), "past the cut",
-                   "has no frame 5");
+                   "frame 5 of " + quote(cut) + " could not be decoded (" + missing + ")");
 
     // The same frames in MP4: cut with its index in front (faststart), the container's count
     // against what the file holds; cut before its index (at the end), no video at all.

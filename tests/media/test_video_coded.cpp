@@ -491,6 +491,65 @@ TEST(VideoCoded, ACutMatroskaClipSaysSoAndItsFramesStayExact) {
     EXPECT_LE(ok, video.frames_in_file());
 }
 
+// A file cut short: every frame its container declares (a count, an index or a duration) is
+// reported in its place, read or failed, the frames past the cut failed with the reason, and
+// then the end; the frames the file still holds whole are exact.
+TEST(VideoCoded, EveryFrameACutFileDeclaresIsReportedInItsPlace) {
+    ScratchDir dir;
+    CodedClip clip;
+    clip.frames = 12;
+    const struct {
+        const char* name;
+        std::string codec;
+    } files[] = {
+        {"counted.mkv", std::string(kLosslessHevc) + ":keyint=4:min-keyint=4:bframes=2"},
+        {"indexed.mp4",
+         std::string(kLosslessHevc) + ":keyint=4:min-keyint=4:bframes=2" + " -movflags +faststart"},
+        {"ffv1.mov", "-c:v ffv1 -level 3 -movflags +faststart"},
+    };
+    for (const auto& file : files) {
+        const std::string whole = dir.file(file.name),
+                          cut = dir.file(std::string("cut_") + file.name);
+        ASSERT_EQ(encode_clip(clip, whole, file.codec), "") << file.name;
+        hs::test::write_prefix(whole, cut, hs::test::read_bytes(whole).size() * 6 / 10);
+        for (const int threads : {1, 3}) {
+            media::DecodeOptions options;
+            options.decoder_threads = threads;
+            media::VideoReader video(cut, options);
+            ASSERT_EQ(video.frame_count(), 12) << file.name;
+            const std::int64_t in_file = video.frames_in_file();
+            ASSERT_LT(in_file, 12) << file.name;
+            video.set_planes(true);
+            Image frame;
+            int ok = 0, last_ok = -1;
+            for (int f = 0; f < 12; ++f) {
+                ASSERT_EQ(video.position(), f) << file.name;
+                const auto status = video.read_frame(frame);
+                ASSERT_NE(status, media::VideoReader::FrameStatus::End) << file.name << " " << f;
+                if (status == media::VideoReader::FrameStatus::Ok) {
+                    ++ok;
+                    last_ok = f;
+                    EXPECT_EQ(planes_difference(video.planes(), clip, f), "") << file.name << f;
+                    continue;
+                }
+                EXPECT_NE(video.failure().find("frame " + std::to_string(f) + " of "),
+                          std::string::npos)
+                    << video.failure();
+                if (f > last_ok + 3) {  // past what the decoder still held
+                    EXPECT_NE(video.failure().find("its data is missing: the file ends before "
+                                                   "it (12 frames declared, " +
+                                                   std::to_string(in_file) + " in the file)"),
+                              std::string::npos)
+                        << file.name << ": " << video.failure();
+                }
+            }
+            EXPECT_EQ(video.read_frame(frame), media::VideoReader::FrameStatus::End) << file.name;
+            EXPECT_GE(ok, in_file - 3) << file.name;
+            EXPECT_LE(ok, in_file) << file.name;
+        }
+    }
+}
+
 namespace {
 
 // What a reader made of every frame of a clip: status, reason, planes.

@@ -10,7 +10,8 @@
 //    position is in the index gets the index's timestamp, because the AVI demuxer, reading on
 //    after damage, numbers the chunks it finds by counting them; numbers follow presentation
 //    order, B-frames too (see number_of());
-//  - a number the decoder skipped is a failed frame, reported in its place;
+//  - a number the decoder skipped is a failed frame, reported in its place, and so is every
+//    frame the container declares after the decoder's last (a file cut short);
 //  - an error the decoder reports while decoding a packet makes the frame(s) depending on it
 //    corrupt until the next key frame: failed, or delivered marked corrupt with allow_corrupt;
 //  - FFmpeg's log goes to a callback that keeps the first error as detail for our messages
@@ -483,6 +484,8 @@ struct VideoReader::Impl {
     // files the error as a report of its packet (see the definition).
     void note_refusal(int error, const std::string& what, const Capture& log);
     void restart(std::int64_t timestamp);
+    // Why a frame the container declares after the last one out of the decoder never came.
+    std::string after_the_end() const;
     // read_frame() into `out`, or packed into `dst`.
     FrameStatus read(Image* out, std::byte* dst);
 };
@@ -1042,6 +1045,19 @@ void VideoReader::Impl::restart(std::int64_t timestamp) {
     last_sent = sent_rank = sent_pos = -1;
 }
 
+std::string VideoReader::Impl::after_the_end() const {
+    // The packets of the stream in the file: the index's entries inside it, or those a pass
+    // found, or, read from the start to the end, those read.
+    const std::int64_t in_file = frames_within_file >= 0 ? frames_within_file
+                                 : from_start            ? packets_read
+                                                         : -1;
+    if (in_file >= 0 && in_file < frames)
+        return "its data is missing: the file ends before it (" + std::to_string(frames) +
+               " frames declared, " + std::to_string(in_file) + " in the file)";
+    const auto* why = damage_before(-1);
+    return why != nullptr ? why->second : "the decoder produced nothing for it";
+}
+
 namespace {
 
 std::string chroma_name(int shift_x, int shift_y) {
@@ -1372,7 +1388,15 @@ VideoReader::FrameStatus VideoReader::read_frame_into(std::byte* dst) {
 VideoReader::FrameStatus VideoReader::Impl::read(Image* out, std::byte* dst) {
     Impl& v = *this;
     for (;;) {
-        if (!v.pending && !(v.pending = v.decode())) return FrameStatus::End;
+        if (!v.pending && !(v.pending = v.decode())) {
+            // The decoder has given all it could before the last frame the container declares
+            // (a file cut short): each frame after is reported in its place, then the end.
+            if (v.next >= v.frames) return FrameStatus::End;
+            v.seek_target = -1;
+            v.failure = "frame " + std::to_string(v.next++) + " of " + v.name +
+                        " could not be decoded (" + v.after_the_end() + ")";
+            return FrameStatus::Failed;
+        }
         if (v.pending_number < v.next) {  // before a seek's target, or repeated
             v.pending = false;
             continue;

@@ -274,11 +274,13 @@ class VideoReader {
 
     // For streams that go on past bad frames: the next frame into `out` (Ok), a frame that is
     // missing or failed to decode (Failed: failure() says why, and the next call goes on with
-    // the next frame), or the end (End). A frame decoded with errors, or depending on a damaged
-    // one, is Failed too, unless DecodeOptions::allow_corrupt: then it is Ok and corrupt() says
-    // so. Frames are numbered in presentation order, and Failed, kept and their reasons are
-    // the same on any number of decoder threads. Never throws for bad data. `out` keeps its
-    // storage when it already has the frame's shape (no allocation per frame).
+    // the next frame), or the end (End), once every frame the container declares
+    // (frame_count()) was delivered or reported: the frames a file cut short lacks are Failed,
+    // each in its place. A frame decoded with errors, or depending on a damaged one, is Failed
+    // too, unless DecodeOptions::allow_corrupt: then it is Ok and corrupt() says so. Frames are
+    // numbered in presentation order, and Failed, kept and their reasons are the same on any
+    // number of decoder threads. Never throws for bad data. `out` keeps its storage when it already
+    // has the frame's shape (no allocation per frame).
     enum class FrameStatus { Ok, Failed, End };
     FrameStatus read_frame(Image& out);
     // The same, the frame written packed into `dst` (frame_format().frame_bytes() bytes): no
