@@ -24,7 +24,8 @@ using Clock = std::chrono::steady_clock;
 
 bool input_is_video(const InputOptions& input) {
     if (input.raw || input.files.size() != 1) return false;
-    return media::probe(input_source(input.files.front(), input.decode())) ==
+    const media::DecodeOptions options = input.decode();
+    return media::probe(input_source(input.files.front(), options), options) ==
            media::MediaKind::Video;
 }
 
@@ -49,7 +50,7 @@ StreamInput::StreamInput(const InputOptions& input, int passes)
             throw UsageError("no input file (give a video, or --raw WxHxC:u8|u16 [FILE|-])");
         name_ = pos.front();
         const media::Source& source = input_source(name_, options_);
-        if (media::probe(source) != media::MediaKind::Video)
+        if (media::probe(source, options_) != media::MediaKind::Video)
             throw UsageError(source.name() + " is not a video (give a video, or --raw FMT FILE)");
         kind_ = "video";
     }

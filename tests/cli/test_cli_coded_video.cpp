@@ -339,6 +339,56 @@ TEST(CliCodedVideo, FrameNOfABFrameMp4IsTheNthFrameFfmpegDecodes) {
     }
 }
 
+// A 10-bit HEVC clip whose only key frame is damaged (lossy, its key frame's data overwritten
+// with bits all set): no frame decodes whole, so that it is refused without --allow-corrupt;
+// with it, every frame has its row, those decoded from the damaged data kept and marked.
+TEST(CliCodedVideo, AClipWhoseOnlyKeyFrameIsDamagedIsReadWithAllowCorrupt) {
+    Scratch scratch("coded-keyless");
+    CodedClip clip;
+    clip.frames = 12;
+    const fs::path whole = scratch.path / "clip.mkv", damaged = scratch.path / "damaged.mkv";
+    ASSERT_EQ(encode_clip(clip, whole, "-c:v libx265 -x265-params bframes=3:log-level=error"), "");
+    const std::vector<PacketSpan> packets = video_packets(whole);
+    ASSERT_EQ(packets.size(), 12u);
+    ASSERT_GT(packets[0].size, 1500u);
+    std::string bytes = slurp(whole);
+    bytes.replace(packets[0].pos + 300, 1000, 1000, '\xff');
+    { std::ofstream(damaged, std::ios::binary) << bytes; }
+
+    for (const std::string& command : {"hist " + quote(damaged) + " --per-frame --format json",
+                                       "hist " + quote(damaged), "info " + quote(damaged)})
+        expect_refused(run_cli(command), command, quote(damaged) + " holds no frame that decodes");
+
+    const auto per = run_cli("hist " + quote(damaged) +
+                             " --per-frame --allow-corrupt --channels y --bins 1024 --format json");
+    ASSERT_EQ(per.exit_code, 0) << per.err;
+    EXPECT_TRUE(only_our_lines(per.err)) << per.err;
+    const auto doc = parse_json(per.out);
+    const auto& rows = doc.at("frames");
+    ASSERT_EQ(rows.size(), 12u);
+    std::int64_t corrupt = 0;
+    for (std::size_t f = 0; f < rows.size(); ++f) {
+        EXPECT_EQ(rows[f].at("frame"), f);
+        const std::string status = rows[f].at("status").get<std::string>();
+        EXPECT_TRUE(status == "corrupt" || status == "failed") << status;
+        EXPECT_NE(
+            rows[f].at("reason").get<std::string>().find("frame " + std::to_string(f) + " of "),
+            std::string::npos);
+        if (status == "corrupt") {
+            ++corrupt;
+            EXPECT_EQ(rows[f].at("channels")[0].at("total"), 96 * 64);
+        }
+    }
+    EXPECT_GE(corrupt, 1);
+    EXPECT_EQ(doc.at("summary").at("frames"), 12);
+    EXPECT_EQ(doc.at("summary").at("corrupt"), corrupt);
+    EXPECT_EQ(doc.at("summary").at("failed"), 12 - corrupt);
+
+    const auto info = run_cli("info " + quote(damaged) + " --allow-corrupt --format json");
+    ASSERT_EQ(info.exit_code, 0) << info.err;
+    EXPECT_EQ(parse_json(info.out).at("frames"), 12);
+}
+
 TEST(CliCodedVideo, ACutClipSaysSoAndABrokenOneIsOneErrorLine) {
     Scratch scratch("coded-cut");
     CodedClip clip;

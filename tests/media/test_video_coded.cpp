@@ -821,6 +821,44 @@ TEST(VideoCoded, DamageOnFrameThreadsIsReportedAsOnOneThreadWhateverTheTiming) {
         }
 }
 
+// A 10-bit HEVC clip whose only key frame is damaged: no frame of it decodes whole, so that it
+// is no video to read, unless damaged frames are kept (allow_corrupt); then probing it with
+// those options finds a video, whose frames decoded from the damaged data are delivered marked
+// and whose others are failed, each in its place.
+TEST(VideoCoded, AClipWhoseOnlyKeyFrameIsDamagedIsReadWithAllowCorrupt) {
+    ScratchDir dir;
+    CodedClip clip;
+    clip.frames = 12;
+    const std::string whole = dir.file("clip.mkv"), path = dir.file("damaged.mkv");
+    // Lossy: HEVC's decoder reads garbage in lossless data without a word; bits all set run its
+    // arithmetic decoder past its limits.
+    ASSERT_EQ(encode_clip(clip, whole, "-c:v libx265 -x265-params bframes=3:log-level=error"), "");
+    const std::vector<hs::test::PacketSpan> packets = hs::test::video_packets(whole);
+    ASSERT_EQ(packets.size(), 12u);
+    ASSERT_GT(packets[0].size, 1500u);
+    std::vector<std::uint8_t> bytes = hs::test::read_bytes(whole);
+    for (std::size_t i = 0; i < 1000; ++i) bytes.at(packets[0].pos + 300 + i) = 0xFF;
+    hs::test::write_bytes(path, bytes);
+
+    EXPECT_EQ(message_of<InputError>([&] { (void)media::probe(path); }),
+              "'" + path + "' holds no frame that decodes");
+    media::DecodeOptions tolerant;
+    tolerant.allow_corrupt = true;
+    EXPECT_EQ(media::probe(media::Source(path, tolerant), tolerant), media::MediaKind::Video);
+    const Decoded kept = decode_all(path, 1, true);
+    ASSERT_EQ(kept.rows.size(), 12u);
+    int corrupt = 0;
+    for (std::size_t f = 0; f < kept.rows.size(); ++f) {
+        const std::string& row = kept.rows[f];
+        const std::string named = "frame " + std::to_string(f) + " of '" + path + "'";
+        EXPECT_TRUE(row.rfind("corrupt: " + named + " is corrupt (", 0) == 0 ||
+                    row.rfind("failed: " + named + " could not be decoded (", 0) == 0)
+            << row;
+        corrupt += row.rfind("corrupt: ", 0) == 0;
+    }
+    EXPECT_GE(corrupt, 1);
+}
+
 TEST(VideoCoded, AMatroskaFileWithABadHeaderIsAnInputError) {
     ScratchDir dir;
     const CodedClip clip;

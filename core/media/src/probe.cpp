@@ -26,7 +26,7 @@ void not_media(const std::string& name) {
 
 }  // namespace detail
 
-MediaKind probe(const Source& source) {
+MediaKind probe(const Source& source, const DecodeOptions& options) {
     const std::vector<std::uint8_t> head = detail::source_head(source, detail::kCameraRawHead);
     const std::string& name = source.name();
     if (head.empty()) throw InputError(name + " is empty");
@@ -36,7 +36,7 @@ MediaKind probe(const Source& source) {
     // it cannot decode.
     if (detail::sniff_image(head) != detail::ImageFormat::Unknown) return MediaKind::Image;
     if (!have_opencv()) detail::not_media(name);
-    const std::optional<std::string> video = detail::video_problem(source);
+    const std::optional<std::string> video = detail::video_problem(source, options);
     if (video && video->empty()) return MediaKind::Video;
     if (video) throw InputError(*video);
     detail::not_media(name);

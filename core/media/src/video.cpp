@@ -1915,9 +1915,11 @@ bool may_be_video(Bytes head) {
     return container_score(head) > 0;
 }
 
-std::optional<std::string> video_problem(const Source& source) {
+std::optional<std::string> video_problem(const Source& source, const DecodeOptions& options) {
     try {
-        VideoReader video(source);
+        // The reader's options: a frame that the command's reader would deliver (allow_corrupt)
+        // is one here, and so is the size limit it would allow.
+        VideoReader video(source, options);
         video.set_rgb(false);  // a frame that decodes is all probing asks (not its colours)
         Image frame;
         for (;;) {

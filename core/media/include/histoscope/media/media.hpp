@@ -484,9 +484,11 @@ LevelCounts level_counts(const std::vector<std::uint64_t>& value_counts, std::ui
 
 // --- any input
 enum class MediaKind { Image, Video, Raw, CameraRaw };
-// Decides from the input's first bytes (and, failing that, whether a video decoder opens it);
-// a camera raw file also by its name's extension (see CameraRawReader).
-MediaKind probe(const Source& source);
+// Decides from the input's first bytes (and, failing that, whether a video decoder opens it
+// and decodes a frame with `options`: their size limit, and with allow_corrupt a frame decoded
+// from damaged data, which the reader then delivers, makes it a video too); a camera raw file
+// also by its name's extension (see CameraRawReader).
+MediaKind probe(const Source& source, const DecodeOptions& options = {});
 // The path's Source: a stream input is consumed by probing it (probe its Source instead).
 MediaKind probe(const std::string& path);
 
