@@ -294,6 +294,41 @@ TEST(CliCodedVideo, BenchEqualizeAndScopeTakeDeepClips) {
     EXPECT_EQ(total, 96u * 64u);
 }
 
+// At most one bin per code value of the samples' depth, for a video's frames and planes as for
+// photos and raw frames: more is refused (exit 2, one line) by every command that counts bins.
+TEST(CliCodedVideo, MoreBinsThanCodeValuesAreRefusedForVideoAsForPhotos) {
+    const TenBitClip t;
+    ASSERT_EQ(t.error, "");
+    const std::string ten = "--bins 2048: more bins than the 1024 code values of 10-bit samples";
+    for (const std::string& options :
+         {std::string(" --bins 2048"), std::string(" --bins 2048 --channels y,cb"),
+          std::string(" --bins 2048 --per-frame"),
+          std::string(" --bins 2048 --per-frame --channels cr"),
+          std::string(" --bins 2048 --range 0:4096")})
+        expect_refused(run_cli("hist " + quote(t.path) + options), options, ten, 2);
+    expect_refused(
+        run_cli("bench " + quote(t.path) + " --frame 1 --bins 2048 --runs 20 --warmup 0"),
+        "bench of a frame", ten, 2);
+    const auto full =
+        run_cli("hist " + quote(t.path) + " --bins 1024 --channels y,r --format json");
+    ASSERT_EQ(full.exit_code, 0) << full.err;
+    EXPECT_EQ(parse_json(full.out).at("spec").at("bins"), 1024);
+
+    // Photos and raw frames by the same rule: 8, 12 (declared) and 16 bits.
+    const Scratch scratch("bins");
+    const fs::path raw =
+        write_raw_file(uniform(16, 8, 3, hs::SampleType::U16, 12), scratch.path / "deep.raw");
+    expect_refused(run_cli("hist " + quote(sample("fruits.jpg")) + " --bins 512"), "8-bit photo",
+                   "--bins 512: more bins than the 256 code values of 8-bit samples", 2);
+    expect_refused(run_cli("hist --raw 16x8x3:u16:12 " + quote(raw) + " --bins 8192"), "12-bit raw",
+                   "--bins 8192: more bins than the 4096 code values of 12-bit samples", 2);
+    expect_refused(run_cli("hist " + quote(sample("moon_4k_16bit.png")) + " --bins 65537"),
+                   "16-bit photo", "--bins 65537: more bins than the 65536 code values", 2);
+    const auto raw_ok =
+        run_cli("hist --raw 16x8x3:u16:12 " + quote(raw) + " --bins 4096 --format csv");
+    EXPECT_EQ(raw_ok.exit_code, 0) << raw_ok.err;
+}
+
 // HEVC with B-frames and open GOPs, remuxed from Matroska to MP4 (an index of decoding times
 // on a clock of 16000 ticks a second): --frame N and the rows of --per-frame count the N-th
 // frame the ffmpeg tool decodes, as its select filter numbers them.
