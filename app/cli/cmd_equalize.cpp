@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <optional>
 #include <sstream>
 #include <tuple>
@@ -17,6 +18,7 @@
 #include "commands.hpp"
 #include "frames.hpp"
 #include "histoscope/core/error.hpp"
+#include "histoscope/core/match_reference.hpp"
 #include "histoscope/core/timing.hpp"
 #include "histoscope/media/atomic_file.hpp"
 #include "histoscope/media/media.hpp"
@@ -43,7 +45,9 @@ void refuse_options_of_other_modes(const EqualizeCommand& cmd) {
 EqualizeRequest equalize_request(const EqualizeCommand& cmd) {
     refuse_options_of_other_modes(cmd);
     if (cmd.mode == EqualizeMode::Match && !cmd.reference)
-        throw UsageError("--mode match needs --reference REF (a photo of the same depth)");
+        throw UsageError(
+            "--mode match needs --reference REF (a photo, a frame of a video or raw frames, of "
+            "any depth)");
     EqualizeRequest r;
     r.mode = cmd.mode;
     r.space = cmd.space;
@@ -66,16 +70,23 @@ EqualizeEngine& available_equalizer(const Context& ctx, const std::string& kerne
     return *engine;
 }
 
-// The --reference image (--reference-raw FMT: the first frame of a raw file). A corrupt
-// reference is refused even with --allow-corrupt: matching a partial histogram is no match.
-Image read_reference(const EqualizeCommand& cmd) {
-    const std::string& ref = *cmd.reference;
-    if (cmd.reference_raw)
-        return std::move(
-            media::read_raw_frame(ref, *cmd.reference_raw, 0, media::RawCount::UpToFrame).image);
-    media::DecodeOptions options = cmd.input.decode();
-    options.allow_corrupt = false;
-    return std::move(media::read_image(input_source(ref, options), options).image);
+// The --reference: anything the commands read as their input (a photo, frame
+// --reference-frame N of a video, of raw frames with --reference-raw FMT, a camera raw file's
+// demosaiced image), of any depth, its histograms taken once (match_reference.hpp says how
+// depths meet). A corrupt reference is refused even with --allow-corrupt: matching a partial
+// histogram is no match.
+MatchReference read_reference(const EqualizeCommand& cmd) {
+    InputOptions input;
+    input.files = {*cmd.reference};
+    input.raw = cmd.reference_raw;
+    input.max_pixels = cmd.input.max_pixels;
+    InputWants wants;
+    wants.camera_raw = media::CameraRawView::Rgb;
+    wants.cfa = false;
+    wants.frame_option = "--reference-frame";
+    Input in = load_input(input, cmd.reference_frame, false, wants);
+    for (const auto& n : in.notes) diagnose("note", "the reference: " + n);
+    return MatchReference(std::make_shared<const Image>(std::move(in.image)));
 }
 
 struct Report {
@@ -204,11 +215,11 @@ int run_equalize(const Context& ctx, const EqualizeCommand& cmd) {
     request.image = in.image.view();
     rep.stages.push_back({"read", ms_since(t)});
 
-    std::optional<Image> reference;
+    std::optional<MatchReference> reference;
     if (cmd.reference) {
         t = Clock::now();
         reference = read_reference(cmd);
-        request.reference = reference->view();
+        reference->apply(request);
         rep.stages.push_back({"read_reference", ms_since(t)});
     }
 
@@ -259,10 +270,11 @@ int run_equalize_frames(const Context& ctx, const EqualizeCommand& cmd) {
     if (!raw_out)
         if (const std::string problem = media::video_output_problem(output, f); !problem.empty())
             throw UsageError(problem);
-    std::optional<Image> reference;
+    std::optional<MatchReference> reference;
     if (cmd.reference) {
         reference = read_reference(cmd);
-        request.reference = reference->view();
+        request.image = f.shape();  // the frames' type, depth and channels
+        reference->apply(request);
     }
     StreamConfig config;
     config.format = f;

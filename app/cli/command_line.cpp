@@ -362,11 +362,16 @@ CommandLine::CommandLine()
     CLI::Option* reference =
         equalize
             .value("--reference", e.reference,
-                   "match: the image whose histogram is matched (- for standard input)")
+                   "match: the photo, video frame, raw frame or camera raw file whose histogram "
+                   "is matched, of any depth (- for standard input)")
             ->type_name("REF");
     equalize
         .parsed("--reference-raw", e.reference_raw, media::parse_raw_format, "WxHxC:u8|u16[:DEPTH]",
                 "match: --reference is raw, of this format")
+        ->needs(reference);
+    equalize
+        .integer("--reference-frame", e.reference_frame, 0, kMaxFrame,
+                 "match: the frame of a video or raw stream given as --reference")
         ->needs(reference);
     equalize
         .value("--kernel", e.kernel, "the equalizer: cpu, gpu, or an equalizer 'kernels' lists")

@@ -39,7 +39,8 @@ Image copy_of(const ImageView& v) {
 void load_camera_raw(Input& in, const InputOptions& input, const media::Source& source,
                      const InputWants& wants) {
     if (in.frame != 0)
-        throw UsageError("--frame applies to video and raw input, not to camera raw files");
+        throw UsageError(std::string(wants.frame_option) +
+                         " applies to video and raw input, not to camera raw files");
     if (wants.planes) no_planes(source.name(), "camera_raw");
     media::CameraRawReader reader(source, input.decode());
     const media::CameraRawInfo& info = reader.info();
@@ -112,7 +113,9 @@ Input load_input(const InputOptions& input, std::int64_t frame, bool count_frame
     }
     if (input.camera_raw) not_camera_raw(source.name());
     if (kind == media::MediaKind::Image) {
-        if (frame != 0) throw UsageError("--frame applies to video and raw input, not to photos");
+        if (frame != 0)
+            throw UsageError(std::string(wants.frame_option) +
+                             " applies to video and raw input, not to photos");
         if (wants.planes) no_planes(source.name(), "image");
         media::LoadedImage loaded = media::read_image(source, options);
         in.kind = "image";

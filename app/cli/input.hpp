@@ -48,6 +48,8 @@ struct InputWants {
     // image).
     media::CameraRawView camera_raw = media::CameraRawView::Cfa;
     bool cfa = true;
+    // The option that chose the frame, as messages name it.
+    const char* frame_option = "--frame";
 };
 
 // The photo or video at `path` (a file, "-", a pipe, a FIFO, ...). A stream input is read once,

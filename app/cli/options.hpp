@@ -99,6 +99,7 @@ struct EqualizeCommand {
     Defaulted<std::pair<int, int>> tiles{{EqualizeRequest{}.tiles_x, EqualizeRequest{}.tiles_y}};
     std::optional<std::string> reference;
     std::optional<media::RawFormat> reference_raw;
+    std::int64_t reference_frame = 0;  // of a video or raw stream as --reference
     std::string kernel = "cpu";
     Defaulted<int> repeat{1};
     bool timing = false;

@@ -5,11 +5,16 @@
 
 #include <gtest/gtest.h>
 
+#include <opencv2/core.hpp>
+#include <opencv2/imgcodecs.hpp>
+
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <tuple>
 
 #include "cli_helpers.hpp"
 #include "coded_video.hpp"
@@ -57,6 +62,70 @@ struct TenBitClip {
     fs::path path = scratch.path / "clip.mkv";
     std::string error = encode_clip(clip, path, std::string(kLosslessHevc) + kBt709);
 };
+
+// The samples of a file of 16-bit little-endian raw frames, in file order.
+std::vector<std::uint32_t> raw_samples(const fs::path& path) {
+    const std::string bytes = slurp(path);
+    std::vector<std::uint32_t> out(bytes.size() / 2);
+    for (std::size_t i = 0; i < out.size(); ++i)
+        out[i] = static_cast<unsigned char>(bytes[2 * i]) |
+                 static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[2 * i + 1])) << 8;
+    return out;
+}
+
+// Plane `k` of interleaved samples of `channels` channels (plane 0 of a gray image serves all).
+std::vector<std::uint32_t> plane_of(const std::vector<std::uint32_t>& samples, int channels,
+                                    int k) {
+    std::vector<std::uint32_t> out;
+    const auto step = static_cast<std::size_t>(channels);
+    for (std::size_t i = static_cast<std::size_t>(channels == 1 ? 0 : k); i < samples.size();
+         i += step)
+        out.push_back(samples[i]);
+    return out;
+}
+
+// R, G, B planes (in that order) of a photo as OpenCV reads it, or its gray plane.
+std::vector<std::vector<std::uint32_t>> photo_planes(const std::string& path) {
+    const cv::Mat m = cv::imread(path, cv::IMREAD_UNCHANGED);
+    std::vector<std::vector<std::uint32_t>> planes(static_cast<std::size_t>(m.channels()));
+    for (int y = 0; y < m.rows; ++y)
+        for (int x = 0; x < m.cols; ++x)
+            for (int c = 0; c < m.channels(); ++c) {
+                const int rgb = m.channels() == 1 ? 0 : 2 - c;  // B, G, R in the file
+                const std::size_t at = static_cast<std::size_t>(x * m.channels() + c);
+                planes[static_cast<std::size_t>(rgb)].push_back(
+                    m.depth() == CV_8U ? m.ptr<std::uint8_t>(y)[at] : m.ptr<std::uint16_t>(y)[at]);
+            }
+    return planes;
+}
+
+// Histogram matching written out: image value v goes to the smallest reference value u whose
+// share of reference samples at or below it reaches v's share of image samples at or below it,
+// written at the image's depth as the nearest value of the same fraction of full scale.
+std::vector<std::uint32_t> matched_by_definition(const std::vector<std::uint32_t>& image, int depth,
+                                                 const std::vector<std::uint32_t>& reference,
+                                                 int reference_depth) {
+    std::vector<std::uint64_t> hi(std::size_t{1} << depth), hr(std::size_t{1} << reference_depth);
+    for (std::uint32_t v : image) ++hi[v];
+    for (std::uint32_t u : reference) ++hr[u];
+    const long double ni = static_cast<long double>(image.size()),
+                      nr = static_cast<long double>(reference.size());
+    std::vector<std::uint32_t> lut(hi.size());
+    std::uint64_t ci = 0, cr = 0;
+    std::size_t u = 0;
+    cr = hr[0];
+    for (std::size_t v = 0; v < hi.size(); ++v) {
+        ci += hi[v];
+        // Exact: both products are integers below 2^64.
+        while (static_cast<long double>(cr) * ni < static_cast<long double>(ci) * nr) cr += hr[++u];
+        lut[v] = static_cast<std::uint32_t>(
+            std::llround(static_cast<long double>(u) * (std::ldexp(1.0L, depth) - 1) /
+                         (std::ldexp(1.0L, reference_depth) - 1)));
+    }
+    std::vector<std::uint32_t> out;
+    for (std::uint32_t v : image) out.push_back(lut[v]);
+    return out;
+}
 
 }  // namespace
 
@@ -422,6 +491,171 @@ TEST(CliCodedVideo, AClipWhoseOnlyKeyFrameIsDamagedIsReadWithAllowCorrupt) {
     const auto info = run_cli("info " + quote(damaged) + " --allow-corrupt --format json");
     ASSERT_EQ(info.exit_code, 0) << info.err;
     EXPECT_EQ(parse_json(info.out).at("frames"), 12);
+}
+
+// A deep frame written as a photo: PNG and TIFF hold each sample as its bit replication to 16
+// bits (v << (16 - d) | v >> (2d - 16)), as OpenCV reads them, so that other viewers show the
+// picture at its brightness; the PNG records the depth in sBIT and reads back at it, sample for
+// sample, as the .raw frame the same command writes unscaled.
+TEST(CliCodedVideo, DeepFramesGoToPngAndTiffAsBitReplicationsAndPngKeepsTheDepth) {
+    const TenBitClip ten;
+    ASSERT_EQ(ten.error, "");
+    CodedClip twelve;  // ProRes 4444: 12-bit with alpha, four channels
+    twelve.depth = 12;
+    twelve.alpha = true;
+    twelve.shift_x = twelve.shift_y = 0;
+    twelve.pix_fmt = "yuva444p12le";
+    const fs::path twelve_path = ten.scratch.path / "alpha12.mov";
+    ASSERT_EQ(encode_clip(twelve, twelve_path, "-c:v prores_ks -profile:v 4444"), "");
+
+    for (const auto& [clip, depth, channels] :
+         {std::tuple{ten.path, 10, 3}, std::tuple{twelve_path, 12, 4}}) {
+        const std::string tag = std::to_string(depth) + "-bit";
+        const fs::path raw = ten.scratch.path / (tag + ".raw");
+        const fs::path png = ten.scratch.path / (tag + ".png");
+        const fs::path tif = ten.scratch.path / (tag + ".tif");
+        for (const fs::path& out : {raw, png, tif}) {
+            const auto r =
+                run_cli("equalize " + quote(clip) + " --frame 2 --mode clahe -o " + quote(out));
+            ASSERT_EQ(r.exit_code, 0) << out << "\n" << r.err;
+            EXPECT_EQ(r.err, "") << out;
+        }
+        const std::string samples = slurp(raw);
+        ASSERT_EQ(samples.size(), std::size_t{96} * 64 * static_cast<std::size_t>(channels) * 2);
+        const auto sample = [&](std::size_t i) {
+            return static_cast<std::uint32_t>(static_cast<unsigned char>(samples[2 * i])) |
+                   static_cast<std::uint32_t>(static_cast<unsigned char>(samples[2 * i + 1])) << 8;
+        };
+        const std::uint32_t max = (1u << depth) - 1u;
+        for (const fs::path& out : {png, tif}) {
+            const cv::Mat m = cv::imread(out.string(), cv::IMREAD_UNCHANGED);
+            ASSERT_EQ(m.type(), CV_MAKETYPE(CV_16U, channels)) << out;
+            std::size_t wrong = 0, top = 0;
+            for (int y = 0; y < 64; ++y)
+                for (int x = 0; x < 96; ++x)
+                    for (int c = 0; c < channels; ++c) {
+                        // OpenCV's order is B, G, R(, A).
+                        const int file_c = c < 3 ? 2 - c : c;
+                        const std::uint32_t got = m.ptr<std::uint16_t>(y)[x * channels + file_c];
+                        const std::uint32_t v = sample(
+                            (static_cast<std::size_t>(y) * 96 + static_cast<std::size_t>(x)) *
+                                static_cast<std::size_t>(channels) +
+                            static_cast<std::size_t>(c));
+                        if (got != ((v << (16 - depth)) | (v >> (2 * depth - 16)))) ++wrong;
+                        if (v == max && got == 65535) ++top;
+                    }
+            EXPECT_EQ(wrong, 0u) << out;
+            EXPECT_GT(top, 0u) << out << ": the largest code value is white";
+        }
+        // sBIT: the depth for each of the PNG's channels, right after IHDR.
+        const std::string bytes = slurp(png);
+        ASSERT_GT(bytes.size(), 33u + 8u + static_cast<std::size_t>(channels));
+        EXPECT_EQ(bytes.substr(33, 8),
+                  std::string("\0\0\0", 3) + static_cast<char>(channels) + "sBIT");
+        EXPECT_EQ(bytes.substr(41, static_cast<std::size_t>(channels)),
+                  std::string(static_cast<std::size_t>(channels), static_cast<char>(depth)));
+
+        // Read back: the PNG at its depth, as the raw frame; the TIFF as 16-bit samples.
+        const std::string format =
+            "96x64x" + std::to_string(channels) + ":u16:" + std::to_string(depth);
+        const auto from_raw =
+            run_cli("hist --raw " + format + " " + quote(raw) + " --bins 4096 --format json");
+        const auto from_png = run_cli("hist " + quote(png) + " --bins 4096 --format json");
+        const auto from_tif = run_cli("info " + quote(tif) + " --format json");
+        ASSERT_EQ(from_raw.exit_code, 0) << from_raw.err;
+        ASSERT_EQ(from_png.exit_code, 0) << from_png.err;
+        ASSERT_EQ(from_tif.exit_code, 0) << from_tif.err;
+        const auto jr = parse_json(from_raw.out), jp = parse_json(from_png.out);
+        EXPECT_EQ(jp.at("depth"), depth);
+        EXPECT_EQ(parse_json(from_tif.out).at("depth"), 16);
+        ASSERT_EQ(jp.at("channels").size(), jr.at("channels").size());
+        for (std::size_t c = 0; c < jr.at("channels").size(); ++c)
+            EXPECT_EQ(counts_of(jp.at("channels")[c]), counts_of(jr.at("channels")[c])) << c;
+    }
+}
+
+// Matching a 10-bit clip needs no reference of its depth: an 8-bit photo, a 16-bit PNG or a
+// frame of a 12-bit clip serves, each compared over its own code values (the normalized CDFs,
+// computed here from the samples of each side), one frame or every frame of the clip.
+TEST(CliCodedVideo, MatchTakesAReferenceOfAnyDepth) {
+    const TenBitClip ten;
+    ASSERT_EQ(ten.error, "");
+    CodedClip twelve;  // ProRes 4444 at 12 bits, with alpha (not matched: kept)
+    twelve.depth = 12;
+    twelve.alpha = true;
+    twelve.shift_x = twelve.shift_y = 0;
+    twelve.pix_fmt = "yuva444p12le";
+    const fs::path other = ten.scratch.path / "other.mov";
+    ASSERT_EQ(encode_clip(twelve, other, "-c:v prores_ks -profile:v 4444"), "");
+    const auto samples_of = [&](const fs::path& clip, int frame) {
+        const fs::path raw = ten.scratch.path / "copy.raw";
+        const auto r = run_cli("equalize " + quote(clip) + " --frame " + std::to_string(frame) +
+                               " --strength 0 -o " + quote(raw));
+        EXPECT_EQ(r.exit_code, 0) << r.err;
+        return raw_samples(raw);
+    };
+    const std::vector<std::uint32_t> frame1 = samples_of(ten.path, 1);
+    ASSERT_EQ(frame1.size(), 96u * 64u * 3u);
+    const std::vector<std::uint32_t> other3 = samples_of(other, 3);
+    ASSERT_EQ(other3.size(), 96u * 64u * 4u);
+
+    struct Reference {
+        std::string options;
+        std::vector<std::vector<std::uint32_t>> planes;  // R, G, B, or gray for all three
+        int depth;
+    };
+    std::vector<Reference> refs{
+        {"--reference " + quote(sample("fruits.jpg")), photo_planes(sample("fruits.jpg")), 8},
+        {"--reference " + quote(sample("moon_4k_16bit.png")),
+         photo_planes(sample("moon_4k_16bit.png")), 16},
+        {"--reference " + quote(other) + " --reference-frame 3",
+         {plane_of(other3, 4, 0), plane_of(other3, 4, 1), plane_of(other3, 4, 2)},
+         12}};
+    for (const Reference& ref : refs) {
+        const fs::path out = ten.scratch.path / "matched.raw";
+        const auto r = run_cli("equalize " + quote(ten.path) + " --frame 1 --mode match " +
+                               ref.options + " --space rgb -o " + quote(out));
+        ASSERT_EQ(r.exit_code, 0) << ref.options << "\n" << r.err;
+        EXPECT_EQ(r.err, "");
+        const std::vector<std::uint32_t> got = raw_samples(out);
+        ASSERT_EQ(got.size(), frame1.size());
+        for (int k = 0; k < 3; ++k)
+            EXPECT_EQ(plane_of(got, 3, k),
+                      matched_by_definition(
+                          plane_of(frame1, 3, k), 10,
+                          ref.planes[ref.planes.size() == 1 ? 0 : static_cast<std::size_t>(k)],
+                          ref.depth))
+                << ref.options << ", plane " << k;
+    }
+
+    // Every frame of the clip to the 16-bit PNG (gray: its samples serve R, G and B).
+    const fs::path all = ten.scratch.path / "all.raw";
+    const auto r = run_cli("equalize " + quote(ten.path) + " --per-frame --mode match " +
+                           refs[1].options + " --space rgb -o " + quote(all));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const std::vector<std::uint32_t> frames = raw_samples(all);
+    ASSERT_EQ(frames.size(), 6u * 96u * 64u * 3u);
+    for (int f : {0, 5}) {
+        const std::vector<std::uint32_t> in = samples_of(ten.path, f);
+        const std::vector<std::uint32_t> got(
+            frames.begin() + static_cast<long>(in.size()) * f,
+            frames.begin() + static_cast<long>(in.size()) * (f + 1));
+        for (int k = 0; k < 3; ++k)
+            EXPECT_EQ(plane_of(got, 3, k),
+                      matched_by_definition(plane_of(in, 3, k), 10, refs[1].planes[0], 16))
+                << "frame " << f << ", plane " << k;
+    }
+
+    // A frame asked of a photo, or past a clip's end: one error line.
+    expect_refused(
+        run_cli("equalize " + quote(ten.path) + " --frame 1 --mode match " + refs[0].options +
+                " --reference-frame 2 -o " + quote(ten.scratch.path / "x.raw")),
+        "photo frame", "--reference-frame applies to video and raw input", 2);
+    expect_refused(
+        run_cli("equalize " + quote(ten.path) + " --frame 1 --mode match --reference " +
+                quote(other) + " --reference-frame 6 -o " + quote(ten.scratch.path / "x.raw")),
+        "past the end", "frame 6", 3);
+    EXPECT_FALSE(fs::exists(ten.scratch.path / "x.raw"));
 }
 
 TEST(CliCodedVideo, ACutClipSaysSoAndABrokenOneIsOneErrorLine) {

@@ -134,9 +134,14 @@ TEST(CliEqualize, RawFrameKeepsDepthAndChannels) {
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const cv::Mat got = read(out);
     ASSERT_EQ(got.type(), CV_16UC3);
-    // Each channel holds 0 and 16 -> 0 and 4095 (the declared 12-bit maximum).
+    // Each channel holds 0 and 16 -> 0 and 4095 (the declared 12-bit maximum), which the PNG
+    // holds as its bit replication to 16 bits (4095 << 4 | 4095 >> 8): white.
     EXPECT_EQ(got.at<cv::Vec3w>(0, 0), cv::Vec3w(0, 0, 0));
-    EXPECT_EQ(got.at<cv::Vec3w>(0, 1), cv::Vec3w(4095, 4095, 4095));
+    EXPECT_EQ(got.at<cv::Vec3w>(0, 1), cv::Vec3w(65535, 65535, 65535));
+    // Read back at the declared depth (the PNG's sBIT).
+    const auto back = run_cli("info " + q(out) + " --format json");
+    ASSERT_EQ(back.exit_code, 0) << back.err;
+    EXPECT_EQ(parse_json(back.out).at("depth"), 12);
 }
 
 TEST(CliEqualize, TimingJsonNamesEveryStage) {
@@ -183,7 +188,10 @@ TEST(CliEqualize, BadOptionsExitTwoWithOneErrorLine) {
         {in + out + " --format xml", "--format"},
         {in + out + " --bogus", "unknown option"},
         {in, "-o"},
-        {in + out + " --mode match --reference " + q(sample("moon_4k_16bit.png")), "same depth"},
+        {in + out + " --mode match --reference-frame 1", "--reference-frame requires --reference"},
+        {in + out + " --mode match --reference " + q(sample("moon_4k_16bit.png")) +
+             " --reference-frame 1",
+         "--reference-frame applies to video and raw input, not to photos"},
         {q(sample("Megamind.avi")) + out, "video"},
     };
     for (const auto& [args, says] : cases) {

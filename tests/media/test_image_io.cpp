@@ -10,10 +10,13 @@
 
 #include <png.h>
 
+#include <algorithm>
 #include <array>
+#include <cmath>
 #include <csetjmp>
 #include <cstdio>
 #include <random>
+#include <string>
 
 #include <jpeglib.h>
 
@@ -96,9 +99,16 @@ void chunk(std::vector<std::uint8_t>& png, const char* type,
     put32(png, crc32(png.data() + start, png.size() - start));
 }
 
-// `rows` are the unfiltered scanlines; each gets filter type 0.
+struct Chunk {
+    std::string type;
+    std::vector<std::uint8_t> data;
+};
+
+// `rows` are the unfiltered scanlines; each gets filter type 0. `before_idat`: chunks between
+// IHDR and IDAT (sBIT, ...).
 std::vector<std::uint8_t> make_png(int w, int h, int bit_depth, int colour_type,
-                                   const std::vector<std::vector<std::uint8_t>>& rows) {
+                                   const std::vector<std::vector<std::uint8_t>>& rows,
+                                   const std::vector<Chunk>& before_idat = {}) {
     std::vector<std::uint8_t> raw;
     for (const auto& r : rows) {
         raw.push_back(0);
@@ -124,9 +134,42 @@ std::vector<std::uint8_t> make_png(int w, int h, int bit_depth, int colour_type,
     ihdr.insert(ihdr.end(), {static_cast<std::uint8_t>(bit_depth),
                              static_cast<std::uint8_t>(colour_type), 0, 0, 0});
     chunk(png, "IHDR", ihdr);
+    for (const Chunk& c : before_idat) chunk(png, c.type.c_str(), c.data);
     chunk(png, "IDAT", z);
     chunk(png, "IEND", {});
     return png;
+}
+
+// The chunks of a PNG file in order, each checked against its CRC (false in `crc_ok` when one
+// is wrong).
+std::vector<Chunk> png_chunks(const std::vector<std::uint8_t>& file, bool& crc_ok) {
+    static const std::vector<std::uint8_t> kSignature{0x89, 'P', 'N', 'G', 0x0D, 0x0A, 0x1A, 0x0A};
+    crc_ok = file.size() >= 8 && std::equal(kSignature.begin(), kSignature.end(), file.begin());
+    std::vector<Chunk> out;
+    const auto be32 = [&](std::size_t at) {
+        return std::uint32_t{file[at]} << 24 | std::uint32_t{file[at + 1]} << 16 |
+               std::uint32_t{file[at + 2]} << 8 | std::uint32_t{file[at + 3]};
+    };
+    for (std::size_t at = 8; crc_ok && at + 12 <= file.size();) {
+        const std::uint32_t length = be32(at);
+        if (at + 12 + length > file.size()) {
+            crc_ok = false;
+            break;
+        }
+        crc_ok = crc32(file.data() + at + 4, 4 + length) == be32(at + 8 + length);
+        out.push_back(
+            {std::string(reinterpret_cast<const char*>(file.data() + at + 4), 4),
+             std::vector<std::uint8_t>(file.begin() + static_cast<long>(at + 8),
+                                       file.begin() + static_cast<long>(at + 8 + length))});
+        at += 12 + length;
+    }
+    return out;
+}
+
+// How a sample v of depth d is stored in 16 bits: its bits repeated, v << (16 - d) | v >> (2d -
+// 16).
+std::uint32_t replicated(std::uint32_t v, int d) {
+    return (v << (16 - d)) | (v >> (2 * d - 16));
 }
 
 const std::vector<std::uint8_t> kTinyGif{
@@ -740,4 +783,154 @@ TEST(WriteImage, FailuresNameThePath) {
     EXPECT_TRUE(contains(message_of<UsageError>([&] { media::write_image(ppm, deep.view()); }),
                          "'" + ppm + "': PPM cannot store a 1-channel image"));
     EXPECT_FALSE(std::filesystem::exists(jpeg));
+}
+
+// Deep samples (8 to 15 bits in 16-bit ones) go out as their bit replications, so that other
+// viewers show them at their brightness: OpenCV reads the files' samples back as the
+// replications, each within one of the value of the same fraction of full scale and holding the
+// sample in its top bits. PNG records the depth in sBIT and reads back at it; TIFF and PNM keep
+// no depth and read back as the 16-bit replications.
+TEST(WriteImage, DeepSamplesAreStoredAsTheirBitReplications) {
+    ScratchDir dir;
+    for (const int depth : {8, 9, 10, 12, 14, 15}) {
+        for (const int channels : {1, 3, 4}) {
+            const std::uint32_t max = (1u << depth) - 1u;
+            // Every sample from 0 to max at least once, then random ones.
+            std::mt19937 rng(static_cast<unsigned>(depth * 10 + channels));
+            std::uniform_int_distribution<std::uint32_t> any(0, max);
+            std::uint32_t next = 0;
+            const Image image = hs::test::make_image(
+                67, 71, channels, SampleType::U16, depth,
+                [&](int, int, int) { return next <= max ? next++ : any(rng); });
+            for (const std::string ext : {".png", ".tif", channels == 1 ? ".pgm" : ".ppm"}) {
+                if (channels == 4 && ext == ".ppm") continue;
+                const std::string name =
+                    std::to_string(depth) + "bit_" + std::to_string(channels) + "ch" + ext;
+                const std::string path = dir.file(name);
+                media::write_image(path, image.view());
+                const cv::Mat stored = opencv_rgb(path);
+                ASSERT_EQ(stored.type(), CV_MAKETYPE(CV_16U, channels)) << name;
+                bool replications = true;
+                for (int y = 0; y < image.height() && replications; ++y)
+                    for (int x = 0; x < image.width() && replications; ++x)
+                        for (int c = 0; c < channels; ++c) {
+                            const std::uint32_t v = image.view().sample(x, y, c);
+                            const std::uint32_t got =
+                                stored.ptr<std::uint16_t>(y)[x * channels + c];
+                            const double scaled = static_cast<double>(v) * 65535.0 / max;
+                            if (got != replicated(v, depth) || got >> (16 - depth) != v ||
+                                std::abs(static_cast<double>(got) - scaled) >= 1.0) {
+                                ADD_FAILURE() << name << ": " << v << " stored as " << got;
+                                replications = false;
+                                break;
+                            }
+                        }
+                const media::LoadedImage back = media::read_image(path);
+                EXPECT_TRUE(back.notes.empty()) << name;
+                if (ext == ".png") {
+                    bool crc_ok = false;
+                    const std::vector<Chunk> chunks = png_chunks(read_bytes(path), crc_ok);
+                    EXPECT_TRUE(crc_ok) << name;
+                    ASSERT_GE(chunks.size(), 3u) << name;
+                    EXPECT_EQ(chunks[0].type, "IHDR");
+                    EXPECT_EQ(chunks[1].type, "sBIT") << name;
+                    EXPECT_EQ(chunks[1].data,
+                              std::vector<std::uint8_t>(static_cast<std::size_t>(channels),
+                                                        static_cast<std::uint8_t>(depth)))
+                        << name;
+                    EXPECT_EQ(back.image.bit_depth(), depth) << name;
+                    EXPECT_TRUE(test::same_samples(back.image.view(), image.view())) << name;
+                } else {
+                    EXPECT_EQ(back.image.bit_depth(), 16) << name;
+                    EXPECT_TRUE(identical(as_mat(back.image.view()), stored)) << name;
+                }
+            }
+        }
+    }
+}
+
+TEST(WriteImage, SixteenBitSamplesAreWrittenAsTheyAreWithoutSbit) {
+    ScratchDir dir;
+    const Image image = hs::test::uniform(23, 9, 3, SampleType::U16, 16, 3);
+    const std::string path = dir.file("deep16.png");
+    media::write_image(path, image.view());
+    bool crc_ok = false;
+    for (const Chunk& c : png_chunks(read_bytes(path), crc_ok)) EXPECT_NE(c.type, "sBIT");
+    EXPECT_TRUE(crc_ok);
+    EXPECT_TRUE(identical(opencv_rgb(path), as_mat(image.view())));
+}
+
+TEST(WriteImage, ASampleAboveTheDeclaredDepthIsRefusedAndNothingWritten) {
+    ScratchDir dir;
+    Image image(4, 3, 1, SampleType::U16, 10);
+    image.set_sample(2, 1, 0, 1024);
+    for (const char* name : {"over.png", "over.tif"}) {
+        const std::string path = dir.file(name);
+        EXPECT_EQ(message_of<InputError>([&] { media::write_image(path, image.view()); }),
+                  "cannot write '" + path +
+                      "': sample value 1024 in row 1 exceeds the image's declared 10-bit depth");
+        EXPECT_FALSE(std::filesystem::exists(path));
+    }
+}
+
+// A 16-bit PNG is read at the depth its sBIT chunk records when every sample is that depth's
+// replication; any other 16-bit PNG stays 16-bit (with a note when sBIT says otherwise).
+TEST(ReadImage, PngSbitGivesTheDepthWhenTheSamplesAreItsReplications) {
+    ScratchDir dir;
+    // 3 x 2 RGB at 12 bits: 0, the largest value and some between.
+    const std::vector<std::uint32_t> values{0,   4095, 1,   2048, 1234, 4000, 7,  3071, 2047,
+                                            100, 4094, 555, 9,    10,   11,   12, 13,   14};
+    const auto rows_of = [&](const std::vector<std::uint32_t>& stored) {
+        std::vector<std::vector<std::uint8_t>> rows(2);
+        for (std::size_t i = 0; i < stored.size(); ++i) {
+            auto& row = rows[i / 9];
+            row.push_back(static_cast<std::uint8_t>(stored[i] >> 8));
+            row.push_back(static_cast<std::uint8_t>(stored[i] & 0xFFu));
+        }
+        return rows;
+    };
+    std::vector<std::uint32_t> stored;
+    for (std::uint32_t v : values) stored.push_back(replicated(v, 12));
+    const std::vector<std::uint8_t> sbit12{12, 12, 12};
+
+    const std::string twelve = dir.file("twelve.png");
+    write_bytes(twelve, make_png(3, 2, 16, 2, rows_of(stored), {{"sBIT", sbit12}}));
+    const media::LoadedImage back = media::read_image(twelve);
+    EXPECT_EQ(back.image.bit_depth(), 12);
+    EXPECT_EQ(back.image.type(), SampleType::U16);
+    EXPECT_TRUE(back.notes.empty());
+    for (std::size_t i = 0; i < values.size(); ++i)
+        EXPECT_EQ(back.image.view().sample(static_cast<int>(i / 3 % 3), static_cast<int>(i / 9),
+                                           static_cast<int>(i % 3)),
+                  values[i])
+            << i;
+
+    // The same samples without sBIT: 16-bit data.
+    const std::string plain = dir.file("plain.png");
+    write_bytes(plain, make_png(3, 2, 16, 2, rows_of(stored)));
+    EXPECT_EQ(media::read_image(plain).image.bit_depth(), 16);
+    EXPECT_TRUE(identical(as_mat(media::read_image(plain).image.view()), opencv_rgb(plain)));
+
+    // One sample that is no replication: 16-bit, and a note says why sBIT was not followed.
+    std::vector<std::uint32_t> odd = stored;
+    odd[4] ^= 1u;
+    const std::string other = dir.file("other.png");
+    write_bytes(other, make_png(3, 2, 16, 2, rows_of(odd), {{"sBIT", sbit12}}));
+    const media::LoadedImage kept = media::read_image(other);
+    EXPECT_EQ(kept.image.bit_depth(), 16);
+    EXPECT_TRUE(identical(as_mat(kept.image.view()), opencv_rgb(other)));
+    ASSERT_EQ(kept.notes.size(), 1u);
+    EXPECT_TRUE(contains(kept.notes[0], "sBIT chunk says 12 significant bits")) << kept.notes[0];
+
+    // Channels of different depths: 16-bit.
+    const std::string mixed = dir.file("mixed.png");
+    write_bytes(mixed, make_png(3, 2, 16, 2, rows_of(stored), {{"sBIT", {12, 12, 10}}}));
+    EXPECT_EQ(media::read_image(mixed).image.bit_depth(), 16);
+
+    // An 8-bit PNG's sBIT changes nothing.
+    const std::string eight = dir.file("eight.png");
+    write_bytes(eight, make_png(2, 1, 8, 0, {{0x10, 0x20}}, {{"sBIT", {4}}}));
+    const media::LoadedImage small = media::read_image(eight);
+    EXPECT_EQ(small.image.type(), SampleType::U8);
+    EXPECT_EQ(small.image.view().sample(1, 0, 0), 0x20u);
 }

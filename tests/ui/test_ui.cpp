@@ -59,6 +59,7 @@
 #include "histoscope/core/equalize.hpp"
 #include "histoscope/core/error.hpp"
 #include "histoscope/core/histogram.hpp"
+#include "histoscope/core/match_reference.hpp"
 #include "histoscope/core/scope_picture.hpp"
 #include "histoscope/core/scopes.hpp"
 #include "histoscope/media/media.hpp"
@@ -682,30 +683,96 @@ class TestUi : public QObject {
         const hs::Image expected = hs::equalize_reference(r);
         QVERIFY(model_matches(*window_->equalizedModel(), reference_of(expected.view(), 256)));
 
-        // A 16-bit reference for this 8-bit photo is refused: the baboon stays, also in the
-        // settings.
+        // A file that is no image is refused: the baboon stays, also in the settings.
         const QString saved = QSettings().value(QStringLiteral("equalize/reference")).toString();
         QCOMPARE(saved, sample("baboon.jpg"));
-        window_->setReferenceFile(sample("moon_4k_16bit.png"));
+        QTemporaryDir dir;
+        const QString text = dir.filePath(QStringLiteral("notes.txt"));
+        {
+            QFile file(text);
+            QVERIFY(file.open(QIODevice::WriteOnly));
+            file.write("not a picture\n");
+        }
+        window_->setReferenceFile(text);
         QTRY_COMPARE_WITH_TIMEOUT(errors.count(), 1, kTimeoutMs);
-        QVERIFY2(errors.first().first().toString().contains(QStringLiteral("depth")),
+        QVERIFY2(errors.first().first().toString().startsWith(QStringLiteral("Reference image")),
                  qPrintable(errors.first().first().toString()));
         settle();
         QCOMPARE(QSettings().value(QStringLiteral("equalize/reference")).toString(), saved);
         QVERIFY(model_matches(*window_->equalizedModel(), reference_of(expected.view(), 256)));
-
-        // On a 16-bit image the 8-bit reference cannot serve: the plot says why (not that
-        // equalization is off), and no dialog pops up.
-        openAndWait(sample("moon_4k_16bit.png"));
-        QVERIFY(window_->equalizedModel()->empty());
-        QVERIFY2(window_->equalizedView()->placeholder().contains(QStringLiteral("reference")),
-                 qPrintable(window_->equalizedView()->placeholder()));
-        QVERIFY(!window_->equalizedView()->placeholder().contains(QStringLiteral("off")));
-        QCOMPARE(errors.count(), 1);
-        openAndWait(sample("fruits.jpg"));
         EqualizeSettings s;
         s.mode = EqualizeSettings::Mode::Global;
         setEqualize(s);
+    }
+
+    // Matching takes a reference of any depth (hs::MatchReference: the normalized CDFs over
+    // each side's own code values): a 10-bit clip's frame matched to an 8-bit photo, a 16-bit
+    // PNG and another clip's first frame, and a 16-bit photo to an 8-bit one.
+    void matchTakesAReferenceOfAnyDepth() {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const hs::test::CodedClip clip;  // 96x64, 6 frames, yuv420p10le
+        const std::string path = dir.filePath(QStringLiteral("clip.mkv")).toStdString();
+        const std::string error = hs::test::encode_clip(
+            clip, path, "-c:v libx265 -x265-params lossless=1:log-level=error");
+        QVERIFY2(error.empty(), error.c_str());
+        QSignalSpy loaded(controller(), &Controller::referenceLoaded);
+        QSignalSpy errors(controller(), &Controller::errorOccurred);
+        window_->setReferenceFile(sample("baboon.jpg"));
+        QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, kTimeoutMs);
+        settle();
+        EqualizeSettings match;
+        match.mode = EqualizeSettings::Mode::Match;
+        setEqualize(match);
+        openAndWait(QString::fromStdString(path));
+        QCOMPARE(window_->media().bit_depth, 10);
+        selectBins(1024);
+        hs::media::VideoReader reader(path);
+        const std::optional<hs::Image> frame = reader.read();
+        QVERIFY(frame.has_value());
+        const auto check = [&](const QString& reference, const hs::Image& reference_image,
+                               const hs::ImageView& image, int bins) {
+            hs::EqualizeRequest r;
+            r.image = image;
+            r.mode = hs::EqualizeMode::Match;
+            const hs::MatchReference ref(std::make_shared<const hs::Image>(reference_image));
+            ref.apply(r);
+            const hs::Image expected = hs::equalize_reference(r);
+            QVERIFY2(model_matches(*window_->equalizedModel(), reference_of(expected.view(), bins)),
+                     qPrintable(reference));
+        };
+        check(QStringLiteral("baboon.jpg"),
+              hs::media::read_image(sample("baboon.jpg").toStdString()).image, frame->view(), 1024);
+        int references = 1;
+        for (const char* name : {"moon_4k_16bit.png", "Megamind.avi"}) {
+            window_->setReferenceFile(sample(name));
+            ++references;
+            QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), references, kTimeoutMs);
+            settle();
+            const std::string file = sample(name).toStdString();
+            // A clip serves with its first frame.
+            const hs::Image image = QString::fromLatin1(name).endsWith(QLatin1String(".avi"))
+                                        ? *hs::media::VideoReader(file).read()
+                                        : hs::media::read_image(file).image;
+            check(QString::fromLatin1(name), image, frame->view(), 1024);
+        }
+        QCOMPARE(QSettings().value(QStringLiteral("equalize/reference")).toString(),
+                 sample("Megamind.avi"));
+        // A 16-bit photo matched to an 8-bit one.
+        window_->setReferenceFile(sample("baboon.jpg"));
+        ++references;
+        QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), references, kTimeoutMs);
+        selectBins(256);
+        openAndWait(sample("chessboard_GRAY_U16.tif"));
+        check(QStringLiteral("baboon.jpg on a 16-bit photo"),
+              hs::media::read_image(sample("baboon.jpg").toStdString()).image,
+              hs::media::read_image(sample("chessboard_GRAY_U16.tif").toStdString()).image.view(),
+              256);
+        QCOMPARE(errors.count(), 0);
+        openAndWait(sample("fruits.jpg"));
+        EqualizeSettings global;
+        global.mode = EqualizeSettings::Mode::Global;
+        setEqualize(global);
     }
 
     void binCountRecomputesExactly() {
@@ -836,7 +903,7 @@ class TestUi : public QObject {
         QCOMPARE(to_qimage(back.image.view()), window_->imageView()->equalized());
     }
 
-    void savingOntoTheOpenedFileIsRefused() {
+    void savingOrExportingOntoTheOpenedFileIsRefused() {
         QTemporaryDir dir;
         QVERIFY(dir.isValid());
         const QString copy = dir.filePath(QStringLiteral("mine.png"));
@@ -853,6 +920,10 @@ class TestUi : public QObject {
         QVERIFY2(failed.first().first().toString().contains(QStringLiteral("opened file")),
                  qPrintable(failed.first().first().toString()));
         QCOMPARE(saved.count(), 0);
+        // Nor does an export (the plot, the histogram's CSV) replace the file it was made from.
+        QVERIFY(window_->savePlotPng(copy).contains(QStringLiteral("opened file")));
+        QVERIFY(write_text_file(copy, QStringLiteral("bin\n"), window_->currentPath())
+                    .contains(QStringLiteral("opened file")));
         QVERIFY(original.open(QIODevice::ReadOnly));
         QCOMPARE(original.readAll(), bytes);
         openAndWait(sample("fruits.jpg"));
@@ -1229,6 +1300,34 @@ class TestUi : public QObject {
         const hs::Image expected = equalized_reference(deep.view(), s);
         QCOMPARE(expected.bit_depth(), 12);
         QVERIFY(model_matches(*window_->equalizedModel(), reference_of(expected.view(), 4096)));
+        // Saved, each 12-bit sample is its bit replication to 16 bits (v << 4 | v >> 8), which
+        // other viewers show at its brightness: Qt's own PNG reader sees those values; the PNG
+        // reads back at 12 bits (its sBIT), the TIFF (which keeps no depth) at 16.
+        const auto replication = [](std::uint32_t v) { return (v << 4) | (v >> 8); };
+        for (const char* name : {"sensor-equalized.png", "sensor-equalized.tif"}) {
+            const QString saved = dir.filePath(QLatin1String(name));
+            QSignalSpy done(controller(), &Controller::imageSaved);
+            emit window_->saveRequested(saved);
+            QTRY_COMPARE_WITH_TIMEOUT(done.count(), 1, kTimeoutMs);
+            const hs::media::LoadedImage back = hs::media::read_image(saved.toStdString());
+            const bool png = saved.endsWith(QLatin1String(".png"));
+            QCOMPARE(back.image.bit_depth(), png ? 12 : 16);
+            const QImage by_qt = png ? QImage(saved) : QImage();
+            if (png) QCOMPARE(by_qt.format(), QImage::Format_Grayscale16);
+            int wrong = 0;
+            for (int y = 0; y < 41; ++y)
+                for (int x = 0; x < 67; ++x) {
+                    const std::uint32_t v = expected.view().sample(x, y, 0);
+                    const std::uint32_t read = back.image.view().sample(x, y, 0);
+                    wrong += read != (png ? v : replication(v)) ? 1 : 0;
+                    if (png)
+                        wrong += reinterpret_cast<const quint16*>(by_qt.constScanLine(y))[x] !=
+                                         replication(v)
+                                     ? 1
+                                     : 0;
+                }
+            QVERIFY2(wrong == 0, name);
+        }
         selectBins(256);
         openAndWait(sample("fruits.jpg"));
     }
@@ -1991,59 +2090,77 @@ class TestUi : public QObject {
         setEqualize(global);
     }
 
-    // Save Equalized Image when no equalized image can be made (a 16-bit photo, Match with an 8-bit
-    // reference): refused with the reason, never the original written in its place.
+    // Save Equalized Image when no equalized image can be made (Match, kept in the settings,
+    // with a reference file that is gone by the next start): refused with the reason, never the
+    // original written in its place.
     void saveIsRefusedWhenTheEqualizationCannotRun() {
-        openAndWait(sample("fruits.jpg"));
-        QSignalSpy loaded(controller(), &Controller::referenceLoaded);
-        window_->setReferenceFile(sample("baboon.jpg"));
-        QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, kTimeoutMs);
-        settle();  // the window has heard of it too
-        EqualizeSettings match;
-        match.mode = EqualizeSettings::Mode::Match;
-        setEqualize(match);
         QTemporaryDir dir;
-        for (const char* deep : {"chessboard_GRAY_U16.tif", "moon_4k_16bit.png"}) {
-            openAndWait(sample(deep));
-            QVERIFY2(window_->equalizedView()->placeholder().contains(QStringLiteral("reference")),
-                     qPrintable(window_->equalizedView()->placeholder()));
-            const QString saved = dir.filePath(QStringLiteral("equalized.png"));
-            QSignalSpy failed(controller(), &Controller::errorOccurred);
-            QSignalSpy done(controller(), &Controller::imageSaved);
-            emit window_->saveRequested(saved);
-            QTRY_COMPARE_WITH_TIMEOUT(failed.count() + done.count(), 1, kTimeoutMs);
-            settle();
-            QCOMPARE(done.count(), 0);
-            QVERIFY2(failed.count() == 1 &&
-                         failed.first().first().toString().contains(QStringLiteral("depth")),
-                     deep);
-            QVERIFY2(!QFile::exists(saved), deep);
-            // File > Save says so at once, without asking for a file name first.
-            QAction* save = nullptr;
-            for (QAction* a : window_->findChildren<QAction*>())
-                if (a->text() == QLatin1String("&Save Equalized Image As...")) save = a;
-            QVERIFY(save != nullptr);
-            bool asked_for_a_name = false;
-            QTimer watch;
-            connect(&watch, &QTimer::timeout, this, [&] {
-                for (QWidget* w : QApplication::topLevelWidgets())
-                    if (auto* dialog = qobject_cast<QFileDialog*>(w); dialog && w->isVisible()) {
-                        asked_for_a_name = true;
-                        dialog->reject();
-                    }
-            });
-            watch.start(50);
-            save->trigger();
-            QTRY_VERIFY2_WITH_TIMEOUT(window_->lastError().contains(QStringLiteral("depth")),
-                                      qPrintable(window_->lastError()), kTimeoutMs);
-            QTest::qWait(200);
-            watch.stop();
-            QVERIFY2(!asked_for_a_name, deep);
+        const QString gone = dir.filePath(QStringLiteral("gone.png"));  // never written
+        QSettings settings;
+        const QVariant mode = settings.value(QStringLiteral("equalize/mode"));
+        const QVariant reference = settings.value(QStringLiteral("equalize/reference"));
+        settings.setValue(QStringLiteral("equalize/mode"),
+                          static_cast<int>(EqualizeSettings::Mode::Match));
+        settings.setValue(QStringLiteral("equalize/reference"), gone);
+        {
+            hs::gui::ControllerSetup setup = hs::gui::make_controller_setup();
+            Worker worker(
+                std::make_unique<Controller>(std::move(setup.registry), std::move(setup.options)));
+            MainWindow window(worker.controller(), kSamples);
+            window.resize(1400, 900);
+            window.show();
+            QCOMPARE(window.equalizePanel()->settings().mode, EqualizeSettings::Mode::Match);
+            for (const char* name : {"fruits.jpg", "moon_4k_16bit.png"}) {
+                window.openFile(sample(name));
+                QTRY_VERIFY_WITH_TIMEOUT(window.currentPath() == sample(name), kTimeoutMs);
+                ui_test::settle(window);
+                QVERIFY2(
+                    window.equalizedView()->placeholder().contains(QStringLiteral("reference")),
+                    qPrintable(window.equalizedView()->placeholder()));
+                const QString saved = dir.filePath(QStringLiteral("equalized.png"));
+                QSignalSpy failed(worker.controller(), &Controller::errorOccurred);
+                QSignalSpy done(worker.controller(), &Controller::imageSaved);
+                emit window.saveRequested(saved);
+                QTRY_COMPARE_WITH_TIMEOUT(failed.count() + done.count(), 1, kTimeoutMs);
+                ui_test::settle(window);
+                QCOMPARE(done.count(), 0);
+                QVERIFY2(failed.count() == 1 && failed.first().first().toString().contains(
+                                                    QStringLiteral("reference")),
+                         name);
+                QVERIFY2(!QFile::exists(saved), name);
+                // File > Save says so at once, without asking for a file name first.
+                QAction* save = nullptr;
+                for (QAction* a : window.findChildren<QAction*>())
+                    if (a->text() == QLatin1String("&Save Equalized Image As...")) save = a;
+                QVERIFY(save != nullptr);
+                bool asked_for_a_name = false;
+                QTimer watch;
+                connect(&watch, &QTimer::timeout, this, [&] {
+                    for (QWidget* w : QApplication::topLevelWidgets())
+                        if (auto* dialog = qobject_cast<QFileDialog*>(w);
+                            dialog && w->isVisible()) {
+                            asked_for_a_name = true;
+                            dialog->reject();
+                        }
+                });
+                watch.start(50);
+                save->trigger();
+                QTRY_VERIFY2_WITH_TIMEOUT(window.lastError().contains(QStringLiteral("reference")),
+                                          qPrintable(window.lastError()), kTimeoutMs);
+                QTest::qWait(200);
+                watch.stop();
+                QVERIFY2(!asked_for_a_name, name);
+            }
+            window.close();
         }
-        openAndWait(sample("fruits.jpg"));
-        EqualizeSettings global;
-        global.mode = EqualizeSettings::Mode::Global;
-        setEqualize(global);
+        // The suite's window goes on with the settings it had.
+        for (const auto& [key, value] :
+             {std::pair{QStringLiteral("equalize/mode"), mode},
+              std::pair{QStringLiteral("equalize/reference"), reference}})
+            if (value.isValid())
+                settings.setValue(key, value);
+            else
+                settings.remove(key);
     }
 
     // Saving onto the opened file is refused at once: the dialog does not first ask whether to

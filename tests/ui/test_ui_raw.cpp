@@ -12,6 +12,7 @@
 #include <QSpinBox>
 #include <QStandardItemModel>
 #include <QStandardPaths>
+#include <QStatusBar>
 #include <QTemporaryDir>
 #include <QToolButton>
 #include <QtTest>
@@ -625,6 +626,89 @@ class TestUiRaw : public QObject {
         window_->scopesDock()->hide();
         settle();
         if (!noGpu()) QCOMPARE(played.stream, QStringLiteral("gpu"));
+    }
+
+    // The pixel readout in the status bar follows each frame presented under a pointer that does
+    // not move: a step, every frame of playback to the last, another file opened (once the
+    // status bar's message about it has had its time).
+    void pixelReadoutFollowsEachFrameUnderAStillPointer() {
+        constexpr int kFrames = 40;
+        std::vector<hs::Image> frames;
+        std::vector<const hs::Image*> written;
+        for (int k = 0; k < kFrames; ++k)
+            frames.push_back(
+                hs::test::make_image(120, 80, 3, hs::SampleType::U16, 12, [&](int x, int y, int c) {
+                    return static_cast<std::uint32_t>((x * 7 + y * 13 + c * 101 + k * 331) % 4096);
+                }));
+        for (const hs::Image& f : frames) written.push_back(&f);
+        const QString path = write_raw(dir_, "readout.raw", written);
+        QVERIFY(!path.isEmpty());
+        openRaw(path, QStringLiteral("120x80x3:u16:12"));
+        EqualizeSettings off;
+        off.mode = EqualizeSettings::Mode::Off;  // one picture: the pointer reads the original
+        setEqualize(off);
+        QCOMPARE(window_->playback().frame, 0);
+        ImageView* view = window_->imageView();
+        view->fit();
+        settle();
+        const QPoint centre = view->rect().center();
+        const QPoint pixel = view->pixelAt(centre);
+        QVERIFY(pixel.x() >= 0 && pixel.y() >= 0);
+        QMouseEvent move(QEvent::MouseMove, centre, view->mapToGlobal(centre), Qt::NoButton,
+                         Qt::NoButton, Qt::NoModifier);
+        QApplication::sendEvent(view, &move);
+        // "R 1234  G 567  B 890" of the pixel in `image`.
+        const auto samples = [&](const hs::Image& image, QPoint at) {
+            const hs::ImageView v = image.view();
+            return QStringLiteral("R %1  G %2  B %3")
+                .arg(v.sample(at.x(), at.y(), 0))
+                .arg(v.sample(at.x(), at.y(), 1))
+                .arg(v.sample(at.x(), at.y(), 2));
+        };
+        const auto reads = [&](const QString& text) {
+            return window_->statusBar()->currentMessage().contains(text);
+        };
+        QVERIFY2(reads(samples(frames[0], pixel)),
+                 qPrintable(window_->statusBar()->currentMessage()));
+        // A step.
+        emit window_->stepRequested(1);
+        QTRY_COMPARE_WITH_TIMEOUT(window_->playback().frame, 1, kTimeoutMs);
+        settle();
+        QTRY_VERIFY2_WITH_TIMEOUT(reads(samples(frames[1], pixel)),
+                                  qPrintable(window_->statusBar()->currentMessage()), kTimeoutMs);
+        // Playback: each frame shown is read, the last one last.
+        QStringList seen;
+        const QMetaObject::Connection watch =
+            connect(window_->statusBar(), &QStatusBar::messageChanged, this,
+                    [&](const QString& text) { seen << text; });
+        emit window_->playToggleRequested();
+        QTRY_VERIFY_WITH_TIMEOUT(window_->playback().playing, kTimeoutMs);
+        QTRY_VERIFY_WITH_TIMEOUT(!window_->playback().playing, 60000);
+        settle();
+        disconnect(watch);
+        QCOMPARE(window_->playback().frame, kFrames - 1);
+        QVERIFY2(reads(samples(frames.back(), pixel)),
+                 qPrintable(window_->statusBar()->currentMessage()));
+        // Frames between were read as they were shown (dropped ones aside).
+        int frames_read = 0;
+        for (int k = 2; k < kFrames - 1; ++k)
+            frames_read +=
+                seen.filter(samples(frames[static_cast<std::size_t>(k)], pixel)).isEmpty() ? 0 : 1;
+        QVERIFY2(frames_read > 0, qPrintable(seen.join(QLatin1Char('\n'))));
+        // Another file under the same pointer: its pixel there.
+        hs::Image other = hs::test::uniform(90, 60, 3, hs::SampleType::U16, 12, 77);
+        const QString other_path = write_raw(dir_, "other.raw", {&other});
+        openRaw(other_path, QStringLiteral("90x60x3:u16:12"));
+        const QPoint other_pixel = view->pixelAt(centre);
+        QVERIFY(other_pixel.x() >= 0 && other_pixel.y() >= 0);
+        QTRY_VERIFY2_WITH_TIMEOUT(reads(samples(other, other_pixel)),
+                                  qPrintable(window_->statusBar()->currentMessage()), kTimeoutMs);
+        QEvent leave(QEvent::Leave);  // the pointer leaves: no readout
+        QApplication::sendEvent(view, &leave);
+        QVERIFY(window_->statusBar()->currentMessage().isEmpty());
+        EqualizeSettings global;
+        global.mode = EqualizeSettings::Mode::Global;
+        setEqualize(global);
     }
 };
 

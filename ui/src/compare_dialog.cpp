@@ -7,6 +7,7 @@
 #include <QChartView>
 #include <QDialogButtonBox>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -96,7 +97,7 @@ CompareDialog::CompareDialog(Controller* controller, const QString& input, QWidg
     table_->setMinimumHeight(em * 6);
 
     auto* top = new QHBoxLayout;
-    top->addWidget(new QLabel(tr("Input: %1").arg(input_), this), 1);
+    top->addWidget(new QLabel(tr("Input: %1").arg(QFileInfo(input_).fileName()), this), 1);
     top->addWidget(new QLabel(tr("Timed runs"), this));
     top->addWidget(runs_);
     top->addWidget(run_button_);
@@ -339,7 +340,7 @@ void CompareDialog::exportAs(bool json) {
         json ? tr("JSON (*.json)") : tr("CSV (*.csv)"));
     if (path.isEmpty()) return;
     const QString error = write_text_file(
-        path, json ? benchmark_json(rows_, context_) : benchmark_csv(rows_, context_));
+        path, json ? benchmark_json(rows_, context_) : benchmark_csv(rows_, context_), input_);
     if (!error.isEmpty()) QMessageBox::warning(this, tr("Export failed"), error);
 }
 

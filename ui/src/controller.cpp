@@ -11,7 +11,6 @@
 #include "histoscope/core/error.hpp"
 #include "histoscope/media/atomic_file.hpp"
 #include "histoscope/media/media.hpp"
-#include "histoscope/ui/photo_reader.hpp"
 #include "media_open.hpp"
 #include "playback.hpp"
 #include "stream_session.hpp"
@@ -145,17 +144,16 @@ void Controller::open(const QString& path, const QString& raw_format, double fps
 }
 
 void Controller::setReference(const QString& path) {
-    std::shared_ptr<hs::Image> reference;
+    std::shared_ptr<const hs::MatchReference> reference;
     try {
-        reference = std::make_shared<hs::Image>(read_photo(path).image);
+        // What File > Open reads, but raw frames (which need their format): a video's first
+        // frame, a camera raw file's demosaiced image (a mosaic's quads are no picture).
+        OpenedMedia opened = open_media(path, {}, 0.0, hs::media::CameraRawView::Rgb);
+        if (opened.first.empty()) throw hs::InputError(path.toStdString() + ": no frame");
+        reference = std::make_shared<const hs::MatchReference>(
+            std::make_shared<const hs::Image>(std::move(opened.first)));
     } catch (const std::exception& e) {
         emit errorOccurred(tr("Reference image: %1").arg(describe(e)));
-        return;
-    }
-    // One that cannot serve this image does not replace the last good one.
-    const QString problem = source_ ? reference_problem(source_->view(), *reference) : QString();
-    if (!problem.isEmpty()) {
-        emit errorOccurred(tr("Reference image %1: %2").arg(QFileInfo(path).fileName(), problem));
         return;
     }
     // Frames in flight may still read the old reference.

@@ -51,7 +51,9 @@ EqualizePanel::EqualizePanel(QWidget* parent)
     }
     tiles_x_->setToolTip(tr("CLAHE tiles across"));
     tiles_y_->setToolTip(tr("CLAHE tiles down"));
-    reference_->setToolTip(tr("The image whose histogram match mode reproduces"));
+    reference_->setToolTip(
+        tr("The image whose histogram match mode reproduces: a photo, a video's first frame or a "
+           "camera raw file, of any depth"));
     equalizers_->addItem(tr("auto"), QStringLiteral("auto"));
     equalizers_->setToolTip(tr("Equalization engine"));
 

@@ -2,6 +2,7 @@
 
 #include <QSaveFile>
 
+#include "histoscope/media/atomic_file.hpp"
 #include "histoscope/report/bench_report.hpp"
 
 namespace hs::ui {
@@ -39,13 +40,19 @@ QString benchmark_json(const QVector<BenchRow>& rows, const BenchContext& contex
         hs::report::bench_json(context, std::vector<BenchRow>(rows.begin(), rows.end()))));
 }
 
-QString write_text_file(const QString& path, const QString& text) {
+QString write_export(const QString& path, const QByteArray& bytes, const QString& input) {
+    if (!input.isEmpty() && hs::media::same_file(path.toStdString(), input.toStdString()))
+        return QObject::tr("%1 is the opened file: export under another name").arg(path);
     QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly | QIODevice::Text))
+    if (!file.open(QIODevice::WriteOnly))
         return QObject::tr("%1: %2").arg(path, file.errorString());
-    file.write(text.toUtf8());
+    file.write(bytes);
     if (!file.commit()) return QObject::tr("%1: %2").arg(path, file.errorString());
     return {};
+}
+
+QString write_text_file(const QString& path, const QString& text, const QString& input) {
+    return write_export(path, text.toUtf8(), input);
 }
 
 }  // namespace hs::ui

@@ -78,7 +78,7 @@ hs::HistogramRequest histogram_request(const hs::ImageView& image, int bins, boo
 }
 
 hs::EqualizeRequest equalize_request(const hs::ImageView& image, const EqualizeSettings& settings,
-                                     const hs::Image* reference) {
+                                     const hs::MatchReference* reference) {
     hs::EqualizeRequest eq;
     eq.image = image;
     eq.mode = core_mode(settings.mode);
@@ -91,7 +91,7 @@ hs::EqualizeRequest equalize_request(const hs::ImageView& image, const EqualizeS
         if (reference == nullptr)
             throw hs::UsageError(
                 "match mode needs a reference image: choose one with Reference...");
-        eq.reference = reference->view();
+        reference->apply(eq);
     }
     return eq;
 }
@@ -159,15 +159,6 @@ HistogramData histogram_from_values(const hs::ImageView& shape,
         data.counts.push_back(std::move(counts));
     }
     return data;
-}
-
-QString reference_problem(const hs::ImageView& image, const hs::Image& reference) {
-    if (reference.bit_depth() == image.bit_depth) return {};
-    return QObject::tr(
-               "the reference is %1-bit and this image %2-bit: a reference must have the "
-               "image's depth")
-        .arg(reference.bit_depth())
-        .arg(image.bit_depth);
 }
 
 std::vector<hs::ScopeSpec> scope_specs(const hs::ImageView& image, const ScopeSettings& settings) {

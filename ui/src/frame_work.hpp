@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "histoscope/core/engine.hpp"
+#include "histoscope/core/match_reference.hpp"
 #include "histoscope/core/scopes.hpp"
 #include "histoscope/core/stream.hpp"
 #include "histoscope/media/media.hpp"
@@ -34,7 +35,7 @@ std::vector<hs::Channel> display_channels(const hs::ImageView& image, bool cfa =
 hs::HistogramRequest histogram_request(const hs::ImageView& image, int bins, bool cfa = false);
 // Throws UsageError when match mode has no reference.
 hs::EqualizeRequest equalize_request(const hs::ImageView& image, const EqualizeSettings& settings,
-                                     const hs::Image* reference);
+                                     const hs::MatchReference* reference);
 // Histograms of `bins` even bins and their exact statistics, from `values`: one histogram per
 // channel of one bin per code value of `shape`'s depth. Of a CFA mosaic (`cfa`), the channels
 // are named r, g1, g2, b, each with its levels and the photosites at them, and the black and
@@ -45,9 +46,6 @@ HistogramData histogram_from_values(const hs::ImageView& shape,
 // The markers of a CFA mosaic's levels: "black 256" (or one per value, "black r 512", when the
 // colours' levels differ) and "white 4095".
 QVector<LevelMarker> level_markers(const hs::media::CameraRawInfo& info);
-
-// Why `reference` cannot serve match mode on `image` (another depth), or empty.
-QString reference_problem(const hs::ImageView& image, const hs::Image& reference);
 
 // The scopes `settings` show for frames like `image` (those it can have: a gray image has no
 // parade or vectorscope), of at most kScopeColumns columns (the panel's resolution).

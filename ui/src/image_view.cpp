@@ -346,9 +346,15 @@ void ImageView::mouseMoveEvent(QMouseEvent* event) {
         setCursor(near ? Qt::SplitHCursor : Qt::ArrowCursor);
     }
     last_pos_ = pos;
+    hover_pos_ = pos;
     bool equalized_side = false;
     const QPoint pixel = pixelAt(pos, &equalized_side);
     emit pixelHovered(pixel, equalized_side);
+}
+
+std::optional<QPoint> ImageView::hoveredPixel(bool* equalized_side) const {
+    if (!hover_pos_) return std::nullopt;
+    return pixelAt(*hover_pos_, equalized_side);
 }
 
 void ImageView::mouseReleaseEvent(QMouseEvent* event) {
@@ -372,6 +378,7 @@ void ImageView::mouseDoubleClickEvent(QMouseEvent*) {
 }
 
 void ImageView::leaveEvent(QEvent*) {
+    hover_pos_.reset();
     emit pixelHovered(QPoint(-1, -1), false);
 }
 

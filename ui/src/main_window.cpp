@@ -4,6 +4,7 @@
 #include <QAction>
 #include <QActionGroup>
 #include <QApplication>
+#include <QBuffer>
 #include <QCheckBox>
 #include <QCloseEvent>
 #include <QComboBox>
@@ -583,6 +584,9 @@ void MainWindow::connectController() {
             tr("The CPU's read bandwidth: %1 GB/s (best of 7 passes)").arg(gbs, 0, 'f', 1), 8000);
     });
     connect(image_view_, &ImageView::pixelHovered, this, &MainWindow::onPixelHovered);
+    connect(statusBar(), &QStatusBar::messageChanged, this, [this](const QString& text) {
+        if (text.isEmpty()) refreshReadout();  // a message's time is over
+    });
 
     connect(controller_, &Controller::enginesListed, this,
             [this](const QVector<EngineInfo>& engines, const QVector<EngineInfo>& equalizers) {
@@ -745,7 +749,7 @@ void MainWindow::chooseReference() {
     auto* dialog = new QFileDialog(
         this, tr("Reference Image for Match"),
         current_path_.isEmpty() ? samples_dir_ : QFileInfo(current_path_).absolutePath(),
-        tr("Photos (%1)").arg(kPhotoPatterns));
+        media_filter());  // a reference of any depth: a photo, a clip's first frame, a raw file
     dialog->setObjectName(QStringLiteral("referenceDialog"));
     dialog->setFileMode(QFileDialog::ExistingFile);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
@@ -851,7 +855,8 @@ void MainWindow::exportHistogramCsv() {
         tr("CSV (*.csv)"));
     if (path.isEmpty()) return;
     const QString error = write_text_file(
-        path, histogram_csv(histogram_model_->histogram(), equalized_model_->histogram()));
+        path, histogram_csv(histogram_model_->histogram(), equalized_model_->histogram()),
+        current_path_);
     if (!error.isEmpty())
         showError(tr("Export failed"), error);
     else
@@ -859,8 +864,11 @@ void MainWindow::exportHistogramCsv() {
 }
 
 QString MainWindow::savePlotPng(const QString& path) {
-    if (!plots_->grab().save(path, "PNG")) return tr("%1: could not write the PNG").arg(path);
-    return {};
+    QByteArray png;
+    QBuffer buffer(&png);
+    buffer.open(QIODevice::WriteOnly);
+    if (!plots_->grab().save(&buffer, "PNG")) return tr("%1: could not encode the PNG").arg(path);
+    return write_export(path, png, current_path_);
 }
 
 void MainWindow::exportPlotPng() {
@@ -880,7 +888,7 @@ void MainWindow::exportPlotPng() {
 void MainWindow::openCompareDialog() {
     if (current_path_.isEmpty()) return;
     if (!compare_) {
-        compare_ = new CompareDialog(controller_, QFileInfo(current_path_).fileName(), this);
+        compare_ = new CompareDialog(controller_, current_path_, this);
         compare_->setAttribute(Qt::WA_DeleteOnClose);
     }
     compare_->show();
@@ -988,6 +996,8 @@ void MainWindow::onFrame(const PresentedFrame& result) {
     result_range_.reset();
     if (!result.original.isNull()) source_range_ = result.original_range;
     if (!result.equalized.isNull()) result_range_ = result.equalized_range;
+    // The samples under a pointer that has not moved are this frame's now.
+    refreshReadout();
     // Which result this is: a large photo's preview says so until the exact one replaces it.
     // The region's numbers are under the controls; the plots' narrow margins say that they
     // count one, the scopes' titles where it is.
@@ -1081,6 +1091,7 @@ void MainWindow::onPixelHovered(QPoint pixel, bool equalized_side) {
         emit pixelPickerRequested(wanted);
     }
     if (pixel.x() < 0 || !source_) {
+        readout_.clear();
         statusBar()->clearMessage();
         return;
     }
@@ -1105,7 +1116,17 @@ void MainWindow::onPixelHovered(QPoint pixel, bool equalized_side) {
                                        media_.camera_raw_view == QLatin1String("cfa")));
     }
     text += tr("  zoom %1%").arg(image_view_->zoom() * 100.0, 0, 'g', 3);
+    readout_ = text;
     statusBar()->showMessage(text);
+}
+
+void MainWindow::refreshReadout() {
+    bool equalized_side = false;
+    const std::optional<QPoint> pixel = image_view_->hoveredPixel(&equalized_side);
+    if (!pixel || pixel->x() < 0) return;
+    const QString shown = statusBar()->currentMessage();
+    if (!shown.isEmpty() && shown != readout_) return;
+    onPixelHovered(*pixel, equalized_side);
 }
 
 void MainWindow::sendDisplay() {

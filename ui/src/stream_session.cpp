@@ -32,7 +32,7 @@ bool same_stream(const StreamPlan& a, const StreamPlan& b) {
 
 StreamPlan plan_stream(const hs::ImageView& view, const FrameSettings& settings,
                        const FrameOptions& options, const EngineChoice& choice,
-                       const hs::Image* reference, std::uint64_t reference_generation,
+                       const hs::MatchReference* reference, std::uint64_t reference_generation,
                        EngineStatus& status) {
     StreamPlan plan;
     plan.cpu_only = options.cpu_only;
@@ -79,10 +79,6 @@ StreamPlan plan_stream(const hs::ImageView& view, const FrameSettings& settings,
         if (reference == nullptr) {
             plan.context.equalize_note =
                 QObject::tr("Match: choose a reference image (Reference...)");
-            return plan;
-        }
-        if (const QString problem = reference_problem(view, *reference); !problem.isEmpty()) {
-            plan.context.equalize_note = QObject::tr("Match: %1").arg(problem);
             return plan;
         }
     }

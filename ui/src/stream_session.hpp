@@ -51,7 +51,7 @@ struct StreamPlan {
 };
 StreamPlan plan_stream(const hs::ImageView& view, const FrameSettings& settings,
                        const FrameOptions& options, const EngineChoice& choice,
-                       const hs::Image* reference, std::uint64_t reference_generation,
+                       const hs::MatchReference* reference, std::uint64_t reference_generation,
                        EngineStatus& status);
 
 // What came back for a frame: its result, or why it failed (a DeviceError: the GPU failed),

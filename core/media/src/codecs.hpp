@@ -5,8 +5,11 @@
 // about the image data makes the file corrupt (DecodeOptions::allow_corrupt keeps the partial
 // image), warnings about metadata the histograms do not use are ignored, and nothing is printed.
 // The pixels equal OpenCV's cv::imdecode(IMREAD_UNCHANGED) in RGB(A) order (tests/media compare
-// them).
+// them), except a 16-bit PNG that records a depth of 8 to 15 bits in its sBIT chunk and whose
+// samples are all that depth's replications (see below): it is read back at that depth.
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,6 +28,21 @@ struct DecodedImage {
 // unless options.allow_corrupt. The header's size was checked by the caller.
 DecodedImage decode_jpeg(Bytes file, const std::string& name, const DecodeOptions& options);
 DecodedImage decode_png(Bytes file, const std::string& name, const DecodeOptions& options);
+
+// Deep samples in 16-bit files. A sample v of depth d (8..15) is stored as its bit replication
+//   v << (16 - d) | v >> (2d - 16)
+// (10-bit 1023 -> 65535, 512 -> 32800; 8-bit v -> 257 v): the 16-bit value of about the same
+// fraction of full scale, so that every viewer shows the picture, and reversible: v is its top d
+// bits. PNG also records d in its sBIT chunk; TIFF and PNM have no such record.
+constexpr std::uint16_t replicate_to_16(std::uint32_t v, int depth) {
+    return static_cast<std::uint16_t>((v << (16 - depth)) | (v >> (2 * depth - 16)));
+}
+// `image` (16-bit samples of depth 8..15) with every sample replicated to 16 bits. InputError
+// for a sample above the image's depth, which has no replication.
+Image replicated_to_16_bits(const ImageView& image);
+// The 16-bit `image` at `depth` (8..15), every sample its top `depth` bits, when every sample is
+// the replication of those bits; otherwise nothing (the file's samples are 16-bit data).
+std::optional<Image> unreplicated(const ImageView& image, int depth);
 
 // Silences OpenCV's own log (warnings of its decoders and of imdecode) for the process: media
 // reports every problem as an InputError instead.

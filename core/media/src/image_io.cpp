@@ -11,8 +11,11 @@
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
+#include <zlib.h>
+
 #include <algorithm>
 #include <cctype>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
 #include <limits>
@@ -298,6 +301,24 @@ const Writer& writer_for(const std::string& path, const ImageView* image) {
     return *writer;
 }
 
+// Records `depth` as every channel's significant bits in the PNG `encoded`: an sBIT chunk right
+// after IHDR (PNG wants it before PLTE and IDAT), which readers of the format (ours included)
+// take as the depth the 16-bit samples were replicated from.
+void add_sbit(std::vector<uchar>& encoded, int channels, int depth, const std::string& name) {
+    constexpr std::size_t kIhdrEnd = 8 + 4 + 4 + 13 + 4;  // signature, length, type, data, CRC
+    if (encoded.size() < kIhdrEnd || std::memcmp(encoded.data() + 12, "IHDR", 4) != 0)
+        throw InputError("cannot write " + name + ": the PNG encoder wrote no IHDR chunk first");
+    // One byte per channel as the file stores them: gray (1), RGB (3) or RGBA (4).
+    std::vector<uchar> chunk{0, 0, 0, static_cast<uchar>(channels), 's', 'B', 'I', 'T'};
+    chunk.insert(chunk.end(), static_cast<std::size_t>(channels), static_cast<uchar>(depth));
+    const uLong crc =
+        crc32(crc32(0L, Z_NULL, 0), chunk.data() + 4, static_cast<uInt>(chunk.size() - 4));
+    for (int shift = 24; shift >= 0; shift -= 8)
+        chunk.push_back(static_cast<uchar>((crc >> shift) & 0xffu));
+    encoded.insert(encoded.begin() + static_cast<std::ptrdiff_t>(kIhdrEnd), chunk.begin(),
+                   chunk.end());
+}
+
 }  // namespace
 
 void check_image_output(const std::string& path) {
@@ -311,12 +332,27 @@ void check_image_output(const std::string& path, SampleType type, int channels) 
     static_cast<void>(writer_for(path, &shape));
 }
 
-void write_image(const std::string& path, const ImageView& image) {
+void write_image(const std::string& path, const ImageView& given) {
     quiet_opencv();
-    validate(image);
+    validate(given);
     const std::string name = detail::quoted(path);
-    const Writer* writer = &writer_for(path, &image);
+    const Writer* writer = &writer_for(path, &given);
     const std::string ext = writer->extensions.front();
+
+    // Samples of 8 to 15 bits in 16-bit ones go out as their bit replications (codecs.hpp):
+    // written as they are, a 10-bit frame's largest value (1023) is 1.6% of the 16-bit range and
+    // every other viewer shows the picture nearly black.
+    ImageView image = given;
+    Image replicated;
+    const bool deep = given.type == SampleType::U16 && given.bit_depth < 16;
+    if (deep) {
+        try {
+            replicated = detail::replicated_to_16_bits(given);
+        } catch (const InputError& e) {
+            throw InputError("cannot write " + name + ": " + e.what());
+        }
+        image = replicated.view();
+    }
 
     const int depth = image.type == SampleType::U8 ? CV_8U : CV_16U;
     const cv::Mat view(image.height, image.width, CV_MAKETYPE(depth, image.channels),
@@ -340,6 +376,7 @@ void write_image(const std::string& path, const ImageView& image) {
     if (!ok || encoded.empty())
         throw InputError("cannot write " + name + ": the " + std::string(writer->name) +
                          " encoder failed");
+    if (deep && ext == ".png") add_sbit(encoded, given.channels, given.bit_depth, name);
     write_file_atomically(path, {reinterpret_cast<const char*>(encoded.data()), encoded.size()});
 }
 

@@ -5,9 +5,11 @@
 
 #include <png.h>
 
+#include <algorithm>
 #include <cctype>
 #include <csetjmp>
 #include <cstring>
+#include <vector>
 
 #include "codecs.hpp"
 #include "histoscope/core/error.hpp"
@@ -25,6 +27,7 @@ struct PngSession {
     std::string corruption;  // the first warning about the samples
     int rows_done = 0;
     bool interlaced = false;
+    int significant_bits = 0;  // of a 16-bit image's channels, when its sBIT chunk gives one
     ~PngSession() {
         if (png != nullptr)
             png_destroy_read_struct(&png, info != nullptr ? &info : nullptr, nullptr);
@@ -78,6 +81,18 @@ bool run(PngSession& s, Image& out, std::vector<png_bytep>& rows) {
         channels = 4;
     const bool deep = bits == 16;
     if (deep) png_set_swap(s.png);  // PNG is big-endian; our samples are in host order
+    if (png_color_8p sbit = nullptr; deep && png_get_sBIT(s.png, s.info, &sbit) != 0) {
+        // One depth for every channel kept (an alpha made from tRNS is 0 or 65535, which are
+        // replications at any depth).
+        std::vector<int> kept;
+        if ((color & PNG_COLOR_MASK_COLOR) != 0)
+            kept = {sbit->red, sbit->green, sbit->blue};
+        else
+            kept = {sbit->gray};
+        if (channels == 4 && (color & PNG_COLOR_MASK_ALPHA) != 0) kept.push_back(sbit->alpha);
+        if (std::all_of(kept.begin(), kept.end(), [&](int b) { return b == kept.front(); }))
+            s.significant_bits = kept.front();
+    }
     if (channels < 4)
         png_set_strip_alpha(s.png);
     else
@@ -123,6 +138,19 @@ DecodedImage decode_png(Bytes file, const std::string& name, const DecodeOptions
     const bool partial = !out.image.empty() && s.rows_done > 0 && !s.interlaced;
     if (!finished && !(options.allow_corrupt && partial))
         throw InputError(name + " could not be decoded as PNG (" + s.fatal + ")");
+    // A depth of 8 to 15 bits recorded in sBIT, when every sample is that depth's replication
+    // (what write_image() stores): the image at that depth, as it was written. Else the samples
+    // are 16-bit data, whatever the chunk says.
+    if (const int bits = s.significant_bits; bits >= 8 && bits <= 15) {
+        if (std::optional<Image> back = unreplicated(out.image.view(), bits))
+            out.image = std::move(*back);
+        else
+            out.notes.push_back("the PNG's sBIT chunk says " + std::to_string(bits) +
+                                " significant bits, but its samples are not " +
+                                std::to_string(bits) +
+                                "-bit values scaled to 16 bits by bit replication: read as "
+                                "16-bit samples");
+    }
     const std::string problem = finished ? s.corruption : s.fatal;
     if (problem.empty()) return out;
     if (!options.allow_corrupt) throw InputError(name + " is corrupt (" + problem + ")");

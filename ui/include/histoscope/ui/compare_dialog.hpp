@@ -26,6 +26,8 @@ class CompareDialog : public QDialog {
     Q_OBJECT
 
   public:
+    // `input`: the path of the file the kernels run on (named in the dialog; exports never
+    // replace it).
     CompareDialog(Controller* controller, const QString& input, QWidget* parent = nullptr);
 
     const QVector<BenchRow>& rows() const { return rows_; }

@@ -33,6 +33,7 @@
 
 #include "histoscope/core/engine.hpp"
 #include "histoscope/core/image.hpp"
+#include "histoscope/core/match_reference.hpp"
 #include "histoscope/media/media.hpp"
 #include "histoscope/ui/types.hpp"
 
@@ -119,8 +120,9 @@ class Controller : public QObject {
     // full-resolution equalized frame while this is on (a GPU otherwise downloads only the
     // pictures).
     void setPixelPicker(bool equalized_samples);
-    // The image that match mode matches; one of another depth than the image is refused and
-    // the last good one stays.
+    // The image that match mode matches: a photo, a video's first frame or a camera raw file's
+    // demosaiced image, of any depth (matched across depths as hs::MatchReference says). One
+    // that cannot be read is refused and the last good one stays.
     void setReference(const QString& path);
     // Writes the equalized image (the original when equalization is off) at the input's depth,
     // once the result of the settings sent before is there.
@@ -200,7 +202,7 @@ class Controller : public QObject {
     int proxy_factor_ = 1;
     QString path_;
     Playback* playback_;
-    std::shared_ptr<const hs::Image> reference_;
+    std::shared_ptr<const hs::MatchReference> reference_;
     hs::media::CameraRawView camera_raw_view_ = hs::media::CameraRawView::Cfa;
     bool camera_raw_ = false;  // the media is a camera raw file
     // The frame is a camera raw file's CFA mosaic (see FrameOptions::cfa); null otherwise.

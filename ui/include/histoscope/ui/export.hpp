@@ -2,6 +2,7 @@
 // Writing histograms and benchmark results to files. Each returns an empty string on success,
 // otherwise one line saying what failed.
 
+#include <QByteArray>
 #include <QString>
 #include <QVector>
 
@@ -18,6 +19,10 @@ QString histogram_csv(const HistogramData& data, const HistogramData& equalized 
 QString benchmark_csv(const QVector<BenchRow>& rows, const BenchContext& context);
 QString benchmark_json(const QVector<BenchRow>& rows, const BenchContext& context);
 
-QString write_text_file(const QString& path, const QString& text);
+// `bytes` as the whole content of `path`, through a temporary file that replaces it only once
+// complete (QSaveFile); refused when `path` is the file `input` the export was made from (a
+// histogram saved over its own photo would destroy it).
+QString write_export(const QString& path, const QByteArray& bytes, const QString& input = {});
+QString write_text_file(const QString& path, const QString& text, const QString& input = {});
 
 }  // namespace hs::ui

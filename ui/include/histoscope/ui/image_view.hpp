@@ -13,6 +13,7 @@
 #include <QPixmap>
 #include <QPointF>
 #include <QWidget>
+#include <optional>
 
 namespace hs::ui {
 
@@ -53,6 +54,9 @@ class ImageView : public QWidget {
     // The image pixel under widget point `pos` ((-1, -1) off the image) and whether it lies on
     // the equalized side.
     QPoint pixelAt(QPointF pos, bool* equalized_side = nullptr) const;
+    // pixelAt() of where the pointer rests over the view (the last move it made there), for the
+    // pictures and zoom shown now; nothing once it left the view.
+    std::optional<QPoint> hoveredPixel(bool* equalized_side = nullptr) const;
 
     QSize sizeHint() const override;
 
@@ -123,6 +127,7 @@ class ImageView : public QWidget {
     int region_pane_ = 0;
     enum class Drag { None, Pan, Divider, Region } drag_ = Drag::None;
     QPointF last_pos_;
+    std::optional<QPointF> hover_pos_;  // the pointer over the view
 };
 
 }  // namespace hs::ui

@@ -146,6 +146,10 @@ class MainWindow : public QMainWindow {
     void fitStatsColumns();
     void onPlayback(const PlaybackState& state);
     void onPixelHovered(QPoint pixel, bool equalized_side);
+    // The readout of the pixel under a pointer that rests over the image, for the frame shown
+    // now: it replaces the readout of an earlier frame or an empty status bar, never a message
+    // shown since (which has its time, then gives way to the readout again).
+    void refreshReadout();
     void onEqualizeChanged(const EqualizeSettings& settings);
     void sendDisplay();  // the display settings to the controller and the image view
     // The scopes the panel shows to the controller (none while the panel is hidden).
@@ -229,6 +233,7 @@ class MainWindow : public QMainWindow {
     // What their pictures show them over (none: no picture came with them).
     std::optional<hs::DisplayRange> source_range_, result_range_;
     bool picker_equalized_ = false;  // what pixelPickerRequested() said last
+    QString readout_;                // the status bar's text the pixel picker showed last
     // The statistics and timing of the last frame shown, and when they were last put in their
     // models (see onFrame()).
     struct Text {

@@ -154,13 +154,19 @@ struct LoadedImage {
 };
 // Reads a photo keeping its depth (8/16-bit) and alpha, channels in RGB(A) order. JPEG and PNG
 // are decoded by libjpeg and libpng directly, every other format by OpenCV; nothing is printed.
+// A 16-bit PNG whose sBIT chunk gives all its channels one depth d of 8..15, and whose every
+// sample is the bit replication of its top d bits (what write_image() writes), is read at depth
+// d, each sample its top d bits; a note says when sBIT gives a depth the samples do not follow.
 LoadedImage read_image(const Source& source, const DecodeOptions& options = {});
 LoadedImage read_image(const std::string& path, const DecodeOptions& options = {});
 // Writes 8/16-bit 1/3/4-channel images; the format follows the extension: .png and .tif/.tiff
 // store everything; .jpg/.jpeg, .bmp and .webp store 8-bit gray or RGB; .ppm (RGB), .pgm (gray)
 // and .pnm (either) store 8 or 16 bits; a device (/dev/null) gets PNG. Another extension, or
 // an image the format cannot hold without loss of depth or alpha, is a UsageError naming the
-// path; a failing write an InputError.
+// path; a failing write an InputError. 16-bit samples of a depth d below 16 are written as their
+// bit replications v << (16 - d) | v >> (2d - 16), so that other viewers show them at their
+// brightness (an InputError for a sample above d, which has none); PNG records d in its sBIT
+// chunk, TIFF and PNM keep no depth.
 void write_image(const std::string& path, const ImageView& image);
 // The extension check of write_image(), before there is an image: UsageError.
 void check_image_output(const std::string& path);
