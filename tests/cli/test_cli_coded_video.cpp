@@ -558,9 +558,10 @@ TEST(CliCodedVideo, DeepFramesGoToPngAndTiffAsBitReplicationsAndPngKeepsTheDepth
         // Read back: the PNG at its depth, as the raw frame; the TIFF as 16-bit samples.
         const std::string format =
             "96x64x" + std::to_string(channels) + ":u16:" + std::to_string(depth);
-        const auto from_raw =
-            run_cli("hist --raw " + format + " " + quote(raw) + " --bins 4096 --format json");
-        const auto from_png = run_cli("hist " + quote(png) + " --bins 4096 --format json");
+        // One bin per code value of the depth, the most bins it takes.
+        const std::string bins = " --bins " + std::to_string(1 << depth) + " --format json";
+        const auto from_raw = run_cli("hist --raw " + format + " " + quote(raw) + bins);
+        const auto from_png = run_cli("hist " + quote(png) + bins);
         const auto from_tif = run_cli("info " + quote(tif) + " --format json");
         ASSERT_EQ(from_raw.exit_code, 0) << from_raw.err;
         ASSERT_EQ(from_png.exit_code, 0) << from_png.err;
