@@ -66,7 +66,7 @@ std::vector<BenchInput> bench_inputs(const BenchCommand& cmd) {
     const media::DecodeOptions decode = cmd.input.decode();
     for (const auto& path : cmd.input.files) {
         const media::Source& source = input_source(path, decode);
-        if (!cmd.frame.given && media::probe(source) == media::MediaKind::Video)
+        if (!cmd.frame.given && media::probe(source, decode) == media::MediaKind::Video)
             throw UsageError(source.name() +
                              " is a video: its frames are benchmarked as a stream when it is "
                              "given alone, or pick one with --frame N");

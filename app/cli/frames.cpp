@@ -24,7 +24,8 @@ using Clock = std::chrono::steady_clock;
 
 bool input_is_video(const InputOptions& input) {
     if (input.raw || input.files.size() != 1) return false;
-    return media::probe(input_source(input.files.front(), input.decode())) ==
+    const media::DecodeOptions options = input.decode();
+    return media::probe(input_source(input.files.front(), options), options) ==
            media::MediaKind::Video;
 }
 
@@ -49,7 +50,7 @@ StreamInput::StreamInput(const InputOptions& input, int passes)
             throw UsageError("no input file (give a video, or --raw WxHxC:u8|u16 [FILE|-])");
         name_ = pos.front();
         const media::Source& source = input_source(name_, options_);
-        const media::MediaKind kind = media::probe(source);
+        const media::MediaKind kind = media::probe(source, options_);
         if (kind == media::MediaKind::Raw) media::raw_format_needed(source.name());
         if (kind != media::MediaKind::Video)
             throw UsageError(source.name() + " is not a video (give a video, or --raw FMT FILE)");
@@ -66,7 +67,6 @@ StreamInput::~StreamInput() = default;
 bool StreamInput::start_pass() {
     if (pass_ >= passes_) return false;
     ++pass_;
-    in_pass_ = 0;
     ended_in_pass_ = false;
     source_.reset();
     if (kind_ == "raw") {
@@ -114,24 +114,13 @@ media::VideoPlanes StreamInput::planes() const {
     return video->planes();
 }
 
-void StreamInput::finish_pass() {
-    // A decoder that stops early (or skips damaged frames without saying so) delivers fewer
-    // frames than the container reports: those are failed frames too.
-    if (kind_ == "video" && reported_ > in_pass_) {
-        const std::int64_t missing = reported_ - in_pass_;
-        failed_ += missing;
-        notes_.push_back(std::to_string(missing) + " of the " + std::to_string(reported_) +
-                         " frames the video reports were never delivered by the decoder" +
-                         (passes_ > 1 ? " (pass " + std::to_string(pass_) + ")" : ""));
-    }
-}
-
 StreamInput::Status StreamInput::read_into(std::byte* dst, std::string& why) {
     why.clear();
     for (;;) {
         if (finished_) return Status::End;
+        // A video's reader reports every frame its container declares, delivered or failed
+        // in its place (the frames of a file cut short too), before its end.
         if (ended_in_pass_) {
-            finish_pass();
             if (!start_pass()) {
                 finished_ = true;
                 return Status::End;
@@ -147,7 +136,6 @@ StreamInput::Status StreamInput::read_into(std::byte* dst, std::string& why) {
         }
         why = source_->failure();  // why it failed, or why it is corrupt (--allow-corrupt)
         ++position_;
-        ++in_pass_;
         if (status == Status::Ok)
             ++decoded_;
         else
@@ -300,8 +288,7 @@ PumpStats pump(StreamInput& source, FrameStream* stream_or_none, const StreamEve
     while (auto r = stream.wait()) deliver(*r);
     flush_failures();
     progress.finish();
-    // Failures reported in place, and frames the container reported that the decoder never
-    // delivered.
+    // Every failure is reported in its place.
     stats.failed = source.failed();
     stats.frames = stats.ok + stats.failed;
     stats.wall_ms = ms_since(start);

@@ -66,12 +66,11 @@ class StreamInput {
     std::int64_t decoded() const { return decoded_; }
     std::int64_t failed() const { return failed_; }
     double decode_ms() const { return decode_ms_; }  // time spent reading and decoding
-    // Frames a video reported but its decoder never delivered (counted in failed()).
+    // What the video says of frames it lacks (a file cut short, packets missing).
     const std::vector<std::string>& notes() const { return notes_; }
 
   private:
     bool start_pass();  // false when no pass is left
-    void finish_pass();
     void apply_wants();
 
     std::string name_, kind_, codec_;
@@ -83,7 +82,7 @@ class StreamInput {
     std::int64_t reported_ = 0;
     bool counted_ = false;
     int passes_ = 1, pass_ = 0;
-    std::int64_t position_ = 0, in_pass_ = 0, decoded_ = 0, failed_ = 0;
+    std::int64_t position_ = 0, decoded_ = 0, failed_ = 0;
     double decode_ms_ = 0.0;
     bool ended_in_pass_ = false;
     bool finished_ = false;  // every pass read

@@ -106,7 +106,7 @@ Input load_input(const InputOptions& input, std::int64_t frame, bool count_frame
         throw UsageError("no input file (give a path, or --raw WxHxC:u8|u16 [FILE|-])");
     in.name = pos.front();
     const media::Source& source = input_source(in.name, options);
-    const media::MediaKind kind = media::probe(source);
+    const media::MediaKind kind = media::probe(source, options);
     if (kind == media::MediaKind::CameraRaw) {
         load_camera_raw(in, input, source, wants);
         return in;

@@ -35,15 +35,25 @@ HistogramRequest histogram_request(const SpecOptions& options, const ImageView& 
         throw UsageError("the joint colour channel 'rgb' must be requested alone");
 
     HistogramSpec& spec = request.spec;
+    // The code values of the samples counted: the depth's, or every 24-bit colour.
+    const std::int64_t values = joint ? std::int64_t{1} << 24 : std::int64_t{1} << image.bit_depth;
     if (!options.edges.empty()) {
         spec = HistogramSpec::with_edges(options.edges);
     } else {
-        const std::int64_t top = joint ? std::int64_t{1} << 24 : std::int64_t{1} << image.bit_depth;
-        spec = HistogramSpec::even(options.bins.value_or(joint ? kMaxBins : 256), 0, top);
+        spec = HistogramSpec::even(options.bins.value_or(joint ? kMaxBins : 256), 0, values);
         if (options.range) std::tie(spec.lower, spec.upper) = *options.range;
     }
     spec.saturate = options.saturate;
     spec.validate();
+    // At most one bin per code value, as the desktop application offers them: more even bins
+    // than values leave bins empty whatever the image. Photos, raw and camera raw frames and
+    // video alike: every command's spec comes from here.
+    if (!spec.has_edges() && spec.bins > values)
+        throw UsageError("--bins " + std::to_string(spec.bins) + ": more bins than the " +
+                         std::to_string(values) + " code values of " +
+                         (joint ? std::string("the joint colour rgb")
+                                : std::to_string(image.bit_depth) + "-bit samples") +
+                         " (at most one bin per code value)");
     return request;
 }
 

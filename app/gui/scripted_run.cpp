@@ -155,7 +155,7 @@ struct Run {
                     playedSoFar() >= std::max<std::int64_t>(1, total / 2)) {
                     played.window_what = QStringLiteral("%1, playing, frame %2")
                                              .arg(window->currentPath())
-                                             .arg(t.frame + 1);
+                                             .arg(t.frame);
                     played.window_written =
                         std::async(std::launch::async, write_png, window->grab().toImage(),
                                    options.window_png);
@@ -210,9 +210,9 @@ struct Run {
         if (ended) return;
         const hs::ui::PlaybackState& state = window->playback();
         if (options.frames == 0 && state.frame != state.frames - 1)
-            return fail(QStringLiteral("playback stopped at frame %1 of %2")
-                            .arg(state.frame + 1)
-                            .arg(state.frames));
+            return fail(QStringLiteral("playback stopped at frame %1 of 0..%2")
+                            .arg(state.frame)
+                            .arg(state.frames - 1));
         if (played.shown() == 0) return fail(QStringLiteral("playback showed no frame"));
         // What the input is: its frames, the first shown before playing (but live input's, which
         // all come through playback), or looped.

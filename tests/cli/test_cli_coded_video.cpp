@@ -363,6 +363,136 @@ TEST(CliCodedVideo, BenchEqualizeAndScopeTakeDeepClips) {
     EXPECT_EQ(total, 96u * 64u);
 }
 
+// At most one bin per code value of the samples' depth, for a video's frames and planes as for
+// photos and raw frames: more is refused (exit 2, one line) by every command that counts bins.
+TEST(CliCodedVideo, MoreBinsThanCodeValuesAreRefusedForVideoAsForPhotos) {
+    const TenBitClip t;
+    ASSERT_EQ(t.error, "");
+    const std::string ten = "--bins 2048: more bins than the 1024 code values of 10-bit samples";
+    for (const std::string& options :
+         {std::string(" --bins 2048"), std::string(" --bins 2048 --channels y,cb"),
+          std::string(" --bins 2048 --per-frame"),
+          std::string(" --bins 2048 --per-frame --channels cr"),
+          std::string(" --bins 2048 --range 0:4096")})
+        expect_refused(run_cli("hist " + quote(t.path) + options), options, ten, 2);
+    expect_refused(
+        run_cli("bench " + quote(t.path) + " --frame 1 --bins 2048 --runs 20 --warmup 0"),
+        "bench of a frame", ten, 2);
+    const auto full =
+        run_cli("hist " + quote(t.path) + " --bins 1024 --channels y,r --format json");
+    ASSERT_EQ(full.exit_code, 0) << full.err;
+    EXPECT_EQ(parse_json(full.out).at("spec").at("bins"), 1024);
+
+    // Photos and raw frames by the same rule: 8, 12 (declared) and 16 bits.
+    const Scratch scratch("bins");
+    const fs::path raw =
+        write_raw_file(uniform(16, 8, 3, hs::SampleType::U16, 12), scratch.path / "deep.raw");
+    expect_refused(run_cli("hist " + quote(sample("fruits.jpg")) + " --bins 512"), "8-bit photo",
+                   "--bins 512: more bins than the 256 code values of 8-bit samples", 2);
+    expect_refused(run_cli("hist --raw 16x8x3:u16:12 " + quote(raw) + " --bins 8192"), "12-bit raw",
+                   "--bins 8192: more bins than the 4096 code values of 12-bit samples", 2);
+    expect_refused(run_cli("hist " + quote(sample("moon_4k_16bit.png")) + " --bins 65537"),
+                   "16-bit photo", "--bins 65537: more bins than the 65536 code values", 2);
+    const auto raw_ok =
+        run_cli("hist --raw 16x8x3:u16:12 " + quote(raw) + " --bins 4096 --format csv");
+    EXPECT_EQ(raw_ok.exit_code, 0) << raw_ok.err;
+}
+
+// HEVC with B-frames and open GOPs, remuxed from Matroska to MP4 (an index of decoding times
+// on a clock of 16000 ticks a second): --frame N and the rows of --per-frame count the N-th
+// frame the ffmpeg tool decodes, as its select filter numbers them.
+TEST(CliCodedVideo, FrameNOfABFrameMp4IsTheNthFrameFfmpegDecodes) {
+    Scratch scratch("coded-bframes");
+    CodedClip clip;
+    clip.frames = 16;
+    const fs::path mkv = scratch.path / "clip.mkv", mp4 = scratch.path / "clip.mp4";
+    ASSERT_EQ(encode_clip(clip, mkv,
+                          std::string(kLosslessHevc) +
+                              ":keyint=8:min-keyint=8:bframes=3:b-adapt=0:open-gop=1"),
+              "");
+    const auto remux = run_command("ffmpeg -nostdin -loglevel error -y -i " + quote(mkv) +
+                                   " -c copy " + quote(mp4));
+    ASSERT_EQ(remux.exit_code, 0) << remux.err;
+    // The Y' plane of each frame the ffmpeg tool decodes, in its order.
+    const std::vector<std::uint8_t> decoded = ffmpeg_decode(mp4, "yuv420p10le");
+    const std::size_t frame_bytes = decoded.size() / 16, luma = 96 * 64;
+    ASSERT_EQ(frame_bytes * 16, decoded.size());
+    const auto ffmpeg_counts = [&](int f) {
+        std::vector<std::uint64_t> counts(1024);
+        const std::uint8_t* y = decoded.data() + frame_bytes * static_cast<std::size_t>(f);
+        for (std::size_t i = 0; i < luma; ++i) ++counts[y[2 * i] | (y[2 * i + 1] & 3) << 8];
+        return counts;
+    };
+    for (const int f : {6, 7, 2, 15, 0, 9}) {
+        const auto r = run_cli("hist " + quote(mp4) + " --frame " + std::to_string(f) +
+                               " --channels y --bins 1024 --format json");
+        ASSERT_EQ(r.exit_code, 0) << f << ": " << r.err;
+        EXPECT_EQ(counts_of(parse_json(r.out).at("channels")[0]), ffmpeg_counts(f))
+            << "frame " << f;
+    }
+    const auto per =
+        run_cli("hist " + quote(mp4) + " --per-frame --channels y --bins 1024 --format json");
+    ASSERT_EQ(per.exit_code, 0) << per.err;
+    const auto rows = parse_json(per.out).at("frames");
+    ASSERT_EQ(rows.size(), 16u);
+    for (int f = 0; f < 16; ++f) {
+        const auto& row = rows[static_cast<std::size_t>(f)];
+        ASSERT_EQ(row.at("frame"), f);
+        ASSERT_EQ(row.at("status"), "ok") << per.err;
+        EXPECT_EQ(counts_of(row.at("channels")[0]), ffmpeg_counts(f)) << "row " << f;
+    }
+}
+
+// A 10-bit HEVC clip whose only key frame is damaged (lossy, its key frame's data overwritten
+// with bits all set): no frame decodes whole, so that it is refused without --allow-corrupt;
+// with it, every frame has its row, those decoded from the damaged data kept and marked.
+TEST(CliCodedVideo, AClipWhoseOnlyKeyFrameIsDamagedIsReadWithAllowCorrupt) {
+    Scratch scratch("coded-keyless");
+    CodedClip clip;
+    clip.frames = 12;
+    const fs::path whole = scratch.path / "clip.mkv", damaged = scratch.path / "damaged.mkv";
+    ASSERT_EQ(encode_clip(clip, whole, "-c:v libx265 -x265-params bframes=3:log-level=error"), "");
+    const std::vector<PacketSpan> packets = video_packets(whole);
+    ASSERT_EQ(packets.size(), 12u);
+    ASSERT_GT(packets[0].size, 1500u);
+    std::string bytes = slurp(whole);
+    bytes.replace(packets[0].pos + 300, 1000, 1000, '\xff');
+    { std::ofstream(damaged, std::ios::binary) << bytes; }
+
+    for (const std::string& command : {"hist " + quote(damaged) + " --per-frame --format json",
+                                       "hist " + quote(damaged), "info " + quote(damaged)})
+        expect_refused(run_cli(command), command, quote(damaged) + " holds no frame that decodes");
+
+    const auto per = run_cli("hist " + quote(damaged) +
+                             " --per-frame --allow-corrupt --channels y --bins 1024 --format json");
+    ASSERT_EQ(per.exit_code, 0) << per.err;
+    EXPECT_TRUE(only_our_lines(per.err)) << per.err;
+    const auto doc = parse_json(per.out);
+    const auto& rows = doc.at("frames");
+    ASSERT_EQ(rows.size(), 12u);
+    std::int64_t corrupt = 0;
+    for (std::size_t f = 0; f < rows.size(); ++f) {
+        EXPECT_EQ(rows[f].at("frame"), f);
+        const std::string status = rows[f].at("status").get<std::string>();
+        EXPECT_TRUE(status == "corrupt" || status == "failed") << status;
+        EXPECT_NE(
+            rows[f].at("reason").get<std::string>().find("frame " + std::to_string(f) + " of "),
+            std::string::npos);
+        if (status == "corrupt") {
+            ++corrupt;
+            EXPECT_EQ(rows[f].at("channels")[0].at("total"), 96 * 64);
+        }
+    }
+    EXPECT_GE(corrupt, 1);
+    EXPECT_EQ(doc.at("summary").at("frames"), 12);
+    EXPECT_EQ(doc.at("summary").at("corrupt"), corrupt);
+    EXPECT_EQ(doc.at("summary").at("failed"), 12 - corrupt);
+
+    const auto info = run_cli("info " + quote(damaged) + " --allow-corrupt --format json");
+    ASSERT_EQ(info.exit_code, 0) << info.err;
+    EXPECT_EQ(parse_json(info.out).at("frames"), 12);
+}
+
 // A deep frame written as a photo: PNG and TIFF hold each sample as its bit replication to 16
 // bits (v << (16 - d) | v >> (2d - 16)), as OpenCV reads them, so that other viewers show the
 // picture at its brightness; the PNG records the depth in sBIT and reads back at it, sample for
@@ -428,9 +558,10 @@ TEST(CliCodedVideo, DeepFramesGoToPngAndTiffAsBitReplicationsAndPngKeepsTheDepth
         // Read back: the PNG at its depth, as the raw frame; the TIFF as 16-bit samples.
         const std::string format =
             "96x64x" + std::to_string(channels) + ":u16:" + std::to_string(depth);
-        const auto from_raw =
-            run_cli("hist --raw " + format + " " + quote(raw) + " --bins 4096 --format json");
-        const auto from_png = run_cli("hist " + quote(png) + " --bins 4096 --format json");
+        // One bin per code value of the depth, the most bins it takes.
+        const std::string bins = " --bins " + std::to_string(1 << depth) + " --format json";
+        const auto from_raw = run_cli("hist --raw " + format + " " + quote(raw) + bins);
+        const auto from_png = run_cli("hist " + quote(png) + bins);
         const auto from_tif = run_cli("info " + quote(tif) + " --format json");
         ASSERT_EQ(from_raw.exit_code, 0) << from_raw.err;
         ASSERT_EQ(from_png.exit_code, 0) << from_png.err;
@@ -550,17 +681,33 @@ TEST(CliCodedVideo, ACutClipSaysSoAndABrokenOneIsOneErrorLine) {
         run_cli("hist " + quote(cut) + " --per-frame --channels y --bins 1024 --format json");
     ASSERT_EQ(per.exit_code, 0) << per.err;
     EXPECT_TRUE(only_our_lines(per.err)) << per.err;
-    EXPECT_NE(per.err.find("were never delivered"), std::string::npos) << per.err;
     const auto p = parse_json(per.out);
     EXPECT_EQ(p.at("summary").at("frames"), 6);
-    for (const auto& row : p.at("frames")) {
+    // Every frame the container declares has its row: those past the cut failed, saying why.
+    const std::string missing =
+        "its data is missing: the file ends before it (6 frames declared, " + std::to_string(held) +
+        " in the file)";
+    ASSERT_EQ(p.at("frames").size(), 6u);
+    for (int f = 0; f < 6; ++f) {
+        const auto& row = p.at("frames")[static_cast<std::size_t>(f)];
+        ASSERT_EQ(row.at("frame"), f);
+        if (f >= held) {
+            EXPECT_EQ(row.at("status"), "failed");
+            EXPECT_NE(row.at("reason").get<std::string>().find(missing), std::string::npos)
+                << row.dump();
+            EXPECT_NE(per.err.find("warning: frame " + std::to_string(f) + " of " + quote(cut) +
+                                   " could not be decoded (" + missing + ")"),
+                      std::string::npos)
+                << per.err;
+        }
         if (row.at("status") != "ok") continue;
-        EXPECT_EQ(counts_of(row.at("channels")[0]),
-                  clip.plane_counts(0, row.at("frame").get<int>()));
+        EXPECT_EQ(counts_of(row.at("channels")[0]), clip.plane_counts(0, f));
     }
+    EXPECT_EQ(p.at("summary").at("failed").get<std::int64_t>(),
+              6 - p.at("summary").at("ok").get<std::int64_t>());
 
     expect_refused(run_cli("hist " + quote(cut) + " --frame 5 --channels y"), "past the cut",
-                   "has no frame 5");
+                   "frame 5 of " + quote(cut) + " could not be decoded (" + missing + ")");
 
     // The same frames in MP4: cut with its index in front (faststart), the container's count
     // against what the file holds; cut before its index (at the end), no video at all.

@@ -491,6 +491,65 @@ TEST(VideoCoded, ACutMatroskaClipSaysSoAndItsFramesStayExact) {
     EXPECT_LE(ok, video.frames_in_file());
 }
 
+// A file cut short: every frame its container declares (a count, an index or a duration) is
+// reported in its place, read or failed, the frames past the cut failed with the reason, and
+// then the end; the frames the file still holds whole are exact.
+TEST(VideoCoded, EveryFrameACutFileDeclaresIsReportedInItsPlace) {
+    ScratchDir dir;
+    CodedClip clip;
+    clip.frames = 12;
+    const struct {
+        const char* name;
+        std::string codec;
+    } files[] = {
+        {"counted.mkv", std::string(kLosslessHevc) + ":keyint=4:min-keyint=4:bframes=2"},
+        {"indexed.mp4",
+         std::string(kLosslessHevc) + ":keyint=4:min-keyint=4:bframes=2" + " -movflags +faststart"},
+        {"ffv1.mov", "-c:v ffv1 -level 3 -movflags +faststart"},
+    };
+    for (const auto& file : files) {
+        const std::string whole = dir.file(file.name),
+                          cut = dir.file(std::string("cut_") + file.name);
+        ASSERT_EQ(encode_clip(clip, whole, file.codec), "") << file.name;
+        hs::test::write_prefix(whole, cut, hs::test::read_bytes(whole).size() * 6 / 10);
+        for (const int threads : {1, 3}) {
+            media::DecodeOptions options;
+            options.decoder_threads = threads;
+            media::VideoReader video(cut, options);
+            ASSERT_EQ(video.frame_count(), 12) << file.name;
+            const std::int64_t in_file = video.frames_in_file();
+            ASSERT_LT(in_file, 12) << file.name;
+            video.set_planes(true);
+            Image frame;
+            int ok = 0, last_ok = -1;
+            for (int f = 0; f < 12; ++f) {
+                ASSERT_EQ(video.position(), f) << file.name;
+                const auto status = video.read_frame(frame);
+                ASSERT_NE(status, media::VideoReader::FrameStatus::End) << file.name << " " << f;
+                if (status == media::VideoReader::FrameStatus::Ok) {
+                    ++ok;
+                    last_ok = f;
+                    EXPECT_EQ(planes_difference(video.planes(), clip, f), "") << file.name << f;
+                    continue;
+                }
+                EXPECT_NE(video.failure().find("frame " + std::to_string(f) + " of "),
+                          std::string::npos)
+                    << video.failure();
+                if (f > last_ok + 3) {  // past what the decoder still held
+                    EXPECT_NE(video.failure().find("its data is missing: the file ends before "
+                                                   "it (12 frames declared, " +
+                                                   std::to_string(in_file) + " in the file)"),
+                              std::string::npos)
+                        << file.name << ": " << video.failure();
+                }
+            }
+            EXPECT_EQ(video.read_frame(frame), media::VideoReader::FrameStatus::End) << file.name;
+            EXPECT_GE(ok, in_file - 3) << file.name;
+            EXPECT_LE(ok, in_file) << file.name;
+        }
+    }
+}
+
 namespace {
 
 // What a reader made of every frame of a clip: status, reason, planes.
@@ -498,6 +557,15 @@ struct Decoded {
     std::vector<std::string> rows;  // "ok|failed|corrupt: reason", per number
     std::vector<std::string> planes;
 };
+
+// The samples of Y', Cb and Cr, plane after plane, row after row.
+std::string planes_bytes(const media::VideoPlanes& p) {
+    std::string bytes;
+    for (const ImageView& v : {p.y, p.cb, p.cr})
+        for (int y = 0; y < v.height; ++y)
+            bytes.append(reinterpret_cast<const char*>(v.row(y)), v.row_bytes());
+    return bytes;
+}
 
 Decoded decode_all(const std::string& path, int threads, bool tolerant) {
     media::DecodeOptions options;
@@ -517,12 +585,7 @@ Decoded decode_all(const std::string& path, int threads, bool tolerant) {
             continue;
         }
         out.rows.push_back(video.corrupt() ? "corrupt: " + video.failure() : "ok");
-        std::string bytes;
-        const media::VideoPlanes p = video.planes();
-        for (const ImageView& v : {p.y, p.cb, p.cr})
-            for (int y = 0; y < v.height; ++y)
-                bytes.append(reinterpret_cast<const char*>(v.row(y)), v.row_bytes());
-        out.planes.push_back(std::move(bytes));
+        out.planes.push_back(planes_bytes(video.planes()));
     }
     return out;
 }
@@ -581,6 +644,219 @@ TEST(VideoCoded, DamagedHevcOnFrameThreadsIsReportedAsOnOneThread) {
             }
         }
     EXPECT_GE(reported, 1) << "some damage is reported";
+}
+
+namespace {
+
+// Frame N of `path`, read in order or sought (in the order `targets` lists), is the N-th frame
+// the ffmpeg tool decodes (as its select filter numbers them): their planes, sample for sample.
+void expect_frames_as_ffmpeg_numbers_them(const std::string& path, const std::string& pix_fmt,
+                                          int frames, const std::vector<int>& targets) {
+    const std::vector<std::uint8_t> decoded = hs::test::ffmpeg_decode(path, pix_fmt);
+    ASSERT_FALSE(decoded.empty());
+    const std::size_t bytes = decoded.size() / static_cast<std::size_t>(frames);
+    ASSERT_EQ(bytes * static_cast<std::size_t>(frames), decoded.size());
+    const auto ffmpeg_frame = [&](int f) {
+        return std::string(
+            reinterpret_cast<const char*>(decoded.data()) + bytes * static_cast<std::size_t>(f),
+            bytes);
+    };
+    const Decoded in_order = decode_all(path, 1, false);
+    ASSERT_EQ(in_order.rows.size(), static_cast<std::size_t>(frames)) << path;
+    for (int f = 0; f < frames; ++f) {
+        EXPECT_EQ(in_order.rows[static_cast<std::size_t>(f)], "ok") << path << " " << f;
+        EXPECT_TRUE(in_order.planes[static_cast<std::size_t>(f)] == ffmpeg_frame(f))
+            << path << " frame " << f;
+    }
+    media::VideoReader video(path);
+    ASSERT_EQ(video.frame_count(), frames);
+    video.set_rgb(false);
+    video.set_planes(true);
+    Image unused;
+    for (const int target : targets) {
+        video.seek(target);
+        ASSERT_EQ(video.read_frame(unused), media::VideoReader::FrameStatus::Ok)
+            << path << " seek " << target << ": " << video.failure();
+        EXPECT_TRUE(planes_bytes(video.planes()) == ffmpeg_frame(target))
+            << path << " seek " << target;
+    }
+}
+
+}  // namespace
+
+// B-frames and open GOPs in MP4, whose index holds decoding times: every key frame after the
+// first is decoded before frames it is shown after (leading pictures), and frames are numbered
+// in presentation order, read in order or sought.
+TEST(VideoCoded, BFramesOfAnMp4AreNumberedInPresentationOrderReadOrSought) {
+    ScratchDir dir;
+    // 10-bit HEVC remuxed from Matroska, as users do: the MP4's clock of 16000 ticks a second
+    // does not divide the frame period at 24 fps, so that presentation and decoding times
+    // fall a tick or two apart.
+    CodedClip clip;
+    clip.frames = 24;
+    const std::string mkv = dir.file("clip.mkv"), mp4 = dir.file("clip.mp4");
+    ASSERT_EQ(encode_clip(clip, mkv,
+                          std::string(kLosslessHevc) +
+                              ":keyint=8:min-keyint=8:bframes=3:b-adapt=0:open-gop=1"),
+              "");
+    const auto remux = hs::test::run_command("ffmpeg -nostdin -loglevel error -y -i " +
+                                             hs::test::shell_quote(mkv) + " -c copy " +
+                                             hs::test::shell_quote(mp4));
+    ASSERT_EQ(remux.exit_code, 0) << remux.err;
+    expect_frames_as_ffmpeg_numbers_them(mp4, "yuv420p10le", 24,
+                                         {6, 7, 14, 2, 23, 15, 0, 22, 8, 21, 13});
+    const Decoded in_order = decode_all(mp4, 1, false);
+    for (int f = 0; f < 24; ++f)
+        EXPECT_TRUE(in_order.planes[static_cast<std::size_t>(f)] == coded_bytes(clip, f)) << f;
+
+    // H.264 with open GOPs: a seek to a leading picture lands on the key frame it is shown
+    // before, whose leading pictures lack their references when decoding starts there.
+    CodedClip eight;
+    eight.depth = 8;
+    eight.frames = 30;
+    eight.pix_fmt = "yuv420p";
+    const std::string h264 = dir.file("h264.mp4");
+    ASSERT_EQ(encode_clip(eight, h264,
+                          "-c:v libx264 -qp 0 -x264-params "
+                          "keyint=10:min-keyint=10:bframes=3:b-adapt=0:open-gop=1:log-level=error"),
+              "");
+    expect_frames_as_ffmpeg_numbers_them(h264, "yuv420p", 30, {9, 19, 18, 29, 3, 17, 8, 28, 0});
+}
+
+// Damage that the decoders refuse, that they report through helpers of their own, and a file cut
+// short, decoded on frame threads: the same frames failed or corrupt for the same reasons, the
+// same pixels, as on one thread, run after run. (The reports of packets decoded after a frame
+// arrive while it waits, or not, as the threads go; an error a decoder returns on frame threads
+// is the oldest packet's in flight.)
+TEST(VideoCoded, DamageOnFrameThreadsIsReportedAsOnOneThreadWhateverTheTiming) {
+    ScratchDir dir;
+    CodedClip clip;
+    clip.frames = 24;
+    const std::string mkv = dir.file("hevc.mkv"), hevc = dir.file("hevc.mp4"),
+                      front = dir.file("front.mp4");
+    ASSERT_EQ(
+        encode_clip(clip, mkv,
+                    std::string(kLosslessHevc) + ":keyint=8:min-keyint=8:bframes=3:b-adapt=0"),
+        "");
+    for (const auto& [mp4, flags] :
+         {std::pair{hevc, ""}, std::pair{front, " -movflags +faststart"}})
+        ASSERT_EQ(hs::test::run_command("ffmpeg -nostdin -loglevel error -y -i " +
+                                        hs::test::shell_quote(mkv) + " -c copy" + flags + " " +
+                                        hs::test::shell_quote(mp4))
+                      .exit_code,
+                  0);
+    CodedClip prores_clip;
+    prores_clip.frames = 12;
+    prores_clip.pix_fmt = "yuv422p10le";
+    prores_clip.shift_y = 0;
+    const std::string prores = dir.file("prores.mov");
+    ASSERT_EQ(encode_clip(prores_clip, prores, "-c:v prores_ks -profile:v 3"), "");
+    const std::string ffv1 = dir.file("ffv1.mkv");
+    ASSERT_EQ(encode_clip(clip, ffv1, "-c:v ffv1 -level 3 -slices 4 -slicecrc 1 -g 6"), "");
+
+    // Copies of `from` with the bytes at each (offset, bytes) replaced.
+    const auto damaged =
+        [&](const std::string& from, const std::string& name,
+            const std::vector<std::pair<std::size_t, std::vector<std::uint8_t>>>& patches) {
+            std::vector<std::uint8_t> bytes = hs::test::read_bytes(from);
+            for (const auto& [at, with] : patches)
+                for (std::size_t i = 0; i < with.size(); ++i) bytes.at(at + i) = with[i];
+            const std::string path = dir.file(name);
+            hs::test::write_bytes(path, bytes);
+            return path;
+        };
+    const std::vector<hs::test::PacketSpan> h = hs::test::video_packets(hevc);
+    const std::vector<hs::test::PacketSpan> p = hs::test::video_packets(prores);
+    const std::vector<hs::test::PacketSpan> f = hs::test::video_packets(ffv1);
+    ASSERT_EQ(h.size(), 24u);
+    ASSERT_EQ(p.size(), 12u);
+    ASSERT_EQ(f.size(), 24u);
+    const std::vector<std::uint8_t> huge{0x7F, 0xFF, 0xFF, 0xF0}, garbage(200, 0xA5);
+    struct Case {
+        std::string path, words;  // a report that must be among the rows
+    };
+    const std::vector<Case> cases{
+        // HEVC packets whose first NAL unit's length runs past their end: refused.
+        {damaged(hevc, "nal.mp4", {{h[5].pos, huge}, {h[13].pos, huge}}), "Invalid NAL unit size"},
+        // ProRes frames 256 times too large, which libavutil's size check refuses ("Picture
+        // size ... is invalid", through a context of its own), the next one garbage.
+        {damaged(prores, "size.mov",
+                 {{p[4].pos + 16, {0xFF, 0xFF, 0xFF, 0xFF}},
+                  {p[5].pos + 200, garbage},
+                  {p[9].pos + 16, {0xFF, 0xFF, 0xFF, 0xFF}}}),
+         "Picture size"},
+        // FFV1 frames whose slices fail their checksums, several in one frame, and frames
+        // after them that carry on from their state until a key frame.
+        {damaged(ffv1, "slices.mkv",
+                 {{f[6].pos + f[6].size / 4, garbage},
+                  {f[6].pos + f[6].size * 3 / 4, garbage},
+                  {f[15].pos + f[15].size / 2, garbage}}),
+         "slice CRC mismatch"},
+        // The HEVC clip in MP4 (its index in front) cut inside its 11th packet in decoding
+        // order, a B-frame's.
+        {dir.file("cut.mp4"), "could not be decoded"},
+    };
+    const std::vector<hs::test::PacketSpan> m = hs::test::video_packets(front);
+    ASSERT_EQ(m.size(), 24u);
+    hs::test::write_prefix(front, cases.back().path, m[10].pos + m[10].size / 2);
+    for (const Case& c : cases)
+        for (const bool tolerant : {false, true}) {
+            const Decoded one = decode_all(c.path, 1, tolerant);
+            std::string all;
+            for (const std::string& row : one.rows) all += row + "\n";
+            EXPECT_NE(all.find(c.words), std::string::npos) << c.path << "\n" << all;
+            EXPECT_NE(all.find("ok"), std::string::npos) << c.path << "\n" << all;
+            for (int run = 0; run < 3; ++run)
+                for (const int threads : {2, 3, 4}) {
+                    const Decoded many = decode_all(c.path, threads, tolerant);
+                    ASSERT_EQ(many.rows, one.rows) << c.path << " on " << threads << " threads";
+                    // The pixels of frames delivered whole; those of corrupt ones are what the
+                    // decoder made up in place of what is missing, on its threads.
+                    for (std::size_t n = 0; n < one.rows.size(); ++n)
+                        if (one.rows[n] == "ok") {
+                            EXPECT_TRUE(many.planes[n] == one.planes[n])
+                                << c.path << " on " << threads << " threads, frame " << n;
+                        }
+                }
+        }
+}
+
+// A 10-bit HEVC clip whose only key frame is damaged: no frame of it decodes whole, so that it
+// is no video to read, unless damaged frames are kept (allow_corrupt); then probing it with
+// those options finds a video, whose frames decoded from the damaged data are delivered marked
+// and whose others are failed, each in its place.
+TEST(VideoCoded, AClipWhoseOnlyKeyFrameIsDamagedIsReadWithAllowCorrupt) {
+    ScratchDir dir;
+    CodedClip clip;
+    clip.frames = 12;
+    const std::string whole = dir.file("clip.mkv"), path = dir.file("damaged.mkv");
+    // Lossy: HEVC's decoder reads garbage in lossless data without a word; bits all set run its
+    // arithmetic decoder past its limits.
+    ASSERT_EQ(encode_clip(clip, whole, "-c:v libx265 -x265-params bframes=3:log-level=error"), "");
+    const std::vector<hs::test::PacketSpan> packets = hs::test::video_packets(whole);
+    ASSERT_EQ(packets.size(), 12u);
+    ASSERT_GT(packets[0].size, 1500u);
+    std::vector<std::uint8_t> bytes = hs::test::read_bytes(whole);
+    for (std::size_t i = 0; i < 1000; ++i) bytes.at(packets[0].pos + 300 + i) = 0xFF;
+    hs::test::write_bytes(path, bytes);
+
+    EXPECT_EQ(message_of<InputError>([&] { (void)media::probe(path); }),
+              "'" + path + "' holds no frame that decodes");
+    media::DecodeOptions tolerant;
+    tolerant.allow_corrupt = true;
+    EXPECT_EQ(media::probe(media::Source(path, tolerant), tolerant), media::MediaKind::Video);
+    const Decoded kept = decode_all(path, 1, true);
+    ASSERT_EQ(kept.rows.size(), 12u);
+    int corrupt = 0;
+    for (std::size_t f = 0; f < kept.rows.size(); ++f) {
+        const std::string& row = kept.rows[f];
+        const std::string named = "frame " + std::to_string(f) + " of '" + path + "'";
+        EXPECT_TRUE(row.rfind("corrupt: " + named + " is corrupt (", 0) == 0 ||
+                    row.rfind("failed: " + named + " could not be decoded (", 0) == 0)
+            << row;
+        corrupt += row.rfind("corrupt: ", 0) == 0;
+    }
+    EXPECT_GE(corrupt, 1);
 }
 
 TEST(VideoCoded, AMatroskaFileWithABadHeaderIsAnInputError) {

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -113,6 +114,31 @@ inline std::vector<std::uint8_t> ffmpeg_decode(const std::filesystem::path& clip
     const std::string bytes = slurp(out);
     std::filesystem::remove(out);
     return {bytes.begin(), bytes.end()};
+}
+
+// The file position and size of every packet of the video stream of `clip`, in file order, as
+// the ffprobe tool finds them; empty when it fails.
+struct PacketSpan {
+    std::size_t pos = 0, size = 0;
+};
+inline std::vector<PacketSpan> video_packets(const std::filesystem::path& clip) {
+    const CommandResult r = run_command(
+        "ffprobe -v error -select_streams v:0 -show_entries packet=pos,size -of compact " +
+        shell_quote(clip));
+    std::vector<PacketSpan> out;
+    if (r.exit_code != 0) return out;
+    std::istringstream lines(r.out);
+    for (std::string line; std::getline(lines, line);) {
+        PacketSpan p;
+        const auto field = [&](const std::string& name) -> std::size_t {
+            const std::size_t at = line.find(name + "=");
+            return at == std::string::npos ? 0 : std::stoul(line.substr(at + name.size() + 1));
+        };
+        p.pos = field("pos");
+        p.size = field("size");
+        if (p.size > 0) out.push_back(p);
+    }
+    return out;
 }
 
 }  // namespace hs::test

@@ -18,6 +18,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QLabel>
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QMimeData>
@@ -1206,6 +1207,11 @@ class TestUi : public QObject {
         window_->frameSlider()->setSliderDown(false);
         settle();
         QVERIFY(model_matches(*window_->histogramModel(), reference_of(frames[3].view(), 256)));
+        // Frames are numbered from 0, as the CLI and every message number them.
+        const auto* label = window_->findChild<QLabel*>(QStringLiteral("frameLabel"));
+        QVERIFY(label != nullptr);
+        QVERIFY2(label->text().startsWith(QStringLiteral("Frame 3 of 0..7  dropped 0")),
+                 qPrintable(label->text()));
         // Home, then play to the end: it stops on the last frame, which is shown exactly.
         emit window_->seekRequested(0);
         QTRY_COMPARE_WITH_TIMEOUT(window_->playback().frame, 0, kTimeoutMs);
@@ -1254,7 +1260,7 @@ class TestUi : public QObject {
         QTRY_VERIFY_WITH_TIMEOUT(notices.count() > 0, kTimeoutMs);
         QTRY_VERIFY_WITH_TIMEOUT(!window_->playback().playing, kTimeoutMs);
         settle();
-        QVERIFY2(window_->lastError().contains(QStringLiteral("Frame 6 could not be decoded (frame "
+        QVERIFY2(window_->lastError().contains(QStringLiteral("Frame 5 could not be decoded (frame "
                                                               "5 is truncated: the file ends after "
                                                               "1000 of its")),
                  qPrintable(window_->lastError()));

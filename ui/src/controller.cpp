@@ -468,7 +468,7 @@ void Controller::deliver(StreamDone& done) {
             preview_->close();
             scheduleProcess();
         } else {
-            reportError(tr("Frame %1: %2").arg(tag.index + 1).arg(done.error));
+            reportError(tr("Frame %1: %2").arg(tag.index).arg(done.error));
         }
         return;
     }

@@ -233,9 +233,10 @@ void MainWindow::buildLayout() {
     play_button_->setIcon(style()->standardIcon(QStyle::SP_MediaPlay));
     play_button_->setToolTip(tr("Play/pause (Space)"));
     frame_slider_->setToolTip(tr("Seek: the frame follows while dragging"));
+    frame_label_->setObjectName(QStringLiteral("frameLabel"));
     // Wide enough for the drops by stage: the slider keeps its width while they appear.
-    frame_label_->setMinimumWidth(fontMetrics().horizontalAdvance(
-        QStringLiteral("Frame 00000 / 00000  dropped 0000 (read 0000, stream 0000, paint 0000)")));
+    frame_label_->setMinimumWidth(fontMetrics().horizontalAdvance(QStringLiteral(
+        "Frame 00000 of 0..00000  dropped 0000 (read 0000, stream 0000, paint 0000)")));
     auto* video_layout = new QHBoxLayout(video_bar_);
     video_layout->setContentsMargins(0, 0, 0, 0);
     auto* prev = new QToolButton(this);
@@ -1267,11 +1268,12 @@ void MainWindow::onPlayback(const PlaybackState& state) {
         const QSignalBlocker block(frame_slider_);
         frame_slider_->setValue(static_cast<int>(state.frame));
     }
-    // Frames count from 1 here, as players show them; the drops by the stage that made them.
+    // Frames count from 0, as the CLI, the JSON and every message number them; the drops by
+    // the stage that made them.
     QString text = state.live ? tr("Frame %1 (live%2)")
-                                    .arg(state.frame + 1)
+                                    .arg(state.frame)
                                     .arg(state.playing ? QString() : tr(", ended"))
-                              : tr("Frame %1 / %2").arg(state.frame + 1).arg(state.frames);
+                              : tr("Frame %1 of 0..%2").arg(state.frame).arg(state.frames - 1);
     text += tr("  dropped %1").arg(state.dropped);
     if (state.dropped > 0)
         text += tr(" (read %1, stream %2, paint %3)")

@@ -210,7 +210,7 @@ std::optional<ReadFrame> Playback::next() {
                 continue;
             case ReadFrame::Kind::Failed: {
                 ++failed_;
-                const QString frame = tr("Frame %1 could not be decoded").arg(f->index + 1);
+                const QString frame = tr("Frame %1 could not be decoded").arg(f->index);
                 emit problem(
                     f->problem.empty()
                         ? tr("%1: dropped").arg(frame)

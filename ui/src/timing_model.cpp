@@ -46,8 +46,8 @@ QVariant TimingModel::data(const QModelIndex& index, int role) const {
         return QVariant(Qt::AlignRight | Qt::AlignVCenter);
     if (role != Qt::DisplayRole) return {};
     switch (index.column()) {
-        case Frame:  // counted from 1, as the video bar counts
-            if (e.frame >= 0) return QVariant(static_cast<qlonglong>(e.frame + 1));
+        case Frame:  // counted from 0, as the video bar counts
+            if (e.frame >= 0) return QVariant(static_cast<qlonglong>(e.frame));
             return e.preview ? tr("preview") : tr("photo");
         case Kernel:
             return e.engine;

@@ -195,7 +195,7 @@ void TimingPanel::refresh() {
                 .arg(e.equalizer.isEmpty() ? tr("off") : e.equalizer)
                 .arg(e.total_ms, 0, 'f', 2);
     if (e.frame >= 0)
-        text += tr(" &middot; video frame %1, dropped %2").arg(e.frame + 1).arg(e.dropped);
+        text += tr(" &middot; video frame %1, dropped %2").arg(e.frame).arg(e.dropped);
     if (!e.stream.isEmpty()) text += tr(" &middot; '%1' frame stream").arg(e.stream);
     summary_->setText(text);
 }

@@ -136,10 +136,10 @@ void check_pixel_limit(const std::string& name, const std::string& what, std::ui
 inline constexpr std::size_t kCameraRawHead = std::size_t{1} << 16;
 std::optional<std::string> camera_raw_format(Bytes head, const std::string& path);
 
-// Empty when this build opens `source` as a video and decodes a frame of it; why not for an
-// input FFmpeg recognises as a video container; std::nullopt for anything else (always, without
-// OpenCV). Lives next to VideoReader.
-std::optional<std::string> video_problem(const Source& source);
+// Empty when this build opens `source` as a video and decodes a frame of it with `options`;
+// why not for an input FFmpeg recognises as a video container; std::nullopt for anything else
+// (always, without OpenCV). Lives next to VideoReader.
+std::optional<std::string> video_problem(const Source& source, const DecodeOptions& options);
 // Whether FFmpeg recognises any container in `head`, the first bytes of an input (always false
 // without OpenCV): what lets a stream input that is neither be refused before it is read whole.
 bool may_be_video(Bytes head);

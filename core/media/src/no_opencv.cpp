@@ -176,7 +176,7 @@ bool CameraRawReader::corrupt() const {
 void register_engines(EngineRegistry&) {}
 
 namespace detail {
-std::optional<std::string> video_problem(const Source&) {
+std::optional<std::string> video_problem(const Source&, const DecodeOptions&) {
     return std::nullopt;
 }
 bool may_be_video(Bytes) {

@@ -68,7 +68,7 @@ void raw_format_needed(const std::string& name, const std::string& option) {
                      option + " WxHxC:u8|u16[:DEPTH]");
 }
 
-MediaKind probe(const Source& source) {
+MediaKind probe(const Source& source, const DecodeOptions& options) {
     const std::vector<std::uint8_t> head = detail::source_head(source, detail::kCameraRawHead);
     const std::string& name = source.name();
     if (head.empty()) throw InputError(name + " is empty");
@@ -77,7 +77,7 @@ MediaKind probe(const Source& source) {
     // take any bytes for some stream).
     if (raw_frames_name(source.path())) return MediaKind::Raw;
     if (!have_opencv()) detail::not_media(name);
-    const std::optional<std::string> video = detail::video_problem(source);
+    const std::optional<std::string> video = detail::video_problem(source, options);
     if (video && video->empty()) return MediaKind::Video;
     if (video) throw InputError(*video);
     detail::not_media(name);

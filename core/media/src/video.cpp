@@ -8,19 +8,22 @@
 //  - a frame's number comes from the container: its timestamp's rank among the timestamps of
 //    the stream's index (for AVI, the frames whose chunks carry data), and a packet whose file
 //    position is in the index gets the index's timestamp, because the AVI demuxer, reading on
-//    after damage, numbers the chunks it finds by counting them;
-//  - a number the decoder skipped is a failed frame, reported in its place;
+//    after damage, numbers the chunks it finds by counting them; numbers follow presentation
+//    order, B-frames too (see number_of());
+//  - a number the decoder skipped is a failed frame, reported in its place, and so is every
+//    frame the container declares after the decoder's last (a file cut short);
 //  - an error the decoder reports while decoding a packet makes the frame(s) depending on it
 //    corrupt until the next key frame: failed, or delivered marked corrupt with allow_corrupt;
 //  - FFmpeg's log goes to a callback that keeps the first error as detail for our messages
 //    and prints nothing.
-// HEVC, VP9, FFV1 and ProRes decode on FFmpeg's frame threads (one per core), several packets at
-// once; the other decoders on the calling thread (see open() for why). The decoder's reports
-// stay tied to their packet all the same: every packet is sent with a tag in the decoder's
-// `opaque`, which FFmpeg copies into the context of the thread that decodes that packet, and the
-// log callback, called on that thread with that context, files the report under the tag's
-// packet. A frame comes out only once its thread has finished its packet, so its reports are in
-// before the frame is judged.
+// HEVC, VP9 and ProRes decode on FFmpeg's frame threads (one per core), several packets at once,
+// FFV1 on slice threads; the other decoders on the calling thread (see open() for why). The
+// decoder's reports stay tied to their packet all the same: every packet is sent with a tag in
+// the decoder's `opaque`, which FFmpeg copies into the context of the thread that decodes that
+// packet, and the log callback, called on that thread with that context, files the report under
+// the tag's packet. A frame comes out only once its thread has finished its packet, so the
+// reports of its packet and of those decoded before it are in before the frame is judged, and
+// it is judged by those alone (see `damage`): the same on any number of threads.
 //
 // Containers without an index or a frame count (Matroska, WebM, MPEG-TS) are read once when
 // opened to count their packets and number the frames by their timestamps (see scan()).
@@ -48,6 +51,7 @@ extern "C" {
 #include <cstring>
 #include <deque>
 #include <limits>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -70,6 +74,7 @@ namespace {
 struct LogCapture {
     int errors = 0;
     std::string first;  // the first error, as one line
+    std::string least;  // the error first in the order of strings
 };
 thread_local LogCapture* t_capture = nullptr;
 
@@ -95,7 +100,9 @@ std::set<const void*>& live_tags() {
     return tags;
 }
 
-std::string log_line(void* avcl, int level, const char* format, va_list args) {
+// The message as one line, and whether it ended its line (a message may be printed in parts:
+// "slice CRC mismatch 1A2B!", then "at 0.125 seconds").
+std::string log_line(void* avcl, int level, const char* format, va_list args, bool& ends) {
     char line[512];
     int print_prefix = 0;
     va_list copy;
@@ -103,27 +110,50 @@ std::string log_line(void* avcl, int level, const char* format, va_list args) {
     av_log_format_line2(avcl, level, format, copy, line, sizeof line, &print_prefix);
     va_end(copy);
     std::string text = line;
+    ends = !text.empty() && text.back() == '\n';
     while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
     return text;
 }
 
+// Whether the last error this thread logged left its line open for the next one to go on.
+thread_local bool t_line_open = false;
+
 void on_ffmpeg_log(void* avcl, int level, const char* format, va_list args) {
     if (level > AV_LOG_ERROR) return;
+    bool ends = true;
+    std::string line = log_line(avcl, level, format, args, ends);
+    // The rest of a message printed in parts is no report of its own.
+    const bool rest = std::exchange(t_line_open, !ends);
     if (t_capture != nullptr) {
-        ++t_capture->errors;
-        if (t_capture->first.empty()) t_capture->first = log_line(avcl, level, format, args);
+        if (t_capture->errors++ == 0) t_capture->first = line;
+        if (!rest && (t_capture->least.empty() || line < t_capture->least))
+            t_capture->least = std::move(line);
         return;
     }
+    if (rest) return;
     // A decoder's own thread (frame or slice threads): av_log's first argument is a struct that
-    // starts with its AVClass; a codec context's `opaque` holds the tag of its packet.
-    if (avcl == nullptr || *static_cast<const AVClass* const*>(avcl) != avcodec_get_class()) return;
-    const void* tag = static_cast<const AVCodecContext*>(avcl)->opaque;
+    // starts with its AVClass; a codec context's `opaque` holds the tag of its packet. Helpers
+    // that a decoder calls log with a context of their own that names the decoder's as its
+    // parent (libavutil's image size check: "Picture size ... is invalid").
+    const AVCodecContext* codec = nullptr;
+    const void* context = avcl;
+    for (int depth = 0; context != nullptr && codec == nullptr && depth < 2; ++depth) {
+        const AVClass* c = *static_cast<const AVClass* const*>(context);
+        if (c == avcodec_get_class()) {
+            codec = static_cast<const AVCodecContext*>(context);
+        } else {
+            if (c == nullptr || c->parent_log_context_offset == 0) return;
+            context = *reinterpret_cast<const void* const*>(static_cast<const char*>(context) +
+                                                            c->parent_log_context_offset);
+        }
+    }
+    if (codec == nullptr) return;
+    const void* tag = codec->opaque;
     const std::lock_guard lock(g_tags_mutex);
     if (tag == nullptr || live_tags().count(tag) == 0) return;
     const auto& packet = *static_cast<const PacketTag*>(tag);
     const std::lock_guard hold(packet.reports->mutex);
-    packet.reports->reports.push_back(
-        {packet.rank, packet.pos, log_line(avcl, level, format, args)});
+    packet.reports->reports.push_back({packet.rank, packet.pos, std::move(line)});
 }
 
 // Installs the callback once for the process: FFmpeg's default prints to standard error.
@@ -142,10 +172,10 @@ class Capture {
     int errors() const { return log_.errors; }
     // " (FIRST ERROR)" or "".
     std::string detail() const { return log_.first.empty() ? "" : " (" + log_.first + ")"; }
-    // "the decoder reported: FIRST ERROR".
-    std::string decoder_report() const {
-        return log_.first.empty() ? "the decoder reported an error"
-                                  : "the decoder reported: " + log_.first;
+    // "the decoder reported: FIRST ERROR", or the least error in the order of strings.
+    std::string decoder_report(bool least = false) const {
+        const std::string& line = least ? log_.least : log_.first;
+        return line.empty() ? "the decoder reported an error" : "the decoder reported: " + line;
     }
 
   private:
@@ -280,6 +310,7 @@ struct VideoReader::Impl {
     // entries by file position.
     std::vector<std::int64_t> index_times;
     std::vector<std::pair<std::int64_t, std::int64_t>> index_positions;  // (pos, timestamp)
+    std::vector<std::int64_t> key_times;  // the index's key frames, ascending (seek targets)
     // A container without an index or a frame count (Matroska, MPEG-TS): the index is made by a
     // pass over the file's packets (see scan()). Its timestamps are the packets' presentation
     // times, which the demuxer reads from the file (nothing to correct), and a packet's rank is
@@ -310,12 +341,20 @@ struct VideoReader::Impl {
     DecoderReports reports;
     std::array<PacketTag, 64> tags;
     std::size_t next_tag = 0;
-    bool frame_threads = false;  // the decoder runs frame threads (see feed())
+    // The decoder is one that runs on threads given more than one (HEVC, VP9, FFV1, ProRes:
+    // see open()), and whether it runs frame threads. A decoder on slice threads (FFV1) reports
+    // the damage of one frame's slices in any order: of several reports of a packet, the least
+    // in the order of strings stands, as on one thread.
+    bool threadable = false, frame_threads = false, slice_reports = false;
 
     // Frame numbers: the rank in index_times of the frame's timestamp plus `shift`, learnt from
     // the first frame decoded from the start.
     bool calibrated = false;
     std::int64_t shift = 0;
+    // The frame a seek asked for while it is not delivered yet (-1: none), and the time the
+    // seek went to.
+    std::int64_t seek_target = -1;
+    std::int64_t seek_time = 0;
     std::int64_t next = 0;   // the number read_frame() delivers or reports next
     std::int64_t last = -1;  // the number of the last frame out of the decoder
     // A decoded frame with what is known about it (see decode()).
@@ -323,6 +362,7 @@ struct VideoReader::Impl {
         AVFrame* frame = nullptr;
         std::int64_t number = 0, rank = -1;
         bool corrupt = false;
+        std::int64_t reason_rank = -1;  // the packet `reason` is about (see note_damage())
         std::string reason, gap_reason;
         Decoded() = default;
         Decoded(Decoded&& o) noexcept
@@ -330,6 +370,7 @@ struct VideoReader::Impl {
               number(o.number),
               rank(o.rank),
               corrupt(o.corrupt),
+              reason_rank(o.reason_rank),
               reason(std::move(o.reason)),
               gap_reason(std::move(o.gap_reason)) {}
         Decoded& operator=(Decoded&&) = delete;
@@ -347,11 +388,10 @@ struct VideoReader::Impl {
     bool corrupt = false;        // the frame read_frame() delivered last
     std::string failure;         // why the frame reported Failed last failed
 
-    // Index ranks (decode order) of packets: the last one sent, the ranges that never reached
-    // the decoder (skipped by the demuxer or refused by the decoder), the damaged ones, and
-    // the first damaged rank whose dependants are still coming (-1: none since a clean key
-    // frame).
-    std::int64_t last_sent = -1;
+    // Index ranks (decode order) of packets: the highest sent, the rank and file position of
+    // the one sent last, and the ranges that never reached the decoder (skipped by the demuxer
+    // or refused by the decoder).
+    std::int64_t last_sent = -1, sent_rank = -1, sent_pos = -1;
     struct Gap {
         std::int64_t first, end;  // ranks [first, end)
         bool missing;             // never found in the file (else refused by the decoder)
@@ -361,9 +401,21 @@ struct VideoReader::Impl {
     bool held_valid = false;
     std::int64_t held_rank = -1;
     std::string held_report;
-    std::set<std::int64_t> damaged;  // file positions of damaged packets
-    std::int64_t tainted_from = -1;
-    std::string damage;  // the decoder's first report since the last clean key frame
+    std::map<std::int64_t, std::string> damaged;  // file positions of damaged packets: why
+    // The damage since the last key frame out, by the rank of its packet (-1: a packet not
+    // known, on which every frame after it may depend), one report of each (keep_report()). A
+    // frame depends on the damage of its own packet and of those decoded before it; it is
+    // judged by that alone, and its reason is the earliest of it, so that neither depends on
+    // when the reports of the packets decoded after it came in: with frame threads, which of
+    // those have been decoded when a frame comes out depends on the threads' timing.
+    std::map<std::int64_t, std::string> damage;
+    // The presentation times of the packets sent since the last key frame out, by rank, and
+    // the rank and time of that key frame (-1, AV_NOPTS_VALUE: none since the start or a seek).
+    // Its leading pictures (open GOPs: shown before it, decoded after it) come out before it
+    // and nothing after it refers to them, so that their damage, after a seek the lack of
+    // their references, ends with it.
+    std::map<std::int64_t, std::int64_t> sent_times;
+    std::int64_t key_rank = -1, key_time = AV_NOPTS_VALUE;
     bool demuxed_all = false, flushed = false;
     // Whether reading started at the first packet (no seek), the packets read since, and how
     // the demuxer's last read ended (AVERROR_EOF at a clean end).
@@ -417,7 +469,23 @@ struct VideoReader::Impl {
     std::int64_t number_of(std::int64_t timestamp, std::int64_t packet_rank, std::int64_t pos);
     // Packet at `pos` (rank `rank`, -1: unknown) damaged: it, and what depends on it.
     void note_damage(std::int64_t rank, std::int64_t pos, const std::string& why);
+    // Files `why` under `key` and returns the report that stands there: the first, or with
+    // slice threads the least.
+    const std::string& keep_report(std::map<std::int64_t, std::string>& kept, std::int64_t key,
+                                   const std::string& why) const {
+        const auto [at, added] = kept.try_emplace(key, why);
+        if (!added && slice_reports && why < at->second) at->second = why;
+        return at->second;
+    }
+    // The earliest damage a frame decoded from the packet of rank `rank` depends on (-1: any
+    // damage), or null.
+    const std::pair<const std::int64_t, std::string>* damage_before(std::int64_t rank) const;
+    // A decoder that decodes on frame threads refused a packet (`sent`) or failed (`got`):
+    // files the error as a report of its packet (see the definition).
+    void note_refusal(int error, const std::string& what, const Capture& log);
     void restart(std::int64_t timestamp);
+    // Why a frame the container declares after the last one out of the decoder never came.
+    std::string after_the_end() const;
     // read_frame() into `out`, or packed into `dst`.
     FrameStatus read(Image* out, std::byte* dst);
 };
@@ -460,16 +528,19 @@ void VideoReader::Impl::open() {
         if (e->size <= 0 || (e->flags & AVINDEX_DISCARD_FRAME) != 0) continue;
         index_times.push_back(e->timestamp);
         index_positions.emplace_back(e->pos, e->timestamp);
+        if ((e->flags & AVINDEX_KEYFRAME) != 0) key_times.push_back(e->timestamp);
         if (file_size < 0 || e->pos + e->size <= file_size) ++within_file;
     }
     std::sort(index_times.begin(), index_times.end());
     std::sort(index_positions.begin(), index_positions.end());
+    std::sort(key_times.begin(), key_times.end());
     const bool covers = index_times.size() > 1 &&
                         (stream->duration <= 0 ||
                          (index_times.back() - index_times.front()) * 10 >= stream->duration * 9);
     if (!covers) {
         index_times.clear();
         index_positions.clear();
+        key_times.clear();
     }
     // The index counts the frames that carry data (AVI headers also count empty "dropped
     // frame" chunks, which decode to nothing); without one, the header's count stands.
@@ -490,13 +561,17 @@ void VideoReader::Impl::open() {
     // most damage by their error concealment, which FFmpeg runs only without frame threads (a
     // clip whose key frame is garbage decodes "cleanly" with them), and their single-threaded
     // reports are exact to the packet at the end of a cut file too: they keep one thread.
-    const bool threads = par->codec_id == AV_CODEC_ID_HEVC || par->codec_id == AV_CODEC_ID_VP9 ||
-                         par->codec_id == AV_CODEC_ID_FFV1 || par->codec_id == AV_CODEC_ID_PRORES;
+    // FFV1 decodes on slice threads, one frame at a time: on frame threads (FFmpeg 5.1) a
+    // frame's context names another thread's codec context, whose tag is another packet's, so
+    // that its reports would be filed under whatever that thread decodes.
+    threadable = par->codec_id == AV_CODEC_ID_HEVC || par->codec_id == AV_CODEC_ID_VP9 ||
+                 par->codec_id == AV_CODEC_ID_FFV1 || par->codec_id == AV_CODEC_ID_PRORES;
+    slice_reports = par->codec_id == AV_CODEC_ID_FFV1;
     const unsigned cores = std::clamp(std::thread::hardware_concurrency(), 1u, 16u);
-    decoder->thread_count = !threads                      ? 1
+    decoder->thread_count = !threadable                   ? 1
                             : options.decoder_threads > 0 ? std::min(options.decoder_threads, 16)
                                                           : static_cast<int>(cores);
-    decoder->thread_type = FF_THREAD_FRAME | FF_THREAD_SLICE;
+    decoder->thread_type = slice_reports ? FF_THREAD_SLICE : FF_THREAD_FRAME | FF_THREAD_SLICE;
     decoder->pkt_timebase = stream->time_base;
     // Decoders that can check their data do. (AV_EF_EXPLODE is not set: it makes some decoders
     // drop the intact frames still in their reorder buffer along with the damaged one.)
@@ -527,6 +602,7 @@ void VideoReader::Impl::scan() {
     if (copy.open(source) < 0) return;
     struct Found {
         std::int64_t pos, pts, end;
+        bool key;
     };
     std::vector<Found> found;
     bool timed = true;
@@ -535,7 +611,8 @@ void VideoReader::Impl::scan() {
     while (av_read_frame(copy.format(), p) >= 0) {
         if (p->stream_index == stream->index && p->size > 0) {
             timed = timed && p->pts != AV_NOPTS_VALUE && p->pos >= 0;
-            found.push_back({p->pos, p->pts, p->pts + std::max<std::int64_t>(p->duration, 0)});
+            found.push_back({p->pos, p->pts, p->pts + std::max<std::int64_t>(p->duration, 0),
+                             (p->flags & AV_PKT_FLAG_KEY) != 0});
         }
         av_packet_unref(p);
     }
@@ -552,15 +629,18 @@ void VideoReader::Impl::scan() {
         times.push_back(found[i].pts);
         index_positions.emplace_back(found[i].pos, found[i].pts);
         scan_ranks.emplace_back(found[i].pos, static_cast<std::int64_t>(i));
+        if (found[i].key) key_times.push_back(found[i].pts);
     }
     std::sort(times.begin(), times.end());
     // Two packets with one timestamp would share a number: then the numbers come from counting.
     if (std::adjacent_find(times.begin(), times.end()) != times.end()) {
         index_positions.clear();
         scan_ranks.clear();
+        key_times.clear();
         return;
     }
     std::sort(index_positions.begin(), index_positions.end());
+    std::sort(key_times.begin(), key_times.end());
     std::sort(scan_ranks.begin(), scan_ranks.end());
 
     // Packets the demuxer lost to damage leave holes between the timestamps. A stream of one
@@ -662,9 +742,21 @@ std::int64_t VideoReader::Impl::number_of(std::int64_t timestamp, std::int64_t p
         shift = packet_time ? *packet_time - timestamp : 0;
         calibrated = true;
     }
-    const auto number = static_cast<std::int64_t>(
-        std::upper_bound(index_times.begin(), index_times.end(), timestamp + shift) -
-        index_times.begin() - 1);
+    // The index time nearest the shifted timestamp, not the last one at or before it: an MP4
+    // index holds decoding times, and with B-frames the presentation times shifted onto them
+    // land a tick or two to either side of their entries when the container's clock does not
+    // divide the frame period (16000 ticks at 24 fps).
+    const std::int64_t t = timestamp + shift;
+    const auto after = std::lower_bound(index_times.begin(), index_times.end(), t);
+    auto at = after;
+    if (after == index_times.end() ||
+        (after != index_times.begin() && *after - t > t - *std::prev(after)))
+        at = std::prev(after);
+    // Before the first entry by more than half the step to the second: no frame of the index.
+    if (at == index_times.begin() && t < *at &&
+        (index_times.size() < 2 || 2 * (*at - t) > index_times[1] - *at))
+        return -1;
+    const auto number = static_cast<std::int64_t>(at - index_times.begin());
     // A decoder that shifts timestamps (packed B-frames) hands the frame decoded last before a
     // gap the timestamp of the first packet after it: its number is unknown (it lies somewhere
     // before or inside the gap), so it is not delivered and its number is reported failed.
@@ -675,16 +767,51 @@ std::int64_t VideoReader::Impl::number_of(std::int64_t timestamp, std::int64_t p
 }
 
 void VideoReader::Impl::note_damage(std::int64_t rank, std::int64_t pos, const std::string& why) {
-    if (pos >= 0) damaged.insert(pos);
+    if (pos >= 0) keep_report(damaged, pos, why);
+    if (key_rank >= 0 && rank > key_rank) {
+        // A leading picture of the key frame out last: its own frame is all it damages.
+        const auto time = sent_times.find(rank);
+        if (time != sent_times.end() && time->second != AV_NOPTS_VALUE && time->second < key_time)
+            return;
+    }
+    const std::string& first = keep_report(damage, std::max<std::int64_t>(rank, -1), why);
     // Frames decoded after the damaged packet, still waiting, may refer to it.
     if (rank >= 0)
         for (Decoded& d : ready)
             if (d.rank < 0 || d.rank > rank) {
-                if (!d.corrupt) d.reason = why;
+                if (!d.corrupt || rank <= d.reason_rank) {
+                    d.reason = first;
+                    d.reason_rank = rank;
+                }
                 d.corrupt = true;
             }
-    if (tainted_from < 0 || rank < tainted_from) tainted_from = std::max<std::int64_t>(rank, 0);
-    if (damage.empty()) damage = why;
+}
+
+const std::pair<const std::int64_t, std::string>* VideoReader::Impl::damage_before(
+    std::int64_t rank) const {
+    if (damage.empty() || (rank >= 0 && damage.begin()->first > rank)) return nullptr;
+    return &*damage.begin();
+}
+
+void VideoReader::Impl::note_refusal(int error, const std::string& what, const Capture& log) {
+    if (!frame_threads) {
+        // One packet at a time: the error is the packet's sent last, and what the decoder said
+        // of it on this thread is worded as its threads' reports are. An error its slice
+        // threads reported is one said.
+        if (log.errors() > 0)
+            note_damage(sent_rank, sent_pos, log.decoder_report(slice_reports));
+        else if (sent_rank < 0 || damage.count(sent_rank) == 0)
+            note_damage(sent_rank, sent_pos, what + av_error(error));
+        return;
+    }
+    // On frame threads the error is that of the oldest packet in flight, whose thread has just
+    // finished: its report (a decoder says why it refuses data) was filed under it, and
+    // judges the frames after it as on one thread. Only an error no thread reported is left to
+    // the packets in flight, each of which may be the one refused.
+    const std::int64_t oldest =
+        last_sent >= 0 ? std::max<std::int64_t>(last_sent - decoder->thread_count, 0) : -1;
+    if (oldest >= 0 && damage.lower_bound(oldest) != damage.end()) return;
+    note_damage(oldest, -1, what + av_error(error) + log.detail());
 }
 
 bool VideoReader::Impl::read_packet(AVPacket* p, std::int64_t& rank, std::string& report) {
@@ -732,6 +859,11 @@ bool VideoReader::Impl::feed() {
         note_damage(held_rank, held->pos, "the file is damaged there" + held_report);
     Capture log;
     const std::int64_t held_pos = held->pos;
+    if (held_rank >= 0) {
+        sent_times[held_rank] = held->pts;
+        // Leading pictures lie within a few packets of their key frame.
+        sent_times.erase(sent_times.begin(), sent_times.lower_bound(held_rank - 1024));
+    }
     {
         // The tag the thread that decodes this packet reports under (see the top).
         PacketTag& tag = tags[next_tag++ % tags.size()];
@@ -743,19 +875,19 @@ bool VideoReader::Impl::feed() {
     const int sent = avcodec_send_packet(decoder, held);
     av_packet_unref(held);
     last_sent = std::max(last_sent, held_rank);
+    sent_rank = held_rank;
+    sent_pos = held_pos;
     take_reports();
-    if (sent < 0 && frame_threads) {
-        // With frame threads the error is that of a packet sent before, whose thread has just
-        // finished: one of the packets in flight. Each of them may be the one refused.
-        const std::int64_t oldest =
-            held_rank >= 0 ? std::max<std::int64_t>(held_rank - decoder->thread_count, 0) : -1;
-        note_damage(oldest, -1, "the decoder refused its data: " + av_error(sent) + log.detail());
+    if (sent < 0 && threadable) {
+        // Numbers come from presentation times, so the frame of a refused packet is simply
+        // missing; no gap is noted (see number_of()).
+        note_refusal(sent, "the decoder refused its data: ", log);
     } else if (sent < 0) {
         if (held_rank >= 0) gaps.push_back({held_rank, held_rank + 1, false});
         note_damage(held_rank, held_pos,
                     "the decoder refused its data: " + av_error(sent) + log.detail());
     } else if (log.errors() > 0) {
-        note_damage(held_rank, held_pos, log.decoder_report());
+        note_damage(held_rank, held_pos, log.decoder_report(slice_reports));
     }
     held_valid = more;
     if (more) {
@@ -777,20 +909,39 @@ bool VideoReader::Impl::receive(Decoded& out) {
         if (got == 0) {
             const std::int64_t rank = rank_at(incoming->pkt_pos);
             const std::int64_t pos = incoming->pkt_pos;
-            if (log.errors() > 0) note_damage(rank, pos, log.decoder_report());
+            if (log.errors() > 0) note_damage(rank, pos, log.decoder_report(slice_reports));
             if (incoming->decode_error_flags != 0 || (incoming->flags & AV_FRAME_FLAG_CORRUPT) != 0)
                 note_damage(rank, pos, "the decoder flagged it as damaged");
-            const bool own_damage = pos >= 0 && damaged.count(pos) != 0;
-            out.gap_reason = damage.empty() ? "the decoder produced nothing for it" : damage;
-            // Frames decoded after damaged data depend on it until a key frame; without the
-            // frame's packet rank, every frame until then counts as dependent.
-            const bool dependent = tainted_from >= 0 && (rank < 0 || rank >= tainted_from);
-            if (incoming->key_frame != 0 && !own_damage && dependent) {
-                tainted_from = -1;
-                damage.clear();
+            const auto own = pos >= 0 ? damaged.find(pos) : damaged.end();
+            const auto* before = damage_before(rank);
+            out.gap_reason =
+                before != nullptr ? before->second : "the decoder produced nothing for it";
+            // Frames decoded after damaged data depend on it until a key frame: neither a key
+            // frame nor what is decoded after it refers to what was decoded before it (its
+            // open-GOP leading pictures, which do, come out before it); what depends on a
+            // damaged key frame depends on its own damage. Without the frame's packet rank,
+            // every frame until a clean key frame counts as dependent.
+            if (incoming->key_frame != 0 && (rank >= 0 || own == damaged.end())) {
+                if (rank < 0) {
+                    damage.clear();
+                } else {
+                    // What was decoded before it, and its leading pictures, out before it.
+                    const std::int64_t time = incoming->best_effort_timestamp;
+                    std::erase_if(damage, [&](const auto& d) {
+                        if (d.first < rank) return true;
+                        const auto sent = sent_times.find(d.first);
+                        return time != AV_NOPTS_VALUE && sent != sent_times.end() &&
+                               sent->second != AV_NOPTS_VALUE && sent->second < time;
+                    });
+                    sent_times.erase(sent_times.begin(), sent_times.lower_bound(rank));
+                    key_rank = rank;
+                    key_time = time;
+                }
             }
-            out.corrupt = own_damage || (tainted_from >= 0 && dependent);
-            out.reason = damage;
+            const auto* why = damage_before(rank);
+            out.corrupt = own != damaged.end() || why != nullptr;
+            out.reason = why != nullptr ? why->second : own != damaged.end() ? own->second : "";
+            out.reason_rank = why != nullptr ? why->first : rank;
             out.rank = rank;
             out.number = number_of(incoming->best_effort_timestamp, rank, pos);
             if (out.number < 0) {
@@ -805,25 +956,31 @@ bool VideoReader::Impl::receive(Decoded& out) {
         }
         if (got == AVERROR_EOF) return false;
         if (got != AVERROR(EAGAIN)) {
-            // With frame threads, the failure may be that of any packet in flight.
-            const std::int64_t rank =
-                frame_threads && last_sent >= 0
-                    ? std::max<std::int64_t>(last_sent - decoder->thread_count, 0)
-                    : last_sent;
-            note_damage(rank, -1, "the decoder failed: " + av_error(got));
+            if (threadable) {
+                note_refusal(got, "the decoder failed: ", log);
+            } else {
+                note_damage(last_sent, -1, "the decoder failed: " + av_error(got));
+            }
             continue;
         }
         if (!demuxed_all && feed()) continue;
         if (!demuxed_all) {
-            // A file that ends before the container's last frame (or with a read error): the
-            // frames still in the decoder may lack the data they refer to (a B-frame's next
-            // reference) and, then, their numbers; what comes out now is not trusted.
-            // (A counted file's own count is what this demuxer found in it: fewer packets
-            // now is a cut; its holes were counted as frames, not as packets.)
+            // A file that ends before the container's last frame (or with a read error). Its
+            // last packet may be cut inside. With the other decoders, the frames still in the
+            // decoder may also lack the data they refer to (MPEG-4's packed B-frames) and,
+            // then, their numbers; what comes out now is not trusted. The decoders that run
+            // on frame threads refer only to packets decoded before, and their frames are
+            // numbered by their own timestamps: only the last packet is in doubt, whatever the
+            // frames the threads still held. (A counted file's own count is what this demuxer
+            // found in it: fewer packets now is a cut; its holes were counted as frames, not as
+            // packets.)
             const std::int64_t expected = scanned ? frames_within_file : frames;
             const bool cut = end_of_reading != AVERROR_EOF ||
                              (from_start && expected > 0 && packets_read < expected);
-            if (cut) note_damage(-1, -1, "the file ends before data it depends on");
+            if (cut && threadable)
+                note_damage(sent_rank, sent_pos, "the file ends inside or right after its data");
+            else if (cut)
+                note_damage(-1, -1, "the file ends before data it depends on");
         }
         demuxed_all = true;
         if (flushed) return false;
@@ -879,10 +1036,26 @@ void VideoReader::Impl::restart(std::int64_t timestamp) {
     ready.clear();
     damaged.clear();
     gaps.clear();
-    damage = "decoded after a seek before a key frame";
-    tainted_from = 0;  // until the first key frame: frames before it lack their references
+    // Until the first key frame: frames before it lack their references.
+    damage = {{-1, "decoded after a seek before a key frame"}};
+    sent_times.clear();
+    key_rank = -1;
+    key_time = AV_NOPTS_VALUE;
     last = -1;
-    last_sent = -1;
+    last_sent = sent_rank = sent_pos = -1;
+}
+
+std::string VideoReader::Impl::after_the_end() const {
+    // The packets of the stream in the file: the index's entries inside it, or those a pass
+    // found, or, read from the start to the end, those read.
+    const std::int64_t in_file = frames_within_file >= 0 ? frames_within_file
+                                 : from_start            ? packets_read
+                                                         : -1;
+    if (in_file >= 0 && in_file < frames)
+        return "its data is missing: the file ends before it (" + std::to_string(frames) +
+               " frames declared, " + std::to_string(in_file) + " in the file)";
+    const auto* why = damage_before(-1);
+    return why != nullptr ? why->second : "the decoder produced nothing for it";
 }
 
 namespace {
@@ -1178,12 +1351,15 @@ void VideoReader::seek(std::int64_t target) {
     const bool ahead = target >= v.next && (!v.pending || v.pending_number <= target);
     if (!(ahead && target - v.next < 16)) {
         // Back to the key frame at or before the target (the start without an index), then
-        // decode forward: read_frame() drops the frames before it.
+        // decode forward: read_frame() drops the frames before it, and goes back one key frame
+        // more when the target does not come out whole (see read()).
         const auto rank = std::clamp<std::int64_t>(
             target, 0, static_cast<std::int64_t>(v.index_times.size()) - 1);
-        v.restart(v.index_times.empty()
-                      ? (v.stream->start_time != AV_NOPTS_VALUE ? v.stream->start_time : 0)
-                      : v.index_times[static_cast<std::size_t>(rank)]);
+        v.seek_time = v.index_times.empty()
+                          ? (v.stream->start_time != AV_NOPTS_VALUE ? v.stream->start_time : 0)
+                          : v.index_times[static_cast<std::size_t>(rank)];
+        v.restart(v.seek_time);
+        v.seek_target = target;
     }
     v.next = target;
 }
@@ -1212,13 +1388,38 @@ VideoReader::FrameStatus VideoReader::read_frame_into(std::byte* dst) {
 VideoReader::FrameStatus VideoReader::Impl::read(Image* out, std::byte* dst) {
     Impl& v = *this;
     for (;;) {
-        if (!v.pending && !(v.pending = v.decode())) return FrameStatus::End;
+        if (!v.pending && !(v.pending = v.decode())) {
+            // The decoder has given all it could before the last frame the container declares
+            // (a file cut short): each frame after is reported in its place, then the end.
+            if (v.next >= v.frames) return FrameStatus::End;
+            v.seek_target = -1;
+            v.failure = "frame " + std::to_string(v.next++) + " of " + v.name +
+                        " could not be decoded (" + v.after_the_end() + ")";
+            return FrameStatus::Failed;
+        }
         if (v.pending_number < v.next) {  // before a seek's target, or repeated
             v.pending = false;
             continue;
         }
         const std::int64_t number = v.next++;
         const std::string what = "frame " + std::to_string(number) + " of " + v.name;
+        if (number == v.seek_target && (v.pending_number > number || v.pending_corrupt)) {
+            // The frame a seek asked for did not come out whole: it may be a leading picture of
+            // an open-GOP key frame (shown before it, decoded after it, referring to frames
+            // before it), which a decoder skips or decodes without its references when it
+            // starts from that key frame. An index of decoding times (MP4) lands on such a key
+            // frame for a target just before it. The key frame before the one the seek started
+            // from is decoded and shown before the target and its references; damage, if that
+            // is what it was, shows again from there.
+            v.seek_target = -1;
+            const auto key = std::upper_bound(v.key_times.begin(), v.key_times.end(), v.seek_time);
+            if (key - v.key_times.begin() >= 2) {
+                --v.next;
+                v.restart(*std::prev(key, 2));
+                continue;
+            }
+        }
+        v.seek_target = -1;
         if (v.pending_number > number) {
             const bool missing = std::any_of(v.gaps.begin(), v.gaps.end(), [&](const auto& g) {
                 return g.missing && number >= g.first && number < g.end;
@@ -1714,9 +1915,11 @@ bool may_be_video(Bytes head) {
     return container_score(head) > 0;
 }
 
-std::optional<std::string> video_problem(const Source& source) {
+std::optional<std::string> video_problem(const Source& source, const DecodeOptions& options) {
     try {
-        VideoReader video(source);
+        // The reader's options: a frame that the command's reader would deliver (allow_corrupt)
+        // is one here, and so is the size limit it would allow.
+        VideoReader video(source, options);
         video.set_rgb(false);  // a frame that decodes is all probing asks (not its colours)
         Image frame;
         for (;;) {

@@ -280,10 +280,13 @@ class VideoReader {
 
     // For streams that go on past bad frames: the next frame into `out` (Ok), a frame that is
     // missing or failed to decode (Failed: failure() says why, and the next call goes on with
-    // the next frame), or the end (End). A frame decoded with errors, or depending on a damaged
-    // one, is Failed too, unless DecodeOptions::allow_corrupt: then it is Ok and corrupt() says
-    // so. Never throws for bad data. `out` keeps its storage when it already has the frame's
-    // shape (no allocation per frame).
+    // the next frame), or the end (End), once every frame the container declares
+    // (frame_count()) was delivered or reported: the frames a file cut short lacks are Failed,
+    // each in its place. A frame decoded with errors, or depending on a damaged one, is Failed
+    // too, unless DecodeOptions::allow_corrupt: then it is Ok and corrupt() says so. Frames are
+    // numbered in presentation order, and Failed, kept and their reasons are the same on any
+    // number of decoder threads. Never throws for bad data. `out` keeps its storage when it already
+    // has the frame's shape (no allocation per frame).
     enum class FrameStatus { Ok, Failed, End };
     FrameStatus read_frame(Image& out);
     // The same, the frame written packed into `dst` (frame_format().frame_bytes() bytes): no
@@ -490,11 +493,13 @@ LevelCounts level_counts(const std::vector<std::uint64_t>& value_counts, std::ui
 
 // --- any input
 enum class MediaKind { Image, Video, Raw, CameraRaw };
-// Decides from the input's first bytes (and, failing that, whether a video decoder opens it);
-// a camera raw file also by its name's extension (see CameraRawReader). Raw: a file named as
-// raw frames (raw_frames_name()) whose first bytes are no camera raw file's and no photo's:
-// frames without a header, whose format the caller must be given (--raw, the Open Raw dialog).
-MediaKind probe(const Source& source);
+// Decides from the input's first bytes (and, failing that, whether a video decoder opens it
+// and decodes a frame with `options`: their size limit, and with allow_corrupt a frame decoded
+// from damaged data, which the reader then delivers, makes it a video too); a camera raw file
+// also by its name's extension (see CameraRawReader). Raw: a file named as raw frames
+// (raw_frames_name()) whose first bytes are no camera raw file's and no photo's: frames without
+// a header, whose format the caller must be given (--raw, the Open Raw dialog).
+MediaKind probe(const Source& source, const DecodeOptions& options = {});
 // The path's Source: a stream input is consumed by probing it (probe its Source instead).
 MediaKind probe(const std::string& path);
 // ".raw" and ".bin", in any case: the names of raw frames, which carry no header.
