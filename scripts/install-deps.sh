@@ -9,6 +9,8 @@ packages+=(libcli11-dev nlohmann-json3-dev)
 # Decoders driven directly by core/media (OpenCV uses the same libraries but prints their
 # warnings instead of reporting them).
 packages+=(libjpeg-dev libpng-dev libavformat-dev libavcodec-dev libavutil-dev libswscale-dev)
+# Float (HDR) images: OpenEXR by its own library, float TIFF by libtiff (core/media).
+packages+=(libopenexr-dev libtiff-dev)
 # The tests' video clips of known code values are encoded, and ProRes decoded for reference, by
 # the ffmpeg tool (x265, FFV1, ProRes: tests/support/coded_video.hpp).
 packages+=(ffmpeg)

@@ -4,9 +4,10 @@
 # settings file. Writes docs/screenshots/deep-16bit.png (a 16-bit photo with its 65536-bin
 # histograms, the readout of a hovered column), deep-video-10bit.png (a 10-bit HEVC clip encoded
 # here from the bundled 4K clip, at 1024 bins), compare-kernels.png (Tools > Compare Kernels
-# after a run), clipping-overlay.png (View > Clipping Overlay) and camera-raw-cfa.png (a camera
+# after a run), clipping-overlay.png (View > Clipping Overlay), camera-raw-cfa.png (a camera
 # raw DNG's CFA histograms, levels and clipped photosites: the DNG made from fruits_4k.jpg's
-# pixels by tests/support/make_dng.py). Uses the build in $HS_BUILD_DIR (default build-cpu). Look
+# pixels by tests/support/make_dng.py) and hdr-float.png (a float scene made by
+# tests/support/float_reference.py: stops, float statistics, the exposure slider). Uses the build in $HS_BUILD_DIR (default build-cpu). Look
 # at every picture before committing it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -94,6 +95,20 @@ xdotool mousemove 1700 1100  # out of the window: no readout nor tooltip over th
 sleep 0.3
 import -window "$window" "$HS_OUT/camera-raw-cfa.png"
 stop
+
+# A high dynamic range scene (a PFM of float samples): its histograms in stops, the float
+# statistics, the picture at -1.5 EV and the readout of a pixel of the sky.
+"$HS_PYTHON" "$HS_ROOT/tests/support/float_reference.py" write-scene "$work/scene.pfm" 1280 800
+start hdr "$work/scene.pfm" ''
+xdotool mousemove 972 751 click 1  # the Statistics tab
+sleep 0.5
+xdotool mousemove 1236 592 click 1  # the exposure slider's handle
+for _ in $(seq 15); do xdotool key Left; done  # -1.5 EV
+sleep 3
+xdotool mousemove 300 300  # a pixel of the sky: its float values in the status bar
+sleep 0.3
+import -window "$window" "$HS_OUT/hdr-float.png"
+stop
 DRIVE
 echo "wrote $HS_OUT/deep-16bit.png $HS_OUT/deep-video-10bit.png $HS_OUT/compare-kernels.png" \
-    "$HS_OUT/clipping-overlay.png $HS_OUT/camera-raw-cfa.png"
+    "$HS_OUT/clipping-overlay.png $HS_OUT/camera-raw-cfa.png $HS_OUT/hdr-float.png"

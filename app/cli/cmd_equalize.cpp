@@ -2,7 +2,8 @@
 // raw frame), written with the input's depth and channels (as a photo, or as a raw frame when
 // the output ends in .raw, which needs no OpenCV). --kernel picks the engine (cpu, the
 // reference, by default; gpu); --repeat N runs the engine N times and reports the median of
-// each stage.
+// each stage. A float (HDR) image is tone mapped instead (core's tonemap.hpp), to 8 or 16 bits
+// (--depth).
 
 #include <algorithm>
 #include <bit>
@@ -20,6 +21,7 @@
 #include "histoscope/core/error.hpp"
 #include "histoscope/core/match_reference.hpp"
 #include "histoscope/core/timing.hpp"
+#include "histoscope/core/tonemap.hpp"
 #include "histoscope/media/atomic_file.hpp"
 #include "histoscope/media/media.hpp"
 #include "input.hpp"
@@ -179,6 +181,132 @@ std::string report_text(const Report& rep) {
     return os.str();
 }
 
+// A float image tone mapped into `output` (tonemap.hpp): only the options that apply to it;
+// --depth 8 or 16 (default 16 where the format stores it, else 8). `read_ms` and `start`: the
+// read so far, for the report.
+int tone_map_image(const EqualizeCommand& cmd, const Input& in, const std::string& output,
+                   double read_ms, Clock::time_point start) {
+    // What equalizes 8-bit and 16-bit images (the values other than the defaults, or given).
+    const EqualizeRequest defaults;
+    const std::pair<bool, const char*> others[] = {
+        {cmd.space != defaults.space, "--space"},
+        {cmd.strength != defaults.strength, "--strength"},
+        {cmd.clip.given, "--clip"},
+        {cmd.tiles.given, "--tiles"},
+        {cmd.reference.has_value(), "--reference"}};
+    for (const auto& [given, option] : others)
+        if (given)
+            throw UsageError(std::string(option) +
+                             " applies to the equalization of 8-bit and 16-bit images; a float "
+                             "image is tone mapped");
+    if (cmd.mode != EqualizeMode::Global)
+        throw UsageError("--mode " + std::string(mode_name(cmd.mode)) +
+                         " works on 8-bit and 16-bit images; a float (HDR) image is tone mapped "
+                         "by histogram adjustment (give no --mode)");
+    if (cmd.kernel != "cpu")
+        throw UsageError("tone mapping runs on the CPU (core), not with kernel '" + cmd.kernel +
+                         "'");
+    ToneMapSpec spec;
+    const bool raw_out = is_raw_output(output);
+    const int channels = in.image.channels();
+    if (cmd.depth) {
+        spec.output_depth = *cmd.depth;
+    } else if (!raw_out) {
+        try {
+            media::check_image_output(output, SampleType::U16, channels);
+        } catch (const UsageError&) {
+            spec.output_depth = 8;  // the format stores 8 bits only
+        }
+    }
+    if (!raw_out)
+        media::check_image_output(output, spec.output_depth == 8 ? SampleType::U8 : SampleType::U16,
+                                  channels);
+    // Notes once the request stands: a usage error is the only line of a command refused.
+    for (const auto& n : in.notes) diagnose("note", n);
+    const int repeat = cmd.repeat.value;
+    std::vector<ToneMapResult> runs;
+    std::vector<double> totals;
+    for (int i = 0; i < repeat; ++i) {
+        const auto t = Clock::now();
+        runs.push_back(tone_map(in.image.view(), spec));
+        totals.push_back(ms_since(t));
+        if (i + 1 < repeat) runs.back().image = Image();
+    }
+    const ToneMapResult& result = runs.back();
+    std::vector<StageTime> stages{{"read", read_ms}};
+    for (std::size_t s = 0; s < result.stages.size(); ++s) {
+        std::vector<double> ms;
+        for (const ToneMapResult& r : runs) ms.push_back(r.stages[s].ms);
+        stages.push_back({result.stages[s].name, median(ms)});
+    }
+    stages.push_back({"engine_total", median(totals)});
+    const auto t = Clock::now();
+    if (raw_out)
+        write_raw(output, result.image.view());
+    else
+        media::write_image(output, result.image.view());
+    stages.push_back({"write", ms_since(t)});
+    stages.push_back({"total", ms_since(start)});
+    // What the mapping did that a user would not see in the picture.
+    const auto count_of = [](std::uint64_t n, const char* one, const char* many) {
+        return std::to_string(n) + (n == 1 ? one : many);
+    };
+    if (result.black_pixels != 0)
+        diagnose("note",
+                 count_of(result.black_pixels, " pixel has", " pixels have") +
+                     " no finite luminance above 0 (NaN, infinite, zero or negative): shown black");
+    if (result.clipped_samples != 0)
+        diagnose("note",
+                 count_of(result.clipped_samples, " colour sample was", " colour samples were") +
+                     " clipped (a colour brighter than the display in one primary, or outside "
+                     "its gamut)");
+    if (result.linear)
+        diagnose("note", "the scene's luminance range fits the display's (" +
+                             std::to_string(static_cast<int>(spec.display_contrast)) +
+                             ":1): mapped linearly, its brightest pixel at white");
+
+    const std::string& format = cmd.output.format.value;
+    if (format == "json") {
+        Json j = Json::object();
+        j["input"] = in.name;
+        j["output"] = output;
+        j["mode"] = "tonemap";
+        j["kernel"] = "cpu";
+        j["width"] = in.image.width();
+        j["height"] = in.image.height();
+        j["depth"] = in.image.bit_depth();
+        j["sample_type"] = to_string(in.image.type());
+        j["channels"] = channels;
+        j["output_depth"] = spec.output_depth;
+        j["repeat"] = repeat;
+        j["corrupt"] = in.corrupt;
+        Json m = Json::object();
+        m["method"] =
+            "histogram adjustment with a linear ceiling (Ward Larson, Rushmeier, Piatko 1997)";
+        m["bins"] = spec.bins;
+        m["display_contrast"] = spec.display_contrast;
+        m["log10_luminance"] = Json::array({result.log_min, result.log_max});
+        m["linear"] = result.linear;
+        m["iterations"] = result.iterations;
+        m["black_pixels"] = result.black_pixels;
+        m["clipped_samples"] = result.clipped_samples;
+        j["tonemap"] = std::move(m);
+        if (cmd.timing) j["timing_ms"] = timing_json(stages);
+        write_output("", to_text(j));
+    } else if (cmd.timing) {
+        std::ostringstream os;
+        os << "# " << in.name << " -> " << output << ": tone mapped (histogram adjustment), "
+           << in.image.width() << "x" << in.image.height() << ", " << channels
+           << " channel(s), 32-bit float -> " << spec.output_depth << "-bit"
+           << (repeat > 1 ? ", engine stages: medians of " + std::to_string(repeat) + " runs"
+                          : std::string())
+           << "\n";
+        for (const auto& s : stages) os << s.name << "\t" << s.ms << " ms\n";
+        write_output("", os.str());
+    }
+    return 0;
+}
+
 // The transfer and primaries of the clip, for the equalized video (empty for raw frames).
 media::VideoWriter::Colour colour_of(const StreamInput& source) {
     const media::VideoCoding* c = source.coding();
@@ -210,6 +338,11 @@ int run_equalize(const Context& ctx, const EqualizeCommand& cmd) {
     wants.camera_raw = media::CameraRawView::Rgb;
     wants.cfa = false;
     const Input in = load_input(cmd.input, cmd.frame.value, false, wants);
+    if (is_float(in.image.type())) return tone_map_image(cmd, in, output, ms_since(t), start);
+    if (cmd.depth)
+        throw UsageError(
+            "--depth sets a float image's tone-mapped depth; an equalized image "
+            "keeps its input's");
     for (const auto& n : in.notes) diagnose("note", n);
     rep.input = in.name;
     rep.corrupt = in.corrupt;
@@ -262,6 +395,10 @@ int run_equalize_frames(const Context& ctx, const EqualizeCommand& cmd) {
     if (cmd.frame.given)
         throw UsageError("--frame N picks one frame; --per-frame equalizes every frame");
     if (cmd.repeat.given) throw UsageError("--repeat applies to one image");
+    if (cmd.depth)
+        throw UsageError(
+            "--depth sets a float image's tone-mapped depth; equalized frames keep "
+            "their stream's");
     EqualizeRequest request = equalize_request(cmd);
     static_cast<void>(available_equalizer(ctx, cmd.kernel));  // unknown or unavailable: exit 2 or 4
     const std::int64_t limit = cmd.frames.value_or(0);

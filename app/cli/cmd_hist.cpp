@@ -18,8 +18,10 @@ namespace hs::cli {
 
 namespace {
 
-// Real-valued lower edge of bin i (for even bins: lower + i * width / bins).
+// Real-valued lower edge of bin i (for even bins: lower + i * width / bins; for float bins the
+// fp32 edge itself).
 double edge(const HistogramSpec& spec, std::size_t i) {
+    if (spec.is_float()) return static_cast<double>(spec.float_bins->edges()[i]);
     if (spec.has_edges()) return spec.edges[i];
     return static_cast<double>(spec.lower) +
            static_cast<double>(i) * static_cast<double>(spec.upper - spec.lower) / spec.bins;
@@ -47,6 +49,39 @@ Json stats_json(const Stats& s) {
     j["below_range"] = s.below_range;
     j["above_range"] = s.above_range;
     return j;
+}
+
+// A float channel's statistics: of its finite samples; its samples in no bin.
+Json float_stats_json(const FloatStats& s) {
+    Json j = Json::object();
+    j["count"] = s.count;
+    j["non_finite"] = s.non_finite;
+    j["mean"] = s.mean;
+    j["std"] = s.stddev;
+    j["min"] = static_cast<double>(s.min);
+    j["max"] = static_cast<double>(s.max);
+    j["median"] = static_cast<double>(s.median);
+    Json p = Json::object();
+    for (const auto& [q, v] : s.percentiles) p["p" + number(q)] = static_cast<double>(v);
+    j["percentiles"] = std::move(p);
+    j["below_range"] = s.below_range;
+    j["above_range"] = s.above_range;
+    return j;
+}
+
+std::string float_stats_line(const FloatStats& s) {
+    std::ostringstream os;
+    const auto f = [](double v) {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%.9g", v);
+        return std::string(buf);
+    };
+    os << "count=" << s.count << " non_finite=" << s.non_finite << " mean=" << number(s.mean)
+       << " std=" << number(s.stddev) << " min=" << f(s.min) << " max=" << f(s.max)
+       << " median=" << f(s.median);
+    for (const auto& [q, v] : s.percentiles) os << " p" << number(q) << "=" << f(v);
+    os << " below_range=" << s.below_range << " above_range=" << s.above_range;
+    return os.str();
 }
 
 std::string stats_line(const Stats& s) {
@@ -92,7 +127,12 @@ int run_hist(const Context& ctx, const HistCommand& cmd) {
     // Without channels of the image, its request still makes the spec (at the frame's depth).
     const HistogramRequest request = histogram_request(
         cmd.spec, image, selection.others.empty() ? "all" : selection.others, in.cfa());
-    // Notes once the request stands: a usage error is the only line of a command refused.
+    // Notes once the request stands: a usage error (an engine that cannot serve it too) is the
+    // only line of a command refused.
+    if (wants.rgb) {
+        request.spec.validate_for(request.image);
+        if (std::string why = engine.refusal(request); !why.empty()) throw UnsupportedError(why);
+    }
     for (const auto& n : in.notes) diagnose("note", n);
     std::vector<HistogramResult> results;
     if (wants.rgb) results.push_back(engine.compute(request));
@@ -134,9 +174,15 @@ int run_hist(const Context& ctx, const HistCommand& cmd) {
     }
 
     std::vector<Stats> stats;
+    std::vector<FloatStats> float_stats;  // a float image's
+    const bool floating = request.spec.is_float();
     if (cmd.stats)
-        for (const Counted& c : counted)
-            stats.push_back(compute_stats(c.view, c.channel, request.spec));
+        for (const Counted& c : counted) {
+            if (floating)
+                float_stats.push_back(compute_float_stats(c.view, c.channel, request.spec));
+            else
+                stats.push_back(compute_stats(c.view, c.channel, request.spec));
+        }
     // A CFA mosaic's channels: the photosites at or below the black level, at or above white.
     std::vector<CfaLevels> levels;
     if (in.cfa())
@@ -161,9 +207,10 @@ int run_hist(const Context& ctx, const HistCommand& cmd) {
         for (std::size_t k = 0; k < counted.size(); ++k) {
             const Counted& c = counted[k];
             Json o = c.plane >= 0 ? plane_json(c.plane, c.view, c.histogram)
-                                  : channel_json(c.histogram, in.cfa());
+                                  : channel_json(c.histogram, in.cfa(), floating);
             if (!levels.empty()) add_cfa_levels_json(o, levels[k]);
             if (!stats.empty()) o["stats"] = stats_json(stats[k]);
+            if (!float_stats.empty()) o["stats"] = float_stats_json(float_stats[k]);
             chans.push_back(std::move(o));
         }
         j["channels"] = std::move(chans);
@@ -195,6 +242,14 @@ int run_hist(const Context& ctx, const HistCommand& cmd) {
         for (const CfaLevels& l : levels) os << "# levels " << cfa_levels_text(l) << "\n";
         for (std::size_t k = 0; k < stats.size(); ++k)
             os << "# stats " << counted[k].name << ": " << stats_line(stats[k]) << "\n";
+        for (std::size_t k = 0; k < float_stats.size(); ++k)
+            os << "# stats " << counted[k].name << ": " << float_stats_line(float_stats[k]) << "\n";
+        // Float samples in no bin, which the rows below do not count.
+        if (floating)
+            for (const Counted& c : counted)
+                os << "# outside " << c.name << ": below_range=" << c.histogram.below_range
+                   << " above_range=" << c.histogram.above_range
+                   << " non_finite=" << c.histogram.non_finite << "\n";
         os << "bin" << sep << "lower" << sep << "upper";
         for (const Counted& c : counted) os << sep << c.name;
         os << "\n";

@@ -88,11 +88,13 @@ int run_scope(const Context& ctx, const ScopeCommand& cmd) {
     wants.camera_raw = media::CameraRawView::Rgb;
     wants.cfa = false;
     const Input in = load_input(cmd.input, cmd.frame, false, wants);
-    for (const auto& n : in.notes) diagnose("note", n);
     const ImageView image = apply_region(cmd.roi, in.image.view());
     const ScopeRequest request{image,
                                scope_spec(cmd.scope, kind, image, {cmd.channel, "--channel"})};
+    request.spec.validate(image);
     ScopeEngine& engine = choose_scope_engine(ctx.registry, cmd.kernel, request);
+    // Notes once the request stands: a usage error is the only line of a command refused.
+    for (const auto& n : in.notes) diagnose("note", n);
     const ScopeResult result = engine.compute(request);
 
     if (format == "png") {

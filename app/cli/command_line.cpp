@@ -14,6 +14,7 @@
 #include "histoscope/core/scopes.hpp"
 #include "histoscope/core/version.hpp"
 #include "option_checks.hpp"
+#include "request_options.hpp"
 
 namespace hs::cli {
 
@@ -247,17 +248,22 @@ void spec(Declare& d, SpecOptions& s) {
     CLI::Option* bins =
         d.integer("--bins", s.bins, 1, kMaxBins,
                   "even bins (default 256; for the joint colour channel rgb, 2^24)");
-    CLI::Option* range = d.value("--range", s.range,
-                                 "integer range of the even bins, HI excluded (default 0:2^depth)")
-                             ->delimiter(':')
-                             ->check(check::integer())
-                             ->type_name("LO:HI");
+    CLI::Option* range = d.parsed("--range", s.range, parse_range, "LO:HI",
+                                  "integer range of the even bins, HI excluded (default "
+                                  "0:2^depth); of a float image any numbers or fractions "
+                                  "(0:1, -0.5:1/3)");
+    CLI::Option* stops = d.parsed("--stops", s.stops, parse_stops, "LO:HI:STEP",
+                                  "a float image: bins of STEP stops (log2 of the value, 0 EV "
+                                  "at 1.0) over [LO, HI) EV (default -16:16:1/8)")
+                             ->excludes(bins)
+                             ->excludes(range);
     d.list("--edges", s.edges, "explicit bin edges of any widths, increasing")
         ->check(check::finite_number())
         ->default_str("")  // none: even bins
         ->type_name("E0,E1,...")
         ->excludes(bins)
-        ->excludes(range);
+        ->excludes(range)
+        ->excludes(stops);
     d.integer("--saturate", s.saturate, 1, INT64_MAX, "cap every count at N");
 }
 
@@ -282,7 +288,7 @@ constexpr const char* kOneInput =
 
 constexpr const char* kChannels =
     "r, g, b, a, gray, luma (Rec.601), luma709, rgb (the joint colour histogram, alone) or all; "
-    "comma-separated";
+    "comma-separated (of a float image luma709 is its luminance, and all adds it)";
 
 }  // namespace
 
@@ -337,9 +343,10 @@ CommandLine::CommandLine()
     hist.output(h.output, {"text", "csv", "json"}, "output format");
 
     EqualizeCommand& e = o.equalize;
-    Declare equalize = command(
-        "equalize", "contrast equalization of a photo, a frame or a whole stream into -o OUT",
-        &e.input.files, kOneInput);
+    Declare equalize = command("equalize",
+                               "contrast equalization of a photo, a frame or a whole stream into "
+                               "-o OUT; a float (HDR) image is tone mapped to 8 or 16 bits",
+                               &e.input.files, kOneInput);
     input(equalize, e.input);
     equalize.integer("--frame", e.frame, 0, kMaxFrame, "the frame of a video or raw stream");
     equalize.integer("--frames", e.frames, 1, kMaxFrame, "at most N frames of a stream");
@@ -376,6 +383,9 @@ CommandLine::CommandLine()
     equalize
         .value("--kernel", e.kernel, "the equalizer: cpu, gpu, or an equalizer 'kernels' lists")
         ->type_name("NAME");
+    equalize.choice(
+        "--depth", e.depth, {8, 16}, [](int bits) { return std::to_string(bits); }, "depth",
+        "a float image: the tone-mapped output's bits (default 16; 8 for .jpg, .bmp, .webp)");
     equalize.integer("--repeat", e.repeat, 1, 1000, "equalize N times and report the median time");
     equalize.flag("--timing", e.timing, "report the time of each stage");
     equalize.flag("--per-frame", e.per_frame, "equalize every frame of a raw stream");

@@ -5,6 +5,7 @@
 // option's default: a default is written once, here (taken from core's own defaults where core
 // has one), and the commands read fields, not option names.
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -53,13 +54,17 @@ struct OutputOptions {
 };
 
 // The histogram spec of hist and bench; their defaults follow the image (even bins over
-// [0, 2^depth), 256 of them, or 2^24 for the joint colour channel).
+// [0, 2^depth), 256 of them, or 2^24 for the joint colour channel; a float image's stops over
+// -16..+16 EV in eighths).
 struct SpecOptions {
-    std::optional<int> bins;                                     // --bins N
-    std::optional<std::pair<std::int64_t, std::int64_t>> range;  // --range LO:HI
-    std::vector<double> edges;                                   // --edges E0,E1,... (none: even)
-    std::optional<std::uint64_t> saturate;                       // --saturate N
-    bool given() const { return bins || range || !edges.empty() || saturate; }
+    std::optional<int> bins;  // --bins N
+    // --range LO:HI, read exactly: whole numbers for 8-bit and 16-bit samples, any numbers or
+    // fractions for a float image's linear bins.
+    std::optional<std::pair<Rational, Rational>> range;
+    std::optional<std::array<Rational, 3>> stops;  // --stops LO:HI:STEP, a float image's
+    std::vector<double> edges;                     // --edges E0,E1,... (none: even)
+    std::optional<std::uint64_t> saturate;         // --saturate N
+    bool given() const { return bins || range || stops || !edges.empty() || saturate; }
 };
 
 // A scope's --levels, --columns, --size and --matrix (scope, bench --scope).
@@ -101,6 +106,7 @@ struct EqualizeCommand {
     std::optional<media::RawFormat> reference_raw;
     std::int64_t reference_frame = 0;  // of a video or raw stream as --reference
     std::string kernel = "cpu";
+    std::optional<int> depth;  // --depth 8|16: a float image's tone-mapped output
     Defaulted<int> repeat{1};
     bool timing = false;
     bool per_frame = false;

@@ -18,6 +18,54 @@ HistogramEngine& available_kernel(const EngineRegistry& registry, const std::str
     return *engine;
 }
 
+namespace {
+
+// "A:B" or "A:B:C" as exact numbers.
+std::vector<Rational> rationals(const std::string& text, std::size_t count, const char* what,
+                                const char* form) {
+    std::vector<Rational> out;
+    std::size_t at = 0;
+    for (std::size_t i = 0; i < count; ++i) {
+        const std::size_t colon = i + 1 < count ? text.find(':', at) : text.size();
+        if (colon == std::string::npos ||
+            (i + 1 == count && text.find(':', at) != std::string::npos))
+            throw UsageError(std::string(what) + " expects " + form + ", not '" +
+                             text.substr(0, 64) + "'");
+        out.push_back(parse_rational(text.substr(at, colon - at), what));
+        at = colon + 1;
+    }
+    return out;
+}
+
+// The float bins of the options (histogram_request()).
+HistogramSpec float_spec(const SpecOptions& options) {
+    if (!options.edges.empty())
+        throw UsageError(
+            "--edges gives integer samples' edges; a float image takes --range LO:HI with --bins "
+            "N, or --stops LO:HI:STEP");
+    if (const auto& s = options.stops)
+        return HistogramSpec::floating(FloatBins::stops((*s)[0], (*s)[1], (*s)[2]));
+    if (const auto& r = options.range)
+        return HistogramSpec::floating(
+            FloatBins::linear(r->first, r->second, options.bins.value_or(256)));
+    if (options.bins)  // N bins over the default -16..+16 EV
+        return HistogramSpec::floating(FloatBins::stops(
+            {-16, 1}, {16, 1}, parse_rational("32/" + std::to_string(*options.bins), "--bins")));
+    return HistogramSpec::floating(FloatBins::default_stops());
+}
+
+}  // namespace
+
+std::pair<Rational, Rational> parse_range(const std::string& text) {
+    const auto r = rationals(text, 2, "--range", "LO:HI (e.g. 0:256, or 0:1 for a float image)");
+    return {r[0], r[1]};
+}
+
+std::array<Rational, 3> parse_stops(const std::string& text) {
+    const auto r = rationals(text, 3, "--stops", "LO:HI:STEP (e.g. -16:16:1/8)");
+    return {r[0], r[1], r[2]};
+}
+
 HistogramRequest histogram_request(const SpecOptions& options, const ImageView& image,
                                    const std::string& channel_list, bool cfa) {
     // hist takes a video's planes out of its list before it comes here (planes.hpp).
@@ -35,13 +83,34 @@ HistogramRequest histogram_request(const SpecOptions& options, const ImageView& 
         throw UsageError("the joint colour channel 'rgb' must be requested alone");
 
     HistogramSpec& spec = request.spec;
+    if (is_float(image.type)) {
+        // A float colour image's "all": its channels and its luminance.
+        if (channel_list == "all" && image.channels > 1)
+            request.channels.push_back(Channel::Luma709);
+        spec = float_spec(options);
+        spec.saturate = options.saturate;
+        spec.validate();
+        return request;
+    }
+    if (options.stops)
+        throw UsageError("--stops bins float samples (stops of linear light); this image has " +
+                         to_string(image.type) + " samples: give --bins and --range");
     // The code values of the samples counted: the depth's, or every 24-bit colour.
     const std::int64_t values = joint ? std::int64_t{1} << 24 : std::int64_t{1} << image.bit_depth;
     if (!options.edges.empty()) {
         spec = HistogramSpec::with_edges(options.edges);
     } else {
         spec = HistogramSpec::even(options.bins.value_or(joint ? kMaxBins : 256), 0, values);
-        if (options.range) std::tie(spec.lower, spec.upper) = *options.range;
+        if (const auto& r = options.range) {
+            // Code values: whole numbers.
+            for (const Rational& v : {r->first, r->second})
+                if (v.den != 1)
+                    throw UsageError("--range of " + to_string(image.type) +
+                                     " samples takes whole numbers (HI excluded), not " +
+                                     v.describe());
+            spec.lower = r->first.num;
+            spec.upper = r->second.num;
+        }
     }
     spec.saturate = options.saturate;
     spec.validate();
@@ -73,7 +142,16 @@ StreamConfig histogram_stream_config(const SpecOptions& spec, const std::string&
 Json spec_json(const HistogramSpec& spec) {
     Json s = Json::object();
     s["bins"] = spec.bins;
-    if (spec.has_edges()) {
+    if (spec.is_float()) {
+        const FloatBins& f = *spec.float_bins;
+        const bool stops = f.scale() == FloatScale::Stops;
+        s["scale"] = stops ? "stops" : "linear";
+        s[stops ? "stops" : "range"] = Json::array({f.lo().value(), f.hi().value()});
+        if (stops) s["step"] = f.step().value();
+        Json e = Json::array();
+        for (float v : f.edges()) e.push_back(static_cast<double>(v));
+        s["edges"] = std::move(e);
+    } else if (spec.has_edges()) {
         Json e = Json::array();
         for (double v : spec.edges) e.push_back(v);
         s["edges"] = std::move(e);
@@ -99,10 +177,15 @@ Json timing_json(const std::vector<StageTime>& stages, std::optional<double> tot
     return t;
 }
 
-Json channel_json(const ChannelHistogram& histogram, bool cfa) {
+Json channel_json(const ChannelHistogram& histogram, bool cfa, bool floating) {
     Json c = Json::object();
     c["name"] = cfa ? media::cfa_channel_name(histogram.channel) : channel_name(histogram.channel);
     c["total"] = histogram.total();
+    if (floating) {
+        c["below_range"] = histogram.below_range;
+        c["above_range"] = histogram.above_range;
+        c["non_finite"] = histogram.non_finite;
+    }
     Json counts = Json::array();
     for (std::uint64_t n : histogram.counts) counts.push_back(n);
     c["counts"] = std::move(counts);

@@ -47,9 +47,17 @@ std::vector<Channel> all_channels(int image_channels) {
     }
 }
 
+float luminance709(float r, float g, float b) {
+    return (kLuminance709R * r + kLuminance709G * g) + kLuminance709B * b;
+}
+
 void check_channel(Channel c, int image_channels, SampleType type) {
     if (c == Channel::Joint && (image_channels < 3 || type != SampleType::U8))
         throw UsageError("the joint colour histogram 'rgb' needs an 8-bit colour image");
+    if (c == Channel::Luma601 && is_float(type) && image_channels > 1)
+        throw UsageError(
+            "luma (Rec.601, of gamma-encoded code values) is not defined for float samples: "
+            "their luminance is luma709 (Rec.709 weights on linear R, G, B)");
     if (c == Channel::A && image_channels != 4)
         throw UsageError("channel 'a' requested but the image has no alpha channel");
     if (c == Channel::Gray && image_channels != 1)
@@ -58,6 +66,7 @@ void check_channel(Channel c, int image_channels, SampleType type) {
 }
 
 std::uint32_t channel_max_value(Channel c, SampleType type) {
+    if (is_float(type)) throw UsageError("float samples have no largest code value");
     if (c == Channel::Joint) return (1u << 24) - 1;
     return type == SampleType::U8 ? 0xFFu : 0xFFFFu;
 }

@@ -1,6 +1,9 @@
 #include "histoscope/core/display.hpp"
 
 #include <algorithm>
+#include <array>
+#include <bit>
+#include <cmath>
 #include <cstring>
 #include <mutex>
 
@@ -148,6 +151,7 @@ void check_factor(int factor) {
 }  // namespace
 
 DisplayRange full_display_range(const ImageView& image) {
+    require_integer_samples(image, "a display range");
     return {0, image.max_value()};
 }
 
@@ -165,6 +169,7 @@ DisplayRange stretched_display_range(const std::vector<std::uint64_t>& colour_va
 }
 
 DisplayRange stretched_display_range(const ImageView& image) {
+    require_integer_samples(image, "a display range");
     const std::uint32_t max = image.max_value();
     if (image.type == SampleType::U8 || image.data == nullptr) return {0, max};
     const auto ch = static_cast<std::size_t>(image.channels);
@@ -205,8 +210,171 @@ std::uint8_t displayed_alpha(std::uint32_t a, std::uint32_t max_value) {
     return static_cast<std::uint8_t>((std::min(a, m) * 255u + m / 2u) / m);
 }
 
+namespace {
+
+// Calls f(oy, means) with the block means (double) of every sample of output row oy, for
+// output rows [oy0, oy1) of a float image.
+template <typename F>
+void float_means(const ImageView& image, int factor, std::int64_t oy0, std::int64_t oy1, F&& f) {
+    const int w = out_size(image.width, factor);
+    const auto ch = static_cast<std::size_t>(image.channels);
+    std::vector<double> sums(static_cast<std::size_t>(w) * ch);
+    std::vector<double> counts(static_cast<std::size_t>(w));
+    for (auto oy = static_cast<int>(oy0); oy < oy1; ++oy) {
+        std::fill(sums.begin(), sums.end(), 0.0);
+        std::fill(counts.begin(), counts.end(), 0.0);
+        const int y1 = std::min(image.height, (oy + 1) * factor);
+        for (int y = oy * factor; y < y1; ++y) {
+            const auto* row = reinterpret_cast<const float*>(image.row(y));
+            for (int x = 0; x < image.width; ++x) {
+                const auto ox = static_cast<std::size_t>(x / factor);
+                counts[ox] += 1.0;
+                for (std::size_t c = 0; c < ch; ++c)
+                    sums[ox * ch + c] +=
+                        static_cast<double>(row[static_cast<std::size_t>(x) * ch + c]);
+            }
+        }
+        for (std::size_t i = 0; i < sums.size(); ++i) sums[i] /= counts[i / ch];
+        f(oy, sums.data());
+    }
+}
+
+// The 8-bit code of a linear value c in (0, 1): the sRGB encoding, rounded.
+std::uint8_t srgb_code(double c) {
+    const double e = c <= 0.0031308 ? 12.92 * c : 1.055 * std::pow(c, 1.0 / 2.4) - 0.055;
+    return static_cast<std::uint8_t>(std::lround(e * 255.0));
+}
+
+// The same by comparisons: for each code k, the smallest double c with srgb_code(c) >= k, found
+// once by bisection over the doubles in (0, 1) (the code never falls as c grows), so that a
+// picture costs no pow() per sample and gives exactly srgb_code()'s codes.
+class SrgbCodes {
+  public:
+    SrgbCodes() {
+        const std::uint64_t lo_bits = std::bit_cast<std::uint64_t>(0x1p-1074);
+        const std::uint64_t hi_bits = std::bit_cast<std::uint64_t>(1.0);
+        for (int k = 1; k < 256; ++k) {
+            std::uint64_t lo = lo_bits, hi = hi_bits;  // code(lo) < k <= code(hi) (1.0: 255)
+            while (hi - lo > 1) {
+                const std::uint64_t mid = lo + (hi - lo) / 2;
+                (srgb_code(std::bit_cast<double>(mid)) >= k ? hi : lo) = mid;
+            }
+            first_[static_cast<std::size_t>(k - 1)] = std::bit_cast<double>(hi);
+        }
+    }
+    std::uint8_t operator()(double c) const {
+        if (!(c > 0.0)) return 0;  // NaN too
+        if (c >= 1.0) return 255;
+        return static_cast<std::uint8_t>(std::upper_bound(first_.begin(), first_.end(), c) -
+                                         first_.begin());
+    }
+
+  private:
+    std::array<double, 255> first_{};
+};
+
+const SrgbCodes& srgb_codes() {
+    static const SrgbCodes codes;
+    return codes;
+}
+
+// displayed_float() with 2^exposure computed once.
+std::uint8_t shown_float(double v, double gain) {
+    return srgb_codes()(v * gain);
+}
+
+std::uint8_t shown_alpha(double a) {
+    if (!(a > 0.0)) return 0;
+    return static_cast<std::uint8_t>(std::lround(std::min(a, 1.0) * 255.0));
+}
+
+}  // namespace
+
+std::uint8_t displayed_float(double v, double exposure) {
+    return shown_float(v, std::exp2(exposure));
+}
+
+std::uint8_t displayed_float_alpha(double a) {
+    return shown_alpha(a);
+}
+
+Image float_display_picture(const ImageView& image, int factor, double exposure) {
+    validate(image);
+    check_factor(factor);
+    if (!is_float(image.type))
+        throw UsageError("a picture at an exposure is made of float samples, not " +
+                         to_string(image.type) + " ones");
+    Image out = unfilled({out_size(image.width, factor), out_size(image.height, factor),
+                          image.channels, SampleType::U8, 8});
+    const double gain = std::exp2(exposure);
+    const auto ch = static_cast<std::size_t>(image.channels);
+    const auto n = static_cast<std::size_t>(out.width()) * ch;
+    detail::parallel_ranges(
+        out.height(), rows_per_part(image, factor), [&](std::int64_t a, std::int64_t b) {
+            float_means(image, factor, a, b, [&](int oy, const double* means) {
+                auto* dst = out.row_as<std::uint8_t>(oy);
+                for (std::size_t i = 0; i < n; ++i)
+                    dst[i] =
+                        ch == 4 && i % 4 == 3 ? shown_alpha(means[i]) : shown_float(means[i], gain);
+            });
+        });
+    return out;
+}
+
+Image float_clipping_mask(const ImageView& image, int factor, unsigned channels, double exposure) {
+    validate(image);
+    check_factor(factor);
+    if (!is_float(image.type))
+        throw UsageError("a float clipping mask is made of float samples, not " +
+                         to_string(image.type) + " ones");
+    const int w = out_size(image.width, factor), h = out_size(image.height, factor);
+    Image out(w, h, 1, SampleType::U8);
+    if (image.channels == 1) channels &= 1u;
+    channels &= 7u;
+    if (channels == 0) return out;
+    const double gain = std::exp2(exposure);
+    const auto ch = static_cast<std::size_t>(image.channels);
+    detail::parallel_ranges(h, rows_per_part(image, factor), [&](std::int64_t a, std::int64_t b) {
+        for (auto oy = static_cast<int>(a); oy < b; ++oy) {
+            auto* dst = out.row_as<std::uint8_t>(oy);
+            const int y1 = std::min(image.height, (oy + 1) * factor);
+            for (int y = oy * factor; y < y1; ++y) {
+                const auto* row = reinterpret_cast<const float*>(image.row(y));
+                for (int x = 0; x < image.width; ++x) {
+                    std::uint8_t& m = dst[x / factor];
+                    for (std::size_t c = 0; c < 3 && c < ch; ++c) {
+                        if ((channels & (1u << c)) == 0) continue;
+                        const double v =
+                            static_cast<double>(row[static_cast<std::size_t>(x) * ch + c]);
+                        if (v * gain >= 1.0)
+                            m = kClippedHigh;
+                        else if (!(v > 0.0) && m != kClippedHigh)
+                            m = kClippedLow;
+                    }
+                }
+            }
+        }
+    });
+    return out;
+}
+
 Image downscale(const ImageView& image, int factor) {
     validate(image);
+    if (is_float(image.type)) {
+        check_factor(factor);
+        Image out = unfilled({out_size(image.width, factor), out_size(image.height, factor),
+                              image.channels, image.type, image.bit_depth});
+        const auto n =
+            static_cast<std::size_t>(out.width()) * static_cast<std::size_t>(image.channels);
+        detail::parallel_ranges(
+            out.height(), rows_per_part(image, factor), [&](std::int64_t a, std::int64_t b) {
+                float_means(image, factor, a, b, [&](int oy, const double* means) {
+                    auto* dst = out.row_as<float>(oy);
+                    for (std::size_t i = 0; i < n; ++i) dst[i] = static_cast<float>(means[i]);
+                });
+            });
+        return out;
+    }
     check_factor(factor);
     Image out = unfilled({out_size(image.width, factor), out_size(image.height, factor),
                           image.channels, image.type, image.bit_depth});
@@ -225,6 +393,7 @@ Image downscale(const ImageView& image, int factor) {
 
 Image display_picture(const ImageView& image, int factor, DisplayRange range) {
     validate(image);
+    require_integer_samples(image, "a picture over a display range");
     check_factor(factor);
     const std::uint32_t max = image.max_value();
     if (range.lo > range.hi || range.hi > max)
@@ -266,6 +435,7 @@ Image display_picture(const ImageView& image, int factor, DisplayRange range) {
 
 Image clipping_mask(const ImageView& image, int factor, unsigned channels) {
     validate(image);
+    require_integer_samples(image, "a clipping mask");
     check_factor(factor);
     const int w = out_size(image.width, factor), h = out_size(image.height, factor);
     Image out(w, h, 1, SampleType::U8);

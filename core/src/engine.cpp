@@ -17,6 +17,9 @@ std::string HistogramEngine::unsupported_reason(const HistogramRequest& r) const
     const std::string who = "engine '" + std::string(name()) + "' ";
     if (r.image.type == SampleType::U8 && !caps.u8) return who + "does not handle 8-bit samples";
     if (r.image.type == SampleType::U16 && !caps.u16) return who + "does not handle 16-bit samples";
+    if (r.image.type == SampleType::F32 && !caps.f32)
+        return who + "does not handle 32-bit float samples";
+    if (r.spec.is_float() && !caps.f32) return who + "does not handle float bins";
     for (Channel c : r.channels) {
         if (is_luma(c) && r.image.channels > 1 && !caps.luma) return who + "does not compute luma";
         if (c == Channel::Joint && !caps.joint)
@@ -35,7 +38,7 @@ std::string HistogramEngine::unsupported_reason(const HistogramRequest& r) const
 
 void HistogramEngine::check_request(const HistogramRequest& request) const {
     validate(request.image);
-    request.spec.validate();
+    request.spec.validate_for(request.image);
     if (request.channels.empty()) throw UsageError("no channel requested");
     for (Channel c : request.channels) check_channel(c, request.image.channels, request.image.type);
     if (std::string why = refusal(request); !why.empty()) throw UnsupportedError(why);
@@ -271,9 +274,14 @@ class CpuReferenceEngine final : public HistogramEngine {
   public:
     std::string_view name() const override { return "cpu"; }
     std::string_view description() const override {
-        return "exact CPU reference: 64-bit counts, lookup table, rows split over threads";
+        return "exact CPU reference: 64-bit counts, lookup table (float samples: their fp32 "
+               "edges), rows split over threads";
     }
-    Capabilities capabilities() const override { return {}; }
+    Capabilities capabilities() const override {
+        Capabilities caps;
+        caps.f32 = true;
+        return caps;
+    }
     bool concurrent() const override { return true; }
 
   protected:

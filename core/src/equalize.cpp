@@ -249,6 +249,7 @@ int EqualizeRequest::processed_planes() const {
 
 void EqualizeRequest::validate() const {
     hs::validate(image);
+    require_integer_samples(image, "equalization (global, CLAHE, matching)");
     if (!(strength >= 0.0 && strength <= 1.0))
         throw UsageError(
             std::string(mode == EqualizeMode::Match ? "the matching proportion" : "the strength") +
@@ -268,6 +269,7 @@ void throw_sample_above_depth(const ImageView& image, int row, std::uint32_t top
 
 WorkingPlanes split_planes(const ImageView& image, EqualizeSpace space) {
     validate(image);
+    require_integer_samples(image, "equalization (global, CLAHE, matching)");
     WorkingPlanes work;
     work.bit_depth = image.bit_depth;
     const bool colour = image.channels >= 3;

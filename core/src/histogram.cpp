@@ -1,6 +1,7 @@
 #include "histoscope/core/histogram.hpp"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 #include <numeric>
@@ -102,10 +103,150 @@ void count_plain(const ImageView& image, const std::vector<Channel>& channels,
 
 template <typename Sink>
 void for_each_value(const ImageView& image, Channel channel, int y0, int y1, Sink&& sink) {
+    require_integer_samples(image, "an integer channel value");
     if (image.type == SampleType::U8)
         for_each_value<std::uint8_t>(image, channel, y0, y1, sink);
     else
         for_each_value<std::uint16_t>(image, channel, y0, y1, sink);
+}
+
+// --- float samples
+
+// The float value of `channel` for every pixel of rows [y0, y1), handed to `sink`. Luminance
+// is luminance709()'s formula, written here so that the loop inlines it: this source is built
+// without contraction, as channels.cpp is, so both give the same float.
+template <typename Sink>
+void for_each_float(const ImageView& image, Channel channel, int y0, int y1, Sink&& sink) {
+    const auto n = static_cast<std::size_t>(image.channels);
+    const auto w = static_cast<std::size_t>(image.width);
+    if (is_luma(channel) && image.channels > 1) {
+        for (int y = y0; y < y1; ++y) {
+            const auto* p = reinterpret_cast<const float*>(image.row(y));
+            for (std::size_t x = 0; x < w; ++x, p += n)
+                sink((kLuminance709R * p[0] + kLuminance709G * p[1]) + kLuminance709B * p[2]);
+        }
+        return;
+    }
+    const auto offset =
+        static_cast<std::size_t>(std::max(0, channel_offset(channel, image.channels)));
+    for (int y = y0; y < y1; ++y) {
+        const auto* p = reinterpret_cast<const float*>(image.row(y)) + offset;
+        for (std::size_t x = 0; x < w; ++x, p += n) sink(*p);
+    }
+}
+
+// log2(1 + i/256): with a float's exponent and the top 8 bits of its mantissa, log2 of the
+// float less at most log2(1 + 1/256) = 0.0057.
+const std::array<double, 256>& log2_of_mantissas() {
+    static const std::array<double, 256> table = [] {
+        std::array<double, 256> t{};
+        for (std::size_t i = 0; i < t.size(); ++i)
+            t[i] = std::log2(1.0 + static_cast<double>(i) / 256.0);
+        return t;
+    }();
+    return table;
+}
+
+// The slot of a float value: 0 below range, 1 above, 2 non-finite, 3 + k bin k. FloatBins'
+// edges decide (the definition is its bin_of()); a guess from the value (linear: its offset
+// times bins per unit; stops: log2 read off the float's exponent and the top of its mantissa,
+// within 0.006 of the truth) only says where the comparisons start, so that they rarely move.
+class FloatSlots {
+  public:
+    explicit FloatSlots(const FloatBins& bins)
+        : edges_(bins.edges().data()),
+          last_(bins.bins() - 1),
+          stops_(bins.scale() == FloatScale::Stops),
+          first_(bins.edges().front()),
+          end_(bins.edges().back()),
+          log2_(log2_of_mantissas().data()) {
+        if (stops_) {
+            origin_ = bins.lo().value();
+            per_unit_ = 1.0 / bins.step().value();
+        } else {
+            origin_ = static_cast<double>(first_);
+            per_unit_ = static_cast<double>(bins.bins()) /
+                        (static_cast<double>(end_) - static_cast<double>(first_));
+        }
+    }
+
+    std::size_t operator()(float v) const {
+        if (!std::isfinite(v)) return 2;
+        if (v < first_) return 0;
+        if (!(v < end_)) return 1;
+        double position;
+        if (stops_) {
+            // v >= e_0 > 0: a positive float (a subnormal's guess is poor, and corrected).
+            const std::uint32_t bits = std::bit_cast<std::uint32_t>(v);
+            position = static_cast<double>(static_cast<int>(bits >> 23) - 127) +
+                       log2_[(bits >> 15) & 0xFFu];
+        } else {
+            position = static_cast<double>(v);
+        }
+        const double guess = (position - origin_) * per_unit_;
+        int k = guess <= 0.0 ? 0 : guess >= last_ ? last_ : static_cast<int>(guess);
+        while (v < edges_[k]) --k;
+        while (!(v < edges_[k + 1])) ++k;
+        return static_cast<std::size_t>(k) + 3;
+    }
+
+  private:
+    const float* edges_;
+    int last_;
+    bool stops_;
+    float first_, end_;
+    const double* log2_;
+    double origin_ = 0.0, per_unit_ = 1.0;
+};
+
+// Counts of every channel of float image rows [y0, y1) into `slots`-wide tables from `base`.
+void count_floats(const ImageView& image, const std::vector<Channel>& channels,
+                  const FloatSlots& slot, int y0, int y1, std::uint64_t* base, std::size_t slots) {
+    for (std::size_t k = 0; k < channels.size(); ++k) {
+        std::uint64_t* counts = base + k * slots;
+        for_each_float(image, channels[k], y0, y1, [&](float v) { ++counts[slot(v)]; });
+    }
+}
+
+std::vector<ChannelHistogram> float_histogram(const ImageView& image,
+                                              const std::vector<Channel>& channels,
+                                              const HistogramSpec& spec, unsigned threads) {
+    const FloatSlots slot(*spec.float_bins);
+    const auto slots = static_cast<std::size_t>(spec.bins) + 3;
+    if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+    const std::size_t per_thread = std::max<std::size_t>(std::size_t{1} << 16, 2 * slots);
+    threads = static_cast<unsigned>(std::clamp<std::size_t>(
+        image.pixel_count() / per_thread, 1,
+        std::min<std::size_t>(threads, static_cast<std::size_t>(image.height))));
+    std::vector<std::vector<std::uint64_t>> partial(
+        threads, std::vector<std::uint64_t>(channels.size() * slots));
+    auto work = [&](unsigned t) {
+        const int y0 = static_cast<int>(static_cast<std::int64_t>(image.height) * t / threads);
+        const int y1 =
+            static_cast<int>(static_cast<std::int64_t>(image.height) * (t + 1) / threads);
+        count_floats(image, channels, slot, y0, y1, partial[t].data(), slots);
+    };
+    if (threads == 1) {
+        work(0);
+    } else {
+        std::vector<std::jthread> pool;
+        for (unsigned t = 0; t < threads; ++t) pool.emplace_back(work, t);
+    }
+    std::vector<ChannelHistogram> out;
+    for (std::size_t k = 0; k < channels.size(); ++k) {
+        ChannelHistogram h{channels[k],
+                           std::vector<std::uint64_t>(static_cast<std::size_t>(spec.bins))};
+        for (const auto& p : partial) {
+            const std::uint64_t* c = p.data() + k * slots;
+            h.below_range += c[0];
+            h.above_range += c[1];
+            h.non_finite += c[2];
+            for (std::size_t b = 0; b < h.counts.size(); ++b) h.counts[b] += c[b + 3];
+        }
+        out.push_back(std::move(h));
+    }
+    apply_saturation(spec, out);
+    return out;
 }
 
 }  // namespace
@@ -127,12 +268,41 @@ HistogramSpec HistogramSpec::with_edges(std::vector<double> edges) {
     return s;
 }
 
+HistogramSpec HistogramSpec::floating(FloatBins bins) {
+    HistogramSpec s;
+    s.bins = bins.bins();
+    s.lower = 0;
+    s.upper = 0;
+    s.float_bins = std::move(bins);
+    return s;
+}
+
 HistogramSpec HistogramSpec::full_range(const ImageView& image, int bins) {
+    require_integer_samples(image, "a histogram over the range of a bit depth");
     return even(bins, 0, std::int64_t{1} << image.bit_depth);
 }
 
+void HistogramSpec::validate_for(const ImageView& image) const {
+    validate();
+    if (is_float() && !hs::is_float(image.type))
+        throw UsageError(
+            "float bins (--stops, or a range of fractions) count float samples; "
+            "this image has " +
+            to_string(image.type) + " samples: give its bins as whole numbers");
+    if (!is_float() && hs::is_float(image.type))
+        throw UsageError(
+            "float samples take float bins (--range LO:HI with --bins, or --stops "
+            "LO:HI:STEP), not " +
+            describe());
+}
+
 void HistogramSpec::validate() const {
-    if (has_edges()) {
+    if (is_float()) {
+        if (has_edges() || lower != 0 || upper != 0)
+            throw UsageError("float bins take neither integer edges nor an integer range");
+        if (bins != float_bins->bins())
+            throw UsageError("bin count does not match the float bins' edges");
+    } else if (has_edges()) {
         if (edges.size() < 2) throw UsageError("explicit bin edges need at least two values");
         if (edges.size() - 1 > static_cast<std::size_t>(kMaxBins))
             throw UsageError("too many bin edges (at most 2^24 bins)");
@@ -158,6 +328,7 @@ void HistogramSpec::validate() const {
 }
 
 std::vector<std::int64_t> HistogramSpec::thresholds() const {
+    if (is_float()) throw UsageError("float bins have no integer thresholds");
     std::vector<std::int64_t> t(static_cast<std::size_t>(bins) + 1);
     if (has_edges()) {
         for (std::size_t i = 0; i < edges.size(); ++i)
@@ -175,7 +346,9 @@ std::vector<std::int64_t> HistogramSpec::thresholds() const {
 
 std::string HistogramSpec::describe() const {
     std::ostringstream os;
-    if (has_edges())
+    if (is_float())
+        os << float_bins->describe();
+    else if (has_edges())
         os << bins << " bins over " << edges.size() << " explicit edges [" << edges.front() << ", "
            << edges.back() << ")";
     else
@@ -185,6 +358,7 @@ std::string HistogramSpec::describe() const {
 }
 
 std::int32_t bin_of(const HistogramSpec& spec, std::int64_t value) {
+    if (spec.is_float()) throw UsageError("float bins bin floats, not integer values");
     if (spec.has_edges()) {
         // Binary search on the edges themselves: v >= e_i <=> v >= ceil(e_i) for integer v.
         const auto v = static_cast<double>(value);
@@ -203,7 +377,7 @@ std::vector<std::int32_t> bin_table(const HistogramSpec& spec, std::uint32_t max
 }
 
 std::optional<ShiftBins> shift_bins(const HistogramSpec& spec, std::uint32_t values) {
-    if (spec.has_edges() || spec.bins < 1) return std::nullopt;
+    if (spec.has_edges() || spec.is_float() || spec.bins < 1) return std::nullopt;
     const std::int64_t width = spec.upper - spec.lower;
     const std::int64_t bins = spec.bins;
     if (width <= 0 || width % bins != 0) return std::nullopt;
@@ -236,13 +410,12 @@ std::vector<ChannelHistogram> reference_histogram(const ImageView& image,
                                                   const std::vector<Channel>& channels,
                                                   const HistogramSpec& spec, unsigned threads) {
     validate(image);
-    spec.validate();
+    spec.validate_for(image);
     if (channels.empty()) throw UsageError("no channel requested");
+    for (Channel c : channels) check_channel(c, image.channels, image.type);
+    if (is_float(image.type)) return float_histogram(image, channels, spec, threads);
     std::uint32_t max_value = 0;
-    for (Channel c : channels) {
-        check_channel(c, image.channels, image.type);
-        max_value = std::max(max_value, channel_max_value(c, image.type));
-    }
+    for (Channel c : channels) max_value = std::max(max_value, channel_max_value(c, image.type));
 
     // The table maps each possible value to its bin + 1; slot 0 collects the outside.
     std::vector<std::int32_t> table = bin_table(spec, max_value);
@@ -322,6 +495,29 @@ std::vector<std::uint32_t> channel_values(const ImageView& image, Channel channe
     values.reserve(image.pixel_count());
     for_each_value(image, channel, 0, image.height, [&](std::uint32_t v) { values.push_back(v); });
     return values;
+}
+
+std::vector<float> float_channel_values(const ImageView& image, Channel channel) {
+    validate(image);
+    if (!is_float(image.type))
+        throw UsageError("float values are read from float samples, not " + to_string(image.type) +
+                         " ones");
+    check_channel(channel, image.channels, image.type);
+    std::vector<float> values;
+    values.reserve(image.pixel_count());
+    for_each_float(image, channel, 0, image.height, [&](float v) { values.push_back(v); });
+    return values;
+}
+
+float float_channel_value(const ImageView& image, Channel channel, int x, int y) {
+    if (!is_float(image.type))
+        throw UsageError("float values are read from float samples, not " + to_string(image.type) +
+                         " ones");
+    check_channel(channel, image.channels, image.type);
+    if (is_luma(channel) && image.channels > 1)
+        return luminance709(image.sample_f32(x, y, 0), image.sample_f32(x, y, 1),
+                            image.sample_f32(x, y, 2));
+    return image.sample_f32(x, y, std::max(0, channel_offset(channel, image.channels)));
 }
 
 std::uint32_t channel_value(const ImageView& image, Channel channel, int x, int y) {

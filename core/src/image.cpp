@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdint>
 #include <cstring>
 #include <limits>
 
@@ -10,15 +11,35 @@
 namespace hs {
 
 std::string to_string(SampleType t) {
-    return t == SampleType::U8 ? "u8" : "u16";
+    switch (t) {
+        case SampleType::U8:
+            return "u8";
+        case SampleType::U16:
+            return "u16";
+        case SampleType::F32:
+            return "f32";
+    }
+    return "?";
 }
 
 std::uint32_t ImageView::sample(int x, int y, int c) const {
     const std::size_t index = static_cast<std::size_t>(x) * static_cast<std::size_t>(channels) +
                               static_cast<std::size_t>(c);
     if (type == SampleType::U8) return std::to_integer<std::uint32_t>(row(y)[index]);
+    if (type == SampleType::F32)
+        throw UsageError("a float sample has no integer value (read it as a float)");
     std::uint16_t v;
     std::memcpy(&v, row(y) + 2 * index, sizeof v);
+    return v;
+}
+
+float ImageView::sample_f32(int x, int y, int c) const {
+    if (type != SampleType::F32)
+        throw UsageError("a " + to_string(type) + " sample is no float sample");
+    const std::size_t index = static_cast<std::size_t>(x) * static_cast<std::size_t>(channels) +
+                              static_cast<std::size_t>(c);
+    float v;
+    std::memcpy(&v, row(y) + 4 * index, sizeof v);
     return v;
 }
 
@@ -34,12 +55,30 @@ void validate(const ImageView& v) {
     if (v.type == SampleType::U16 && (v.bit_depth < 8 || v.bit_depth > 16))
         throw UsageError("16-bit samples must declare a bit depth of 8..16, not " +
                          std::to_string(v.bit_depth));
+    if (v.type == SampleType::F32 && v.bit_depth != 32)
+        throw UsageError("float samples must declare bit depth 32, not " +
+                         std::to_string(v.bit_depth));
+    if (v.type != SampleType::U8 && v.type != SampleType::U16 && v.type != SampleType::F32)
+        throw UsageError("unknown sample type " + std::to_string(static_cast<int>(v.type)));
     if (v.stride < v.row_bytes())
         throw UsageError("row stride " + std::to_string(v.stride) + " is smaller than a row (" +
                          std::to_string(v.row_bytes()) + " bytes)");
     if (v.type == SampleType::U16 && v.stride % 2 != 0)
         throw UsageError("row stride of a 16-bit image must be even");
     if (v.data == nullptr) throw UsageError("image has no data");
+    // Float samples are read as floats in place: every one must lie on a float's alignment.
+    if (v.type == SampleType::F32 &&
+        (v.stride % alignof(float) != 0 ||
+         reinterpret_cast<std::uintptr_t>(v.data) % alignof(float) != 0))
+        throw UsageError("the rows of a float image must start on 4-byte boundaries");
+}
+
+void require_integer_samples(const ImageView& view, std::string_view what) {
+    if (is_float(view.type))
+        throw UsageError(std::string(what) +
+                         " works on 8-bit and 16-bit samples, not on float samples (an HDR "
+                         "image: its histograms take float bins, --range or --stops, and it is "
+                         "tone mapped rather than equalized)");
 }
 
 std::string Region::describe() const {
@@ -165,12 +204,22 @@ ImageView Image::view() const {
 void Image::set_sample(int x, int y, int c, std::uint32_t value) {
     const std::size_t index = static_cast<std::size_t>(x) * static_cast<std::size_t>(channels_) +
                               static_cast<std::size_t>(c);
+    if (type_ == SampleType::F32)
+        throw UsageError("a float sample is set as a float, not as an integer");
     if (type_ == SampleType::U8) {
         row(y)[index] = static_cast<std::byte>(value);
     } else {
         const auto v = static_cast<std::uint16_t>(value);
         std::memcpy(row(y) + 2 * index, &v, sizeof v);
     }
+}
+
+void Image::set_sample_f32(int x, int y, int c, float value) {
+    if (type_ != SampleType::F32)
+        throw UsageError("a " + to_string(type_) + " sample is no float sample");
+    const std::size_t index = static_cast<std::size_t>(x) * static_cast<std::size_t>(channels_) +
+                              static_cast<std::size_t>(c);
+    std::memcpy(row(y) + 4 * index, &value, sizeof value);
 }
 
 FrameFormat FrameFormat::of(const ImageView& image) {
@@ -196,7 +245,8 @@ ImageView FrameFormat::view(const std::byte* packed) const {
 }
 
 ImageView FrameFormat::shape() const {
-    static const std::byte stand_in[1] = {};  // validate() refuses a null pointer
+    // validate() refuses a null pointer, and a float image's samples off a float's alignment.
+    alignas(8) static const std::byte stand_in[8] = {};
     return view(stand_in);
 }
 

@@ -64,6 +64,10 @@ MatchReference::MatchReference(std::shared_ptr<const Image> reference)
     } catch (const UsageError& e) {
         throw UsageError(std::string("the reference: ") + e.what());
     }
+    if (is_float(view.type))
+        throw UsageError(
+            "the reference is a float (HDR) image: matching takes the code values of an 8- to "
+            "16-bit image");
     one_ = plane_histograms(view, 1, EqualizeSpace::Luma).front();
     three_ = plane_histograms(view, 3, EqualizeSpace::Rgb);
 }

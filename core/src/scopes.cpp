@@ -177,6 +177,7 @@ std::vector<Channel> ScopeSpec::channels() const {
 }
 
 void ScopeSpec::validate(const ImageView& image) const {
+    require_integer_samples(image, "a scope (waveform, parade, vectorscope)");
     if (kind == ScopeKind::Vectorscope) {
         if (image.channels < 3)
             throw UsageError("a vectorscope needs a colour image: a gray image has no chroma");

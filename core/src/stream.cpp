@@ -27,7 +27,7 @@ void StreamConfig::validate() const {
     const ImageView counted = counted_shape();
     for (const ScopeSpec& s : scopes) s.validate(counted);
     if (!channels.empty()) {
-        spec.validate();
+        spec.validate_for(counted);
         for (Channel c : channels) check_channel(c, format.channels, format.type);
     }
     if (equalize) {
@@ -511,6 +511,15 @@ FramePictures make_pictures(const ImageView& frame, const ImageView* equalized,
                             const DisplaySpec& spec) {
     FramePictures p;
     p.factor = spec.factor;
+    if (is_float(frame.type)) {
+        // Linear light at the exposure asked (display.hpp); float frames are not equalized.
+        p.original_range = {0, 255};
+        p.original = float_display_picture(frame, spec.factor, spec.exposure);
+        if (spec.clipping != 0)
+            p.original_clipping =
+                float_clipping_mask(frame, spec.factor, spec.clipping, spec.exposure);
+        return p;
+    }
     p.original_range = display_range(frame, spec);
     p.original = display_picture(frame, spec.factor, p.original_range);
     if (spec.clipping != 0) p.original_clipping = clipping_mask(frame, spec.factor, spec.clipping);

@@ -65,6 +65,8 @@ std::string SyntheticSpec::describe() const {
 Image make_synthetic(const SyntheticSpec& spec) {
     if (spec.pixels == 0) throw UsageError("--pixels must be at least 1");
     if (spec.pixels > (std::uint64_t{1} << 34)) throw UsageError("--pixels is larger than 2^34");
+    if (is_float(spec.type))
+        throw UsageError("synthetic inputs are made of 8-bit or 16-bit samples, not floats");
     const std::uint64_t width = std::min<std::uint64_t>(spec.pixels, 4096);
     const std::uint64_t height = (spec.pixels + width - 1) / width;
     Image img(static_cast<int>(width), static_cast<int>(height), spec.channels, spec.type,

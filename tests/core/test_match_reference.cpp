@@ -221,3 +221,14 @@ TEST(MatchReference, RefusesASampleAboveItsDepthAndAnEmptyImage) {
     EXPECT_THROW(MatchReference(std::make_shared<const Image>(bad)), InputError);
     EXPECT_THROW(MatchReference(std::make_shared<const Image>()), UsageError);
 }
+
+TEST(MatchReference, RefusesAFloatImageWhoseSamplesAreNoCodeValues) {
+    // Its value histograms would have 2^32 bins: refused before any is taken.
+    const auto hdr = std::make_shared<const Image>(Image(3, 2, 3, SampleType::F32, 32));
+    try {
+        MatchReference{hdr};
+        FAIL() << "a float reference was taken";
+    } catch (const UsageError& e) {
+        EXPECT_NE(std::string(e.what()).find("float"), std::string::npos) << e.what();
+    }
+}

@@ -36,7 +36,8 @@ const std::vector<Channel> kRgbaAll{Channel::R,       Channel::G,       Channel:
 std::string describe(const PackedTuning& t) {
     return "tuning bits " + std::to_string(t.counter_bits) + " tile " +
            std::to_string(t.max_tile_bins) + " blocks " + std::to_string(t.blocks_per_tile) +
-           " threads " + std::to_string(t.threads) + (t.direct ? "" : " generic");
+           " threads " + std::to_string(t.threads) + (t.direct ? "" : " generic") + " cluster " +
+           std::to_string(t.cluster_blocks);
 }
 
 // An image whose samples (all channels alike) take value values[i] counts[i] times, in an
@@ -212,8 +213,11 @@ TEST_F(PackedGpu, DirectPathOnEveryLayout) {
     const std::vector<HistogramSpec> specs{
         HistogramSpec::even(65536, 0, 65536), HistogramSpec::even(16384, 0, 65536),
         HistogramSpec::even(4096, 0, 4096), HistogramSpec::even(2, 0, 2)};
-    const std::vector<PackedTuning> tunings{PackedTuning{}, PackedTuning{16, 0, 1, 1024},
-                                            PackedTuning{0, 0, 3, 96}};
+    // As registered (clusters of two blocks folding their tiles together where the device has
+    // them: one or three blocks then become whole clusters), and each block folding its own.
+    const std::vector<PackedTuning> tunings{
+        PackedTuning{}, PackedTuning{16, 0, 1, 1024}, PackedTuning{0, 0, 3, 96},
+        PackedTuning{16, 0, 0, 0, true, 1}, PackedTuning{0, 0, 3, 96, true, 1}};
     for (const int channels : {1, 3, 4}) {
         const std::vector<Channel> plain =
             channels == 1   ? kGray
@@ -236,6 +240,31 @@ TEST_F(PackedGpu, DirectPathOnEveryLayout) {
                                      std::to_string(image.height()) + " " + spec.describe());
         }
     }
+}
+
+TEST_F(PackedGpu, DirectPathRunsInClustersWhereTheDeviceHasThem) {
+    // The engine says which fold it planned: clusters of two on a device that launches
+    // thread-block clusters (compute capability 9.0 and later), each block alone elsewhere;
+    // forcing clusters where there are none is refused, not ignored.
+    const cuda::DeviceQuery q = cuda::query_devices();
+    ASSERT_FALSE(q.devices.empty());
+    const bool clusters = q.devices.front().cc_major >= 9;
+    const Image image = with_counts({7, 65535}, {70000, 3}, 641, 1, SampleType::U16);
+    const HistogramSpec spec = HistogramSpec::even(65536, 0, 65536);
+    const auto registered = cuda::detail::make_packed_engine(PackedTuning{});
+    expect_exact(*registered, image.view(), kGray, spec);
+    EXPECT_EQ(std::string(registered->description()).find("clusters of 2") != std::string::npos,
+              clusters)
+        << registered->description();
+    const auto forced = cuda::detail::make_packed_engine(PackedTuning{0, 0, 0, 0, true, 2});
+    if (clusters) {
+        expect_exact(*forced, image.view(), kGray, spec);
+    } else {
+        EXPECT_THROW(forced->compute({image.view(), kGray, spec}), UnsupportedError);
+    }
+    EXPECT_THROW(cuda::detail::make_packed_engine(PackedTuning{0, 0, 0, 0, true, 3})
+                     ->compute({image.view(), kGray, spec}),
+                 UnsupportedError);
 }
 
 TEST_F(PackedGpu, AllFieldsOfOneWordAtOnce) {

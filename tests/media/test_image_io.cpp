@@ -711,14 +711,32 @@ TEST(ReadImage, GrayAlphaPngBecomesRGBA) {
         }
 }
 
-TEST(ReadImage, FloatSamplesAreAnUnsupportedSampleType) {
+TEST(ReadImage, FloatTiffFromOpenCvIsReadExactly) {
+    // OpenCV writes float TIFF as LogLuv unless told otherwise: a lossy encoding, refused. Told
+    // to leave it uncompressed, it writes IEEE floats, read by libtiff (test_float_images.cpp)
+    // as OpenCV reads them back, in RGB order.
     ScratchDir dir;
+    const std::string logluv = dir.file("logluv.tif");
+    ASSERT_TRUE(cv::imwrite(logluv, cv::Mat(8, 8, CV_32FC3, cv::Scalar(0.5, 1, 2))));
+    EXPECT_EQ(message_of<InputError>([&] { (void)media::read_image(logluv); }),
+              "'" + logluv +
+                  "': TIFF of LogLuv (SGILOG) samples, a lossy HDR encoding, is not read; a "
+                  "float TIFF holds IEEE floats (SampleFormat 3)");
     const std::string path = dir.file("float.tif");
-    ASSERT_TRUE(cv::imwrite(path, cv::Mat(8, 8, CV_32FC1, cv::Scalar(0.5))));
-    EXPECT_EQ(message_of<InputError>([&] { (void)media::read_image(path); }),
-              "'" + path +
-                  "' has an unsupported sample type (32-bit float): only 8-bit and 16-bit "
-                  "unsigned samples can be read");
+    cv::Mat m(9, 13, CV_32FC3);
+    for (int y = 0; y < m.rows; ++y)
+        for (int x = 0; x < m.cols; ++x)
+            m.at<cv::Vec3f>(y, x) = cv::Vec3f(static_cast<float>(x) * 0.1f, -static_cast<float>(y),
+                                              std::ldexp(1.0f, x - y));
+    ASSERT_TRUE(cv::imwrite(path, m, {cv::IMWRITE_TIFF_COMPRESSION, 1}));
+    const media::LoadedImage img = media::read_image(path);
+    ASSERT_EQ(img.image.type(), SampleType::F32);
+    const cv::Mat back = opencv_rgb(path);
+    ASSERT_EQ(back.type(), CV_32FC3);
+    for (int y = 0; y < m.rows; ++y)
+        for (int x = 0; x < m.cols; ++x)
+            for (int c = 0; c < 3; ++c)
+                EXPECT_EQ(img.image.view().sample_f32(x, y, c), back.at<cv::Vec3f>(y, x)[c]);
 }
 
 // --- write_image

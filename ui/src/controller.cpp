@@ -232,6 +232,13 @@ void Controller::setDisplay(bool stretch_deep, unsigned clipping) {
     scheduleProcess();
 }
 
+void Controller::setExposure(double ev) {
+    if (ev == settings_.exposure) return;
+    settings_.exposure = ev;
+    // Only a float image's pictures show it.
+    if (source_ && hs::is_float(source_->type())) scheduleProcess();
+}
+
 void Controller::setScopes(const hs::ui::ScopeSettings& scopes) {
     if (scopes == settings_.scopes) return;
     settings_.scopes = scopes;

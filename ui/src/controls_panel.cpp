@@ -5,7 +5,9 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QSignalBlocker>
+#include <QSlider>
 #include <algorithm>
+#include <cmath>
 
 #include "engine_combo.hpp"
 #include "histoscope/ui/histogram_view.hpp"
@@ -22,6 +24,7 @@ QString channel_label(const QString& name) {
     if (name == QLatin1String("b")) return QObject::tr("B");
     if (name == QLatin1String("a")) return QObject::tr("A");
     if (name == QLatin1String("luma")) return QObject::tr("Luma");
+    if (name == QLatin1String("luma709")) return QObject::tr("Luminance");
     if (name == QLatin1String("gray")) return QObject::tr("Gray");
     return name;
 }
@@ -37,7 +40,10 @@ ControlsPanel::ControlsPanel(QWidget* parent)
       cumulative_(new QCheckBox(tr("C&umulative"), this)),
       parade_(new QCheckBox(tr("&Parade"), this)),
       bins_(new QComboBox(this)),
-      engines_(new QComboBox(this)) {
+      engines_(new QComboBox(this)),
+      exposure_row_(new QWidget(this)),
+      exposure_(new QSlider(Qt::Horizontal, exposure_row_)),
+      exposure_value_(new QLabel(exposure_row_)) {
     auto* channels_layout = new QHBoxLayout(channel_box_);
     channels_layout->setContentsMargins(0, 0, 0, 0);
     log_->setToolTip(tr("Plot log10(1 + count) (L)"));
@@ -66,10 +72,28 @@ ControlsPanel::ControlsPanel(QWidget* parent)
     row2->addSpacing(fontMetrics().height());
     row2->addWidget(new QLabel(tr("Kernel"), this));
     row2->addWidget(engines_, 1);
+    // A float image's exposure for viewing: -8..+8 EV in tenths.
+    exposure_->setObjectName(QStringLiteral("exposureSlider"));
+    exposure_->setRange(-80, 80);
+    exposure_->setSingleStep(1);
+    exposure_->setPageStep(10);
+    exposure_->setToolTip(
+        tr("Exposure of the float (HDR) image as shown: 2^EV times its linear light, clipped at "
+           "white, sRGB-encoded (view only: histograms, statistics and samples keep the file's "
+           "values); double-click for 0 EV"));
+    exposure_value_->setMinimumWidth(fontMetrics().horizontalAdvance(QStringLiteral("+8.0 EV ")));
+    auto* row3 = new QHBoxLayout(exposure_row_);
+    row3->setContentsMargins(0, 0, 0, 0);
+    row3->addWidget(new QLabel(tr("Exposure"), exposure_row_));
+    row3->addWidget(exposure_, 1);
+    row3->addWidget(exposure_value_);
+    exposure_row_->setVisible(false);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addLayout(row1);
     layout->addLayout(row2);
+    layout->addWidget(exposure_row_);
+    setExposure(0.0);
     setBitDepth(8);
     engines_->addItem(tr("auto"), QStringLiteral("auto"));
 
@@ -86,6 +110,20 @@ ControlsPanel::ControlsPanel(QWidget* parent)
         wanted_engine_ = engines_->itemData(index).toString();
         emit engineChanged(wanted_engine_);
     });
+    connect(exposure_, &QSlider::valueChanged, this, [this](int tenths) {
+        exposure_value_->setText(QString::asprintf("%+.1f EV", tenths / 10.0));
+        emit exposureChanged(tenths / 10.0);
+    });
+}
+
+double ControlsPanel::exposure() const {
+    return exposure_->value() / 10.0;
+}
+
+void ControlsPanel::setExposure(double ev) {
+    const QSignalBlocker block(exposure_);
+    exposure_->setValue(static_cast<int>(std::lround(std::clamp(ev, -8.0, 8.0) * 10.0)));
+    exposure_value_->setText(QString::asprintf("%+.1f EV", exposure_->value() / 10.0));
 }
 
 QCheckBox* ControlsPanel::channelCheck(const QString& name) const {
@@ -122,13 +160,19 @@ QString ControlsPanel::engine() const {
     return wanted_engine_;
 }
 
-void ControlsPanel::setBitDepth(int bit_depth) {
+void ControlsPanel::setBitDepth(int bit_depth, bool floating) {
     const QSignalBlocker block(bins_);
     bins_->clear();
-    for (int bins = 16; bins <= (1 << bit_depth); bins *= 2)
-        bins_->addItem(QString::number(bins), bins);
+    // A float image's bins are stops over -16..+16 EV (the controller's float_window_spec).
+    const int most = floating ? 4096 : 1 << std::min(bit_depth, 24);
+    for (int bins = 16; bins <= most; bins *= 2) bins_->addItem(QString::number(bins), bins);
+    bins_->setToolTip(floating ? tr("Number of bins over -16..+16 EV (stops of the linear "
+                                    "luminance and of each channel; 256: an eighth of a stop)")
+                               : tr("Number of even bins over the full range of the image's "
+                                    "depth"));
+    exposure_row_->setVisible(floating);
     // What the controller uses too: the wanted count, at most one bin per code value.
-    const int index = bins_->findData(std::min(wanted_bins_, 1 << bit_depth));
+    const int index = bins_->findData(std::min(wanted_bins_, most));
     bins_->setCurrentIndex(index >= 0 ? index : bins_->findData(256));
 }
 

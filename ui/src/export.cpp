@@ -9,7 +9,9 @@ namespace hs::ui {
 
 QString histogram_csv(const HistogramData& data, const HistogramData& equalized) {
     const bool with_eq = !equalized.empty() && equalized.bins == data.bins;
-    QString out = QStringLiteral("bin,lower,upper");
+    // A float image's bins are stops: their edges in EV (the fp32 edges are 2^EV).
+    QString out = data.unit == QLatin1String("EV") ? QStringLiteral("bin,lower_ev,upper_ev")
+                                                   : QStringLiteral("bin,lower,upper");
     for (const QString& name : data.channel_names) out += QLatin1Char(',') + name;
     if (with_eq)
         for (const QString& name : equalized.channel_names)

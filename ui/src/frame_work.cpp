@@ -3,6 +3,7 @@
 #include <QObject>
 #include <algorithm>
 #include <new>
+#include <numeric>
 #include <string>
 
 #include "histoscope/core/display.hpp"
@@ -62,16 +63,36 @@ std::vector<hs::Channel> display_channels(const hs::ImageView& image, bool cfa) 
         return out;
     }
     if (image.channels == 1) return {hs::Channel::Gray};
+    // Float samples are linear light: their luminance is Rec.709's (Rec.601 luma is of
+    // gamma-encoded code values).
+    const hs::Channel luma = hs::is_float(image.type) ? hs::Channel::Luma709 : hs::Channel::Luma601;
     if (image.channels == 4)
-        return {hs::Channel::R, hs::Channel::G, hs::Channel::B, hs::Channel::A,
-                hs::Channel::Luma601};
-    return {hs::Channel::R, hs::Channel::G, hs::Channel::B, hs::Channel::Luma601};
+        return {hs::Channel::R, hs::Channel::G, hs::Channel::B, hs::Channel::A, luma};
+    return {hs::Channel::R, hs::Channel::G, hs::Channel::B, luma};
+}
+
+hs::HistogramSpec float_window_spec(int bins) {
+    const int n = std::clamp(bins, 16, kMaxFloatWindowBins);
+    // Thread-local: every frame and every result asks for the same edges.
+    thread_local std::pair<int, hs::HistogramSpec> made{0, {}};
+    if (made.first != n) {
+        const std::int64_t span = kFloatStopsHigh - kFloatStopsLow;
+        const std::int64_t g = std::gcd(span, std::int64_t{n});
+        made = {n,
+                hs::HistogramSpec::floating(hs::FloatBins::stops(
+                    {kFloatStopsLow, 1}, {kFloatStopsHigh, 1}, {span / g, std::int64_t{n} / g}))};
+    }
+    return made.second;
 }
 
 hs::HistogramRequest histogram_request(const hs::ImageView& image, int bins, bool cfa) {
     hs::HistogramRequest request;
     request.image = image;
     request.channels = display_channels(image, cfa);
+    if (hs::is_float(image.type)) {
+        request.spec = float_window_spec(bins);
+        return request;
+    }
     const int levels = 1 << image.bit_depth;
     request.spec = hs::HistogramSpec::full_range(image, std::clamp(bins, 1, levels));
     return request;
@@ -161,6 +182,43 @@ HistogramData histogram_from_values(const hs::ImageView& shape,
     return data;
 }
 
+HistogramData histogram_from_floats(const hs::ImageView& counted,
+                                    const std::vector<hs::ChannelHistogram>& histograms,
+                                    const hs::HistogramSpec& spec, const QString& engine_name) {
+    HistogramData data;
+    data.engine = engine_name;
+    data.bins = spec.bins;
+    data.lower = kFloatStopsLow;
+    data.upper = kFloatStopsHigh;
+    data.unit = QStringLiteral("EV");
+    data.pixels = counted.pixel_count();
+    data.bytes = image_bytes(counted);
+    // The statistics read every sample again: kept for the same frame, region and bins (an
+    // exposure's change computes them once).
+    struct Kept {
+        const std::byte* data = nullptr;
+        int width = 0, height = 0;
+        int bins = 0;
+        std::vector<hs::Channel> channels;
+        std::vector<hs::FloatStats> stats;
+    };
+    thread_local Kept kept;
+    std::vector<hs::Channel> channels;
+    for (const auto& h : histograms) channels.push_back(h.channel);
+    if (kept.data != counted.data || kept.width != counted.width || kept.height != counted.height ||
+        kept.bins != spec.bins || kept.channels != channels) {
+        kept = {counted.data, counted.width, counted.height, spec.bins, channels, {}};
+        for (const hs::Channel c : channels)
+            kept.stats.push_back(hs::compute_float_stats(counted, c, spec));
+    }
+    data.float_stats = kept.stats;
+    for (const auto& h : histograms) {
+        data.channel_names << qstr(hs::channel_name(h.channel));
+        data.counts.push_back(h.counts);
+    }
+    return data;
+}
+
 std::vector<hs::ScopeSpec> scope_specs(const hs::ImageView& image, const ScopeSettings& settings) {
     std::vector<hs::ScopeSpec> specs;
     const auto columns = [&](hs::ScopeSpec& s) {
@@ -218,8 +276,12 @@ PresentedFrame results(hs::FrameResult& r, const FrameTag& tag) {
     out.preview = tag.preview;
     out.session = tag.session;
     out.tick = tag.tick;
+    const bool floating = hs::is_float(shape.type);
     out.original_histogram =
-        histogram_from_values(shape, r.channels, context.bins, context.engine, context.cfa);
+        floating
+            ? histogram_from_floats(shape, r.channels, float_window_spec(context.bins),
+                                    context.engine)
+            : histogram_from_values(shape, r.channels, context.bins, context.engine, context.cfa);
     if (!r.equalized_channels.empty())
         out.equalized_histogram =
             histogram_from_values(shape, r.equalized_channels, context.bins, context.engine);
@@ -266,7 +328,11 @@ PresentedFrame results(hs::FrameResult& r, const FrameTag& tag) {
         // or a narrow equalized result would look as full as the original beside it.
         const hs::DisplayRange full{0, shape.max_value()};
         const bool equalized = !p.equalized.empty();
-        if (p.original_range != full || (equalized && p.equalized_range != full)) {
+        out.exposure = context.exposure;
+        if (floating) {
+            out.display_note = QObject::tr("linear light at %1 EV, sRGB (view only)")
+                                   .arg(QString::asprintf("%+.1f", context.exposure));
+        } else if (p.original_range != full || (equalized && p.equalized_range != full)) {
             const bool two = equalized && p.equalized_range != p.original_range;
             QString note =
                 (two ? QObject::tr("display original %1..%2") : QObject::tr("display %1..%2"))
@@ -289,7 +355,9 @@ PresentedFrame results(hs::FrameResult& r, const FrameTag& tag) {
     timing.engine = context.engine;
     timing.equalizer = context.equalizer;
     timing.stream = context.stream;
-    timing.values = static_cast<int>(shape.max_value()) + 1;
+    // What the stream counted: a count per code value, or (a float frame) the window's float
+    // bins themselves.
+    timing.values = floating ? 0 : static_cast<int>(shape.max_value()) + 1;
     timing.bins = out.original_histogram.bins;
     timing.frame = tag.index;
     timing.preview = tag.preview;

@@ -28,11 +28,18 @@ namespace hs::ui {
 // name and mark. Null for every other frame.
 using CfaInfo = std::shared_ptr<const hs::media::CameraRawInfo>;
 
-// The channels histograms show: gray, or R, G, B (A for RGBA) and luma; of a CFA mosaic
-// (`cfa`), r, g1, g2, b (the image's channels R, G, A, B: media::kCfaColours).
+// The channels histograms show: gray, or R, G, B (A for RGBA images) and luma (of a float
+// image luma709, its luminance); of a CFA mosaic (`cfa`), r, g1, g2, b (the image's channels
+// R, G, A, B: media::kCfaColours).
 std::vector<hs::Channel> display_channels(const hs::ImageView& image, bool cfa = false);
-// The histograms of the channels shown with `bins` even bins over the depth's full range.
+// The histograms of the channels shown with `bins` even bins over the depth's full range; of a
+// float image, `bins` stops over -16..+16 EV (float_window_spec()).
 hs::HistogramRequest histogram_request(const hs::ImageView& image, int bins, bool cfa = false);
+inline constexpr int kFloatStopsLow = -16, kFloatStopsHigh = 16;
+inline constexpr int kMaxFloatWindowBins = 4096;
+// The float bins of the window: `bins` (clamped to 16..kMaxFloatWindowBins) stops over
+// [kFloatStopsLow, kFloatStopsHigh) EV.
+hs::HistogramSpec float_window_spec(int bins);
 // Throws UsageError when match mode has no reference.
 hs::EqualizeRequest equalize_request(const hs::ImageView& image, const EqualizeSettings& settings,
                                      const hs::MatchReference* reference);
@@ -43,6 +50,12 @@ hs::EqualizeRequest equalize_request(const hs::ImageView& image, const EqualizeS
 HistogramData histogram_from_values(const hs::ImageView& shape,
                                     const std::vector<hs::ChannelHistogram>& values, int bins,
                                     const QString& engine_name, const CfaInfo& cfa = nullptr);
+// The histograms of a float frame as the stream counted them with `spec` (float_window_spec),
+// with the exact float statistics of `counted` (the frame or its region), kept for the next
+// call on the same frame and region (an exposure's change computes them once).
+HistogramData histogram_from_floats(const hs::ImageView& counted,
+                                    const std::vector<hs::ChannelHistogram>& histograms,
+                                    const hs::HistogramSpec& spec, const QString& engine_name);
 // The markers of a CFA mosaic's levels: "black 256" (or one per value, "black r 512", when the
 // colours' levels differ) and "white 4095".
 QVector<LevelMarker> level_markers(const hs::media::CameraRawInfo& info);
@@ -72,6 +85,7 @@ struct ResultContext {
     QString equalizer;                  // the stream's equalizer ("" without equalization)
     QString equalize_note;              // why there is no equalized frame, when there is none
     bool equalize_wanted = false;       // the settings ask for one (equalization is not off)
+    double exposure = 0.0;              // a float frame's pictures: the exposure they show
     std::vector<hs::ScopeSpec> scopes;  // what the stream's scopes are
     QRect region;                       // the region, in full-resolution pixels (null: none)
     std::optional<hs::Region> counted;  // and in the computed frame's pixels

@@ -371,7 +371,9 @@ void HistogramView::paintAxes(QPainter& p, const QList<int>& channels) const {
             p.drawLine(QPointF(x, la.bottom()), QPointF(x, la.bottom() + fm.height() * 0.2));
             if (i == ticks && lane + 1 < lanes) continue;
             const int bin = first_ + (last_ - first_) * i / ticks;
-            const QString label = QString::number(d.bin_lower(bin), 'g', 6);
+            // A float image's axis counts stops: "-8 EV".
+            QString label = QString::number(d.bin_lower(bin), 'g', 6);
+            if (!d.unit.isEmpty()) label += QLatin1Char(' ') + d.unit;
             const double w = fm.horizontalAdvance(label);
             const double lx = std::clamp(x - w / 2, la.left(), la.right() - w);
             if (lx < drawn_right + fm.height() * 0.5) continue;
@@ -469,6 +471,7 @@ QString HistogramView::readout(int first, int last) const {
     last = std::clamp(last, first + 1, model_->rowCount());
     const HistogramData& d = model_->histogram();
     QString text = QStringLiteral("[%1, %2)").arg(d.bin_lower(first)).arg(d.bin_lower(last));
+    if (!d.unit.isEmpty()) text += QLatin1Char(' ') + d.unit;
     for (int c : visibleChannels()) {
         std::uint64_t n = 0;
         for (int b = first; b < last; ++b) n += model_->count(b, c);

@@ -119,8 +119,8 @@ class VerticalScrollArea final : public QScrollArea {
     int min_height_;
 };
 
-const QString kPhotoPatterns =
-    QStringLiteral("*.png *.jpg *.jpeg *.tif *.tiff *.bmp *.webp *.gif *.ppm *.pgm *.pnm");
+const QString kPhotoPatterns = QStringLiteral(
+    "*.png *.jpg *.jpeg *.tif *.tiff *.bmp *.webp *.gif *.ppm *.pgm *.pnm *.exr *.pfm");
 const QString kVideoPatterns = QStringLiteral("*.avi *.mp4 *.mkv *.mov *.webm");
 
 // The camera raw files LibRaw reads, from media's one list.
@@ -571,6 +571,7 @@ void MainWindow::connectController() {
     connect(this, &MainWindow::engineRequested, controller_, &Controller::setEngine);
     connect(this, &MainWindow::equalizerRequested, controller_, &Controller::setEqualizer);
     connect(this, &MainWindow::binsRequested, controller_, &Controller::setBins);
+    connect(this, &MainWindow::exposureRequested, controller_, &Controller::setExposure);
     connect(this, &MainWindow::equalizeRequested, controller_, &Controller::setEqualize);
     connect(this, &MainWindow::referenceRequested, controller_, &Controller::setReference);
     connect(this, &MainWindow::saveRequested, controller_, &Controller::saveImage);
@@ -654,6 +655,7 @@ void MainWindow::connectController() {
         });
     }
     connect(controls_, &ControlsPanel::binsChanged, this, &MainWindow::binsRequested);
+    connect(controls_, &ControlsPanel::exposureChanged, this, &MainWindow::exposureRequested);
     connect(controls_, &ControlsPanel::engineChanged, this, &MainWindow::engineRequested);
     connect(equalize_, &EqualizePanel::settingsChanged, this, &MainWindow::onEqualizeChanged);
     connect(equalize_, &EqualizePanel::equalizerChanged, this, &MainWindow::equalizerRequested);
@@ -912,15 +914,16 @@ void MainWindow::onMediaLoaded(const MediaInfo& info) {
     unsaveable_.clear();
     current_path_ = info.path;
     last_error_.clear();
-    controls_->setBitDepth(info.bit_depth);
+    controls_->setBitDepth(info.bit_depth, info.floating);
     setWindowTitle(tr("%1 - Histoscope")
                        .arg(info.live ? tr("standard input") : QFileInfo(info.path).fileName()));
-    QString text = tr("%1  %2 x %3  %4 ch  %5-bit")
-                       .arg(info.format)
-                       .arg(info.width)
-                       .arg(info.height)
-                       .arg(info.channels)
-                       .arg(info.bit_depth);
+    QString text =
+        tr("%1  %2 x %3  %4 ch  %5")
+            .arg(info.format)
+            .arg(info.width)
+            .arg(info.height)
+            .arg(info.channels)
+            .arg(info.floating ? tr("32-bit float (linear)") : tr("%1-bit").arg(info.bit_depth));
     if (!info.coding.isEmpty()) text += tr(" (%1)").arg(info.coding);
     // A camera raw file: the view and the levels, then the camera and the shot (whole in the
     // tooltip).
@@ -1007,6 +1010,7 @@ void MainWindow::onFrame(const PresentedFrame& result) {
     source_range_.reset();
     result_range_.reset();
     if (!result.original.isNull()) source_range_ = result.original_range;
+    shown_exposure_ = result.exposure;
     if (!result.equalized.isNull()) result_range_ = result.equalized_range;
     // The samples under a pointer that has not moved are this frame's now.
     refreshReadout();
@@ -1050,6 +1054,7 @@ void MainWindow::onFrame(const PresentedFrame& result) {
     text_.pending = true;
     text_.names = h.channel_names;
     text_.stats = h.stats;
+    text_.float_stats = h.float_stats;
     text_.levels = h.levels;
     // The statistics count what the plots do, and say so as their titles do.
     QStringList counted;
@@ -1082,7 +1087,10 @@ void MainWindow::showText() {
     if (!text_.pending) return;
     text_.pending = false;
     text_.clock.start();
-    stats_model_->setStats(text_.names, text_.stats, text_.levels);
+    if (!text_.float_stats.empty())
+        stats_model_->setFloatStats(text_.names, text_.float_stats);
+    else
+        stats_model_->setStats(text_.names, text_.stats, text_.levels);
     stats_note_->setText(text_.stats_note);
     stats_note_->setVisible(!text_.stats_note.isEmpty());
     const int stats_tab = tabs_->indexOf(stats_page_);
@@ -1125,7 +1133,8 @@ void MainWindow::onPixelHovered(QPoint pixel, bool equalized_side) {
     } else {
         text += tr("  original: %1")
                     .arg(pixel_readout(source_->view(), pixel.x(), pixel.y(), source_range_,
-                                       media_.camera_raw_view == QLatin1String("cfa")));
+                                       media_.camera_raw_view == QLatin1String("cfa"),
+                                       shown_exposure_));
     }
     text += tr("  zoom %1%").arg(image_view_->zoom() * 100.0, 0, 'g', 3);
     readout_ = text;

@@ -129,6 +129,7 @@ OpenedMedia open_media(const QString& path, const QString& raw_format, double fp
     opened.info.height = opened.first.height();
     opened.info.channels = opened.first.channels();
     opened.info.bit_depth = opened.first.bit_depth();
+    opened.info.floating = hs::is_float(opened.first.type());
     return opened;
 }
 

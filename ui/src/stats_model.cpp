@@ -32,7 +32,48 @@ QVariant StatsModel::data(const QModelIndex& index, int role) const {
     return {};
 }
 
+QString StatsModel::float_cell(int column, int row) const {
+    const hs::FloatStats& s = float_stats_[static_cast<std::size_t>(column)];
+    const auto n_pct = static_cast<int>(s.percentiles.size());
+    const auto value = [](double v) { return QString::number(v, 'g', 6); };
+    const double all = static_cast<double>(std::max<std::uint64_t>(s.count + s.non_finite, 1));
+    const auto pct = [all](std::uint64_t v) {
+        return QStringLiteral("%1%").arg(100.0 * static_cast<double>(v) / all, 0, 'f', 2);
+    };
+    switch (row) {
+        case 0:
+            return QString::number(s.count);
+        case 1:
+            return QString::number(s.non_finite);
+        case 2:
+            return value(s.mean);
+        case 3:
+            return value(s.stddev);
+        case 4:
+            return value(s.min);
+        case 5:
+            return value(s.max);
+        case 6:
+            return value(s.median);
+        default:
+            break;
+    }
+    const int p = row - 7;
+    if (p >= 0 && p < n_pct) return value(s.percentiles[static_cast<std::size_t>(p)].second);
+    switch (row - 7 - n_pct) {
+        case 0:
+            return QString::number(s.below_range);
+        case 1:
+            return pct(s.below_range);
+        case 2:
+            return QString::number(s.above_range);
+        default:
+            return pct(s.above_range);
+    }
+}
+
 QString StatsModel::cell(int column, int row) const {
+    if (!float_stats_.empty()) return float_cell(column, row);
     const hs::Stats& s = stats_[static_cast<std::size_t>(column)];
     const auto n_pct = static_cast<int>(s.percentiles.size());
     switch (row) {
@@ -92,6 +133,28 @@ QString StatsModel::cell(int column, int row) const {
 }
 
 QString StatsModel::explain(int column, int row) const {
+    if (!float_stats_.empty()) {
+        const hs::FloatStats& f = float_stats_[static_cast<std::size_t>(column)];
+        const auto n = static_cast<int>(f.percentiles.size());
+        if (row == 0) return tr("finite samples counted");
+        if (row == 1) return tr("samples that are NaN or infinite (in no bin, in no statistic)");
+        if (row == 3) return tr("standard deviation (population) of the finite samples");
+        if (row >= 7 && row < 7 + n)
+            return tr("percentile %1 (nearest rank) of the finite samples")
+                .arg(f.percentiles[static_cast<std::size_t>(row - 7)].first);
+        switch (row - 7 - n) {
+            case 0:
+                return tr("finite samples below the bins (-16 EV; zero and negative values too)");
+            case 1:
+                return tr("share of all samples below the bins");
+            case 2:
+                return tr("finite samples at or above the bins (+16 EV)");
+            case 3:
+                return tr("share of all samples at or above the bins");
+            default:
+                return rows_.value(row);
+        }
+    }
     const hs::Stats& s = stats_[static_cast<std::size_t>(column)];
     const auto n_pct = static_cast<int>(s.percentiles.size());
     if (row == 0) return tr("samples counted");
@@ -132,6 +195,7 @@ void StatsModel::setStats(const QStringList& channels, const std::vector<hs::Sta
     beginResetModel();
     channels_ = channels;
     stats_ = stats;
+    float_stats_.clear();
     levels_ = levels;
     rows_ = QStringList{tr("count"), tr("mean"), tr("std dev"), tr("min"), tr("max"), tr("median")};
     if (!stats_.empty()) {
@@ -142,6 +206,22 @@ void StatsModel::setStats(const QStringList& channels, const std::vector<hs::Sta
         rows_ << tr("black level") << tr("<= black") << tr("<= black %") << tr("white level")
               << tr(">= white (clipped)") << tr(">= white %");
     if (stats_.empty()) rows_.clear();
+    endResetModel();
+}
+
+void StatsModel::setFloatStats(const QStringList& channels,
+                               const std::vector<hs::FloatStats>& stats) {
+    beginResetModel();
+    channels_ = channels;
+    stats_.clear();
+    levels_.clear();
+    float_stats_ = stats;
+    rows_ = QStringList{tr("count"), tr("non-finite"), tr("mean"),  tr("std dev"),
+                        tr("min"),   tr("max"),        tr("median")};
+    if (!float_stats_.empty())
+        for (const auto& [p, v] : float_stats_.front().percentiles) rows_ << tr("p%1").arg(p);
+    rows_ << tr("below range") << tr("below range %") << tr("above range") << tr("above range %");
+    if (float_stats_.empty()) rows_.clear();
     endResetModel();
 }
 

@@ -40,16 +40,21 @@ StreamPlan plan_stream(const hs::ImageView& view, const FrameSettings& settings,
     hs::StreamConfig& config = plan.config;
     config.format = hs::FrameFormat::of(view);
     // One bin per code value: the window's bins and the exact statistics are summed from it.
+    // Float samples have no code values: the window's own float bins (stops), their statistics
+    // from the samples.
+    const bool floating = hs::is_float(view.type);
     const hs::HistogramRequest request =
-        histogram_request(view, static_cast<int>(view.max_value()) + 1, options.cfa != nullptr);
+        floating ? histogram_request(view, settings.bins)
+                 : histogram_request(view, static_cast<int>(view.max_value()) + 1,
+                                     options.cfa != nullptr);
     choice.histogram(options.cpu_only ? QStringLiteral("cpu") : settings.engine, request, status);
     config.engine = status.resolved.toStdString();
     config.channels = request.channels;
     config.spec = request.spec;
     config.equalized_histograms = true;
     config.equalized_frame = options.equalized_frame;
-    config.display =
-        hs::DisplaySpec{std::max(options.factor, 1), settings.stretch_deep, settings.clipping};
+    config.display = hs::DisplaySpec{std::max(options.factor, 1), settings.stretch_deep,
+                                     settings.clipping, floating ? settings.exposure : 0.0};
     config.depth = options.depth;
     const int reduced_by = std::max(options.reduced_by, 1);
     config.region = frame_region(settings.region, view.width, view.height, reduced_by);
@@ -57,16 +62,24 @@ StreamPlan plan_stream(const hs::ImageView& view, const FrameSettings& settings,
     if (config.region)
         plan.context.region = settings.region.intersected(
             QRect(0, 0, view.width * reduced_by, view.height * reduced_by));
-    config.scopes = scope_specs(config.counted(view), settings.scopes);
+    // Scopes count code values: a float frame has none to count.
+    if (!floating) config.scopes = scope_specs(config.counted(view), settings.scopes);
     config.scope_engine = options.cpu_only ? "cpu" : "auto";
     plan.context.scopes = config.scopes;
     plan.context.bins = settings.bins;
     plan.context.engine = status.resolved;
     plan.context.cfa = options.cfa;
+    plan.context.exposure = floating ? settings.exposure : 0.0;
     const EqualizeSettings& eq = settings.equalize;
     plan.context.equalize_wanted = eq.mode != EqualizeSettings::Mode::Off;
     if (eq.mode == EqualizeSettings::Mode::Off) {
         plan.context.equalize_note = QObject::tr("Equalization is off: choose a mode below");
+        return plan;
+    }
+    if (floating) {
+        plan.context.equalize_note = QObject::tr(
+            "A float (HDR) image is tone mapped rather than equalized: histoscope-cli equalize "
+            "maps it to 8 or 16 bits; here the exposure slider sets how it is shown");
         return plan;
     }
     if (options.cfa) {

@@ -182,11 +182,12 @@ void TimingPanel::refresh() {
                                                         .arg(e.bandwidth_device)
                                                         .arg(e.read_bandwidth_gbs, 0, 'f', 1)
                                                   : tr("read bandwidth unknown");
-    QString text = tr("<b>%1</b>, %2 code values counted, %3 bins shown: histogram <b>%4 ms</b>, "
-                      "<b>%5 Gpix/s</b>, %6 GB/s, %7")
+    const QString counted =
+        e.values > 0 ? tr("%1 code values counted, %2 bins shown").arg(e.values).arg(e.bins)
+                     : tr("%1 float bins counted").arg(e.bins);
+    QString text = tr("<b>%1</b>, %2: histogram <b>%3 ms</b>, <b>%4 Gpix/s</b>, %5 GB/s, %6")
                        .arg(e.engine)
-                       .arg(e.values)
-                       .arg(e.bins)
+                       .arg(counted)
                        .arg(e.histogram_ms, 0, 'f', 3)
                        .arg(e.gpix_per_s, 0, 'f', 3)
                        .arg(e.gb_per_s, 0, 'f', 2)

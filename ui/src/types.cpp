@@ -9,6 +9,8 @@ double HistogramData::histogram_ms() const {
 }
 
 double HistogramData::bin_lower(int bin) const {
+    // Stops: lower + bin * step EV (the float bins' edges are the smallest floats at or above
+    // 2^that), as even bins of code values.
     if (bins <= 0) return 0.0;
     return static_cast<double>(lower) + static_cast<double>(upper - lower) *
                                             static_cast<double>(bin) / static_cast<double>(bins);

@@ -44,6 +44,17 @@ Image replicated_to_16_bits(const ImageView& image);
 // the replication of those bits; otherwise nothing (the file's samples are 16-bit data).
 std::optional<Image> unreplicated(const ImageView& image, int depth);
 
+// Float images (SampleType::F32), every sample as stored (half floats widened exactly), NaN and
+// infinities kept and counted in a note: OpenEXR by its library (R, G, B (A), Y (A) or one
+// channel of half or float samples; part 1 of a multi-part file; the data window's pixels),
+// PFM (PF and Pf, either byte order, rows bottom to top), float TIFF by libtiff (16- or 32-bit
+// IEEE samples, gray or RGB with or without alpha, strips or tiles, contiguous or planar; every
+// libtiff error and warning but unknown tags an error). The caller has checked the header's
+// size against the limit and the structure (formats.hpp); all throw InputError naming `name`.
+DecodedImage decode_exr(Bytes file, const std::string& name, const DecodeOptions& options);
+DecodedImage decode_pfm(Bytes file, const std::string& name, const DecodeOptions& options);
+DecodedImage decode_float_tiff(Bytes file, const std::string& name, const DecodeOptions& options);
+
 // Silences OpenCV's own log (warnings of its decoders and of imdecode) for the process: media
 // reports every problem as an InputError instead.
 void quiet_opencv();

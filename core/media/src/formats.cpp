@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -12,6 +13,9 @@
 namespace hs::media::detail {
 
 namespace {
+
+// Products of header fields, which a hostile header can make overflow 64 bits.
+__extension__ typedef unsigned __int128 U128;
 
 bool starts_with(Bytes b, std::initializer_list<std::uint8_t> magic, std::size_t at = 0) {
     if (b.size() < at + magic.size()) return false;
@@ -435,6 +439,14 @@ TiffLayout tiff_layout(Bytes f, bool sub_directories) {
                         break;
                 }
             }
+            if (page && out.pages == 1 && (tag == 258 || tag == 259 || tag == 277 || tag == 339) &&
+                count >= 1 && size == 2) {
+                const auto v = static_cast<int>(r.get(values, 2));
+                (tag == 258   ? out.bits_per_sample
+                 : tag == 259 ? out.compression
+                 : tag == 277 ? out.samples_per_pixel
+                              : out.sample_format) = v;
+            }
             const bool is_sub = tag == 330 || tag == 34665 || tag == 34853 || tag == 40965;
             if (sub_directories && is_sub && (size == 4 || size == 8))
                 for (std::uint64_t i = 0; i < count; ++i)
@@ -453,6 +465,8 @@ TiffLayout tiff_layout(Bytes f, bool sub_directories) {
                     out.problem = "TIFF image data of " + where + " lies past the end of the file";
                     return std::nullopt;
                 }
+            if (page && out.pages == 1)
+                for (std::uint64_t c : counts) out.data_bytes += c;
         }
         out.directories.push_back(std::move(d));
         return r.get(entries_at + entries * entry_size, offset_size);
@@ -639,8 +653,232 @@ std::string pnm_problem(Bytes f) {
     return {};
 }
 
+PfmHeader pfm_header(Bytes f) {
+    PfmHeader h;
+    const auto bad = [&](const std::string& why) {
+        h.problem = "PFM header " + why;
+        return h;
+    };
+    if (f.size() < 3 || f[0] != 'P' || (f[1] != 'F' && f[1] != 'f') || !is_pnm_space(f[2]))
+        return bad("is incomplete");
+    h.channels = f[1] == 'F' ? 3 : 1;
+    std::size_t at = 2;
+    // Three whitespace-separated fields; the one byte after the third starts the raster.
+    std::string fields[3];
+    for (std::string& field : fields) {
+        while (at < f.size() && is_pnm_space(f[at])) ++at;
+        while (at < f.size() && !is_pnm_space(f[at])) {
+            if (field.size() > 32) return bad("has a field too long to be a number");
+            field.push_back(static_cast<char>(f[at++]));
+        }
+        if (at >= f.size()) return bad("is incomplete");
+    }
+    const auto whole = [](const std::string& t, std::uint64_t& v) {
+        if (t.empty() || t.size() > 10 || t.find_first_not_of("0123456789") != std::string::npos)
+            return false;
+        v = std::stoull(t);
+        return v > 0;
+    };
+    if (!whole(fields[0], h.width) || !whole(fields[1], h.height))
+        return bad("has no valid size ('" + fields[0] + " " + fields[1] + "')");
+    char* end = nullptr;
+    h.scale = std::strtod(fields[2].c_str(), &end);
+    if (fields[2].empty() || end != fields[2].c_str() + fields[2].size() ||
+        !std::isfinite(h.scale) || h.scale == 0.0)
+        return bad("has no valid scale ('" + fields[2] +
+                   "': a number whose sign gives the byte "
+                   "order, not 0)");
+    h.little_endian = h.scale < 0.0;
+    h.raster = at + 1;  // one whitespace byte
+    h.complete_header = true;
+    const auto need = static_cast<U128>(h.width) * h.height * static_cast<unsigned>(h.channels) * 4;
+    const std::uint64_t have = f.size() - h.raster;
+    if (have < need)
+        h.problem = "PFM raster of " + std::to_string(h.width) + "x" + std::to_string(h.height) +
+                    "x" + std::to_string(h.channels) + " floats needs more bytes than the " +
+                    std::to_string(have) + " the file has";
+    else if (have > need)
+        h.problem = "PFM file has " + std::to_string(have - static_cast<std::uint64_t>(need)) +
+                    " bytes after the raster its header declares (a wrong size?)";
+    return h;
+}
+
+namespace {
+
+// The lines of one chunk of a scan-line OpenEXR file, by compression.
+std::int64_t exr_lines_per_chunk(int compression) {
+    switch (compression) {
+        case 3:  // ZIP
+        case 5:  // PXR24
+            return 16;
+        case 4:  // PIZ
+        case 6:  // B44
+        case 7:  // B44A
+        case 8:  // DWAA
+            return 32;
+        case 9:  // DWAB
+            return 256;
+        default:  // none, RLE, ZIPS
+            return 1;
+    }
+}
+
+}  // namespace
+
+std::string exr_compression_name(int compression) {
+    static const char* const names[] = {"none",  "rle", "zips", "zip",  "piz",
+                                        "pxr24", "b44", "b44a", "dwaa", "dwab"};
+    return compression >= 0 && compression < 10 ? names[compression]
+                                                : "compression " + std::to_string(compression);
+}
+
+ExrHeader exr_header(Bytes f) {
+    ExrHeader h;
+    const std::uint64_t n = f.size();
+    if (n < 8 || !starts_with(f, {0x76, 0x2F, 0x31, 0x01})) {
+        h.problem = "OpenEXR header is incomplete";
+        return h;
+    }
+    const std::uint32_t version = le32(f, 4);
+    if ((version & 0xFF) != 2) {
+        h.problem = "OpenEXR version " + std::to_string(version & 0xFF) + " is unknown";
+        return h;
+    }
+    h.tiled = (version & 0x200) != 0;
+    h.deep = (version & 0x800) != 0;
+    h.multipart = (version & 0x1000) != 0;
+    const std::size_t max_name = (version & 0x400) != 0 ? 255 : 31;
+    std::uint64_t at = 8;
+    // A null-terminated string of at most `max` characters at `at`.
+    const auto text = [&](std::string& out, std::size_t max) {
+        out.clear();
+        while (at < n && f[static_cast<std::size_t>(at)] != 0) {
+            if (out.size() >= max) return false;
+            out.push_back(static_cast<char>(f[static_cast<std::size_t>(at++)]));
+        }
+        if (at >= n) return false;
+        ++at;
+        return true;
+    };
+    const auto i32 = [&](std::uint64_t p) {
+        return static_cast<std::int64_t>(
+            static_cast<std::int32_t>(le32(f, static_cast<std::size_t>(p))));
+    };
+    bool have_window = false, have_channels = false;
+    std::int64_t chunks = -1;  // part 0's chunkCount (multi-part files)
+    for (int part = 0;; ++part) {
+        if (part > 0 && (!h.multipart || at >= n || f[static_cast<std::size_t>(at)] == 0)) break;
+        if (part >= 1 << 16) {
+            h.problem = "OpenEXR file declares more than 65536 parts";
+            return h;
+        }
+        for (;;) {  // the attributes of one header, up to its null byte
+            std::string name, type;
+            if (at < n && f[static_cast<std::size_t>(at)] == 0) {
+                ++at;
+                break;
+            }
+            if (!text(name, max_name) || !text(type, max_name) || at + 4 > n) {
+                h.problem = "OpenEXR header is incomplete or malformed";
+                return h;
+            }
+            const std::int64_t size = i32(at);
+            at += 4;
+            if (size < 0 || static_cast<std::uint64_t>(size) > n - at) {
+                h.problem = "OpenEXR attribute '" + name + "' lies past the end of the file";
+                return h;
+            }
+            const std::uint64_t value = at;
+            at += static_cast<std::uint64_t>(size);
+            if (part > 0) continue;
+            if ((name == "dataWindow" || name == "displayWindow") && type == "box2i" &&
+                size == 16) {
+                const std::int64_t x0 = i32(value), y0 = i32(value + 4), x1 = i32(value + 8),
+                                   y1 = i32(value + 12);
+                if (name == "dataWindow") {
+                    h.x0 = x0;
+                    h.y0 = y0;
+                    h.width = x1 - x0 + 1;
+                    h.height = y1 - y0 + 1;
+                    have_window = true;
+                } else {
+                    h.display_x0 = x0;
+                    h.display_y0 = y0;
+                    h.display_width = x1 - x0 + 1;
+                    h.display_height = y1 - y0 + 1;
+                }
+            } else if (name == "compression" && type == "compression" && size == 1) {
+                h.compression = f[static_cast<std::size_t>(value)];
+            } else if (name == "chunkCount" && type == "int" && size == 4) {
+                chunks = i32(value);
+            } else if (name == "type" && type == "string") {
+                const std::string t(reinterpret_cast<const char*>(f.data() + value),
+                                    static_cast<std::size_t>(size));
+                h.deep = h.deep || t.rfind("deep", 0) == 0;
+                h.tiled = t == "tiledimage" || t == "deeptile" || (h.tiled && !h.multipart);
+            } else if (name == "channels" && type == "chlist") {
+                std::uint64_t p = value;
+                const std::uint64_t end = value + static_cast<std::uint64_t>(size);
+                for (;;) {
+                    if (p >= end) {
+                        h.problem = "OpenEXR channel list is malformed";
+                        return h;
+                    }
+                    if (f[static_cast<std::size_t>(p)] == 0) break;
+                    ExrChannel c;
+                    while (p < end && f[static_cast<std::size_t>(p)] != 0)
+                        c.name.push_back(static_cast<char>(f[static_cast<std::size_t>(p++)]));
+                    if (p + 17 > end) {
+                        h.problem = "OpenEXR channel list is malformed";
+                        return h;
+                    }
+                    c.type = static_cast<int>(i32(p + 1));
+                    c.x_sampling = static_cast<int>(i32(p + 9));
+                    c.y_sampling = static_cast<int>(i32(p + 13));
+                    p += 17;
+                    if (h.channels.size() >= 1024) {
+                        h.problem = "OpenEXR file declares more than 1024 channels";
+                        return h;
+                    }
+                    h.channels.push_back(std::move(c));
+                }
+                have_channels = true;
+            }
+        }
+        h.parts = part + 1;
+    }
+    if (h.multipart) ++at;  // the empty header that ends the list
+    if (!have_window || !have_channels) {
+        h.problem =
+            std::string("OpenEXR header has no ") + (have_window ? "channel list" : "data window");
+        return h;
+    }
+    if (h.width < 1 || h.height < 1 || h.width > (std::int64_t{1} << 31) ||
+        h.height > (std::int64_t{1} << 31)) {
+        h.problem = "OpenEXR data window is empty or invalid";
+        return h;
+    }
+    h.complete = true;
+    // Part 0's chunk offset table follows the headers (a multi-part file's tables follow each
+    // other, part 0's first): 8 bytes a chunk, each chunk then at least 8 bytes of its own.
+    std::int64_t table = chunks;
+    if (table < 0 && !h.tiled) {
+        const std::int64_t lines = exr_lines_per_chunk(h.compression);
+        table = (h.height + lines - 1) / lines;
+    }
+    if (table >= 0 && static_cast<std::uint64_t>(table) > (n - at) / 16)
+        h.problem = "OpenEXR file ends before the " + std::to_string(table) +
+                    " chunks its header declares (its offset table alone needs " +
+                    std::to_string(8 * table) + " bytes)";
+    return h;
+}
+
 std::string structure_problem(ImageFormat format, Bytes file) {
     switch (format) {
+        case ImageFormat::Pfm:
+            return pfm_header(file).problem;
+        case ImageFormat::OpenExr:
+            return exr_header(file).problem;
         case ImageFormat::Jpeg:
             return jpeg_problem(file);
         case ImageFormat::Png:
@@ -784,7 +1022,22 @@ std::optional<ImageHeader> image_header(ImageFormat format, Bytes f) {
             return png_header(f);
         case ImageFormat::Tiff: {
             const TiffLayout layout = tiff_layout(f);
-            return sized(layout.width, layout.height);
+            auto h = sized(layout.width, layout.height);
+            if (!h || layout.sample_format != 3 || !layout.problem.empty()) return h;
+            // Float samples: none, deflate, LZW or PackBits bound what the strips can hold.
+            const int c = layout.compression;
+            const std::uint64_t ratio = c == 1                                         ? 1
+                                        : c == 5 || c == 8 || c == 32946 || c == 32773 ? 4096
+                                                                                       : 0;
+            const auto need = static_cast<U128>(h->width) * h->height *
+                              static_cast<unsigned>(std::max(layout.samples_per_pixel, 1)) *
+                              static_cast<unsigned>(std::max(layout.bits_per_sample, 1)) / 8;
+            if (ratio != 0 && need > static_cast<U128>(layout.data_bytes) * ratio)
+                h->impossible = "its header declares " + std::to_string(h->width) + "x" +
+                                std::to_string(h->height) + " pixels, which " +
+                                std::to_string(layout.data_bytes) +
+                                " bytes of image data cannot hold";
+            return h;
         }
         case ImageFormat::Bmp: {
             if (f.size() < 26) return std::nullopt;
@@ -804,6 +1057,27 @@ std::optional<ImageHeader> image_header(ImageFormat format, Bytes f) {
         }
         case ImageFormat::Jpeg2000:
             return jpeg2000_header(f);
+        case ImageFormat::Pfm: {
+            const PfmHeader h = pfm_header(f);
+            return h.complete_header ? sized(h.width, h.height) : std::nullopt;
+        }
+        case ImageFormat::OpenExr: {
+            const ExrHeader e = exr_header(f);
+            if (!e.complete) return std::nullopt;
+            auto h =
+                sized(static_cast<std::uint64_t>(e.width), static_cast<std::uint64_t>(e.height));
+            if (e.compression == 0 && !e.tiled && !e.multipart && h) {
+                // Uncompressed: every byte of every pixel is in the file.
+                std::uint64_t pixel_bytes = 0;
+                for (const ExrChannel& c : e.channels) pixel_bytes += c.type == 1 ? 2 : 4;
+                const auto need = static_cast<U128>(h->width) * h->height * pixel_bytes;
+                if (need > f.size())
+                    h->impossible = "its header declares " + std::to_string(h->width) + "x" +
+                                    std::to_string(h->height) + " uncompressed pixels, which " +
+                                    std::to_string(f.size()) + " bytes cannot hold";
+            }
+            return h;
+        }
         case ImageFormat::SunRaster:
             return f.size() >= 12 ? sized(be32(f, 4), be32(f, 8)) : std::nullopt;
         default:

@@ -98,6 +98,11 @@ inline constexpr std::size_t kMaxTiffValues = 64;
 struct TiffLayout {
     int pages = 0;
     std::uint64_t width = 0, height = 0;  // of page 1 (0 when its directory lacks them)
+    // Page 1's samples: BitsPerSample, SampleFormat (1 unsigned, 2 signed, 3 IEEE float) and
+    // SamplesPerPixel (their first value; the TIFF defaults when absent), and the bytes of its
+    // strips or tiles.
+    int bits_per_sample = 1, sample_format = 1, samples_per_pixel = 1, compression = 1;
+    std::uint64_t data_bytes = 0;
     std::string problem;  // empty when every directory and strip/tile lies inside the file
     std::vector<TiffDirectory> directories;  // every directory walked, pages first
 };
@@ -110,6 +115,44 @@ TiffLayout tiff_layout(Bytes file, bool sub_directories = false);
 // which would count a 300 in a file of maxval 10 as white.
 std::string pnm_problem(Bytes file);
 
+// PFM (Portable Float Map): "PF" (RGB) or "Pf" (gray), whitespace, width, whitespace, height,
+// whitespace, the scale (its sign the byte order: negative little-endian), one whitespace byte,
+// then width x height x channels 32-bit floats, rows from the bottom up. `problem` is set for a
+// malformed header (then nothing else is), a raster cut short or bytes after it.
+struct PfmHeader {
+    std::uint64_t width = 0, height = 0;
+    int channels = 0;
+    bool little_endian = false;
+    double scale = 0.0;
+    std::size_t raster = 0;  // offset of the first sample
+    bool complete_header = false;
+    std::string problem;
+};
+PfmHeader pfm_header(Bytes file);
+
+// OpenEXR: the magic and version, then part 0's header attributes, read far enough to know the
+// image's size before the library allocates anything for it, and to prove that its chunk
+// offset table is in the file. `problem` names what is malformed or missing.
+struct ExrChannel {
+    std::string name;
+    int type = 0;  // 0 UINT, 1 HALF, 2 FLOAT
+    int x_sampling = 1, y_sampling = 1;
+};
+struct ExrHeader {
+    bool complete = false;  // the header (part 0's, and a multi-part file's others) was read
+    std::int64_t x0 = 0, y0 = 0, width = 0, height = 0;  // dataWindow
+    std::int64_t display_x0 = 0, display_y0 = 0, display_width = 0, display_height = 0;
+    int compression =
+        0;  // 0 none, 1 RLE, 2 ZIPS, 3 ZIP, 4 PIZ, 5 PXR24, 6 B44, 7 B44A, 8 DWAA, 9 DWAB
+    bool tiled = false, multipart = false, deep = false;
+    int parts = 1;
+    std::vector<ExrChannel> channels;
+    std::string problem;
+};
+ExrHeader exr_header(Bytes file);
+// "zip", "piz", ... the name of an OpenEXR compression.
+std::string exr_compression_name(int compression);
+
 // Structural problem of `file` in `format` (empty when complete or not checked).
 std::string structure_problem(ImageFormat format, Bytes file);
 
@@ -119,7 +162,9 @@ struct ImageHeader {
     std::uint64_t width = 0, height = 0;
     // Set when the file's data cannot hold the image the header declares, however well it
     // compresses: JPEG's Huffman coding spends at least one bit per 8x8 block of the first
-    // scan, deflate (PNG) at most expands 1032 times.
+    // scan, deflate (PNG) at most expands 1032 times; a float TIFF's strips hold every byte
+    // uncompressed, at least one in 4096 through deflate, LZW or PackBits; an uncompressed
+    // OpenEXR file every byte of its pixels.
     std::string impossible;
 };
 // std::nullopt when the header is not there to read (the file is cut inside it).

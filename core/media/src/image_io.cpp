@@ -116,7 +116,8 @@ Image to_image(const cv::Mat& m, const std::string& name) {
         depth = 16;
     } else {
         throw InputError(name + " has an unsupported sample type (" + depth_name(m.depth()) +
-                         "): only 8-bit and 16-bit unsigned samples can be read");
+                         "): only 8-bit and 16-bit unsigned samples and 32-bit floats (OpenEXR, "
+                         "PFM, float TIFF) can be read");
     }
     const int in_channels = m.channels();
     if (in_channels < 1 || in_channels > 4)
@@ -181,15 +182,22 @@ LoadedImage decode_image(detail::Bytes bytes, const std::string& name,
             name + ": GIF images are not supported by this build (OpenCV has no GIF decoder)");
     LoadedImage out;
     out.format = std::string(detail::format_name(format));
-    if (format == detail::ImageFormat::Pfm || format == detail::ImageFormat::Hdr ||
-        format == detail::ImageFormat::OpenExr)
+    if (format == detail::ImageFormat::Hdr)
         throw InputError(name + ": " + out.format +
-                         " images hold floating-point samples: only 8-bit and 16-bit unsigned "
-                         "samples can be read");
+                         " (RGBE) images are not read: float images are read from OpenEXR, PFM "
+                         "and float TIFF files");
 
     std::string problem;
+    bool float_tiff = false;
     if (format == detail::ImageFormat::Tiff) {
         const detail::TiffLayout layout = detail::tiff_layout(bytes);
+        float_tiff = layout.sample_format == 3;
+        // SGI LogLuv: HDR in a lossy log encoding, which libtiff would turn into approximate
+        // floats (OpenCV's default for float TIFF).
+        if (layout.compression == 34676 || layout.compression == 34677)
+            throw InputError(name +
+                             ": TIFF of LogLuv (SGILOG) samples, a lossy HDR encoding, is not "
+                             "read; a float TIFF holds IEEE floats (SampleFormat 3)");
         problem = layout.problem;
         if (layout.pages > 1)
             out.notes.push_back("multi-page TIFF: using page 1 of " + std::to_string(layout.pages));
@@ -211,6 +219,18 @@ LoadedImage decode_image(detail::Bytes bytes, const std::string& name,
         format == detail::ImageFormat::Jpeg || format == detail::ImageFormat::Png;
     if (!problem.empty() && !(options.allow_corrupt && partial_possible))
         throw InputError(name + " is truncated or corrupt (" + problem + ")");
+
+    if (format == detail::ImageFormat::Pfm || format == detail::ImageFormat::OpenExr ||
+        float_tiff) {
+        detail::DecodedImage decoded = format == detail::ImageFormat::Pfm
+                                           ? detail::decode_pfm(bytes, name, options)
+                                       : format == detail::ImageFormat::OpenExr
+                                           ? detail::decode_exr(bytes, name, options)
+                                           : detail::decode_float_tiff(bytes, name, options);
+        out.image = std::move(decoded.image);
+        out.notes.insert(out.notes.end(), decoded.notes.begin(), decoded.notes.end());
+        return out;
+    }
 
     if (partial_possible) {
         detail::DecodedImage decoded = format == detail::ImageFormat::Jpeg
@@ -287,6 +307,10 @@ const Writer& writer_for(const std::string& path, const ImageView* image) {
         throw UsageError(name + ": cannot write '" + ext +
                          "' files (use .png, .tif, .jpg, .bmp, .webp, .ppm, .pgm or .pnm)");
     if (image == nullptr) return *writer;
+    if (is_float(image->type))
+        throw UsageError(name +
+                         ": float samples are not written; tone map a float image to 8 "
+                         "or 16 bits first (histoscope-cli equalize)");
     if (image->type == SampleType::U16 && !writer->deep)
         throw UsageError(name + ": " + writer->name +
                          " cannot store 16-bit samples (use .png or .tif)");

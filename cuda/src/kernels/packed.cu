@@ -55,6 +55,45 @@ BlockShape block_shape(PackedKernelPtr kernel, const PackedTuning& tuning, std::
                               : most_resident(kernel, candidates, smem, false, "packed");
 }
 
+// Blocks of the direct kernel's clusters (see packed.cuh): two where the device launches
+// thread-block clusters and the kernel was built for an architecture that has them, unless the
+// tuning says otherwise.
+int direct_cluster_blocks(PackedKernelPtr kernel, const PackedTuning& tuning) {
+    if (tuning.cluster_blocks < 0 || tuning.cluster_blocks > 2)
+        throw UsageError("packed: blocks per cluster must be 0 (chosen), 1 or 2");
+    if (tuning.cluster_blocks == 1) return 1;
+    int device = 0, clusters = 0;
+    check(cudaGetDevice(&device), "cudaGetDevice");
+    check(cudaDeviceGetAttribute(&clusters, cudaDevAttrClusterLaunch, device),
+          "cudaDeviceGetAttribute(cluster launch)");
+    cudaFuncAttributes attr{};
+    check(cudaFuncGetAttributes(&attr, reinterpret_cast<const void*>(kernel)),
+          "cudaFuncGetAttributes(packed)");
+    if (clusters != 0 && attr.binaryVersion >= 90) return 2;
+    if (tuning.cluster_blocks == 2)
+        throw UnsupportedError("packed: this device or build launches no thread-block clusters");
+    return 1;
+}
+
+// The launch configuration of `plan` for `kernel` (the cluster attribute in `attribute`).
+cudaLaunchConfig_t launch_config(const PackedPlan& plan, cudaStream_t stream,
+                                 cudaLaunchAttribute& attribute) {
+    cudaLaunchConfig_t config = {};
+    config.gridDim =
+        dim3(static_cast<unsigned>(plan.blocks_per_tile), static_cast<unsigned>(plan.tiles.tiles));
+    config.blockDim = dim3(static_cast<unsigned>(plan.threads));
+    config.dynamicSmemBytes = plan.tiles.smem_bytes;
+    config.stream = stream;
+    attribute = {};
+    attribute.id = cudaLaunchAttributeClusterDimension;
+    attribute.val.clusterDim.x = static_cast<unsigned>(plan.cluster_blocks);
+    attribute.val.clusterDim.y = 1;
+    attribute.val.clusterDim.z = 1;
+    config.attrs = &attribute;
+    config.numAttrs = plan.cluster_blocks > 1 ? 1 : 0;
+    return config;
+}
+
 // The direct path's plan when the request and the tuning allow it and its tile fits.
 std::optional<PackedPlan> plan_direct(const PackedArgs& a, const DeviceLimits& limits,
                                       const PackedTuning& tuning) {
@@ -79,6 +118,7 @@ std::optional<PackedPlan> plan_direct(const PackedArgs& a, const DeviceLimits& l
     if (shape.blocks_per_sm == 0) return std::nullopt;
     plan.threads = shape.threads;
     plan.blocks_per_sm = shape.blocks_per_sm;
+    plan.cluster_blocks = direct_cluster_blocks(kernel, tuning);
     return plan;
 }
 
@@ -154,8 +194,23 @@ PackedPlan plan_packed(const PackedArgs& args, const DeviceLimits& limits,
         plan.blocks_per_tile = tuning.blocks_per_tile;
     } else {
         // Fill the device once over all tiles, but give no block nothing to do.
-        const std::uint64_t resident = static_cast<std::uint64_t>(plan.blocks_per_sm) *
-                                       static_cast<std::uint64_t>(std::max(1, limits.sm_count));
+        std::uint64_t resident = static_cast<std::uint64_t>(plan.blocks_per_sm) *
+                                 static_cast<std::uint64_t>(std::max(1, limits.sm_count));
+        if (plan.cluster_blocks > 1) {
+            // No more blocks than the whole clusters that fit at once: one wave still.
+            const auto k = static_cast<std::uint64_t>(plan.cluster_blocks);
+            plan.blocks_per_tile = static_cast<int>(std::max(k, resident / k * k));
+            cudaLaunchAttribute attribute;
+            const cudaLaunchConfig_t config = launch_config(plan, nullptr, attribute);
+            int clusters = 0;
+            check(cudaOccupancyMaxActiveClusters(
+                      &clusters, reinterpret_cast<const void*>(packed_direct_kernel_for(args)),
+                      &config),
+                  "cudaOccupancyMaxActiveClusters(packed)");
+            resident = std::min<std::uint64_t>(resident,
+                                               static_cast<std::uint64_t>(std::max(1, clusters)) *
+                                                   static_cast<std::uint64_t>(plan.cluster_blocks));
+        }
         const auto tiles = static_cast<std::uint64_t>(plan.tiles.tiles);
         plan.blocks_per_tile = static_cast<int>(std::min<std::uint64_t>(
             grid_blocks(group_count(args.pixels, args.u16),
@@ -163,6 +218,9 @@ PackedPlan plan_packed(const PackedArgs& args, const DeviceLimits& limits,
                         std::max<std::uint64_t>(1, (resident + tiles - 1) / tiles)),
             0x7FFFFFFF));
     }
+    // Whole clusters (a block of a cluster with nothing to count folds its share all the same).
+    const int k = plan.cluster_blocks;
+    plan.blocks_per_tile = (plan.blocks_per_tile + k - 1) / k * k;
     return plan;
 }
 
@@ -170,17 +228,19 @@ void launch_packed(PackedArgs a, const PackedPlan& plan, cudaStream_t stream) {
     a.counter_bits = plan.counter_bits;
     a.tile_bins = plan.tiles.tile_bins;
     a.tile_words = plan.tiles.tile_words;
+    a.cluster_blocks = plan.cluster_blocks;
     const PackedKernelPtr kernel = plan.direct ? packed_direct_kernel_for(a) : kernel_for(a);
     if (kernel == nullptr) throw UnsupportedError("packed: no kernel serves this request");
-    const dim3 grid(static_cast<unsigned>(plan.blocks_per_tile),
-                    static_cast<unsigned>(plan.tiles.tiles));
-    kernel<<<grid, static_cast<unsigned>(plan.threads), plan.tiles.smem_bytes, stream>>>(a);
-    check(cudaGetLastError(), a.saturating ? "packed-sat kernel launch" : "packed kernel launch");
+    cudaLaunchAttribute attribute;
+    const cudaLaunchConfig_t config = launch_config(plan, stream, attribute);
+    check(cudaLaunchKernelEx(&config, kernel, a),
+          a.saturating ? "packed-sat kernel launch" : "packed kernel launch");
 }
 
 std::string PackedPlan::describe() const {
-    return std::string(direct ? "direct, " : "") + std::to_string(counter_bits) +
-           "-bit counters, " + std::to_string(tiles.tiles) +
+    return std::string(direct ? "direct, " : "") +
+           (cluster_blocks > 1 ? "clusters of " + std::to_string(cluster_blocks) + ", " : "") +
+           std::to_string(counter_bits) + "-bit counters, " + std::to_string(tiles.tiles) +
            (tiles.tiles == 1 ? " tile" : " tiles") + " of " + std::to_string(tiles.tile_bins) +
            " bins (" + std::to_string(tiles.smem_bytes) + " B shared), " + std::to_string(threads) +
            " threads x " + std::to_string(blocks_per_tile) + " blocks per tile (" +

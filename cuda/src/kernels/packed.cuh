@@ -79,6 +79,14 @@
 // -prefetch.cu): checking each wrap right after its atomic instead of after all eight, or word
 // and field by runtime shifts instead of constants, each cost 5-10 %; more loads in flight
 // (registers or a cp.async pipeline in the free shared memory) gained at most 3 %.
+//   Where the device launches thread-block clusters (Hopper), the direct kernel runs in
+// clusters of two blocks that fold their tiles together: after a cluster barrier each block
+// sums its half of the words over both tiles (distributed shared memory) and adds the sums, so
+// the end of the kernel, when every block finishes at once, makes half as many global atomics
+// (65536 bins of uniform data: 4.3M instead of 8.6M, a fifth of the kernel's time at 256 MiB;
+// lab probe docs/perf/lab/2026-11-27-hist16-cluster.cu). The fields' values are summed, not the
+// wraps: each wrap was already added to the global counts by the thread that saw it, so the sum
+// over blocks of f_j + 2^W w_j - w_(j-1) is unchanged.
 //
 // Tiling: when the tile of all bins does not fit into the shared memory of a block, the bins
 // are split into `tiles` tiles of tile_bins bins (up to 2^24 bins, e.g. the joint RGB
@@ -128,6 +136,10 @@ struct PackedTuning {
     int threads = 0;
     // The direct path where a request allows it (see above); false: the generic kernel always.
     bool direct = true;
+    // Blocks of the direct kernel that fold their tiles together (a thread-block cluster): 0 =
+    // two where the device launches clusters, else one; 1 = each block folds its own; 2 = two
+    // (refused where the device cannot).
+    int cluster_blocks = 0;
 };
 
 std::unique_ptr<HistogramEngine> make_packed_engine(const PackedTuning& tuning);
@@ -146,6 +158,7 @@ struct PackedArgs : ImageArgs {
     int counter_bits = 16;
     int tile_bins = 0;
     int tile_words = 0;
+    int cluster_blocks = 1;  // the direct kernel: blocks of a cluster, folding their tiles
     unsigned long long* counts = nullptr;  // `bins` 64-bit counters, zeroed by the caller
 };
 
@@ -239,16 +252,26 @@ HS_HD void packed_saturating_count(std::uint32_t* hist, std::uint32_t word, std:
     }
 }
 
-// The end of a block: adds the fields of word `word` (final value `value`) to their bins.
+// The end of a block: adds the fields of word `word`, f[j] the value of field j (summed over
+// the tiles of the blocks that fold together), to their bins.
+template <int W, typename Ops>
+HS_HD void packed_fold_fields(const std::uint64_t (&f)[PackedLayout<W>::kFields],
+                              std::uint32_t word, std::uint32_t words, std::uint32_t tile_bins,
+                              unsigned long long* tile_counts) {
+    for (int j = 0; j < PackedLayout<W>::kFields; ++j) {
+        const std::uint32_t lb = static_cast<std::uint32_t>(j) * words + word;
+        if (lb < tile_bins && f[j] != 0) Ops::add_global(tile_counts + lb, f[j]);
+    }
+}
+
+// The same for one block's word of final value `value`.
 template <int W, typename Ops>
 HS_HD void packed_fold_word(std::uint32_t value, std::uint32_t word, std::uint32_t words,
                             std::uint32_t tile_bins, unsigned long long* tile_counts) {
     using L = PackedLayout<W>;
-    for (int j = 0; j < L::kFields; ++j) {
-        const std::uint32_t lb = static_cast<std::uint32_t>(j) * words + word;
-        const std::uint32_t f = (value >> (j * W)) & L::kMax;
-        if (lb < tile_bins && f != 0) Ops::add_global(tile_counts + lb, f);
-    }
+    std::uint64_t f[L::kFields];
+    for (int j = 0; j < L::kFields; ++j) f[j] = (value >> (j * W)) & L::kMax;
+    packed_fold_fields<W, Ops>(f, word, words, tile_bins, tile_counts);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -326,7 +349,8 @@ inline bool packed_direct_serves(const PackedArgs& a) {
 }
 
 struct PackedPlan {
-    bool direct = false;  // the direct kernel (16-bit counters, one tile)
+    bool direct = false;     // the direct kernel (16-bit counters, one tile)
+    int cluster_blocks = 1;  // blocks of a thread-block cluster (direct kernel only)
     int counter_bits = 0;
     PackedTiles tiles;
     int threads = 0;

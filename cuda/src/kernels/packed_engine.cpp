@@ -62,6 +62,9 @@ std::string refusal(const GpuEngine& engine, const HistogramRequest& r, const Pa
     if (tuning.threads < 0 || tuning.threads > 1024 || tuning.threads % 32 != 0)
         return who + "was built with " + std::to_string(tuning.threads) +
                " threads per block; it needs a multiple of 32 up to 1024";
+    if (tuning.cluster_blocks < 0 || tuning.cluster_blocks > 2)
+        return who + "was built with " + std::to_string(tuning.cluster_blocks) +
+               " blocks per cluster; it takes 0 (chosen), 1 or 2";
     const std::uint64_t cap = r.spec.saturate.value_or(0);
     const std::vector<int> widths = packed_counter_widths(tuning, saturating, cap);
     if (widths.empty()) {

@@ -2,6 +2,8 @@
 // The kernel template of "packed" and "packed-sat" (see packed.cuh), instantiated by packed.cu
 // (wrapping counters) and packed_sat.cu (saturating counters). Device code: nvcc only.
 
+#include <cooperative_groups.h>
+
 #include <cstdint>
 
 #include "kernels/common/dispatch.cuh"
@@ -262,8 +264,40 @@ __global__ void __launch_bounds__(1024) packed_direct_kernel(const PackedArgs a)
         const int valid = group_pixels<T>(a.pixels, whole);
         for (int p = 0; p < valid; ++p) add(group_value<T, C, ValueKind::Plain>(w, p, a.value), 1);
     }
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    if (a.cluster_blocks == 2) {
+        // The two blocks of the cluster fold their tiles together (see packed.cuh): block r
+        // sums its half of the words over both tiles. A read of the other tile waits far longer
+        // than one of its own, so each thread issues the reads of kFoldWords words before it
+        // adds any.
+        constexpr std::uint32_t kFoldWords = 8;
+        cooperative_groups::cluster_group cluster = cooperative_groups::this_cluster();
+        cluster.sync();
+        const std::uint32_t r = cluster.block_rank();
+        const std::uint32_t* other = cluster.map_shared_rank(hist, r ^ 1u);
+        const std::uint32_t end = (r + 1) * words / 2;
+        for (std::uint32_t first = r * words / 2 + threadIdx.x; first < end;
+             first += kFoldWords * blockDim.x) {
+            std::uint32_t mine[kFoldWords], theirs[kFoldWords];
+#pragma unroll
+            for (std::uint32_t u = 0; u < kFoldWords; ++u) {
+                const std::uint32_t i = first + u * blockDim.x;
+                mine[u] = i < end ? hist[i] : 0u;
+                theirs[u] = i < end ? other[i] : 0u;
+            }
+#pragma unroll
+            for (std::uint32_t u = 0; u < kFoldWords; ++u) {
+                const std::uint64_t f[2] = {(mine[u] & 0xFFFFu) + (theirs[u] & 0xFFFFu),
+                                            (mine[u] >> 16) + (theirs[u] >> 16)};
+                packed_fold_fields<16, PackedSharedOps>(f, first + u * blockDim.x, words, bins,
+                                                        a.counts);
+            }
+        }
+        cluster.sync();  // both tiles stay until the whole cluster has read them
+        return;
+    }
+#endif
     __syncthreads();
-
     for (std::uint32_t i = threadIdx.x; i < words; i += blockDim.x)
         packed_fold_word<16, PackedSharedOps>(hist[i], i, words, bins, a.counts);
 }

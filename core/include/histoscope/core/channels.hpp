@@ -9,6 +9,14 @@
 // Both coefficient sets sum to 32768, so Y never exceeds the largest input sample, and the
 // sum stays below 2^31 for 16-bit samples.
 // On a one-channel image r, g, b, luma and luma709 all read the gray sample.
+//
+// Float images (SampleType::F32) hold linear light: luma709 is their Rec.709 luminance,
+//   Y = (0.2126f * R + 0.7152f * G) + 0.0722f * B
+// in IEEE binary32, each product and sum one operation rounded to nearest (the weights the
+// floats nearest 0.2126, 0.7152, 0.0722), in that order, never fused into an FMA (hs_core is
+// built with -ffp-contract=off; a GPU kernel would use __fmul_rn and __fadd_rn), so that every
+// engine gets the same float. Rec.601 luma (of gamma-encoded code values) and the joint colour
+// are not defined for them.
 
 #include <cstdint>
 #include <optional>
@@ -39,6 +47,11 @@ constexpr std::uint32_t luma(LumaWeights w, std::uint32_t r, std::uint32_t g, st
     return (w.r * r + w.g * g + w.b * b + (1u << (kLumaShift - 1))) >> kLumaShift;
 }
 
+// The Rec.709 luminance of linear float R, G, B (the formula above). Defined out of line, in a
+// source built without contraction, so that no caller's flags can fuse its operations.
+inline constexpr float kLuminance709R = 0.2126f, kLuminance709G = 0.7152f, kLuminance709B = 0.0722f;
+float luminance709(float r, float g, float b);
+
 // "gray", "r", "g", "b", "a", "luma", "luma709", "rgb" (joint).
 std::string_view channel_name(Channel c);
 std::optional<Channel> parse_channel(std::string_view name);
@@ -51,9 +64,10 @@ std::vector<Channel> parse_channel_list(std::string_view list, int image_channel
 std::vector<Channel> all_channels(int image_channels);
 
 // Throws UsageError when the image cannot provide `c` (alpha on RGB, gray on colour, joint on
-// gray or 16-bit).
+// gray, 16-bit or float, Rec.601 luma on float).
 void check_channel(Channel c, int image_channels, SampleType type = SampleType::U8);
-// Largest value channel `c` takes on an image with samples of `type`.
+// Largest value channel `c` takes on an image with integer samples of `type` (UsageError for
+// float samples, which have none).
 std::uint32_t channel_max_value(Channel c, SampleType type);
 // Offset of a plain channel inside a pixel (gray/r -> 0 on one-channel images).
 int channel_offset(Channel c, int image_channels);

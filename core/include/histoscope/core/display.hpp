@@ -24,6 +24,14 @@
 // block has a counted channel at the largest code value M, else kClippedLow where one is at 0,
 // else 0. `channels` bit c counts channel c (0 = R or gray, 1 = G, 2 = B); alpha never counts
 // and gray frames count bit 0 only.
+//
+// Float frames (linear light, for viewing only) are shown at an exposure of E stops: each
+// sample of the block mean (in double, a NaN or infinity in the block making the mean so;
+// float_downscale() keeps such means as floats) becomes c = clamp(2^E * mean, 0, 1) (NaN: 0),
+// then the sRGB encoding 12.92 c (c <= 0.0031308) or 1.055 c^(1/2.4) - 0.055, rounded to
+// 8 bits; alpha (linear coverage) is clamp(a, 0, 1) rounded to 8 bits without the encoding.
+// Their clipping mask marks kClippedHigh where a counted channel is shown at white (2^E v >= 1,
+// +infinity too), else kClippedLow where one is at or below 0 or NaN.
 
 #include <cstdint>
 #include <vector>
@@ -44,6 +52,7 @@ struct DisplaySpec {
     int factor = 1;
     bool stretch = true;
     unsigned clipping = 0;
+    double exposure = 0.0;  // float frames: stops (EV) of exposure for viewing
     friend bool operator==(const DisplaySpec&, const DisplaySpec&) = default;
 };
 
@@ -64,9 +73,18 @@ DisplayRange display_range(const ImageView& image, const DisplaySpec& spec);
 // depth whose largest code value is `max_value` (the rules above; what the pictures hold).
 std::uint8_t displayed_colour(std::uint32_t v, DisplayRange range);
 std::uint8_t displayed_alpha(std::uint32_t a, std::uint32_t max_value);
+// The 8-bit value a float colour sample `v` is shown as at `exposure` stops, and a float alpha
+// sample (the float rules above).
+std::uint8_t displayed_float(double v, double exposure);
+std::uint8_t displayed_float_alpha(double a);
 
-// `image` reduced by `factor` (at least 1), same channels, type and depth.
+// `image` reduced by `factor` (at least 1), same channels, type and depth (float samples:
+// block means in double, rounded to float).
 Image downscale(const ImageView& image, int factor);
+// The 8-bit picture of a float frame reduced by `factor`, shown at `exposure` stops, and its
+// clipping mask (the rules above). UsageError for integer samples.
+Image float_display_picture(const ImageView& image, int factor, double exposure);
+Image float_clipping_mask(const ImageView& image, int factor, unsigned channels, double exposure);
 // The 8-bit picture of `image` reduced by `factor` and shown over `range` (same channels).
 Image display_picture(const ImageView& image, int factor, DisplayRange range);
 // The clipping mask of `image` reduced by `factor` (one 8-bit channel).

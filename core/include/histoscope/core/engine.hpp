@@ -36,6 +36,8 @@ struct HistogramResult {
 struct Capabilities {
     bool u8 = true;
     bool u16 = true;
+    // 32-bit float samples with their float bins (float_bins.hpp): only engines that say so.
+    bool f32 = false;
     bool luma = true;
     bool alpha = true;
     bool joint = true;  // Channel::Joint (2^24 colours)

@@ -1,6 +1,12 @@
 #pragma once
-// Images of 8-bit or 16-bit unsigned samples, 1, 3 or 4 interleaved channels in R,G,B(,A)
-// order, with a row stride in bytes and a declared bit depth (8 for u8, 8..16 for u16).
+// Images of 8-bit or 16-bit unsigned samples or of 32-bit IEEE floats (F32: linear light, as
+// OpenEXR, PFM and float TIFF hold it), 1, 3 or 4 interleaved channels in R,G,B(,A) order, with
+// a row stride in bytes and a declared bit depth (8 for u8, 8..16 for u16, 32 for f32).
+//
+// Float samples are values, not code values: they may be negative, NaN or infinite, and have
+// no largest code value. Everything that works on code values (integer bins, luma, scopes,
+// equalization, the pictures' display ranges) refuses them with a UsageError unless it says it
+// handles them (float_bins.hpp, tonemap.hpp, display.hpp's exposure).
 
 #include <cstddef>
 #include <cstdint>
@@ -10,12 +16,15 @@
 
 namespace hs {
 
-enum class SampleType : std::uint8_t { U8, U16 };
+enum class SampleType : std::uint8_t { U8, U16, F32 };
 
 constexpr int bytes_per_sample(SampleType t) {
-    return t == SampleType::U8 ? 1 : 2;
+    return t == SampleType::U8 ? 1 : t == SampleType::U16 ? 2 : 4;
 }
-std::string to_string(SampleType t);
+constexpr bool is_float(SampleType t) {
+    return t == SampleType::F32;
+}
+std::string to_string(SampleType t);  // "u8", "u16", "f32"
 
 // Non-owning view. Samples of one row are contiguous; rows are `stride` bytes apart.
 struct ImageView {
@@ -24,7 +33,7 @@ struct ImageView {
     int height = 0;
     int channels = 0;
     SampleType type = SampleType::U8;
-    int bit_depth = 8;       // declared depth: 8 for U8, 8..16 for U16
+    int bit_depth = 8;       // declared depth: 8 for U8, 8..16 for U16, 32 for F32
     std::size_t stride = 0;  // bytes between row starts, >= width * channels * sample size
 
     std::size_t row_bytes() const {
@@ -34,15 +43,23 @@ struct ImageView {
     std::size_t pixel_count() const {
         return static_cast<std::size_t>(width) * static_cast<std::size_t>(height);
     }
-    std::uint32_t max_value() const { return (1u << bit_depth) - 1u; }
+    // The largest code value of the declared depth (integer samples; float samples have none:
+    // callers refuse them first).
+    std::uint32_t max_value() const { return bit_depth >= 32 ? ~0u : (1u << bit_depth) - 1u; }
     const std::byte* row(int y) const { return data + static_cast<std::size_t>(y) * stride; }
-    // Sample `c` of pixel (x, y), widened to 32 bits.
+    // Sample `c` of pixel (x, y), widened to 32 bits; UsageError for float samples, which have
+    // no integer value (sample_f32()).
     std::uint32_t sample(int x, int y, int c) const;
+    // Sample `c` of pixel (x, y) of a float image; UsageError for integer samples.
+    float sample_f32(int x, int y, int c) const;
 };
 
 // Throws hs::UsageError with a message naming the first problem (bad size, channel count,
-// depth, stride) so that no engine ever sees a malformed view.
+// depth, stride, a float image's alignment) so that no engine ever sees a malformed view.
 void validate(const ImageView& view);
+// Throws hs::UsageError "<what> works on 8-bit and 16-bit samples, not on float samples ..."
+// for a float image: the guard of everything that works on code values.
+void require_integer_samples(const ImageView& view, std::string_view what);
 
 // A rectangle of pixels: columns [x, x + width), rows [y, y + height).
 struct Region {
@@ -119,7 +136,8 @@ class Image {
     T* row_as(int y) {
         return reinterpret_cast<T*>(row(y));
     }
-    void set_sample(int x, int y, int c, std::uint32_t value);
+    void set_sample(int x, int y, int c, std::uint32_t value);  // UsageError for float samples
+    void set_sample_f32(int x, int y, int c, float value);      // UsageError for integer ones
 
     int width() const { return width_; }
     int height() const { return height_; }

@@ -43,7 +43,7 @@ ValueHistogram histogram_at_depth(const ValueHistogram& h, int from_depth, int t
 class MatchReference {
   public:
     // InputError for a sample above the reference's declared depth, UsageError for a malformed
-    // image.
+    // or a float image (no code values to match).
     explicit MatchReference(std::shared_ptr<const Image> reference);
 
     const Image& image() const { return *image_; }

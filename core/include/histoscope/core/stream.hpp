@@ -187,7 +187,8 @@ class StreamEngine {
 std::unique_ptr<StreamEngine> make_cpu_stream_engine(const EngineRegistry& registry);
 
 // The pictures of `frame` as `spec` shows it (display.hpp), of its equalized frame when there
-// is one: what every stream engine's pictures must equal.
+// is one: what every stream engine's pictures must equal. A float frame is shown at the spec's
+// exposure (its range is then {0, 255}: the 8 bits of the picture).
 FramePictures make_pictures(const ImageView& frame, const ImageView* equalized,
                             const DisplaySpec& spec);
 

@@ -55,6 +55,7 @@ struct FrameSettings {
     EqualizeSettings equalize;
     bool stretch_deep = true;  // deep images shown over a stretched display range
     unsigned clipping = 0;     // channels of the clipping overlays (0: none)
+    double exposure = 0.0;     // float images shown at this exposure (EV), for viewing only
     ScopeSettings scopes;
     // What histograms, statistics and scopes count (full-resolution pixels; null: the frame).
     QRect region;
@@ -109,6 +110,9 @@ class Controller : public QObject {
     // How pictures are shown: deep images over a stretched display range; the clipping
     // overlays of these channels (bit 0 R or gray, 1 G, 2 B; 0 for none).
     void setDisplay(bool stretch_deep, unsigned clipping);
+    // The exposure (EV) float images are shown at: 2^EV times their linear light, clamped,
+    // sRGB-encoded (display.hpp). Their histograms, statistics and samples do not change.
+    void setExposure(double ev);
     // The scopes computed with every frame.
     void setScopes(const hs::ui::ScopeSettings& scopes);
     // The rectangle histograms, statistics and scopes count (null: the whole frame; one that

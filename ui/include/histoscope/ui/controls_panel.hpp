@@ -10,6 +10,8 @@
 
 class QCheckBox;
 class QComboBox;
+class QLabel;
+class QSlider;
 
 namespace hs::ui {
 
@@ -22,8 +24,11 @@ class ControlsPanel : public QWidget {
     // Channel checkboxes for these channels ("r", "g", "b", "luma" or "gray").
     void setChannels(const QStringList& names);
     // Bin counts offered for an image of this depth: powers of two from 16 up to 2^depth. The
-    // count last chosen (or restored) is shown again as soon as the depth offers it.
-    void setBitDepth(int bit_depth);
+    // count last chosen (or restored) is shown again as soon as the depth offers it. A float
+    // image (`floating`) is offered 16 to 4096 stops over -16..+16 EV, and the exposure slider.
+    void setBitDepth(int bit_depth, bool floating = false);
+    double exposure() const;      // EV
+    void setExposure(double ev);  // without emitting exposureChanged
     void setEngines(const QVector<EngineInfo>& engines);
     void selectEngine(const QString& name);  // without emitting engineChanged
     void selectBins(int bins);               // without emitting binsChanged
@@ -36,6 +41,7 @@ class ControlsPanel : public QWidget {
     QCheckBox* cumulativeCheck() const { return cumulative_; }
     QCheckBox* paradeCheck() const { return parade_; }
     QCheckBox* channelCheck(const QString& name) const;
+    QSlider* exposureSlider() const { return exposure_; }
 
   signals:
     void channelToggled(const QString& name, bool visible);
@@ -44,6 +50,7 @@ class ControlsPanel : public QWidget {
     void paradeToggled(bool on);
     void binsChanged(int bins);
     void engineChanged(const QString& name);
+    void exposureChanged(double ev);
 
   private:
     QWidget* channel_box_;
@@ -53,6 +60,9 @@ class ControlsPanel : public QWidget {
     QCheckBox* parade_;
     QComboBox* bins_;
     QComboBox* engines_;
+    QWidget* exposure_row_;
+    QSlider* exposure_;  // tenths of a stop
+    QLabel* exposure_value_;
     QString wanted_engine_ = QStringLiteral("auto");
     int wanted_bins_ = 256;
 };

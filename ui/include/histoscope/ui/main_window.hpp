@@ -108,6 +108,7 @@ class MainWindow : public QMainWindow {
     void engineRequested(const QString& name);
     void equalizerRequested(const QString& name);
     void binsRequested(int bins);
+    void exposureRequested(double ev);
     void equalizeRequested(const hs::ui::EqualizeSettings& settings);
     void referenceRequested(const QString& path);
     void saveRequested(const QString& path);
@@ -240,6 +241,7 @@ class MainWindow : public QMainWindow {
     int result_factor_ = 1;
     // What their pictures show them over (none: no picture came with them).
     std::optional<hs::DisplayRange> source_range_, result_range_;
+    double shown_exposure_ = 0.0;    // a float image's pictures: the exposure they show
     bool picker_equalized_ = false;  // what pixelPickerRequested() said last
     QString readout_;                // the status bar's text the pixel picker showed last
     // The statistics and timing of the last frame shown, and when they were last put in their
@@ -248,7 +250,8 @@ class MainWindow : public QMainWindow {
         bool pending = false;
         QStringList names;
         std::vector<hs::Stats> stats;
-        std::vector<ChannelLevels> levels;  // a CFA mosaic's
+        std::vector<hs::FloatStats> float_stats;  // a float image's (stats then empty)
+        std::vector<ChannelLevels> levels;        // a CFA mosaic's
         QString stats_note;
         bool preview = false;
         FrameTiming timing;

@@ -1,7 +1,8 @@
 #pragma once
 // Exact statistics per channel (rows = statistics, columns = channels); each cell's tooltip
-// says what it is, with its whole value. A camera raw mosaic's channels add the photosites at
-// or below their black level and at or above their white level (clipped).
+// says what it is, with its whole value. A float image's rows are its own (FloatStats). A camera
+// raw mosaic's channels add the photosites at or below their black level and at or above their
+// white level (clipped).
 
 #include <QAbstractTableModel>
 #include <QStringList>
@@ -26,6 +27,9 @@ class StatsModel : public QAbstractTableModel {
     // `levels`: of the first channels (a CFA mosaic's), or none.
     void setStats(const QStringList& channels, const std::vector<hs::Stats>& stats,
                   const std::vector<ChannelLevels>& levels = {});
+    // A float image's: its finite samples' statistics, the non-finite ones, and those below and
+    // above the bins' range.
+    void setFloatStats(const QStringList& channels, const std::vector<hs::FloatStats>& stats);
 
   private:
     QString cell(int column, int row) const;
@@ -33,6 +37,8 @@ class StatsModel : public QAbstractTableModel {
 
     QStringList channels_;
     std::vector<hs::Stats> stats_;
+    std::vector<hs::FloatStats> float_stats_;  // non-empty: the float rows
+    QString float_cell(int column, int row) const;
     std::vector<ChannelLevels> levels_;
     QStringList rows_;
 };

@@ -29,6 +29,7 @@ struct MediaInfo {
     int height = 0;
     int channels = 0;
     int bit_depth = 8;
+    bool floating = false;  // float samples (OpenEXR, PFM, float TIFF): linear light
     // Video: how its pixels are coded ("yuv420p10le, bt709, limited range"); empty otherwise.
     QString coding;
     std::int64_t frames = 1;  // video: as the container reports it; raw: as the size holds
@@ -82,9 +83,15 @@ struct HistogramData {
     int bins = 0;
     std::int64_t lower = 0;
     std::int64_t upper = 0;
+    // What lower and upper count: "" code values; "EV" stops of a float image's linear light
+    // (the bins' edges are then 2^EV, float_bins.hpp).
+    QString unit;
     QStringList channel_names;  // "r", "g", "b", "luma", "gray"; "r", "g1", ...
     std::vector<std::vector<std::uint64_t>> counts;  // [channel][bin]
     std::vector<hs::Stats> stats;                    // [channel]
+    // Float samples: their statistics instead (stats is then empty), with the samples in no
+    // bin: below range, above range, non-finite.
+    std::vector<hs::FloatStats> float_stats;  // [channel]
     // A camera raw file's CFA mosaic: each channel's levels and counts at them, and the levels
     // marked on the axis; empty otherwise.
     std::vector<ChannelLevels> levels;  // [channel]
@@ -139,7 +146,8 @@ struct FrameTiming {
     QString engine;     // histogram engine that ran
     QString equalizer;  // equalization engine that ran (empty when equalization is off)
     // What the engine counted, a count per code value of the frame's depth (the stream's
-    // histograms), and the bins the plot shows, summed from them.
+    // histograms), and the bins the plot shows, summed from them; of a float frame `values` is 0
+    // and `bins` the float bins counted themselves.
     int values = 0;
     int bins = 0;
     // Stages in pipeline order: reading the frame (playback), the frame stream's (a GPU's:
@@ -187,6 +195,7 @@ struct PresentedFrame {
     // The ranges the pictures show their samples over (display.hpp), for the pixel picker.
     hs::DisplayRange original_range{0, 255};
     hs::DisplayRange equalized_range{0, 255};
+    double exposure = 0.0;  // a float frame's pictures: the exposure (EV) they show
     QString display_note;   // how deep data is stretched for viewing, when it is
     QString equalize_note;  // why there is no equalized picture, when there is none
     // The settings asked for equalization (so a note above says why it could not run).
