@@ -222,7 +222,7 @@ class Declare {
 
 // Photos and video; --raw reads raw frames from FILE or standard input.
 void input(Declare& d, InputOptions& in) {
-    d.parsed("--raw", in.raw, media::parse_raw_format, "WxHxC:u8|u16[:DEPTH]",
+    d.parsed("--raw", in.raw, media::parse_raw_format, "WxHxC:u8|u16[:DEPTH]|f32",
              "the input is raw frames: width x height x channels, 8- or 16-bit samples, optional "
              "bit depth of 16-bit samples (e.g. 1920x1080x3:u16:12); FILE, or - for standard "
              "input");
@@ -373,8 +373,8 @@ CommandLine::CommandLine()
                    "is matched, of any depth (- for standard input)")
             ->type_name("REF");
     equalize
-        .parsed("--reference-raw", e.reference_raw, media::parse_raw_format, "WxHxC:u8|u16[:DEPTH]",
-                "match: --reference is raw, of this format")
+        .parsed("--reference-raw", e.reference_raw, media::parse_raw_format,
+                "WxHxC:u8|u16[:DEPTH]|f32", "match: --reference is raw, of this format")
         ->needs(reference);
     equalize
         .integer("--reference-frame", e.reference_frame, 0, kMaxFrame,

@@ -34,7 +34,7 @@ struct Defaulted {
 // and how photos and video are decoded.
 struct InputOptions {
     std::vector<std::string> files;
-    std::optional<media::RawFormat> raw;                  // --raw WxHxC:u8|u16[:DEPTH]
+    std::optional<media::RawFormat> raw;                  // --raw WxHxC:u8|u16[:DEPTH]|f32
     std::uint64_t max_pixels = media::kDefaultMaxPixels;  // --max-pixels
     bool allow_corrupt = false;                           // --allow-corrupt
     std::optional<media::CameraRawView> camera_raw;       // --camera-raw cfa|rgb

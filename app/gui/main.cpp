@@ -3,7 +3,7 @@
 //
 //   histoscope [FILE]                       opens FILE (default: the last file opened, else a
 //                                           bundled sample)
-//   histoscope --raw WxHxC:u8|u16[:DEPTH] [--fps R] FILE|-
+//   histoscope --raw WxHxC:u8|u16[:DEPTH]|f32 [--fps R] FILE|-
 //                                           opens FILE as raw frames of that format (the CLI's
 //                                           --raw): one frame like a photo, more like a video
 //                                           at R frames per second (default 25); "-" shows the
@@ -142,8 +142,9 @@ int main(int argc, char** argv) {
     parser.addOption(screenshot_timeout);
     const QCommandLineOption raw(
         QStringLiteral("raw"),
-        QStringLiteral("Open FILE as raw frames of FORMAT (WxHxC:u8, WxHxC:u16 or "
-                       "WxHxC:u16:DEPTH, as histoscope-cli --raw), e.g. 1920x1080x1:u16:12."),
+        QStringLiteral("Open FILE as raw frames of FORMAT (WxHxC:u8, WxHxC:u16, "
+                       "WxHxC:u16:DEPTH or WxHxC:f32, as histoscope-cli --raw), e.g. "
+                       "1920x1080x1:u16:12."),
         QStringLiteral("FORMAT"));
     parser.addOption(raw);
     const QCommandLineOption fps(
@@ -197,7 +198,7 @@ int main(int argc, char** argv) {
     if (file == QLatin1String("-") && raw_format.isEmpty())
         return usage_error(
             QStringLiteral("standard input (-) holds raw frames: say their format with --raw "
-                           "WxHxC:u8|u16[:DEPTH]"));
+                           "WxHxC:u8|u16[:DEPTH]|f32"));
     if (file.isEmpty() && !parser.isSet(screenshot)) {
         const QString last =
             QSettings().value(QStringLiteral("recentFiles")).toStringList().value(0);

@@ -326,7 +326,7 @@ TEST(CliCameraRaw, RawAndBinFilesAreRawFramesUnlessTheirBytesSayOtherwise) {
         expect_refused(run_cli(command + " " + quote(frames)), command,
                        "error: '" + frames.string() +
                            "' holds raw frames, which carry no header: give their format with "
-                           "--raw WxHxC:u8|u16[:DEPTH]\n",
+                           "--raw WxHxC:u8|u16[:DEPTH]|f32\n",
                        2);
     // As a reference, their format is --reference-raw's.
     expect_refused(
@@ -334,7 +334,7 @@ TEST(CliCameraRaw, RawAndBinFilesAreRawFramesUnlessTheirBytesSayOtherwise) {
                 quote(frames) + " -o " + quote(d.scratch.path / "matched.png")),
         "reference",
         "' holds raw frames, which carry no header: give their format with "
-        "--reference-raw WxHxC:u8|u16[:DEPTH]\n",
+        "--reference-raw WxHxC:u8|u16[:DEPTH]|f32\n",
         2);
     const auto raw = run_cli("info --raw 10x10x3:u8 " + quote(frames) + " --format json");
     ASSERT_EQ(raw.exit_code, 0) << raw.err;

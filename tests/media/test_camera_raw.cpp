@@ -436,7 +436,7 @@ TEST(CameraRaw, RawAndBinFilesAreRawFramesUnlessTheirBytesSayOtherwise) {
     // The message both applications give without a format.
     EXPECT_EQ(message_of<UsageError>([&] { media::raw_format_needed("'x.raw'"); }),
               "'x.raw' holds raw frames, which carry no header: give their format with --raw "
-              "WxHxC:u8|u16[:DEPTH]");
+              "WxHxC:u8|u16[:DEPTH]|f32");
 }
 
 TEST(CameraRaw, CutFilesAreRefused) {

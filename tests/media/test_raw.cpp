@@ -3,8 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <vector>
 
 #include "histoscope/core/error.hpp"
@@ -24,7 +26,7 @@ bool contains(const std::string& haystack, const std::string& needle) {
 
 }  // namespace
 
-TEST(RawFormat, ParsesTheThreeForms) {
+TEST(RawFormat, ParsesTheFourForms) {
     const media::RawFormat a = media::parse_raw_format("640x480x3:u8");
     EXPECT_EQ(a.width, 640);
     EXPECT_EQ(a.height, 480);
@@ -43,6 +45,12 @@ TEST(RawFormat, ParsesTheThreeForms) {
     EXPECT_EQ(c.bit_depth, 12);
     EXPECT_EQ(c.frame_bytes(), 16u * 8u * 4u * 2u);
 
+    const media::RawFormat d = media::parse_raw_format("7x5x3:f32");
+    EXPECT_EQ(d.type, SampleType::F32);
+    EXPECT_EQ(d.bit_depth, 32);
+    EXPECT_EQ(d.frame_bytes(), 7u * 5u * 3u * 4u);
+    EXPECT_EQ(media::parse_raw_format("7x5x3:f32:32"), d);
+
     EXPECT_EQ(media::parse_raw_format("1x1x1:u8:8").bit_depth, 8);
     EXPECT_EQ(media::parse_raw_format("65536x65536x4:u16:8").frame_bytes(),
               std::size_t{65536} * 65536 * 4 * 2);
@@ -50,7 +58,7 @@ TEST(RawFormat, ParsesTheThreeForms) {
 
 TEST(RawFormat, ToStringRoundTrips) {
     for (const std::string text :
-         {"640x480x3:u8", "1920x1080x1:u16", "16x8x4:u16:12", "1x1x1:u16:8"})
+         {"640x480x3:u8", "1920x1080x1:u16", "16x8x4:u16:12", "1x1x1:u16:8", "3x2x4:f32"})
         EXPECT_EQ(media::to_string(media::parse_raw_format(text)), text);
     // The redundant depths are dropped.
     EXPECT_EQ(media::to_string(media::parse_raw_format("2x2x1:u8:8")), "2x2x1:u8");
@@ -63,7 +71,9 @@ TEST(RawFormat, MalformedTextIsAUsageErrorNamingTheExpectedForm) {
                                    "640x480x3",
                                    "640x480x3:",
                                    "640x480x3:u32",
-                                   "640x480x3:f32",
+                                   "640x480x3:f16",
+                                   "640x480x3:f32:16",
+                                   "640x480x3:f32:",
                                    "640x480x2:u8",
                                    "640x480x5:u8",
                                    "640x480x0:u8",
@@ -92,6 +102,36 @@ TEST(RawFormat, MalformedTextIsAUsageErrorNamingTheExpectedForm) {
         const std::string m = message_of<UsageError>([&] { (void)media::parse_raw_format(text); });
         EXPECT_TRUE(contains(m, "WxHxC:u8")) << "'" << text << "': " << m;
         EXPECT_TRUE(contains(m, "'" + text + "'")) << "'" << text << "': " << m;
+    }
+}
+
+TEST(RawRead, ReadsFloatFramesAsStoredNonFiniteValuesIncluded) {
+    ScratchDir dir;
+    const auto format = media::parse_raw_format("3x2x1:f32");
+    const std::vector<float> values{0.5f,
+                                    -0.0f,
+                                    std::numeric_limits<float>::infinity(),
+                                    std::numeric_limits<float>::quiet_NaN(),
+                                    1e-45f,
+                                    3.0e38f};
+    std::vector<std::uint8_t> bytes(values.size() * 4);
+    for (std::size_t i = 0; i < values.size(); ++i) {
+        std::uint32_t bits = 0;
+        std::memcpy(&bits, &values[i], 4);
+        for (int b = 0; b < 4; ++b)  // little-endian, whatever the host
+            bytes[i * 4 + static_cast<std::size_t>(b)] = static_cast<std::uint8_t>(bits >> (8 * b));
+    }
+    write_bytes(dir.file("f.raw"), bytes);
+    const media::RawFrames raw = media::read_raw(dir.file("f.raw"), format);
+    ASSERT_EQ(raw.frames.size(), 1u);
+    const ImageView v = raw.frames[0].view();
+    EXPECT_EQ(v.type, SampleType::F32);
+    for (int i = 0; i < 6; ++i) {
+        const float got = v.sample_f32(i % 3, i / 3, 0);
+        std::uint32_t a = 0, b = 0;
+        std::memcpy(&a, &got, 4);
+        std::memcpy(&b, &values[static_cast<std::size_t>(i)], 4);
+        EXPECT_EQ(a, b) << i;  // bit for bit: -0 stays -0, the NaN its payload
     }
 }
 

@@ -29,11 +29,11 @@ inline constexpr double kRawFps = 25.0;
 // `raw_format` empty: a photo, a camera raw file (its CFA mosaic, or with `camera_raw_view` Rgb
 // its demosaiced image; the demosaiced image, with a note, for a sensor without a 2x2 Bayer
 // mosaic) or a video, told by the file's content; else the raw frames of that format
-// ("WxHxC:u8|u16[:DEPTH]") from the file, or as they arrive on standard input for path "-" (live),
-// playing at `fps` frames per second (0: kRawFps for a file, as they come on standard input; video
-// plays at its container's rate). Throws hs::InputError (unreadable, corrupt, too large, a raw size
-// that is not a whole number of frames), hs::UsageError (a malformed raw format) and
-// std::bad_alloc.
+// ("WxHxC:u8|u16[:DEPTH]|f32") from the file, or as they arrive on standard input for path "-"
+// (live), playing at `fps` frames per second (0: kRawFps for a file, as they come on standard
+// input; video plays at its container's rate). Throws hs::InputError (unreadable, corrupt, too
+// large, a raw size that is not a whole number of frames), hs::UsageError (a malformed raw format)
+// and std::bad_alloc.
 OpenedMedia open_media(const QString& path, const QString& raw_format = {}, double fps = 0.0,
                        hs::media::CameraRawView camera_raw_view = hs::media::CameraRawView::Cfa);
 

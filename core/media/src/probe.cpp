@@ -65,7 +65,7 @@ bool holds_raw_frames(const std::string& path) {
 
 void raw_format_needed(const std::string& name, const std::string& option) {
     throw UsageError(name + " holds raw frames, which carry no header: give their format with " +
-                     option + " WxHxC:u8|u16[:DEPTH]");
+                     option + " WxHxC:u8|u16[:DEPTH]|f32");
 }
 
 MediaKind probe(const Source& source, const DecodeOptions& options) {

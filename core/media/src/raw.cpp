@@ -1,5 +1,5 @@
-// Raw frames: "WxHxC:u8", "WxHxC:u16" or "WxHxC:u16:DEPTH"; interleaved samples, rows tightly
-// packed, 16-bit samples little-endian. Needs no OpenCV.
+// Raw frames: "WxHxC:u8", "WxHxC:u16", "WxHxC:u16:DEPTH" or "WxHxC:f32"; interleaved samples,
+// rows tightly packed, 16-bit samples and 32-bit IEEE floats little-endian. Needs no OpenCV.
 
 #include <poll.h>
 #include <sys/stat.h>
@@ -31,8 +31,8 @@ constexpr int kMaxSide = 65536;
 
 [[noreturn]] void malformed(const std::string& text, const std::string& why) {
     throw UsageError("malformed raw format '" + text + "' (" + why +
-                     "): expected WxHxC:u8, WxHxC:u16 or WxHxC:u16:DEPTH, e.g. 640x480x3:u8 or "
-                     "1920x1080x1:u16:12");
+                     "): expected WxHxC:u8, WxHxC:u16, WxHxC:u16:DEPTH or WxHxC:f32, e.g. "
+                     "640x480x3:u8 or 1920x1080x1:u16:12");
 }
 
 // A decimal number made of digits only (no sign, no spaces), within [lo, hi].
@@ -109,6 +109,17 @@ Image new_frame(const RawFormat& f) {
 }  // namespace
 
 void raw_to_host_samples(std::byte* data, std::size_t bytes, const RawFormat& format) {
+    if (format.type == SampleType::F32) {
+        // Every float is data (NaNs and infinities are counted apart): only the byte order.
+        if constexpr (std::endian::native == std::endian::big) {
+            auto* p = reinterpret_cast<std::uint8_t*>(data);
+            for (std::size_t k = 0; k + 3 < bytes; k += 4) {
+                std::swap(p[k], p[k + 3]);
+                std::swap(p[k + 1], p[k + 2]);
+            }
+        }
+        return;
+    }
     if (format.type != SampleType::U16) return;
     if constexpr (std::endian::native == std::endian::big) {
         auto* p = reinterpret_cast<std::uint8_t*>(data);
@@ -154,8 +165,13 @@ RawFormat parse_raw_format(const std::string& text) {
     } else if (parts[1] == "u16") {
         f.type = SampleType::U16;
         f.bit_depth = parts.size() == 3 ? parse_number(text, parts[2], "u16 depth", 8, 16) : 16;
+    } else if (parts[1] == "f32") {
+        f.type = SampleType::F32;
+        f.bit_depth = 32;
+        if (parts.size() == 3 && parse_number(text, parts[2], "depth", 1, 64) != 32)
+            malformed(text, "f32 samples have depth 32");
     } else {
-        malformed(text, "sample type '" + std::string(parts[1]) + "' is not u8 or u16");
+        malformed(text, "sample type '" + std::string(parts[1]) + "' is not u8, u16 or f32");
     }
     return f;
 }

@@ -97,7 +97,7 @@ class Controller : public QObject {
   public slots:
     void listEngines();
     void openFile(const QString& path);
-    // Raw frames of `format` ("WxHxC:u8|u16[:DEPTH]", the CLI's --raw): one frame shows like a
+    // Raw frames of `format` ("WxHxC:u8|u16[:DEPTH]|f32", the CLI's --raw): one frame shows like a
     // photo, several play like a video at `fps` (0: 25 fps); path "-": standard input, live.
     void openRaw(const QString& path, const QString& format, double fps = 0.0);
     // How camera raw files are opened: "cfa" (their CFA mosaic, the default) or "rgb" (their

@@ -87,7 +87,7 @@ class MainWindow : public QMainWindow {
     // A photo or a video; a file of raw frames with the format remembered for it, else (a .raw
     // or .bin file) after asking for its format.
     void openFile(const QString& path);
-    // Raw frames of `format` (the CLI's --raw: "WxHxC:u8|u16[:DEPTH]").
+    // Raw frames of `format` (the CLI's --raw: "WxHxC:u8|u16[:DEPTH]|f32").
     // Several frames play at `fps` frames per second (0: 25); path "-": standard input, live.
     void openRawFile(const QString& path, const QString& format, double fps = 0.0);
     // The Open Raw dialog for `path` (window-modal, not blocking).

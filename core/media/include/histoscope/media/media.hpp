@@ -39,7 +39,7 @@ struct DecodeOptions {
 
 // --- raw frames: "WxHxC:u8" or "WxHxC:u16" with an optional declared depth "WxHxC:u16:12".
 // 16-bit samples are little-endian. Interleaved, rows tightly packed.
-using RawFormat = FrameFormat;                        // WIDTHxHEIGHTxCHANNELS:u8|u16[:DEPTH]
+using RawFormat = FrameFormat;                        // WIDTHxHEIGHTxCHANNELS:u8|u16[:DEPTH]|f32
 RawFormat parse_raw_format(const std::string& text);  // throws UsageError
 std::string to_string(const RawFormat& format);
 // How many frames `bytes` bytes of input hold; throws InputError, naming the input as `what`,
@@ -511,7 +511,7 @@ bool raw_frames_name(const std::string& path);
 // pixels are raw frames to both.
 bool holds_raw_frames(const std::string& path);
 // The UsageError for raw frames given without their format: "NAME holds raw frames, which carry
-// no header: give their format with OPTION WxHxC:u8|u16[:DEPTH]". A stream input so named is
+// no header: give their format with OPTION WxHxC:u8|u16[:DEPTH]|f32". A stream input so named is
 // refused with it (OPTION --raw) from its first bytes (Source), rather than read to its end.
 [[noreturn]] void raw_format_needed(const std::string& name, const std::string& option = "--raw");
 
