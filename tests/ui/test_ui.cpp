@@ -705,6 +705,56 @@ class TestUi : public QObject {
         setEqualize(s);
     }
 
+    // Match chosen without a reference, and the file picked cannot be read (a JPEG cut short): the
+    // error is said and the mode goes back, as when the picker is cancelled, rather than stay on
+    // Match with nothing to match and an empty equalized pane.
+    void aRefusedFirstReferencePutsTheModeBack() {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString cut = dir.filePath(QStringLiteral("cut.jpg"));
+        {
+            QFile in(sample("fruits.jpg"));
+            QVERIFY(in.open(QIODevice::ReadOnly));
+            const QByteArray bytes = in.readAll();
+            QFile out(cut);
+            QVERIFY(out.open(QIODevice::WriteOnly));
+            out.write(bytes.left(bytes.size() / 2));
+        }
+        // A window of its own, which has no reference yet.
+        const QVariant kept = QSettings().value(QStringLiteral("equalize/reference"));
+        QSettings().remove(QStringLiteral("equalize/reference"));
+        Worker worker(std::make_unique<Controller>(make_registry(), ControllerOptions{}));
+        MainWindow window(worker.controller(), kSamples);
+        window.show();
+        window.openFile(sample("fruits.jpg"));
+        QTRY_VERIFY_WITH_TIMEOUT(!window.imageView()->equalized().isNull(), kTimeoutMs);
+        ui_test::settle(window);
+        EqualizePanel* panel = window.equalizePanel();
+        const EqualizeSettings before = panel->settings();
+        QVERIFY(before.mode != EqualizeSettings::Mode::Match);
+        QSignalSpy errors(worker.controller(), &Controller::errorOccurred);
+        panel->modeCombo()->setCurrentIndex(
+            panel->modeCombo()->findData(static_cast<int>(EqualizeSettings::Mode::Match)));
+        QFileDialog* dialog = nullptr;
+        QTRY_VERIFY_WITH_TIMEOUT((dialog = window.findChild<QFileDialog*>(
+                                      QStringLiteral("referenceDialog"))) != nullptr &&
+                                     dialog->isVisible(),
+                                 kTimeoutMs);
+        chooseFile(dialog, cut);
+        QTRY_COMPARE_WITH_TIMEOUT(errors.count(), 1, kTimeoutMs);
+        QVERIFY2(errors.first().first().toString().startsWith(QStringLiteral("Reference image")),
+                 qPrintable(errors.first().first().toString()));
+        QTRY_COMPARE_WITH_TIMEOUT(panel->settings().mode, before.mode, kTimeoutMs);
+        ui_test::settle(window);
+        QCOMPARE(panel->settings(), before);
+        QVERIFY(window.lastError().startsWith(QStringLiteral("Reference image")));
+        // The equalized pane still shows the mode before.
+        QVERIFY(!window.imageView()->equalized().isNull());
+        QCOMPARE(errors.count(), 1);
+        window.close();
+        if (kept.isValid()) QSettings().setValue(QStringLiteral("equalize/reference"), kept);
+    }
+
     // Matching takes a reference of any depth (hs::MatchReference: the normalized CDFs over
     // each side's own code values): a 10-bit clip's frame matched to an 8-bit photo, a 16-bit
     // PNG and another clip's first frame, and a 16-bit photo to an 8-bit one.

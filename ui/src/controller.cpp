@@ -154,6 +154,7 @@ void Controller::setReference(const QString& path) {
             std::make_shared<const hs::Image>(std::move(opened.first)));
     } catch (const std::exception& e) {
         emit errorOccurred(tr("Reference image: %1").arg(describe(e)));
+        emit referenceRefused(path);
         return;
     }
     // Frames in flight may still read the old reference.

@@ -41,6 +41,7 @@
 #include <QVBoxLayout>
 #include <QWheelEvent>
 #include <limits>
+#include <utility>
 
 #include "elided_label.hpp"
 #include "histoscope/core/bench.hpp"
@@ -618,6 +619,15 @@ void MainWindow::connectController() {
         unsaveable_.clear();
         equalize_->setReferenceName(QFileInfo(path).fileName());
         QSettings().setValue(QStringLiteral("equalize/reference"), path);
+        if (std::exchange(match_waits_, false) && equalize_->settings() != sent_equalize_) {
+            sent_equalize_ = equalize_->settings();
+            emit equalizeRequested(sent_equalize_);
+        }
+    });
+    // The error said why; Match chosen for this reference goes back to the mode before.
+    connect(controller_, &Controller::referenceRefused, this, [this] {
+        if (std::exchange(match_waits_, false) && !has_reference_)
+            equalize_->setSettings(sent_equalize_);
     });
     connect(controller_, &Controller::imageSaved, this, [this](const QString& path) {
         statusBar()->showMessage(tr("Saved %1").arg(path), 5000);
@@ -765,11 +775,15 @@ void MainWindow::chooseReference() {
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     connect(dialog, &QFileDialog::fileSelected, this, [this](const QString& path) {
         setReferenceFile(path);
-        // Match chosen without a reference applies now (after the reference, in order).
-        if (equalize_->settings() != sent_equalize_) {
-            sent_equalize_ = equalize_->settings();
-            emit equalizeRequested(sent_equalize_);
+        if (equalize_->settings() == sent_equalize_) return;
+        // Match chosen without a reference applies once the reference has loaded: a file that
+        // cannot be read puts the mode back rather than leave Match with nothing to match.
+        if (!has_reference_) {
+            match_waits_ = true;
+            return;
         }
+        sent_equalize_ = equalize_->settings();
+        emit equalizeRequested(sent_equalize_);
     });
     connect(dialog, &QFileDialog::rejected, this, [this] {
         // Match chosen without a reference, and none given: back to the mode before.

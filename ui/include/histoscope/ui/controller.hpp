@@ -159,6 +159,9 @@ class Controller : public QObject {
     // or not busy.
     void busyChanged(bool busy, const QString& what);
     void referenceLoaded(const QString& path);
+    // The reference `path` could not be read (errorOccurred() said why): the last good one, if
+    // any, stays.
+    void referenceRefused(const QString& path);
     void imageSaved(const QString& path);
     void errorOccurred(const QString& message);  // a request of the user's failed
     // Something the user should know that needs no answer (a frame dropped because it did not

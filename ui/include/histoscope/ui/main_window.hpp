@@ -256,6 +256,9 @@ class MainWindow : public QMainWindow {
     } text_;
     EqualizeSettings sent_equalize_;  // what the controller last got
     bool has_reference_ = false;      // the controller holds a match reference
+    // Match was chosen without a reference and one was picked: the mode is sent once it loads,
+    // and goes back to sent_equalize_'s if it is refused.
+    bool match_waits_ = false;
     bool announce_open_ = false;
     bool busy_ = false;
     bool scopes_sized_ = false;  // the scopes' dock was given its first height
