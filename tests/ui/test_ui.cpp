@@ -1062,6 +1062,9 @@ class TestUi : public QObject {
             QVERIFY2(make_registry()->find_equalizer(played.equalizer.toStdString()) != nullptr,
                      qPrintable(played.equalizer));
         QVERIFY(window_->timingPanel()->summary().contains(QStringLiteral("frame stream")));
+        QVERIFY2(window_->timingPanel()->summary().contains(
+                     QStringLiteral("video frame %1,").arg(state.frame)),
+                 qPrintable(window_->timingPanel()->summary()));
         {
             hs::media::VideoReader at(path.toStdString());
             at.seek(state.frame);

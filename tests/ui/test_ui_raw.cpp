@@ -487,6 +487,12 @@ class TestUiRaw : public QObject {
         QCOMPARE(played.frame, kFrames - 1);
         QVERIFY(played.total_ms > 0.0);
         QVERIFY(window_->timingPanel()->summary().contains(QStringLiteral("frame stream")));
+        // The frame named as what it is: a raw file's, not a video's.
+        QCOMPARE(played.frame_kind, QStringLiteral("raw"));
+        QVERIFY2(window_->timingPanel()->summary().contains(
+                     QStringLiteral("raw frame %1,").arg(kFrames - 1)),
+                 qPrintable(window_->timingPanel()->summary()));
+        QVERIFY(!window_->timingPanel()->summary().contains(QStringLiteral("video")));
         qInfo("played %d frames: %lld drawn, %lld dropped, engine %s, frame stream %s", kFrames,
               static_cast<long long>(drawn), static_cast<long long>(state.dropped),
               qPrintable(played.engine), qPrintable(played.stream));
@@ -626,6 +632,27 @@ class TestUiRaw : public QObject {
         window_->scopesDock()->hide();
         settle();
         if (!noGpu()) QCOMPARE(played.stream, QStringLiteral("gpu"));
+    }
+
+    // The timing panel names a frame by its source: a clip's, a raw file's, standard input's;
+    // a photo has no frame number.
+    void timingPanelNamesTheFramesSource() {
+        TimingModel model(4);
+        TimingPanel panel(&model);
+        const auto said = [&](const QString& kind, std::int64_t frame) {
+            FrameTiming t;
+            t.engine = QStringLiteral("cpu");
+            t.frame = frame;
+            t.frame_kind = kind;
+            model.add(t);
+            return panel.summary();
+        };
+        QVERIFY(said(QStringLiteral("video"), 7).contains(QStringLiteral("video frame 7,")));
+        QVERIFY(said(QStringLiteral("raw"), 8).contains(QStringLiteral("raw frame 8,")));
+        const QString live = said(QStringLiteral("live"), 9);
+        QVERIFY2(live.contains(QStringLiteral("frame 9 of standard input,")), qPrintable(live));
+        QVERIFY2(!live.contains(QStringLiteral("video")), qPrintable(live));
+        QVERIFY(!said(QString(), -1).contains(QStringLiteral("frame -1")));
     }
 
     // The pixel readout in the status bar follows each frame presented under a pointer that does

@@ -122,6 +122,9 @@ void Controller::open(const QString& path, const QString& raw_format, double fps
     if (opened.frames) playback_->open(std::move(opened.frames), live ? -1 : 0);
     source_ = live ? nullptr : std::make_shared<const hs::Image>(std::move(opened.first));
     path_ = path;
+    frame_kind_ = live                                ? QStringLiteral("live")
+                  : !opened.info.raw_format.isEmpty() ? QStringLiteral("raw")
+                                                      : QStringLiteral("video");
     camera_raw_ = !opened.info.camera_raw_view.isEmpty();
     cfa_ = std::move(opened.cfa);
     // A large photo's reduced copy for previews, made once.
@@ -346,6 +349,7 @@ void Controller::process() {
     FrameTag tag;
     tag.image = tag.source = source_;
     tag.index = playback_->isOpen() ? playback_->frame() : -1;
+    tag.frame_kind = frame_kind_;
     tag.session = playback_->isOpen() ? playback_->session() : 0;
     tag.generation = generation_;
     tag.context = plan.context;
@@ -430,6 +434,7 @@ void Controller::submitPlayed(ReadFrame& frame) {
         FrameTag tag;
         tag.session = frame.session;
         tag.index = frame.index;
+        tag.frame_kind = frame_kind_;
         tag.tick = playback_->playing() ? frame.tick : -1;
         tag.image = tag.source = frame.image;
         tag.read_ms = frame.read_ms;

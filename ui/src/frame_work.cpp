@@ -292,6 +292,7 @@ PresentedFrame results(hs::FrameResult& r, const FrameTag& tag) {
     timing.values = static_cast<int>(shape.max_value()) + 1;
     timing.bins = out.original_histogram.bins;
     timing.frame = tag.index;
+    if (tag.index >= 0) timing.frame_kind = tag.frame_kind;
     timing.preview = tag.preview;
     timing.read_ms = tag.read_ms;
     if (tag.read_ms > 0.0) timing.stages.push_back({QStringLiteral("read"), tag.read_ms});

@@ -82,6 +82,7 @@ struct ResultContext {
 struct FrameTag {
     std::uint64_t session = 0;                // playback session (0 for a photo)
     std::int64_t index = -1;                  // the frame's number (-1 for a photo)
+    QString frame_kind;                       // what it numbers (FrameTiming::frame_kind)
     std::int64_t tick = -1;                   // its tick on the playback clock (-1: shown at once)
     std::shared_ptr<const hs::Image> image;   // the frame computed
     std::shared_ptr<const hs::Image> source;  // the full-resolution frame, for the pixel picker

@@ -204,6 +204,7 @@ class Controller : public QObject {
     std::shared_ptr<const hs::Image> proxy_;
     int proxy_factor_ = 1;
     QString path_;
+    QString frame_kind_;  // what its frames are (FrameTiming::frame_kind)
     Playback* playback_;
     std::shared_ptr<const hs::MatchReference> reference_;
     hs::media::CameraRawView camera_raw_view_ = hs::media::CameraRawView::Cfa;

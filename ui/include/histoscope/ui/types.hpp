@@ -158,6 +158,9 @@ struct FrameTiming {
     bool preview = false;             // of a large photo's reduced copy
     QString stream;                   // the frame stream engine ("gpu", "cpu")
     std::int64_t dropped = 0;         // video: frames dropped so far
+    // What `frame` numbers: "video" (a clip's frames), "raw" (a raw file's), "live" (raw frames
+    // as they arrive on standard input); empty for a photo.
+    QString frame_kind;
     // The frame path's own stages in milliseconds: reading (decoding) the frame (playback),
     // the frame stream's device span (a GPU's, upload to download; else its stages' sum), and
     // making the results ready for the window.
