@@ -1073,10 +1073,24 @@ class TestUi : public QObject {
             QVERIFY(
                 model_matches(*window_->histogramModel(), reference_of(shown_frame->view(), 256)));
         }
-        // Seek.
-        emit window_->seekRequested(5);
+        // Seek, by the frame number typed into the box beside the slider (Ctrl+G goes there).
+        QSpinBox* spin = window_->frameSpin();
+        QVERIFY(spin->isVisible());
+        QCOMPARE(spin->value(), static_cast<int>(state.frame));
+        spin->setFocus();
+        spin->selectAll();
+        QTest::keyClicks(spin, QStringLiteral("5"));
+        QTest::keyClick(spin, Qt::Key_Return);
         QTRY_COMPARE_WITH_TIMEOUT(window_->playback().frame, 5, kTimeoutMs);
         settle();
+        {
+            hs::media::VideoReader at(path.toStdString());
+            at.seek(5);
+            const std::optional<hs::Image> fifth = at.read();
+            QVERIFY(fifth.has_value());
+            QVERIFY(model_matches(*window_->histogramModel(), reference_of(fifth->view(), 256)));
+        }
+        window_->imageView()->setFocus();
         // Playing to the end stops there; playing again starts over.
         const std::int64_t last = window_->media().frames - 1;
         emit window_->seekRequested(last - 3);
@@ -1263,7 +1277,7 @@ class TestUi : public QObject {
         // Frames are numbered from 0, as the CLI and every message number them.
         const auto* label = window_->findChild<QLabel*>(QStringLiteral("frameLabel"));
         QVERIFY(label != nullptr);
-        QVERIFY2(label->text().startsWith(QStringLiteral("Frame 3 of 0..7  dropped 0")),
+        QVERIFY2(label->text().startsWith(QStringLiteral("Frame 3 of 0..7 at 0:00.120  dropped 0")),
                  qPrintable(label->text()));
         // Home, then play to the end: it stops on the last frame, which is shown exactly.
         emit window_->seekRequested(0);

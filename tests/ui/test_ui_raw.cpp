@@ -8,6 +8,7 @@
 
 #include <QComboBox>
 #include <QDockWidget>
+#include <QLabel>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QStandardItemModel>
@@ -437,6 +438,45 @@ class TestUiRaw : public QObject {
         QCOMPARE(window_->playback().frame, 9);
         QCOMPARE(window_->playback().failed, 1);  // said apart from the frames dropped for time
         QVERIFY(model_matches(*window_->histogramModel(), reference_of(frames[9].view(), 256)));
+    }
+
+    // Video > Go to Frame (Ctrl+G) puts the cursor in the frame number's box beside the slider: a
+    // number typed and entered shows that frame, exactly, and the bar says when it falls.
+    void goToFrameShowsTheFrameTyped() {
+        std::vector<hs::Image> frames;
+        for (int k = 0; k < 40; ++k)
+            frames.push_back(hs::test::uniform(48, 32, 3, hs::SampleType::U8, 8,
+                                               static_cast<unsigned>(300 + k)));
+        std::vector<const hs::Image*> all;
+        for (const hs::Image& f : frames) all.push_back(&f);
+        const QString path = write_raw(dir_, "goto.raw", all);
+        openRaw(path, QStringLiteral("48x32x3:u8"));
+        QSpinBox* spin = window_->frameSpin();
+        QVERIFY(spin->isVisible());
+        QCOMPARE(spin->maximum(), 39);
+        QCOMPARE(spin->value(), 0);
+        window_->activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(window_.get()));
+        QTest::keyClick(window_.get(), Qt::Key_G, Qt::ControlModifier);
+        QTRY_VERIFY(spin->hasFocus());
+        QTest::keyClicks(spin, QStringLiteral("27"));
+        QTest::qWait(200);
+        QCOMPARE(window_->playback().frame, 0);  // nothing until the number is entered
+        QTest::keyClick(spin, Qt::Key_Return);
+        QTRY_COMPARE_WITH_TIMEOUT(window_->playback().frame, 27, kTimeoutMs);
+        settle();
+        QVERIFY(model_matches(*window_->histogramModel(), reference_of(frames[27].view(), 256)));
+        // At the 25 frames per second raw frames play at: 27 / 25 s.
+        const auto* label = window_->findChild<QLabel*>(QStringLiteral("frameLabel"));
+        QVERIFY(label != nullptr);
+        QVERIFY2(label->text().contains(QStringLiteral("Frame 27 of 0..39 at 0:01.080")),
+                 qPrintable(label->text()));
+        // The box follows every other way of moving: a step.
+        window_->imageView()->setFocus();
+        emit window_->stepRequested(1);
+        QTRY_COMPARE_WITH_TIMEOUT(window_->playback().frame, 28, kTimeoutMs);
+        QTRY_COMPARE_WITH_TIMEOUT(spin->value(), 28, kTimeoutMs);
+        settle();
     }
 
     void rawStreamPlaysToItsLastFrame() {

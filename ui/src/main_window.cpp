@@ -28,6 +28,7 @@
 #include <QScrollBar>
 #include <QSettings>
 #include <QSlider>
+#include <QSpinBox>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QStyle>
@@ -144,6 +145,21 @@ QString base_name(const QString& path) {
     return QFileInfo(path).completeBaseName();
 }
 
+// Where frame `frame` falls on a clip played at `fps`: "0:01.917", "1:02:03.250"; empty
+// without a rate.
+QString frame_time(std::int64_t frame, double fps) {
+    if (fps <= 0.0 || frame < 0) return {};
+    const auto ms =
+        static_cast<std::int64_t>(std::llround(static_cast<double>(frame) * 1000.0 / fps));
+    const std::int64_t s = ms / 1000, m = s / 60, h = m / 60;
+    const QString seconds = QStringLiteral("%1.%2")
+                                .arg(s % 60, 2, 10, QLatin1Char('0'))
+                                .arg(ms % 1000, 3, 10, QLatin1Char('0'));
+    if (h > 0)
+        return QStringLiteral("%1:%2:%3").arg(h).arg(m % 60, 2, 10, QLatin1Char('0')).arg(seconds);
+    return QStringLiteral("%1:%2").arg(m).arg(seconds);
+}
+
 // How the status bar names an input: standard input ("-") in words.
 QString shown_name(const QString& path) {
     return path == QLatin1String("-") ? QObject::tr("standard input") : QFileInfo(path).fileName();
@@ -177,6 +193,7 @@ MainWindow::MainWindow(Controller* controller, const QString& samples_dir, QWidg
       video_bar_(new QWidget(this)),
       play_button_(new QToolButton(this)),
       frame_slider_(new QSlider(Qt::Horizontal, this)),
+      frame_spin_(new QSpinBox(this)),
       frame_label_(new QLabel(this)),
       engine_label_(new QLabel(this)),
       media_label_(new ElidedLabel(this)),
@@ -234,12 +251,20 @@ void MainWindow::buildLayout() {
     play_button_->setIcon(style()->standardIcon(QStyle::SP_MediaPlay));
     play_button_->setToolTip(tr("Play/pause (Space)"));
     frame_slider_->setToolTip(tr("Seek: the frame follows while dragging"));
+    frame_spin_->setObjectName(QStringLiteral("frameSpin"));
+    frame_spin_->setToolTip(tr("Go to frame (Ctrl+G): its number, from 0, then Enter"));
+    // A number typed goes to its frame once it is whole (Enter), not digit by digit.
+    frame_spin_->setKeyboardTracking(false);
+    frame_spin_->setAccelerated(true);
     frame_label_->setObjectName(QStringLiteral("frameLabel"));
-    // Wide enough for the drops by stage: the slider keeps its width while they appear.
-    frame_label_->setMinimumWidth(fontMetrics().horizontalAdvance(QStringLiteral(
-        "Frame 00000 of 0..00000  dropped 0000 (read 0000, stream 0000, paint 0000)")));
-    auto* video_layout = new QHBoxLayout(video_bar_);
-    video_layout->setContentsMargins(0, 0, 0, 0);
+    // The slider the whole width of the image, the buttons, the frame's number and what the bar
+    // says under it: beside them it was squeezed to a stub in a narrow pane.
+    auto* video_rows = new QVBoxLayout(video_bar_);
+    video_rows->setContentsMargins(0, fontMetrics().height() / 3, 0, 0);
+    video_rows->setSpacing(0);
+    video_rows->addWidget(frame_slider_);
+    auto* video_layout = new QHBoxLayout;
+    video_rows->addLayout(video_layout);
     auto* prev = new QToolButton(this);
     prev->setIcon(style()->standardIcon(QStyle::SP_MediaSeekBackward));
     prev->setToolTip(tr("Previous frame (,)"));
@@ -249,8 +274,9 @@ void MainWindow::buildLayout() {
     video_layout->addWidget(prev);
     video_layout->addWidget(play_button_);
     video_layout->addWidget(next);
-    video_layout->addWidget(frame_slider_, 1);
-    video_layout->addWidget(frame_label_);
+    video_layout->addWidget(frame_spin_);
+    video_layout->addSpacing(fontMetrics().height() / 2);
+    video_layout->addWidget(frame_label_, 1);
     video_bar_->setVisible(false);
     connect(play_button_, &QToolButton::clicked, this, &MainWindow::playToggleRequested);
     connect(prev, &QToolButton::clicked, this, [this] { emit stepRequested(-1); });
@@ -259,6 +285,8 @@ void MainWindow::buildLayout() {
     // Every user move, dragging included (the controller keeps the latest); updates from
     // playback block the slider's signals.
     connect(frame_slider_, &QSlider::valueChanged, this,
+            [this](int value) { emit seekRequested(value); });
+    connect(frame_spin_, &QSpinBox::valueChanged, this,
             [this](int value) { emit seekRequested(value); });
 
     auto* split_row = new QHBoxLayout;
@@ -520,13 +548,16 @@ void MainWindow::buildMenus() {
         emit seekRequested(std::numeric_limits<qint64>::max());  // clamped to the clip
     });
     last->setShortcut(QKeySequence(Qt::Key_End));
+    QAction* go = video->addAction(tr("&Go to Frame..."), this, &MainWindow::goToFrame);
+    go->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_G));
+    go->setObjectName(QStringLiteral("goToFrameAction"));
     video->addSeparator();
     loop_action_ = video->addAction(tr("L&oop"));
     loop_action_->setCheckable(true);
     loop_action_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_L));
     loop_action_->setToolTip(tr("Start over at the end of the clip"));
     connect(loop_action_, &QAction::toggled, this, &MainWindow::loopRequested);
-    video_actions_ = {play_action_, next, prev, first, last};
+    video_actions_ = {play_action_, next, prev, first, last, go};
 
     QMenu* tools = menuBar()->addMenu(tr("&Tools"));
     QAction* compare =
@@ -988,6 +1019,7 @@ void MainWindow::onMediaLoaded(const MediaInfo& info) {
     // Live input cannot seek or step: its frames come once. Play and pause stay (a paused
     // reader leaves the writer waiting).
     frame_slider_->setVisible(!info.live);
+    frame_spin_->setVisible(!info.live);
     for (QWidget* b : step_buttons_) b->setEnabled(!info.live);
     for (QAction* a : video_actions_)
         a->setEnabled(info.video && (!info.live || a == play_action_));
@@ -995,6 +1027,9 @@ void MainWindow::onMediaLoaded(const MediaInfo& info) {
         const QSignalBlocker block(frame_slider_);
         frame_slider_->setRange(0, static_cast<int>(std::max<std::int64_t>(0, info.frames - 1)));
         frame_slider_->setValue(0);
+        const QSignalBlocker spin(frame_spin_);
+        frame_spin_->setRange(0, frame_slider_->maximum());
+        frame_spin_->setValue(0);
     }
     timing_model_->clear();
     if (compare_) compare_->close();
@@ -1208,6 +1243,12 @@ void MainWindow::setRegion(const QRect& region) {
     emit regionRequested(r);
 }
 
+void MainWindow::goToFrame() {
+    if (!media_.video || media_.live) return;
+    frame_spin_->setFocus(Qt::ShortcutFocusReason);
+    frame_spin_->selectAll();
+}
+
 void MainWindow::showShortcuts() {
     // Every menu action that has a shortcut, as the menus name it, then the mouse.
     QString html = QStringLiteral("<table cellspacing='6'>");
@@ -1282,12 +1323,20 @@ void MainWindow::onPlayback(const PlaybackState& state) {
         const QSignalBlocker block(frame_slider_);
         frame_slider_->setValue(static_cast<int>(state.frame));
     }
+    // A number being typed while paused stays until it is entered.
+    if (!frame_spin_->hasFocus() || state.playing) {
+        const QSignalBlocker block(frame_spin_);
+        frame_spin_->setValue(static_cast<int>(state.frame));
+    }
     // Frames count from 0, as the CLI, the JSON and every message number them; the drops by
     // the stage that made them.
     QString text = state.live ? tr("Frame %1 (live%2)")
                                     .arg(state.frame)
                                     .arg(state.playing ? QString() : tr(", ended"))
                               : tr("Frame %1 of 0..%2").arg(state.frame).arg(state.frames - 1);
+    // Where it falls at the rate the clip plays at.
+    if (const QString at = frame_time(state.frame, state.fps); !at.isEmpty())
+        text += tr(" at %1").arg(at);
     text += tr("  dropped %1").arg(state.dropped);
     if (state.dropped > 0)
         text += tr(" (read %1, stream %2, paint %3)")
@@ -1299,6 +1348,8 @@ void MainWindow::onPlayback(const PlaybackState& state) {
     if (frame_slider_->maximum() != static_cast<int>(std::max<std::int64_t>(0, state.frames - 1))) {
         const QSignalBlocker block(frame_slider_);
         frame_slider_->setMaximum(static_cast<int>(std::max<std::int64_t>(0, state.frames - 1)));
+        const QSignalBlocker spin(frame_spin_);
+        frame_spin_->setMaximum(frame_slider_->maximum());
     }
 }
 

@@ -21,6 +21,7 @@ class QMenu;
 class QDialog;
 class QMessageBox;
 class QSlider;
+class QSpinBox;
 class QSplitter;
 class QTabWidget;
 class QTableView;
@@ -73,6 +74,8 @@ class MainWindow : public QMainWindow {
     RegionBar* regionBar() const { return region_bar_; }
     QSlider* splitSlider() const { return split_slider_; }
     QSlider* frameSlider() const { return frame_slider_; }
+    // The frame number to go to (Video > Go to Frame, Ctrl+G): typed, then Enter.
+    QSpinBox* frameSpin() const { return frame_spin_; }
     const QString& currentPath() const { return current_path_; }
     const MediaInfo& media() const { return media_; }
     const PlaybackState& playback() const { return playback_; }
@@ -161,6 +164,8 @@ class MainWindow : public QMainWindow {
     // A region drawn or typed: to the view, the numbers and the controller.
     void setRegion(const QRect& region);
     void showShortcuts();
+    // Video > Go to Frame: the frame number's box, focused with its text selected.
+    void goToFrame();
     void showError(const QString& title, const QString& message);
     void chooseAndOpen();
     void chooseAndOpenRaw();
@@ -202,6 +207,7 @@ class MainWindow : public QMainWindow {
     QWidget* video_bar_;
     QToolButton* play_button_;
     QSlider* frame_slider_;
+    QSpinBox* frame_spin_;
     QLabel* frame_label_;
     QLabel* engine_label_;
     // The media (format, size, a camera raw file's view, levels, camera and shot), kept at the
