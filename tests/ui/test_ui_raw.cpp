@@ -8,13 +8,17 @@
 
 #include <QComboBox>
 #include <QDockWidget>
+#include <QElapsedTimer>
+#include <QFileDialog>
 #include <QLabel>
+#include <QLineEdit>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QStandardItemModel>
 #include <QStandardPaths>
 #include <QStatusBar>
 #include <QTemporaryDir>
+#include <QTimer>
 #include <QToolButton>
 #include <QtTest>
 #include <memory>
@@ -476,6 +480,113 @@ class TestUiRaw : public QObject {
         emit window_->stepRequested(1);
         QTRY_COMPARE_WITH_TIMEOUT(window_->playback().frame, 28, kTimeoutMs);
         QTRY_COMPARE_WITH_TIMEOUT(spin->value(), 28, kTimeoutMs);
+        settle();
+    }
+
+    // The file dialog open in the window (the save dialog, or a static one), once it shows.
+    static QFileDialog* shownFileDialog() {
+        QElapsedTimer clock;
+        clock.start();
+        while (clock.elapsed() < kTimeoutMs) {
+            for (QWidget* w : QApplication::topLevelWidgets())
+                if (auto* d = qobject_cast<QFileDialog*>(w); d != nullptr && d->isVisible())
+                    return d;
+            QTest::qWait(20);
+        }
+        return nullptr;
+    }
+    static QString offeredName(QFileDialog* dialog) {
+        const auto* name = dialog->findChild<QLineEdit*>(QStringLiteral("fileNameEdit"));
+        return name != nullptr ? name->text() : QString();
+    }
+
+    // Save Equalized Image and the exports of a stream's frame default to names with the frame's
+    // number, so that saving several frames replaces none; asked while it plays, they pause
+    // first, and the file holds the frame its name says.
+    void savingAFrameNamesItsNumber() {
+        std::vector<hs::Image> frames;
+        for (int k = 0; k < 30; ++k)
+            frames.push_back(hs::test::uniform(40, 24, 3, hs::SampleType::U8, 8,
+                                               static_cast<unsigned>(500 + k)));
+        std::vector<const hs::Image*> all;
+        for (const hs::Image& f : frames) all.push_back(&f);
+        const QString path = write_raw(dir_, "clip.raw", all);
+        openRaw(path, QStringLiteral("40x24x3:u8"));
+        QAction* save = nullptr;
+        QAction* csv = nullptr;
+        QAction* loop = nullptr;
+        for (QAction* a : window_->findChildren<QAction*>()) {
+            if (a->text() == QLatin1String("&Save Equalized Image As...")) save = a;
+            if (a->text() == QLatin1String("&Export Histogram CSV...")) csv = a;
+            if (a->text() == QLatin1String("L&oop")) loop = a;
+        }
+        QVERIFY(save != nullptr && csv != nullptr && loop != nullptr);
+        const EqualizeSettings settings = window_->equalizePanel()->settings();
+        QVERIFY(settings.mode == EqualizeSettings::Mode::Global ||
+                settings.mode == EqualizeSettings::Mode::Clahe);
+        QSignalSpy saved(controller(), &Controller::imageSaved);
+        // Saves frame `n` under the name offered, which names it.
+        const auto saves_frame = [&](std::int64_t n) {
+            QFileDialog* dialog = shownFileDialog();
+            QVERIFY(dialog != nullptr);
+            QVERIFY(!window_->playback().playing);
+            QCOMPARE(window_->playback().frame, n);
+            QCOMPARE(offeredName(dialog), QStringLiteral("clip-frame-%1-equalized.png").arg(n));
+            const qsizetype before = saved.count();
+            static_cast<QDialog*>(dialog)->accept();
+            QTRY_COMPARE_WITH_TIMEOUT(saved.count(), before + 1, kTimeoutMs);
+            const QString file = saved.last().first().toString();
+            QCOMPARE(file, dir_.filePath(QStringLiteral("clip-frame-%1-equalized.png").arg(n)));
+            const hs::Image want =
+                ui_test::equalized_reference(frames[static_cast<std::size_t>(n)].view(), settings);
+            const hs::Image got = hs::media::read_image(file.toStdString()).image;
+            QCOMPARE(got.channels(), want.channels());
+            bool same = true;
+            for (int y = 0; y < want.height() && same; ++y)
+                for (int x = 0; x < want.width() && same; ++x)
+                    for (int c = 0; c < want.channels(); ++c)
+                        same = same && got.view().sample(x, y, c) == want.view().sample(x, y, c);
+            QVERIFY2(same, qPrintable(file));
+        };
+        emit window_->seekRequested(7);
+        QTRY_COMPARE_WITH_TIMEOUT(window_->playback().frame, 7, kTimeoutMs);
+        settle();
+        save->trigger();
+        saves_frame(7);
+        if (QTest::currentTestFailed()) return;
+        // Asked while the clip plays: it pauses, and the name is the frame it stopped on.
+        loop->setChecked(true);
+        emit window_->playToggleRequested();
+        QTRY_VERIFY_WITH_TIMEOUT(window_->playback().playing && window_->playback().frame > 9,
+                                 kTimeoutMs);
+        save->trigger();
+        QTRY_VERIFY_WITH_TIMEOUT(!window_->playback().playing, kTimeoutMs);
+        settle();
+        saves_frame(window_->playback().frame);
+        if (QTest::currentTestFailed()) return;
+        // The histogram's CSV too.
+        emit window_->playToggleRequested();
+        QTRY_VERIFY_WITH_TIMEOUT(window_->playback().playing, kTimeoutMs);
+        // The static dialog runs its own loop: watched from a timer of that loop, not waited for.
+        QString offered;
+        QTimer watch;
+        watch.setInterval(20);
+        connect(&watch, &QTimer::timeout, this, [&] {
+            for (QWidget* w : QApplication::topLevelWidgets())
+                if (auto* d = qobject_cast<QFileDialog*>(w); d != nullptr && d->isVisible()) {
+                    watch.stop();
+                    offered = offeredName(d);
+                    d->reject();
+                    return;
+                }
+        });
+        watch.start();
+        csv->trigger();
+        QTRY_VERIFY_WITH_TIMEOUT(!offered.isEmpty(), kTimeoutMs);
+        QVERIFY(!window_->playback().playing);
+        QCOMPARE(offered,
+                 QStringLiteral("clip-frame-%1-histogram.csv").arg(window_->playback().frame));
+        loop->setChecked(false);
         settle();
     }
 

@@ -480,16 +480,19 @@ void Controller::deliver(StreamDone& done) {
     }
     if (tag.preview && shown_generation_ >= tag.generation) return;  // the exact one came first
     PresentedFrame out = results(*done.result, tag);
-    if (!tag.preview) {
+    const std::shared_ptr<const hs::Image> equalized = out.result;
+    // A clip's results are computed ahead of the frame on screen: theirs become the ones to save
+    // once shown (framesConsumed()), or a pause would save a frame that was never on screen.
+    if (!tag.preview && !played) {
         shown_generation_ = tag.generation;
-        equalized_ = out.result;
+        equalized_ = equalized;
     }
     if (!out.equalize_note.isEmpty() && settings_.equalize.mode != EqualizeSettings::Mode::Off)
         emit notice(out.equalize_note);
     choice_->addThroughput(out.timing, out.original_histogram);
     out.timing.dropped = playback_->isOpen() ? playback_->dropped() : 0;
     out.sequence = ++sequence_;
-    sent_.push_back(tag.source);
+    sent_.push_back({tag.source, equalized, tag.generation, tag.preview});
     emit frameReady(out);
     if (!opening_.isEmpty()) {
         opening_.clear();
@@ -497,23 +500,29 @@ void Controller::deliver(StreamDone& done) {
     }
     if (!tag.preview && !pending_save_.isEmpty() && tag.generation == generation_) {
         const QString path = std::exchange(pending_save_, QString());
+        // This result is of the frame on screen (process() computed it for the save).
         if (settings_.equalize.mode == EqualizeSettings::Mode::Off)
-            saveNow(path, source_);
-        else if (equalized_)
-            saveNow(path, equalized_);
+            saveNow(path, tag.source);
+        else if (equalized)
+            saveNow(path, equalized);
         else
             emit errorOccurred(tr("Nothing equalized to save: %1").arg(out.equalize_note));
     }
 }
 
 void Controller::framesConsumed(quint64 session, qint64 index, int count, int dropped) {
-    std::shared_ptr<const hs::Image> shown;
+    Sent shown;
     for (int i = 0; i < count && !sent_.empty(); ++i) {
         shown = std::move(sent_.front());
         sent_.pop_front();
     }
     if (index >= 0 && session != 0 && playback_->onScreen(session)) {
-        source_ = shown;  // the frame on screen: what a paused settings change computes again
+        // The frame on screen: what a paused settings change computes again, and saves.
+        source_ = shown.source;
+        if (!shown.preview) {
+            equalized_ = shown.equalized;
+            shown_generation_ = shown.generation;
+        }
         playback_->presented(session, index, dropped);
     }
     schedulePump();

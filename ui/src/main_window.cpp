@@ -141,10 +141,6 @@ QString media_filter() {
         .arg(kPhotoPatterns, camera_raw_patterns(), kVideoPatterns);
 }
 
-QString base_name(const QString& path) {
-    return QFileInfo(path).completeBaseName();
-}
-
 // Where frame `frame` falls on a clip played at `fps`: "0:01.917", "1:02:03.250"; empty
 // without a rate.
 QString frame_time(std::int64_t frame, double fps) {
@@ -608,6 +604,7 @@ void MainWindow::connectController() {
     connect(this, &MainWindow::saveRequested, controller_, &Controller::saveImage);
     connect(this, &MainWindow::enginesRequested, controller_, &Controller::listEngines);
     connect(this, &MainWindow::playToggleRequested, controller_, &Controller::togglePlay);
+    connect(this, &MainWindow::pauseRequested, controller_, &Controller::pause);
     connect(this, &MainWindow::stepRequested, controller_, &Controller::step);
     connect(this, &MainWindow::seekRequested, controller_, &Controller::seek);
     connect(this, &MainWindow::loopRequested, controller_, &Controller::setLoop);
@@ -834,7 +831,23 @@ void MainWindow::onEqualizeChanged(const EqualizeSettings& settings) {
     emit equalizeRequested(settings);
 }
 
+void MainWindow::whenPaused(void (MainWindow::*then)()) {
+    if (!playback_.playing) return (this->*then)();
+    when_paused_ = then;
+    emit pauseRequested();
+}
+
+QString MainWindow::exportPath(const QString& suffix) const {
+    const QFileInfo info(current_path_);
+    QString name = media_.live ? QStringLiteral("stdin") : info.completeBaseName();
+    // Each frame of a clip its own file: saving several frames replaces none.
+    if (media_.video && shown_frame_ >= 0) name += QStringLiteral("-frame-%1").arg(shown_frame_);
+    const QDir dir = media_.live ? QDir::current() : info.absoluteDir();
+    return dir.filePath(name + suffix);
+}
+
 void MainWindow::chooseAndSave() {
+    if (playback_.playing) return whenPaused(&MainWindow::chooseAndSave);
     if (media_.camera_raw_view == QLatin1String("cfa")) {
         showError(tr("Save Equalized Image"),
                   tr("A camera raw file's CFA mosaic is no picture to save: View > Camera Raw "
@@ -850,16 +863,13 @@ void MainWindow::chooseAndSave() {
         shown->raise();
         return;
     }
-    const QFileInfo info(current_path_);
     // Only the formats that hold the result: 16-bit samples or alpha only PNG and TIFF.
     QString formats = tr("PNG (*.png);;TIFF (*.tif *.tiff)");
     if (result_ == nullptr ||
         (result_->view().type == hs::SampleType::U8 && result_->view().channels != 4))
         formats += tr(";;JPEG (*.jpg *.jpeg);;BMP (*.bmp);;WebP (*.webp)");
-    auto* dialog = new QFileDialog(
-        this, tr("Save Equalized Image As"),
-        info.absoluteDir().filePath(info.completeBaseName() + QStringLiteral("-equalized.png")),
-        formats);
+    auto* dialog = new QFileDialog(this, tr("Save Equalized Image As"),
+                                   exportPath(QStringLiteral("-equalized.png")), formats);
     dialog->setObjectName(QStringLiteral("saveDialog"));
     dialog->setAcceptMode(QFileDialog::AcceptSave);
     dialog->setFileMode(QFileDialog::AnyFile);
@@ -902,12 +912,11 @@ void MainWindow::saveAs(const QString& path) {
 }
 
 void MainWindow::exportHistogramCsv() {
+    if (playback_.playing) return whenPaused(&MainWindow::exportHistogramCsv);
     if (histogram_model_->empty()) return;
-    const QFileInfo info(current_path_);
-    const QString path = QFileDialog::getSaveFileName(
-        this, tr("Export Histogram CSV"),
-        info.absoluteDir().filePath(base_name(current_path_) + QStringLiteral("-histogram.csv")),
-        tr("CSV (*.csv)"));
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export Histogram CSV"),
+                                                      exportPath(QStringLiteral("-histogram.csv")),
+                                                      tr("CSV (*.csv)"));
     if (path.isEmpty()) return;
     const QString error = write_text_file(
         path, histogram_csv(histogram_model_->histogram(), equalized_model_->histogram()),
@@ -927,11 +936,10 @@ QString MainWindow::savePlotPng(const QString& path) {
 }
 
 void MainWindow::exportPlotPng() {
-    const QFileInfo info(current_path_);
-    const QString path = QFileDialog::getSaveFileName(
-        this, tr("Export Plot PNG"),
-        info.absoluteDir().filePath(base_name(current_path_) + QStringLiteral("-histogram.png")),
-        tr("PNG (*.png)"));
+    if (playback_.playing) return whenPaused(&MainWindow::exportPlotPng);
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export Plot PNG"),
+                                                      exportPath(QStringLiteral("-histogram.png")),
+                                                      tr("PNG (*.png)"));
     if (path.isEmpty()) return;
     const QString error = savePlotPng(path);
     if (!error.isEmpty())
@@ -955,6 +963,8 @@ void MainWindow::openCompareDialog() {
 void MainWindow::onMediaLoaded(const MediaInfo& info) {
     media_ = info;
     unsaveable_.clear();
+    shown_frame_ = -1;
+    when_paused_ = nullptr;  // asked of the media before
     current_path_ = info.path;
     last_error_.clear();
     controls_->setBitDepth(info.bit_depth);
@@ -1048,6 +1058,7 @@ void MainWindow::onLoadFailed(const QString& path, const QString& message) {
 }
 
 void MainWindow::onFrame(const PresentedFrame& result) {
+    shown_frame_ = result.timing.frame;
     image_view_->setOriginal({result.original, result.original_clipping});
     image_view_->setEqualized({result.equalized, result.equalized_clipping});
     source_ = result.source;
@@ -1315,7 +1326,10 @@ void MainWindow::showShortcuts() {
 
 void MainWindow::onPlayback(const PlaybackState& state) {
     playback_ = state;
+    // Stale results of the session paused are dropped here: the frame on screen stays.
     presenter_->setSession(state.session);
+    if (!state.playing && when_paused_ != nullptr)
+        QTimer::singleShot(0, this, std::exchange(when_paused_, nullptr));
     if (!state.playing) showText();  // the frame playback stopped on, in full
     play_button_->setIcon(
         style()->standardIcon(state.playing ? QStyle::SP_MediaPause : QStyle::SP_MediaPlay));

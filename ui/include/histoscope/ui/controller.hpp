@@ -220,17 +220,23 @@ class Controller : public QObject {
 
     std::unique_ptr<StreamSession> stream_;   // every frame
     std::unique_ptr<StreamSession> preview_;  // a large photo's reduced copy (CPU stream)
-    // The frames of the results sent to the presenter and not yet taken (the one shown last
-    // becomes source_ when playback stops).
-    std::deque<std::shared_ptr<const hs::Image>> sent_;
+    // The results sent to the presenter and not yet taken: their frames and equalized frames
+    // (the one shown last becomes source_ and equalized_ when playback stops).
+    struct Sent {
+        std::shared_ptr<const hs::Image> source, equalized;
+        std::uint64_t generation = 0;
+        bool preview = false;
+    };
+    std::deque<Sent> sent_;
 
     bool process_posted_ = false;
     bool pump_posted_ = false;
     std::uint64_t sequence_ = 0;
     std::uint64_t generation_ = 0;        // settings computed (each process() is one)
-    std::uint64_t shown_generation_ = 0;  // of the last full (not preview) result
+    std::uint64_t shown_generation_ = 0;  // of the last full (not preview) result shown
     QString last_error_;
-    std::shared_ptr<const hs::Image> equalized_;  // the last full result's, when it came
+    // The equalized frame of that result, when it came: a photo's last, a clip's on screen.
+    std::shared_ptr<const hs::Image> equalized_;
     QString pending_save_;  // saved once the equalized frame of the current settings is there
     QString opening_;       // the file being opened
     QString busy_;          // what busyChanged() last said

@@ -116,6 +116,7 @@ class MainWindow : public QMainWindow {
     void saveRequested(const QString& path);
     void enginesRequested();
     void playToggleRequested();
+    void pauseRequested();
     void stepRequested(int frames);
     void seekRequested(qint64 frame);
     void loopRequested(bool on);
@@ -175,6 +176,12 @@ class MainWindow : public QMainWindow {
     void saveAs(const QString& path);
     void exportHistogramCsv();
     void exportPlotPng();
+    // Runs `then` on the frame playback stops on: at once when nothing plays, else once the
+    // pause it asks for has come (a file named after the frame shown holds that frame).
+    void whenPaused(void (MainWindow::*then)());
+    // Where an export of the media shown goes by default: beside it, named after it and, for a
+    // clip's or a stream's frame, the frame ("clip-frame-12-equalized.png").
+    QString exportPath(const QString& suffix) const;
 
     Controller* controller_;
     QString samples_dir_;
@@ -182,6 +189,8 @@ class MainWindow : public QMainWindow {
     QString last_error_;
     MediaInfo media_;
     PlaybackState playback_;
+    std::int64_t shown_frame_ = -1;  // the number of the frame on screen (-1: a photo)
+    void (MainWindow::*when_paused_)() = nullptr;  // what whenPaused() waits to run
     std::uint64_t frames_shown_ = 0;
     HistogramModel* histogram_model_;
     HistogramModel* equalized_model_;
