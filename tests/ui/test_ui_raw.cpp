@@ -6,9 +6,11 @@
 // the GPU engines, "auto" and the GPU frame stream run for real; without one, only what needs
 // the device is skipped, with QSKIP and the reason.
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDockWidget>
 #include <QElapsedTimer>
+#include <QFile>
 #include <QFileDialog>
 #include <QLabel>
 #include <QLineEdit>
@@ -77,6 +79,7 @@ class TestUiRaw : public QObject {
     QTemporaryDir dir_;
     QStringList gpu_engines_;      // available GPU engines ("auto" picks one of them if any)
     QStringList host_equalizers_;  // the equalizers of the registry that run on the host
+    int disk_reads_ = 0;           // copies of the settings' file read (savedOnDisk())
 
     Controller* controller() const { return worker_->controller(); }
     void settle() { ui_test::settle(*window_); }
@@ -587,6 +590,56 @@ class TestUiRaw : public QObject {
         QCOMPARE(offered,
                  QStringLiteral("clip-frame-%1-histogram.csv").arg(window_->playback().frame));
         loop->setChecked(false);
+        settle();
+    }
+
+    // The settings as written to disk: read from a copy of the file, since QSettings objects of
+    // one process share what they hold of a file, written or not.
+    QVariant savedOnDisk(const QString& key) {
+        const QString copy = dir_.filePath(QStringLiteral("settings-%1.conf").arg(++disk_reads_));
+        if (!QFile::copy(QSettings().fileName(), copy)) return {};
+        return QSettings(copy, QSettings::IniFormat).value(key);
+    }
+
+    // Each setting is on disk soon after it changes, the window still open: a SIGTERM or a
+    // crash loses none of them (they were saved on a normal quit only).
+    void settingsAreSavedAsTheyChange() {
+        const hs::Image frame = hs::test::uniform(32, 16, 3, hs::SampleType::U8, 8, 77);
+        openRaw(write_raw(dir_, "settings.raw", {&frame}), QStringLiteral("32x16x3:u8"));
+        const bool log = !window_->controls()->logCheck()->isChecked();
+        window_->controls()->logCheck()->setChecked(log);
+        QTRY_COMPARE_WITH_TIMEOUT(savedOnDisk(QStringLiteral("histogram/log")).toBool(), log,
+                                  kTimeoutMs);
+        pick(window_->controls()->binsCombo(), 64);
+        QTRY_COMPARE_WITH_TIMEOUT(savedOnDisk(QStringLiteral("histogram/bins")).toInt(), 64,
+                                  kTimeoutMs);
+        EqualizeSettings clahe;
+        clahe.mode = EqualizeSettings::Mode::Clahe;
+        clahe.strength = 0.6;
+        clahe.tiles_x = 3;
+        setEqualize(clahe);
+        QTRY_COMPARE_WITH_TIMEOUT(savedOnDisk(QStringLiteral("equalize/mode")).toInt(),
+                                  static_cast<int>(EqualizeSettings::Mode::Clahe), kTimeoutMs);
+        QCOMPARE(savedOnDisk(QStringLiteral("equalize/strength")).toDouble(), 0.6);
+        QCOMPARE(savedOnDisk(QStringLiteral("equalize/tilesX")).toInt(), 3);
+        QAction* clipping = window_->findChild<QAction*>(QStringLiteral("clippingAction"));
+        QVERIFY(clipping != nullptr);
+        const bool overlay = !clipping->isChecked();
+        clipping->setChecked(overlay);
+        QTRY_COMPARE_WITH_TIMEOUT(savedOnDisk(QStringLiteral("view/clipping")).toBool(), overlay,
+                                  kTimeoutMs);
+        // The window's size too.
+        window_->resize(window_->width() - 40, window_->height());
+        QTRY_COMPARE_WITH_TIMEOUT(savedOnDisk(QStringLiteral("window/geometry")).toByteArray(),
+                                  window_->saveGeometry(), kTimeoutMs);
+        // Back as the other tests expect them.
+        window_->controls()->logCheck()->setChecked(!log);
+        clipping->setChecked(!overlay);
+        pick(window_->controls()->binsCombo(), 256);
+        EqualizeSettings global;
+        global.mode = EqualizeSettings::Mode::Global;
+        setEqualize(global);
+        window_->resize(1400, 900);
         settle();
     }
 

@@ -196,7 +196,8 @@ MainWindow::MainWindow(Controller* controller, const QString& samples_dir, QWidg
       notes_label_(new ElidedLabel(this)),
       busy_label_(new QLabel(this)),
       busy_bar_(new QProgressBar(this)),
-      presenter_(new Presenter(controller->playbackClock(), this)) {
+      presenter_(new Presenter(controller->playbackClock(), this)),
+      settings_save_(new QTimer(this)) {
     setWindowTitle(tr("Histoscope"));
     setWindowIcon(QIcon(QStringLiteral(":/icons/histoscope.svg")));
     setAcceptDrops(true);
@@ -234,6 +235,7 @@ MainWindow::MainWindow(Controller* controller, const QString& samples_dir, QWidg
         size = size.boundedTo(screen->availableGeometry().size() * 0.92);
     resize(size);
     restoreSettings();
+    watchSettings();
     emit enginesRequested();
 }
 
@@ -1396,8 +1398,19 @@ void MainWindow::dropEvent(QDropEvent* event) {
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
+    settings_save_->stop();
     saveSettings();
     QMainWindow::closeEvent(event);
+}
+
+void MainWindow::resizeEvent(QResizeEvent* event) {
+    QMainWindow::resizeEvent(event);
+    scheduleSettingsSave();
+}
+
+void MainWindow::moveEvent(QMoveEvent* event) {
+    QMainWindow::moveEvent(event);
+    scheduleSettingsSave();
 }
 
 }  // namespace hs::ui

@@ -24,6 +24,7 @@ class QSlider;
 class QSpinBox;
 class QSplitter;
 class QTabWidget;
+class QTimer;
 class QTableView;
 class QToolButton;
 
@@ -132,6 +133,8 @@ class MainWindow : public QMainWindow {
     void dragEnterEvent(QDragEnterEvent* event) override;
     void dropEvent(QDropEvent* event) override;
     void closeEvent(QCloseEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
+    void moveEvent(QMoveEvent* event) override;
 
   private:
     void buildLayout();
@@ -139,6 +142,10 @@ class MainWindow : public QMainWindow {
     void connectController();
     void restoreSettings();
     void saveSettings() const;
+    // Every setting saved soon after it changes, not only on a normal quit (a SIGTERM or a
+    // crash lost them): each change starts settings_save_, whose end saves them all.
+    void watchSettings();
+    void scheduleSettingsSave();
     void rebuildRecentMenu();
     void addRecent(const QString& path);
     void onMediaLoaded(const MediaInfo& info);
@@ -227,6 +234,7 @@ class MainWindow : public QMainWindow {
     QLabel* busy_label_;
     QProgressBar* busy_bar_;
     Presenter* presenter_;
+    QTimer* settings_save_;
     QMenu* recent_menu_ = nullptr;
     QAction* play_action_ = nullptr;
     QAction* loop_action_ = nullptr;
