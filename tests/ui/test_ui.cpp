@@ -1433,6 +1433,68 @@ class TestUi : public QObject {
         openAndWait(sample("fruits.jpg"));
     }
 
+    // A limited-range clip's coded Y' below black (< 64 at 10 bits, < 16 at 8) and above white
+    // (> 940, > 235), which its R', G', B' clamp, is said in the statistics, frame by frame; a
+    // full-range clip has no such span and says nothing.
+    void limitedRangeClipSaysItsYBelowBlackAndAboveWhite() {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        for (const int depth : {10, 8}) {
+            hs::test::CodedClip clip;  // Y' over every code value: some below and above
+            clip.width = 48;
+            clip.height = 32;
+            clip.frames = 3;
+            clip.depth = depth;
+            clip.pix_fmt = depth == 8 ? "yuv420p" : "yuv420p10le";
+            const std::uint32_t black = 16u << (depth - 8), white = 235u << (depth - 8);
+            const auto expected = [&](int frame) {
+                std::uint64_t below = 0, above = 0;
+                for (int y = 0; y < clip.height; ++y)
+                    for (int x = 0; x < clip.width; ++x) {
+                        const std::uint32_t v = clip.value(0, x, y, frame);
+                        below += v < black ? 1u : 0u;
+                        above += v > white ? 1u : 0u;
+                    }
+                const double n = clip.width * clip.height;
+                return QStringLiteral(
+                           "Limited range Y': %1 below black (< %2, %3%), %4 above white (> "
+                           "%5, %6%)")
+                    .arg(below)
+                    .arg(black)
+                    .arg(100.0 * static_cast<double>(below) / n, 0, 'f', 3)
+                    .arg(above)
+                    .arg(white)
+                    .arg(100.0 * static_cast<double>(above) / n, 0, 'f', 3);
+            };
+            const QString limited = dir.filePath(QStringLiteral("limited%1.mkv").arg(depth));
+            QString error = QString::fromStdString(
+                hs::test::encode_clip(clip, limited.toStdString(), "-c:v ffv1 -color_range tv"));
+            QVERIFY2(error.isEmpty(), qPrintable(error));
+            openAndWait(limited);
+            QVERIFY2(window_->statsNote().contains(expected(0)),
+                     qPrintable(window_->statsNote() + QStringLiteral(" / ") + expected(0)));
+            QVERIFY(expected(0) != expected(2));
+            // A frame read by playback's reader, and again once a setting changes.
+            emit window_->seekRequested(2);
+            QTRY_COMPARE_WITH_TIMEOUT(window_->playback().frame, 2, kTimeoutMs);
+            settle();
+            QVERIFY2(window_->statsNote().contains(expected(2)), qPrintable(window_->statsNote()));
+            selectBins(64);
+            QVERIFY2(window_->statsNote().contains(expected(2)), qPrintable(window_->statsNote()));
+            selectBins(256);
+            const QString full = dir.filePath(QStringLiteral("full%1.mkv").arg(depth));
+            error = QString::fromStdString(
+                hs::test::encode_clip(clip, full.toStdString(), "-c:v ffv1 -color_range pc"));
+            QVERIFY2(error.isEmpty(), qPrintable(error));
+            openAndWait(full);
+            QVERIFY2(window_->media().coding.contains(QStringLiteral("full range")),
+                     qPrintable(window_->media().coding));
+            QVERIFY2(!window_->statsNote().contains(QStringLiteral("Limited range")),
+                     qPrintable(window_->statsNote()));
+        }
+        openAndWait(sample("fruits.jpg"));
+    }
+
     void rawOfTheWrongSizeIsRefused() {
         QTemporaryDir dir;
         QVERIFY(dir.isValid());

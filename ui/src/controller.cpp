@@ -121,6 +121,7 @@ void Controller::open(const QString& path, const QString& raw_format, double fps
     const bool live = opened.info.live;
     if (opened.frames) playback_->open(std::move(opened.frames), live ? -1 : 0);
     source_ = live ? nullptr : std::make_shared<const hs::Image>(std::move(opened.first));
+    source_excursions_ = opened.first_excursions;
     path_ = path;
     frame_kind_ = live                                ? QStringLiteral("live")
                   : !opened.info.raw_format.isEmpty() ? QStringLiteral("raw")
@@ -348,6 +349,7 @@ void Controller::process() {
                                         reference_.get(), reference_generation_, status);
     FrameTag tag;
     tag.image = tag.source = source_;
+    tag.excursions = source_excursions_;
     tag.index = playback_->isOpen() ? playback_->frame() : -1;
     tag.frame_kind = frame_kind_;
     tag.session = playback_->isOpen() ? playback_->session() : 0;
@@ -437,6 +439,7 @@ void Controller::submitPlayed(ReadFrame& frame) {
         tag.frame_kind = frame_kind_;
         tag.tick = playback_->playing() ? frame.tick : -1;
         tag.image = tag.source = frame.image;
+        tag.excursions = frame.excursions;
         tag.read_ms = frame.read_ms;
         tag.generation = generation_;
         tag.context = plan.context;
@@ -492,7 +495,7 @@ void Controller::deliver(StreamDone& done) {
     choice_->addThroughput(out.timing, out.original_histogram);
     out.timing.dropped = playback_->isOpen() ? playback_->dropped() : 0;
     out.sequence = ++sequence_;
-    sent_.push_back({tag.source, equalized, tag.generation, tag.preview});
+    sent_.push_back({tag.source, equalized, tag.excursions, tag.generation, tag.preview});
     emit frameReady(out);
     if (!opening_.isEmpty()) {
         opening_.clear();
@@ -519,6 +522,7 @@ void Controller::framesConsumed(quint64 session, qint64 index, int count, int dr
     if (index >= 0 && session != 0 && playback_->onScreen(session)) {
         // The frame on screen: what a paused settings change computes again, and saves.
         source_ = shown.source;
+        source_excursions_ = shown.excursions;
         if (!shown.preview) {
             equalized_ = shown.equalized;
             shown_generation_ = shown.generation;

@@ -226,6 +226,7 @@ PresentedFrame results(hs::FrameResult& r, const FrameTag& tag) {
     out.equalize_note = context.equalize_note;
     out.equalize_wanted = context.equalize_wanted;
     out.region = context.region;
+    out.excursions = tag.excursions;
     for (std::size_t i = 0; i < r.scopes.size() && i < context.scopes.size(); ++i) {
         const hs::ScopeSpec& spec = context.scopes[i];
         ScopeImage scope;

@@ -1120,8 +1120,23 @@ void MainWindow::onFrame(const PresentedFrame& result) {
                        .arg(result.result_factor);
     if (const QRect& r = result.region; !r.isNull())
         counted << tr("region %1,%2 %3x%4").arg(r.x()).arg(r.y()).arg(r.width()).arg(r.height());
-    text_.stats_note =
-        counted.isEmpty() ? QString() : tr("Counted: %1").arg(counted.join(QStringLiteral(", ")));
+    QStringList stats_notes;
+    if (!counted.isEmpty())
+        stats_notes << tr("Counted: %1").arg(counted.join(QStringLiteral(", ")));
+    // Limited range: the coded Y' that its R', G', B' clamp, which no column shows.
+    if (const auto& y = result.excursions) {
+        const double samples = static_cast<double>(std::max<std::uint64_t>(y->samples, 1));
+        stats_notes
+            << tr("Limited range Y'%1: %2 below black (< %3, %4%), %5 above white (> %6, %7%)")
+                   .arg(result.region.isNull() ? QString() : tr(" of the whole frame"))
+                   .arg(y->below)
+                   .arg(y->black)
+                   .arg(100.0 * static_cast<double>(y->below) / samples, 0, 'f', 3)
+                   .arg(y->above)
+                   .arg(y->white)
+                   .arg(100.0 * static_cast<double>(y->above) / samples, 0, 'f', 3);
+    }
+    text_.stats_note = stats_notes.join(QLatin1Char('\n'));
     text_.preview = result.preview;
     const HistogramData& e = result.equalized_histogram;
     for (int c = 0; c < e.channel_names.size(); ++c) {

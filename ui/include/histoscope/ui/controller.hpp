@@ -29,6 +29,7 @@
 #include <deque>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "histoscope/core/engine.hpp"
@@ -201,6 +202,7 @@ class Controller : public QObject {
 
     // The media: the photo or the video frame shown, a large photo's reduced copy.
     std::shared_ptr<const hs::Image> source_;
+    std::optional<hs::media::LumaExcursions> source_excursions_;  // of source_, a video frame's
     std::shared_ptr<const hs::Image> proxy_;
     int proxy_factor_ = 1;
     QString path_;
@@ -224,6 +226,7 @@ class Controller : public QObject {
     // (the one shown last becomes source_ and equalized_ when playback stops).
     struct Sent {
         std::shared_ptr<const hs::Image> source, equalized;
+        std::optional<hs::media::LumaExcursions> excursions;  // of source
         std::uint64_t generation = 0;
         bool preview = false;
     };

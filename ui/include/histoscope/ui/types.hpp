@@ -10,12 +10,14 @@
 #include <QVector>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "histoscope/core/bench.hpp"
 #include "histoscope/core/display.hpp"
 #include "histoscope/core/image.hpp"
 #include "histoscope/core/stats.hpp"
+#include "histoscope/media/media.hpp"
 
 namespace hs::ui {
 
@@ -205,6 +207,9 @@ struct PresentedFrame {
     // The histograms, statistics and scopes count this rectangle of the frame (full-resolution
     // pixels; null: the whole frame).
     QRect region;
+    // A limited-range video frame's coded Y' below black and above white (the whole frame's),
+    // where its stream codes Y'CbCr at limited range; none otherwise.
+    std::optional<hs::media::LumaExcursions> excursions;
     QVector<ScopeImage> scopes;  // the scopes shown, in the panel's order
     FrameTiming timing;
     // Playback: the play session it belongs to and its place on that session's clock (the
