@@ -193,3 +193,24 @@ TEST(FrameSourceLive, AnEmptyOrShortStandardInputIsSaidBeforeAFrameIsMade) {
         EXPECT_EQ(source.read(image), Status::End);
     }
 }
+
+// A limited range's span at each depth, 16 and 235 scaled by 2^(depth-8): the samples strictly
+// below black and strictly above white, of a plane of either sample type.
+TEST(LumaExcursions, CountTheSamplesOutsideTheSpanAtEachDepth) {
+    for (const int depth : {8, 10, 12, 16}) {
+        const std::uint32_t black = 16u << (depth - 8), white = 235u << (depth - 8);
+        const std::uint32_t top = (1u << depth) - 1u;
+        const std::vector<std::uint32_t> values{
+            0,         black - 1, black,     black + 1, 128u << (depth - 8),
+            white - 1, white,     white + 1, top,       top};
+        Image plane(5, 2, 1, depth > 8 ? SampleType::U16 : SampleType::U8, depth);
+        for (int i = 0; i < 10; ++i)
+            plane.set_sample(i % 5, i / 5, 0, values[static_cast<std::size_t>(i)]);
+        const media::LumaExcursions e = media::luma_excursions(plane.view(), depth);
+        EXPECT_EQ(e.black, black) << depth;
+        EXPECT_EQ(e.white, white) << depth;
+        EXPECT_EQ(e.below, 2u) << depth;  // 0 and black - 1
+        EXPECT_EQ(e.above, 3u) << depth;  // white + 1 and the top twice
+        EXPECT_EQ(e.samples, 10u) << depth;
+    }
+}

@@ -705,6 +705,56 @@ class TestUi : public QObject {
         setEqualize(s);
     }
 
+    // Match chosen without a reference, and the file picked cannot be read (a JPEG cut short): the
+    // error is said and the mode goes back, as when the picker is cancelled, rather than stay on
+    // Match with nothing to match and an empty equalized pane.
+    void aRefusedFirstReferencePutsTheModeBack() {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString cut = dir.filePath(QStringLiteral("cut.jpg"));
+        {
+            QFile in(sample("fruits.jpg"));
+            QVERIFY(in.open(QIODevice::ReadOnly));
+            const QByteArray bytes = in.readAll();
+            QFile out(cut);
+            QVERIFY(out.open(QIODevice::WriteOnly));
+            out.write(bytes.left(bytes.size() / 2));
+        }
+        // A window of its own, which has no reference yet.
+        const QVariant kept = QSettings().value(QStringLiteral("equalize/reference"));
+        QSettings().remove(QStringLiteral("equalize/reference"));
+        Worker worker(std::make_unique<Controller>(make_registry(), ControllerOptions{}));
+        MainWindow window(worker.controller(), kSamples);
+        window.show();
+        window.openFile(sample("fruits.jpg"));
+        QTRY_VERIFY_WITH_TIMEOUT(!window.imageView()->equalized().isNull(), kTimeoutMs);
+        ui_test::settle(window);
+        EqualizePanel* panel = window.equalizePanel();
+        const EqualizeSettings before = panel->settings();
+        QVERIFY(before.mode != EqualizeSettings::Mode::Match);
+        QSignalSpy errors(worker.controller(), &Controller::errorOccurred);
+        panel->modeCombo()->setCurrentIndex(
+            panel->modeCombo()->findData(static_cast<int>(EqualizeSettings::Mode::Match)));
+        QFileDialog* dialog = nullptr;
+        QTRY_VERIFY_WITH_TIMEOUT((dialog = window.findChild<QFileDialog*>(
+                                      QStringLiteral("referenceDialog"))) != nullptr &&
+                                     dialog->isVisible(),
+                                 kTimeoutMs);
+        chooseFile(dialog, cut);
+        QTRY_COMPARE_WITH_TIMEOUT(errors.count(), 1, kTimeoutMs);
+        QVERIFY2(errors.first().first().toString().startsWith(QStringLiteral("Reference image")),
+                 qPrintable(errors.first().first().toString()));
+        QTRY_COMPARE_WITH_TIMEOUT(panel->settings().mode, before.mode, kTimeoutMs);
+        ui_test::settle(window);
+        QCOMPARE(panel->settings(), before);
+        QVERIFY(window.lastError().startsWith(QStringLiteral("Reference image")));
+        // The equalized pane still shows the mode before.
+        QVERIFY(!window.imageView()->equalized().isNull());
+        QCOMPARE(errors.count(), 1);
+        window.close();
+        if (kept.isValid()) QSettings().setValue(QStringLiteral("equalize/reference"), kept);
+    }
+
     // Matching takes a reference of any depth (hs::MatchReference: the normalized CDFs over
     // each side's own code values): a 10-bit clip's frame matched to an 8-bit photo, a 16-bit
     // PNG and another clip's first frame, and a 16-bit photo to an 8-bit one.
@@ -1012,6 +1062,9 @@ class TestUi : public QObject {
             QVERIFY2(make_registry()->find_equalizer(played.equalizer.toStdString()) != nullptr,
                      qPrintable(played.equalizer));
         QVERIFY(window_->timingPanel()->summary().contains(QStringLiteral("frame stream")));
+        QVERIFY2(window_->timingPanel()->summary().contains(
+                     QStringLiteral("video frame %1,").arg(state.frame)),
+                 qPrintable(window_->timingPanel()->summary()));
         {
             hs::media::VideoReader at(path.toStdString());
             at.seek(state.frame);
@@ -1020,10 +1073,24 @@ class TestUi : public QObject {
             QVERIFY(
                 model_matches(*window_->histogramModel(), reference_of(shown_frame->view(), 256)));
         }
-        // Seek.
-        emit window_->seekRequested(5);
+        // Seek, by the frame number typed into the box beside the slider (Ctrl+G goes there).
+        QSpinBox* spin = window_->frameSpin();
+        QVERIFY(spin->isVisible());
+        QCOMPARE(spin->value(), static_cast<int>(state.frame));
+        spin->setFocus();
+        spin->selectAll();
+        QTest::keyClicks(spin, QStringLiteral("5"));
+        QTest::keyClick(spin, Qt::Key_Return);
         QTRY_COMPARE_WITH_TIMEOUT(window_->playback().frame, 5, kTimeoutMs);
         settle();
+        {
+            hs::media::VideoReader at(path.toStdString());
+            at.seek(5);
+            const std::optional<hs::Image> fifth = at.read();
+            QVERIFY(fifth.has_value());
+            QVERIFY(model_matches(*window_->histogramModel(), reference_of(fifth->view(), 256)));
+        }
+        window_->imageView()->setFocus();
         // Playing to the end stops there; playing again starts over.
         const std::int64_t last = window_->media().frames - 1;
         emit window_->seekRequested(last - 3);
@@ -1210,7 +1277,7 @@ class TestUi : public QObject {
         // Frames are numbered from 0, as the CLI and every message number them.
         const auto* label = window_->findChild<QLabel*>(QStringLiteral("frameLabel"));
         QVERIFY(label != nullptr);
-        QVERIFY2(label->text().startsWith(QStringLiteral("Frame 3 of 0..7  dropped 0")),
+        QVERIFY2(label->text().startsWith(QStringLiteral("Frame 3 of 0..7 at 0:00.120  dropped 0")),
                  qPrintable(label->text()));
         // Home, then play to the end: it stops on the last frame, which is shown exactly.
         emit window_->seekRequested(0);
@@ -1363,6 +1430,68 @@ class TestUi : public QObject {
         QVERIFY(second.has_value());
         QVERIFY(model_matches(*window_->histogramModel(), reference_of(second->view(), 1024)));
         selectBins(256);
+        openAndWait(sample("fruits.jpg"));
+    }
+
+    // A limited-range clip's coded Y' below black (< 64 at 10 bits, < 16 at 8) and above white
+    // (> 940, > 235), which its R', G', B' clamp, is said in the statistics, frame by frame; a
+    // full-range clip has no such span and says nothing.
+    void limitedRangeClipSaysItsYBelowBlackAndAboveWhite() {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        for (const int depth : {10, 8}) {
+            hs::test::CodedClip clip;  // Y' over every code value: some below and above
+            clip.width = 48;
+            clip.height = 32;
+            clip.frames = 3;
+            clip.depth = depth;
+            clip.pix_fmt = depth == 8 ? "yuv420p" : "yuv420p10le";
+            const std::uint32_t black = 16u << (depth - 8), white = 235u << (depth - 8);
+            const auto expected = [&](int frame) {
+                std::uint64_t below = 0, above = 0;
+                for (int y = 0; y < clip.height; ++y)
+                    for (int x = 0; x < clip.width; ++x) {
+                        const std::uint32_t v = clip.value(0, x, y, frame);
+                        below += v < black ? 1u : 0u;
+                        above += v > white ? 1u : 0u;
+                    }
+                const double n = clip.width * clip.height;
+                return QStringLiteral(
+                           "Limited range Y': %1 below black (< %2, %3%), %4 above white (> "
+                           "%5, %6%)")
+                    .arg(below)
+                    .arg(black)
+                    .arg(100.0 * static_cast<double>(below) / n, 0, 'f', 3)
+                    .arg(above)
+                    .arg(white)
+                    .arg(100.0 * static_cast<double>(above) / n, 0, 'f', 3);
+            };
+            const QString limited = dir.filePath(QStringLiteral("limited%1.mkv").arg(depth));
+            QString error = QString::fromStdString(
+                hs::test::encode_clip(clip, limited.toStdString(), "-c:v ffv1 -color_range tv"));
+            QVERIFY2(error.isEmpty(), qPrintable(error));
+            openAndWait(limited);
+            QVERIFY2(window_->statsNote().contains(expected(0)),
+                     qPrintable(window_->statsNote() + QStringLiteral(" / ") + expected(0)));
+            QVERIFY(expected(0) != expected(2));
+            // A frame read by playback's reader, and again once a setting changes.
+            emit window_->seekRequested(2);
+            QTRY_COMPARE_WITH_TIMEOUT(window_->playback().frame, 2, kTimeoutMs);
+            settle();
+            QVERIFY2(window_->statsNote().contains(expected(2)), qPrintable(window_->statsNote()));
+            selectBins(64);
+            QVERIFY2(window_->statsNote().contains(expected(2)), qPrintable(window_->statsNote()));
+            selectBins(256);
+            const QString full = dir.filePath(QStringLiteral("full%1.mkv").arg(depth));
+            error = QString::fromStdString(
+                hs::test::encode_clip(clip, full.toStdString(), "-c:v ffv1 -color_range pc"));
+            QVERIFY2(error.isEmpty(), qPrintable(error));
+            openAndWait(full);
+            QVERIFY2(window_->media().coding.contains(QStringLiteral("full range")),
+                     qPrintable(window_->media().coding));
+            QVERIFY2(!window_->statsNote().contains(QStringLiteral("Limited range")),
+                     qPrintable(window_->statsNote()));
+        }
         openAndWait(sample("fruits.jpg"));
     }
 

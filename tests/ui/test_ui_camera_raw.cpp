@@ -253,6 +253,62 @@ class TestUiCameraRaw : public QObject {
         QVERIFY(mediaLabel().contains(QStringLiteral("CFA BGGR mosaic, black 520/530/512")));
     }
 
+    // The hover readout over a mosaic's plot covers none of its level labels (it sat at the top
+    // left, over the black level's, and over the white level's when wide): every label stays
+    // readable wherever the pointer is, overlaid or as a parade.
+    void hoverReadoutHidesNoLevelLabel() {
+        hs::test::DngSpec spec;
+        spec.width = 40;
+        spec.height = 30;
+        spec.black = "512,520,530,520";  // three black labels, stacked
+        spec.white = 16383;
+        const QString path = dir_.filePath(QStringLiteral("hover.dng"));
+        QCOMPARE(QString::fromStdString(hs::test::make_dng(spec, path.toStdString())), QString());
+        open(path);
+        HistogramView* view = window_->histogramView();
+        for (const bool parade : {false, true}) {
+            window_->controls()->paradeCheck()->setChecked(parade);
+            ui_test::settle(*window_);
+            const QList<QRectF> labels = view->levelLabelRects();
+            QCOMPARE(labels.size(), parade ? 16 : 4);
+            const QRectF area = view->plotArea();
+            // Inside a lane (0.5 is the gap between a parade's middle lanes).
+            for (const double t : {0.02, 0.1, 0.4, 0.6, 0.9, 0.98}) {
+                const QPointF at(area.left() + area.width() * t, area.center().y());
+                QMouseEvent move(QEvent::MouseMove, at, view->mapToGlobal(at), Qt::NoButton,
+                                 Qt::NoButton, Qt::NoModifier);
+                QApplication::sendEvent(view, &move);
+                const QRectF box = view->readoutRect();
+                QVERIFY(!box.isEmpty());
+                const QImage shot = view->grab().toImage();
+                const double dpr = shot.devicePixelRatio();
+                for (const QRectF& label : labels) {
+                    const QString where = QStringLiteral("parade %1, pointer at %2: label at %3,%4")
+                                              .arg(parade)
+                                              .arg(t)
+                                              .arg(label.x())
+                                              .arg(label.y());
+                    QVERIFY2(!box.intersects(label), qPrintable(where));
+                    // Its text drawn in the markers' amber, over no readout.
+                    bool amber = false;
+                    for (int y = static_cast<int>(label.top() * dpr);
+                         y < static_cast<int>(label.bottom() * dpr) && !amber; ++y)
+                        for (int x = static_cast<int>(label.left() * dpr);
+                             x < static_cast<int>(label.right() * dpr) && !amber; ++x) {
+                            const QColor c = shot.pixelColor(x, y);
+                            amber = c.red() >= 200 && c.green() >= 150 && c.green() <= 215 &&
+                                    c.blue() <= 120;
+                        }
+                    QVERIFY2(amber, qPrintable(where));
+                }
+            }
+        }
+        window_->controls()->paradeCheck()->setChecked(false);
+        QEvent leave(QEvent::Leave);
+        QApplication::sendEvent(view, &leave);
+        QVERIFY(view->readoutRect().isEmpty());
+    }
+
     // The rule of the CLI (hs::media::holds_raw_frames): a DNG named .raw is a camera raw file,
     // frames of pixels named .bin ask for their format.
     void rawAndBinFilesAreRawFramesUnlessTheirBytesSayOtherwise() {

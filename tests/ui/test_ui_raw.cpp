@@ -6,14 +6,21 @@
 // the GPU engines, "auto" and the GPU frame stream run for real; without one, only what needs
 // the device is skipped, with QSKIP and the reason.
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDockWidget>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QFileDialog>
+#include <QLabel>
+#include <QLineEdit>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QStandardItemModel>
 #include <QStandardPaths>
 #include <QStatusBar>
 #include <QTemporaryDir>
+#include <QTimer>
 #include <QToolButton>
 #include <QtTest>
 #include <memory>
@@ -72,6 +79,7 @@ class TestUiRaw : public QObject {
     QTemporaryDir dir_;
     QStringList gpu_engines_;      // available GPU engines ("auto" picks one of them if any)
     QStringList host_equalizers_;  // the equalizers of the registry that run on the host
+    int disk_reads_ = 0;           // copies of the settings' file read (savedOnDisk())
 
     Controller* controller() const { return worker_->controller(); }
     void settle() { ui_test::settle(*window_); }
@@ -439,6 +447,202 @@ class TestUiRaw : public QObject {
         QVERIFY(model_matches(*window_->histogramModel(), reference_of(frames[9].view(), 256)));
     }
 
+    // Video > Go to Frame (Ctrl+G) puts the cursor in the frame number's box beside the slider: a
+    // number typed and entered shows that frame, exactly, and the bar says when it falls.
+    void goToFrameShowsTheFrameTyped() {
+        std::vector<hs::Image> frames;
+        for (int k = 0; k < 40; ++k)
+            frames.push_back(hs::test::uniform(48, 32, 3, hs::SampleType::U8, 8,
+                                               static_cast<unsigned>(300 + k)));
+        std::vector<const hs::Image*> all;
+        for (const hs::Image& f : frames) all.push_back(&f);
+        const QString path = write_raw(dir_, "goto.raw", all);
+        openRaw(path, QStringLiteral("48x32x3:u8"));
+        QSpinBox* spin = window_->frameSpin();
+        QVERIFY(spin->isVisible());
+        QCOMPARE(spin->maximum(), 39);
+        QCOMPARE(spin->value(), 0);
+        window_->activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(window_.get()));
+        QTest::keyClick(window_.get(), Qt::Key_G, Qt::ControlModifier);
+        QTRY_VERIFY(spin->hasFocus());
+        QTest::keyClicks(spin, QStringLiteral("27"));
+        QTest::qWait(200);
+        QCOMPARE(window_->playback().frame, 0);  // nothing until the number is entered
+        QTest::keyClick(spin, Qt::Key_Return);
+        QTRY_COMPARE_WITH_TIMEOUT(window_->playback().frame, 27, kTimeoutMs);
+        settle();
+        QVERIFY(model_matches(*window_->histogramModel(), reference_of(frames[27].view(), 256)));
+        // At the 25 frames per second raw frames play at: 27 / 25 s.
+        const auto* label = window_->findChild<QLabel*>(QStringLiteral("frameLabel"));
+        QVERIFY(label != nullptr);
+        QVERIFY2(label->text().contains(QStringLiteral("Frame 27 of 0..39 at 0:01.080")),
+                 qPrintable(label->text()));
+        // The box follows every other way of moving: a step.
+        window_->imageView()->setFocus();
+        emit window_->stepRequested(1);
+        QTRY_COMPARE_WITH_TIMEOUT(window_->playback().frame, 28, kTimeoutMs);
+        QTRY_COMPARE_WITH_TIMEOUT(spin->value(), 28, kTimeoutMs);
+        settle();
+    }
+
+    // The file dialog open in the window (the save dialog, or a static one), once it shows.
+    static QFileDialog* shownFileDialog() {
+        QElapsedTimer clock;
+        clock.start();
+        while (clock.elapsed() < kTimeoutMs) {
+            for (QWidget* w : QApplication::topLevelWidgets())
+                if (auto* d = qobject_cast<QFileDialog*>(w); d != nullptr && d->isVisible())
+                    return d;
+            QTest::qWait(20);
+        }
+        return nullptr;
+    }
+    static QString offeredName(QFileDialog* dialog) {
+        const auto* name = dialog->findChild<QLineEdit*>(QStringLiteral("fileNameEdit"));
+        return name != nullptr ? name->text() : QString();
+    }
+
+    // Save Equalized Image and the exports of a stream's frame default to names with the frame's
+    // number, so that saving several frames replaces none; asked while it plays, they pause
+    // first, and the file holds the frame its name says.
+    void savingAFrameNamesItsNumber() {
+        std::vector<hs::Image> frames;
+        for (int k = 0; k < 30; ++k)
+            frames.push_back(hs::test::uniform(40, 24, 3, hs::SampleType::U8, 8,
+                                               static_cast<unsigned>(500 + k)));
+        std::vector<const hs::Image*> all;
+        for (const hs::Image& f : frames) all.push_back(&f);
+        const QString path = write_raw(dir_, "clip.raw", all);
+        openRaw(path, QStringLiteral("40x24x3:u8"));
+        QAction* save = nullptr;
+        QAction* csv = nullptr;
+        QAction* loop = nullptr;
+        for (QAction* a : window_->findChildren<QAction*>()) {
+            if (a->text() == QLatin1String("&Save Equalized Image As...")) save = a;
+            if (a->text() == QLatin1String("&Export Histogram CSV...")) csv = a;
+            if (a->text() == QLatin1String("L&oop")) loop = a;
+        }
+        QVERIFY(save != nullptr && csv != nullptr && loop != nullptr);
+        const EqualizeSettings settings = window_->equalizePanel()->settings();
+        QVERIFY(settings.mode == EqualizeSettings::Mode::Global ||
+                settings.mode == EqualizeSettings::Mode::Clahe);
+        QSignalSpy saved(controller(), &Controller::imageSaved);
+        // Saves frame `n` under the name offered, which names it.
+        const auto saves_frame = [&](std::int64_t n) {
+            QFileDialog* dialog = shownFileDialog();
+            QVERIFY(dialog != nullptr);
+            QVERIFY(!window_->playback().playing);
+            QCOMPARE(window_->playback().frame, n);
+            QCOMPARE(offeredName(dialog), QStringLiteral("clip-frame-%1-equalized.png").arg(n));
+            const qsizetype before = saved.count();
+            static_cast<QDialog*>(dialog)->accept();
+            QTRY_COMPARE_WITH_TIMEOUT(saved.count(), before + 1, kTimeoutMs);
+            const QString file = saved.last().first().toString();
+            QCOMPARE(file, dir_.filePath(QStringLiteral("clip-frame-%1-equalized.png").arg(n)));
+            const hs::Image want =
+                ui_test::equalized_reference(frames[static_cast<std::size_t>(n)].view(), settings);
+            const hs::Image got = hs::media::read_image(file.toStdString()).image;
+            QCOMPARE(got.channels(), want.channels());
+            bool same = true;
+            for (int y = 0; y < want.height() && same; ++y)
+                for (int x = 0; x < want.width() && same; ++x)
+                    for (int c = 0; c < want.channels(); ++c)
+                        same = same && got.view().sample(x, y, c) == want.view().sample(x, y, c);
+            QVERIFY2(same, qPrintable(file));
+        };
+        emit window_->seekRequested(7);
+        QTRY_COMPARE_WITH_TIMEOUT(window_->playback().frame, 7, kTimeoutMs);
+        settle();
+        save->trigger();
+        saves_frame(7);
+        if (QTest::currentTestFailed()) return;
+        // Asked while the clip plays: it pauses, and the name is the frame it stopped on.
+        loop->setChecked(true);
+        emit window_->playToggleRequested();
+        QTRY_VERIFY_WITH_TIMEOUT(window_->playback().playing && window_->playback().frame > 9,
+                                 kTimeoutMs);
+        save->trigger();
+        QTRY_VERIFY_WITH_TIMEOUT(!window_->playback().playing, kTimeoutMs);
+        settle();
+        saves_frame(window_->playback().frame);
+        if (QTest::currentTestFailed()) return;
+        // The histogram's CSV too.
+        emit window_->playToggleRequested();
+        QTRY_VERIFY_WITH_TIMEOUT(window_->playback().playing, kTimeoutMs);
+        // The static dialog runs its own loop: watched from a timer of that loop, not waited for.
+        QString offered;
+        QTimer watch;
+        watch.setInterval(20);
+        connect(&watch, &QTimer::timeout, this, [&] {
+            for (QWidget* w : QApplication::topLevelWidgets())
+                if (auto* d = qobject_cast<QFileDialog*>(w); d != nullptr && d->isVisible()) {
+                    watch.stop();
+                    offered = offeredName(d);
+                    d->reject();
+                    return;
+                }
+        });
+        watch.start();
+        csv->trigger();
+        QTRY_VERIFY_WITH_TIMEOUT(!offered.isEmpty(), kTimeoutMs);
+        QVERIFY(!window_->playback().playing);
+        QCOMPARE(offered,
+                 QStringLiteral("clip-frame-%1-histogram.csv").arg(window_->playback().frame));
+        loop->setChecked(false);
+        settle();
+    }
+
+    // The settings as written to disk: read from a copy of the file, since QSettings objects of
+    // one process share what they hold of a file, written or not.
+    QVariant savedOnDisk(const QString& key) {
+        const QString copy = dir_.filePath(QStringLiteral("settings-%1.conf").arg(++disk_reads_));
+        if (!QFile::copy(QSettings().fileName(), copy)) return {};
+        return QSettings(copy, QSettings::IniFormat).value(key);
+    }
+
+    // Each setting is on disk soon after it changes, the window still open: a SIGTERM or a
+    // crash loses none of them (they were saved on a normal quit only).
+    void settingsAreSavedAsTheyChange() {
+        const hs::Image frame = hs::test::uniform(32, 16, 3, hs::SampleType::U8, 8, 77);
+        openRaw(write_raw(dir_, "settings.raw", {&frame}), QStringLiteral("32x16x3:u8"));
+        const bool log = !window_->controls()->logCheck()->isChecked();
+        window_->controls()->logCheck()->setChecked(log);
+        QTRY_COMPARE_WITH_TIMEOUT(savedOnDisk(QStringLiteral("histogram/log")).toBool(), log,
+                                  kTimeoutMs);
+        pick(window_->controls()->binsCombo(), 64);
+        QTRY_COMPARE_WITH_TIMEOUT(savedOnDisk(QStringLiteral("histogram/bins")).toInt(), 64,
+                                  kTimeoutMs);
+        EqualizeSettings clahe;
+        clahe.mode = EqualizeSettings::Mode::Clahe;
+        clahe.strength = 0.6;
+        clahe.tiles_x = 3;
+        setEqualize(clahe);
+        QTRY_COMPARE_WITH_TIMEOUT(savedOnDisk(QStringLiteral("equalize/mode")).toInt(),
+                                  static_cast<int>(EqualizeSettings::Mode::Clahe), kTimeoutMs);
+        QCOMPARE(savedOnDisk(QStringLiteral("equalize/strength")).toDouble(), 0.6);
+        QCOMPARE(savedOnDisk(QStringLiteral("equalize/tilesX")).toInt(), 3);
+        QAction* clipping = window_->findChild<QAction*>(QStringLiteral("clippingAction"));
+        QVERIFY(clipping != nullptr);
+        const bool overlay = !clipping->isChecked();
+        clipping->setChecked(overlay);
+        QTRY_COMPARE_WITH_TIMEOUT(savedOnDisk(QStringLiteral("view/clipping")).toBool(), overlay,
+                                  kTimeoutMs);
+        // The window's size too.
+        window_->resize(window_->width() - 40, window_->height());
+        QTRY_COMPARE_WITH_TIMEOUT(savedOnDisk(QStringLiteral("window/geometry")).toByteArray(),
+                                  window_->saveGeometry(), kTimeoutMs);
+        // Back as the other tests expect them.
+        window_->controls()->logCheck()->setChecked(!log);
+        clipping->setChecked(!overlay);
+        pick(window_->controls()->binsCombo(), 256);
+        EqualizeSettings global;
+        global.mode = EqualizeSettings::Mode::Global;
+        setEqualize(global);
+        window_->resize(1400, 900);
+        settle();
+    }
+
     void rawStreamPlaysToItsLastFrame() {
         // 250 small frames, each different: 10 s at the 25 frames per second of raw streams.
         constexpr int kFrames = 250;
@@ -487,6 +691,12 @@ class TestUiRaw : public QObject {
         QCOMPARE(played.frame, kFrames - 1);
         QVERIFY(played.total_ms > 0.0);
         QVERIFY(window_->timingPanel()->summary().contains(QStringLiteral("frame stream")));
+        // The frame named as what it is: a raw file's, not a video's.
+        QCOMPARE(played.frame_kind, QStringLiteral("raw"));
+        QVERIFY2(window_->timingPanel()->summary().contains(
+                     QStringLiteral("raw frame %1,").arg(kFrames - 1)),
+                 qPrintable(window_->timingPanel()->summary()));
+        QVERIFY(!window_->timingPanel()->summary().contains(QStringLiteral("video")));
         qInfo("played %d frames: %lld drawn, %lld dropped, engine %s, frame stream %s", kFrames,
               static_cast<long long>(drawn), static_cast<long long>(state.dropped),
               qPrintable(played.engine), qPrintable(played.stream));
@@ -626,6 +836,27 @@ class TestUiRaw : public QObject {
         window_->scopesDock()->hide();
         settle();
         if (!noGpu()) QCOMPARE(played.stream, QStringLiteral("gpu"));
+    }
+
+    // The timing panel names a frame by its source: a clip's, a raw file's, standard input's;
+    // a photo has no frame number.
+    void timingPanelNamesTheFramesSource() {
+        TimingModel model(4);
+        TimingPanel panel(&model);
+        const auto said = [&](const QString& kind, std::int64_t frame) {
+            FrameTiming t;
+            t.engine = QStringLiteral("cpu");
+            t.frame = frame;
+            t.frame_kind = kind;
+            model.add(t);
+            return panel.summary();
+        };
+        QVERIFY(said(QStringLiteral("video"), 7).contains(QStringLiteral("video frame 7,")));
+        QVERIFY(said(QStringLiteral("raw"), 8).contains(QStringLiteral("raw frame 8,")));
+        const QString live = said(QStringLiteral("live"), 9);
+        QVERIFY2(live.contains(QStringLiteral("frame 9 of standard input,")), qPrintable(live));
+        QVERIFY2(!live.contains(QStringLiteral("video")), qPrintable(live));
+        QVERIFY(!said(QString(), -1).contains(QStringLiteral("frame -1")));
     }
 
     // The pixel readout in the status bar follows each frame presented under a pointer that does

@@ -121,7 +121,11 @@ void Controller::open(const QString& path, const QString& raw_format, double fps
     const bool live = opened.info.live;
     if (opened.frames) playback_->open(std::move(opened.frames), live ? -1 : 0);
     source_ = live ? nullptr : std::make_shared<const hs::Image>(std::move(opened.first));
+    source_excursions_ = opened.first_excursions;
     path_ = path;
+    frame_kind_ = live                                ? QStringLiteral("live")
+                  : !opened.info.raw_format.isEmpty() ? QStringLiteral("raw")
+                                                      : QStringLiteral("video");
     camera_raw_ = !opened.info.camera_raw_view.isEmpty();
     cfa_ = std::move(opened.cfa);
     // A large photo's reduced copy for previews, made once.
@@ -154,6 +158,7 @@ void Controller::setReference(const QString& path) {
             std::make_shared<const hs::Image>(std::move(opened.first)));
     } catch (const std::exception& e) {
         emit errorOccurred(tr("Reference image: %1").arg(describe(e)));
+        emit referenceRefused(path);
         return;
     }
     // Frames in flight may still read the old reference.
@@ -351,7 +356,9 @@ void Controller::process() {
                                         reference_.get(), reference_generation_, status);
     FrameTag tag;
     tag.image = tag.source = source_;
+    tag.excursions = source_excursions_;
     tag.index = playback_->isOpen() ? playback_->frame() : -1;
+    tag.frame_kind = frame_kind_;
     tag.session = playback_->isOpen() ? playback_->session() : 0;
     tag.generation = generation_;
     tag.context = plan.context;
@@ -436,8 +443,10 @@ void Controller::submitPlayed(ReadFrame& frame) {
         FrameTag tag;
         tag.session = frame.session;
         tag.index = frame.index;
+        tag.frame_kind = frame_kind_;
         tag.tick = playback_->playing() ? frame.tick : -1;
         tag.image = tag.source = frame.image;
+        tag.excursions = frame.excursions;
         tag.read_ms = frame.read_ms;
         tag.generation = generation_;
         tag.context = plan.context;
@@ -481,16 +490,19 @@ void Controller::deliver(StreamDone& done) {
     }
     if (tag.preview && shown_generation_ >= tag.generation) return;  // the exact one came first
     PresentedFrame out = results(*done.result, tag);
-    if (!tag.preview) {
+    const std::shared_ptr<const hs::Image> equalized = out.result;
+    // A clip's results are computed ahead of the frame on screen: theirs become the ones to save
+    // once shown (framesConsumed()), or a pause would save a frame that was never on screen.
+    if (!tag.preview && !played) {
         shown_generation_ = tag.generation;
-        equalized_ = out.result;
+        equalized_ = equalized;
     }
     if (!out.equalize_note.isEmpty() && settings_.equalize.mode != EqualizeSettings::Mode::Off)
         emit notice(out.equalize_note);
     choice_->addThroughput(out.timing, out.original_histogram);
     out.timing.dropped = playback_->isOpen() ? playback_->dropped() : 0;
     out.sequence = ++sequence_;
-    sent_.push_back(tag.source);
+    sent_.push_back({tag.source, equalized, tag.excursions, tag.generation, tag.preview});
     emit frameReady(out);
     if (!opening_.isEmpty()) {
         opening_.clear();
@@ -498,23 +510,30 @@ void Controller::deliver(StreamDone& done) {
     }
     if (!tag.preview && !pending_save_.isEmpty() && tag.generation == generation_) {
         const QString path = std::exchange(pending_save_, QString());
+        // This result is of the frame on screen (process() computed it for the save).
         if (settings_.equalize.mode == EqualizeSettings::Mode::Off)
-            saveNow(path, source_);
-        else if (equalized_)
-            saveNow(path, equalized_);
+            saveNow(path, tag.source);
+        else if (equalized)
+            saveNow(path, equalized);
         else
             emit errorOccurred(tr("Nothing equalized to save: %1").arg(out.equalize_note));
     }
 }
 
 void Controller::framesConsumed(quint64 session, qint64 index, int count, int dropped) {
-    std::shared_ptr<const hs::Image> shown;
+    Sent shown;
     for (int i = 0; i < count && !sent_.empty(); ++i) {
         shown = std::move(sent_.front());
         sent_.pop_front();
     }
     if (index >= 0 && session != 0 && playback_->onScreen(session)) {
-        source_ = shown;  // the frame on screen: what a paused settings change computes again
+        // The frame on screen: what a paused settings change computes again, and saves.
+        source_ = shown.source;
+        source_excursions_ = shown.excursions;
+        if (!shown.preview) {
+            equalized_ = shown.equalized;
+            shown_generation_ = shown.generation;
+        }
         playback_->presented(session, index, dropped);
     }
     schedulePump();

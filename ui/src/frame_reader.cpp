@@ -189,6 +189,11 @@ ReadFrame FrameReader::readOne(std::int64_t index, bool& fatal) {
         switch (source_->read(image)) {
             case hs::media::FrameSource::Status::Ok:
                 f.image = pool_->share(std::move(image));
+                // Its planes are kept (open_media) while the next read has not replaced them.
+                if (const hs::media::VideoReader* video = source_->video();
+                    video != nullptr && video->coding().limited_luma())
+                    f.excursions =
+                        hs::media::luma_excursions(video->planes().y, video->coding().bit_depth);
                 break;
             case hs::media::FrameSource::Status::Failed:
                 f.kind = ReadFrame::Kind::Failed;

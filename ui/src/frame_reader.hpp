@@ -23,6 +23,7 @@
 #include <thread>
 
 #include "histoscope/core/image.hpp"
+#include "histoscope/media/media.hpp"
 #include "playback_clock.hpp"
 
 namespace hs::media {
@@ -40,10 +41,12 @@ struct ReadFrame {
     std::int64_t index = 0;                  // the frame's number in the source (Frame, Failed)
     std::int64_t tick = 0;                   // its place in the session's order of presentation
     std::shared_ptr<const hs::Image> image;  // Frame
-    std::string problem;                     // Failed: why it could not be read
-    double read_ms = 0.0;                    // reading and decoding it
-    bool last = false;                       // the source's last frame, as far as it knows
-    std::int64_t dropped_before = 0;         // frames dropped here since the one before
+    // Frame: its coded Y' outside a limited range's span (see hs::media::LumaExcursions).
+    std::optional<hs::media::LumaExcursions> excursions;
+    std::string problem;              // Failed: why it could not be read
+    double read_ms = 0.0;             // reading and decoding it
+    bool last = false;                // the source's last frame, as far as it knows
+    std::int64_t dropped_before = 0;  // frames dropped here since the one before
 };
 
 class FrameReader {

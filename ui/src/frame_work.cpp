@@ -288,6 +288,7 @@ PresentedFrame results(hs::FrameResult& r, const FrameTag& tag) {
     out.equalize_note = context.equalize_note;
     out.equalize_wanted = context.equalize_wanted;
     out.region = context.region;
+    out.excursions = tag.excursions;
     for (std::size_t i = 0; i < r.scopes.size() && i < context.scopes.size(); ++i) {
         const hs::ScopeSpec& spec = context.scopes[i];
         ScopeImage scope;
@@ -360,6 +361,7 @@ PresentedFrame results(hs::FrameResult& r, const FrameTag& tag) {
     timing.values = floating ? 0 : static_cast<int>(shape.max_value()) + 1;
     timing.bins = out.original_histogram.bins;
     timing.frame = tag.index;
+    if (tag.index >= 0) timing.frame_kind = tag.frame_kind;
     timing.preview = tag.preview;
     timing.read_ms = tag.read_ms;
     if (tag.read_ms > 0.0) timing.stages.push_back({QStringLiteral("read"), tag.read_ms});

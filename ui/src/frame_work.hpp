@@ -96,10 +96,12 @@ struct ResultContext {
 struct FrameTag {
     std::uint64_t session = 0;                // playback session (0 for a photo)
     std::int64_t index = -1;                  // the frame's number (-1 for a photo)
+    QString frame_kind;                       // what it numbers (FrameTiming::frame_kind)
     std::int64_t tick = -1;                   // its tick on the playback clock (-1: shown at once)
     std::shared_ptr<const hs::Image> image;   // the frame computed
     std::shared_ptr<const hs::Image> source;  // the full-resolution frame, for the pixel picker
-    bool preview = false;                     // `image` is a large photo's reduced copy
+    std::optional<hs::media::LumaExcursions> excursions;  // of `source` (ReadFrame's)
+    bool preview = false;                                 // `image` is a large photo's reduced copy
     int preview_factor = 1;
     double read_ms = 0.0;
     std::uint64_t generation = 0;  // of the settings it was computed with

@@ -21,6 +21,7 @@ const QColor kText(kPlotText);
 const QRgb kGrid = qRgb(22, 22, 22);  // added to what lies under a grid line
 const QRgb kFrame = qRgb(80, 81, 86);
 constexpr double kHeadroom = 0.95;  // the plot's height used by its ceiling
+constexpr int kReadoutFlags = Qt::AlignLeft | Qt::AlignTop | Qt::TextWordWrap;
 
 bool is_colour(const QString& name) {
     return name == QLatin1String("r") || name == QLatin1String("g") || name == QLatin1String("b") ||
@@ -169,7 +170,7 @@ int HistogramView::binAt(double x, const QRectF& area) const {
 
 std::pair<int, int> HistogramView::columnBins(double x) const {
     if (!model_ || model_->empty() || last_ <= first_) return {-1, -1};
-    const auto lanes = parade_ ? std::max<int>(1, static_cast<int>(visibleChannels().size())) : 1;
+    const int lanes = laneCount();
     const double dpr = devicePixelRatioF();
     for (int lane = 0; lane < lanes; ++lane) {
         const QRectF la = laneArea(lane, lanes);
@@ -323,12 +324,12 @@ void HistogramView::renderPlot() {
     paintAxes(p, channels);
 }
 
-void HistogramView::paintLevels(QPainter& p, int lanes) const {
+std::vector<HistogramView::LevelLabel> HistogramView::levelLabels(int lanes) const {
+    std::vector<LevelLabel> out;
+    if (!model_ || model_->empty()) return out;
     const HistogramData& d = model_->histogram();
-    if (d.markers.isEmpty() || d.upper <= d.lower) return;
+    if (d.markers.isEmpty() || d.upper <= d.lower || last_ <= first_) return out;
     const QFontMetrics fm = fontMetrics();
-    const QColor colour(250, 200, 90);
-    std::vector<QRectF> labels;  // drawn so far: a label that would cover one goes a row lower
     for (int lane = 0; lane < lanes; ++lane) {
         const QRectF la = laneArea(lane, lanes);
         for (const LevelMarker& m : d.markers) {
@@ -337,20 +338,38 @@ void HistogramView::paintLevels(QPainter& p, int lanes) const {
                                static_cast<double>(d.upper - d.lower);
             if (bin < first_ || bin > last_) continue;
             const double x = la.left() + (bin - first_) / (last_ - first_) * la.width();
-            p.setPen(QPen(colour, 1.0, Qt::DashLine));
-            p.drawLine(QPointF(x, la.top()), QPointF(x, la.bottom()));
             const double w = fm.horizontalAdvance(m.label) + 6;
             // Right of the line, or left of it where it would leave the lane.
             const double left = x + w + 2 > la.right() ? x - w - 2 : x + 2;
             QRectF box(left, la.top() + 2, w, fm.height());
-            while (std::any_of(labels.begin(), labels.end(),
-                               [&](const QRectF& r) { return r.intersects(box); }))
+            // A label that would cover one drawn before goes a row lower.
+            while (std::any_of(out.begin(), out.end(),
+                               [&](const LevelLabel& l) { return l.box.intersects(box); }))
                 box.translate(0, fm.height());
-            labels.push_back(box);
-            p.fillRect(box, QColor(10, 10, 12, 200));
-            p.setPen(colour);
-            p.drawText(box, Qt::AlignCenter, m.label);
+            out.push_back({box, x, la, m.label});
         }
+    }
+    return out;
+}
+
+int HistogramView::laneCount() const {
+    return parade_ ? std::max<int>(1, static_cast<int>(visibleChannels().size())) : 1;
+}
+
+QList<QRectF> HistogramView::levelLabelRects() const {
+    QList<QRectF> out;
+    for (const LevelLabel& l : levelLabels(laneCount())) out << l.box;
+    return out;
+}
+
+void HistogramView::paintLevels(QPainter& p, int lanes) const {
+    const QColor colour(250, 200, 90);
+    for (const LevelLabel& l : levelLabels(lanes)) {
+        p.setPen(QPen(colour, 1.0, Qt::DashLine));
+        p.drawLine(QPointF(l.x, l.lane.top()), QPointF(l.x, l.lane.bottom()));
+        p.fillRect(l.box, QColor(10, 10, 12, 200));
+        p.setPen(colour);
+        p.drawText(l.box, Qt::AlignCenter, l.text);
     }
 }
 
@@ -416,23 +435,54 @@ void HistogramView::paintAxes(QPainter& p, const QList<int>& channels) const {
     p.setFont(font());
 }
 
-void HistogramView::paintReadout(QPainter& p, const QRectF& area) const {
+HistogramView::Readout HistogramView::readoutLayout() const {
+    Readout out;
     const QString text = readout(hover_.first, hover_.second);
-    if (text.isEmpty()) return;
+    if (text.isEmpty()) return out;
+    const QRectF area = plotArea();
     const QFontMetrics fm = fontMetrics();
     // One line when it fits inside the plot, else the range above the counts.
-    QString shown = text;
+    out.text = text;
     const qsizetype split = text.indexOf(QLatin1String("  "));
     if (fm.horizontalAdvance(text) + 12 > area.width() && split > 0)
-        shown = text.left(split) + QLatin1Char('\n') + text.mid(split + 2);
+        out.text = text.left(split) + QLatin1Char('\n') + text.mid(split + 2);
     // The same width and flags to measure and to draw, so the box holds every line.
-    const int width = std::max(1, static_cast<int>(area.width()) - 20);
-    const int flags = Qt::AlignLeft | Qt::AlignTop | Qt::TextWordWrap;
-    const QRect bounds = fm.boundingRect(QRect(0, 0, width, 10000), flags, shown);
-    const QRectF box(area.left() + 4, area.top() + 4, bounds.width() + 12, bounds.height() + 6);
-    p.fillRect(box, QColor(10, 10, 12, 215));
+    out.width = std::max(1, static_cast<int>(area.width()) - 20);
+    const QRect bounds = fm.boundingRect(QRect(0, 0, out.width, 10000), kReadoutFlags, out.text);
+    const QSizeF size(bounds.width() + 12, bounds.height() + 6);
+    // At the plot's top left or top right, whichever is higher once below every level label
+    // it would cover (a camera raw mosaic's black level sits at the left, its white level at
+    // the right): the box hides none of them.
+    const std::vector<LevelLabel> labels = levelLabels(laneCount());
+    const auto place = [&](double left) {
+        QRectF box(QPointF(left, area.top() + 4), size);
+        for (bool moved = true; moved;) {
+            moved = false;
+            for (const LevelLabel& l : labels)
+                if (l.box.intersects(box)) {
+                    box.moveTop(l.box.bottom() + 2);
+                    moved = true;
+                }
+        }
+        return box;
+    };
+    const QRectF at_left = place(area.left() + 4);
+    const QRectF at_right = place(std::max(area.left() + 4, area.right() - 4 - size.width()));
+    out.box = at_right.top() < at_left.top() ? at_right : at_left;
+    return out;
+}
+
+QRectF HistogramView::readoutRect() const {
+    return readoutLayout().box;
+}
+
+void HistogramView::paintReadout(QPainter& p) const {
+    const Readout r = readoutLayout();
+    if (r.text.isEmpty()) return;
+    p.fillRect(r.box, QColor(10, 10, 12, 215));
     p.setPen(kText);
-    p.drawText(QRectF(box.left() + 6, box.top() + 3, width, bounds.height()), flags, shown);
+    p.drawText(QRectF(r.box.left() + 6, r.box.top() + 3, r.width, r.box.height() - 6),
+               kReadoutFlags, r.text);
 }
 
 void HistogramView::paintEvent(QPaintEvent*) {
@@ -451,7 +501,7 @@ void HistogramView::paintEvent(QPaintEvent*) {
     if (hover_.first >= 0) {
         p.setPen(QPen(QColor(64, 140, 230), 0));
         p.drawLine(QPointF(hover_x_, area.top()), QPointF(hover_x_, area.bottom()));
-        paintReadout(p, area);
+        paintReadout(p);
     }
 }
 

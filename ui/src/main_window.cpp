@@ -28,6 +28,7 @@
 #include <QScrollBar>
 #include <QSettings>
 #include <QSlider>
+#include <QSpinBox>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QStyle>
@@ -41,6 +42,7 @@
 #include <QVBoxLayout>
 #include <QWheelEvent>
 #include <limits>
+#include <utility>
 
 #include "elided_label.hpp"
 #include "histoscope/core/bench.hpp"
@@ -139,8 +141,19 @@ QString media_filter() {
         .arg(kPhotoPatterns, camera_raw_patterns(), kVideoPatterns);
 }
 
-QString base_name(const QString& path) {
-    return QFileInfo(path).completeBaseName();
+// Where frame `frame` falls on a clip played at `fps`: "0:01.917", "1:02:03.250"; empty
+// without a rate.
+QString frame_time(std::int64_t frame, double fps) {
+    if (fps <= 0.0 || frame < 0) return {};
+    const auto ms =
+        static_cast<std::int64_t>(std::llround(static_cast<double>(frame) * 1000.0 / fps));
+    const std::int64_t s = ms / 1000, m = s / 60, h = m / 60;
+    const QString seconds = QStringLiteral("%1.%2")
+                                .arg(s % 60, 2, 10, QLatin1Char('0'))
+                                .arg(ms % 1000, 3, 10, QLatin1Char('0'));
+    if (h > 0)
+        return QStringLiteral("%1:%2:%3").arg(h).arg(m % 60, 2, 10, QLatin1Char('0')).arg(seconds);
+    return QStringLiteral("%1:%2").arg(m).arg(seconds);
 }
 
 // How the status bar names an input: standard input ("-") in words.
@@ -176,13 +189,15 @@ MainWindow::MainWindow(Controller* controller, const QString& samples_dir, QWidg
       video_bar_(new QWidget(this)),
       play_button_(new QToolButton(this)),
       frame_slider_(new QSlider(Qt::Horizontal, this)),
+      frame_spin_(new QSpinBox(this)),
       frame_label_(new QLabel(this)),
       engine_label_(new QLabel(this)),
       media_label_(new ElidedLabel(this)),
       notes_label_(new ElidedLabel(this)),
       busy_label_(new QLabel(this)),
       busy_bar_(new QProgressBar(this)),
-      presenter_(new Presenter(controller->playbackClock(), this)) {
+      presenter_(new Presenter(controller->playbackClock(), this)),
+      settings_save_(new QTimer(this)) {
     setWindowTitle(tr("Histoscope"));
     setWindowIcon(QIcon(QStringLiteral(":/icons/histoscope.svg")));
     setAcceptDrops(true);
@@ -220,6 +235,7 @@ MainWindow::MainWindow(Controller* controller, const QString& samples_dir, QWidg
         size = size.boundedTo(screen->availableGeometry().size() * 0.92);
     resize(size);
     restoreSettings();
+    watchSettings();
     emit enginesRequested();
 }
 
@@ -233,12 +249,20 @@ void MainWindow::buildLayout() {
     play_button_->setIcon(style()->standardIcon(QStyle::SP_MediaPlay));
     play_button_->setToolTip(tr("Play/pause (Space)"));
     frame_slider_->setToolTip(tr("Seek: the frame follows while dragging"));
+    frame_spin_->setObjectName(QStringLiteral("frameSpin"));
+    frame_spin_->setToolTip(tr("Go to frame (Ctrl+G): its number, from 0, then Enter"));
+    // A number typed goes to its frame once it is whole (Enter), not digit by digit.
+    frame_spin_->setKeyboardTracking(false);
+    frame_spin_->setAccelerated(true);
     frame_label_->setObjectName(QStringLiteral("frameLabel"));
-    // Wide enough for the drops by stage: the slider keeps its width while they appear.
-    frame_label_->setMinimumWidth(fontMetrics().horizontalAdvance(QStringLiteral(
-        "Frame 00000 of 0..00000  dropped 0000 (read 0000, stream 0000, paint 0000)")));
-    auto* video_layout = new QHBoxLayout(video_bar_);
-    video_layout->setContentsMargins(0, 0, 0, 0);
+    // The slider the whole width of the image, the buttons, the frame's number and what the bar
+    // says under it: beside them it was squeezed to a stub in a narrow pane.
+    auto* video_rows = new QVBoxLayout(video_bar_);
+    video_rows->setContentsMargins(0, fontMetrics().height() / 3, 0, 0);
+    video_rows->setSpacing(0);
+    video_rows->addWidget(frame_slider_);
+    auto* video_layout = new QHBoxLayout;
+    video_rows->addLayout(video_layout);
     auto* prev = new QToolButton(this);
     prev->setIcon(style()->standardIcon(QStyle::SP_MediaSeekBackward));
     prev->setToolTip(tr("Previous frame (,)"));
@@ -248,8 +272,9 @@ void MainWindow::buildLayout() {
     video_layout->addWidget(prev);
     video_layout->addWidget(play_button_);
     video_layout->addWidget(next);
-    video_layout->addWidget(frame_slider_, 1);
-    video_layout->addWidget(frame_label_);
+    video_layout->addWidget(frame_spin_);
+    video_layout->addSpacing(fontMetrics().height() / 2);
+    video_layout->addWidget(frame_label_, 1);
     video_bar_->setVisible(false);
     connect(play_button_, &QToolButton::clicked, this, &MainWindow::playToggleRequested);
     connect(prev, &QToolButton::clicked, this, [this] { emit stepRequested(-1); });
@@ -258,6 +283,8 @@ void MainWindow::buildLayout() {
     // Every user move, dragging included (the controller keeps the latest); updates from
     // playback block the slider's signals.
     connect(frame_slider_, &QSlider::valueChanged, this,
+            [this](int value) { emit seekRequested(value); });
+    connect(frame_spin_, &QSpinBox::valueChanged, this,
             [this](int value) { emit seekRequested(value); });
 
     auto* split_row = new QHBoxLayout;
@@ -519,13 +546,16 @@ void MainWindow::buildMenus() {
         emit seekRequested(std::numeric_limits<qint64>::max());  // clamped to the clip
     });
     last->setShortcut(QKeySequence(Qt::Key_End));
+    QAction* go = video->addAction(tr("&Go to Frame..."), this, &MainWindow::goToFrame);
+    go->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_G));
+    go->setObjectName(QStringLiteral("goToFrameAction"));
     video->addSeparator();
     loop_action_ = video->addAction(tr("L&oop"));
     loop_action_->setCheckable(true);
     loop_action_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_L));
     loop_action_->setToolTip(tr("Start over at the end of the clip"));
     connect(loop_action_, &QAction::toggled, this, &MainWindow::loopRequested);
-    video_actions_ = {play_action_, next, prev, first, last};
+    video_actions_ = {play_action_, next, prev, first, last, go};
 
     QMenu* tools = menuBar()->addMenu(tr("&Tools"));
     QAction* compare =
@@ -577,6 +607,7 @@ void MainWindow::connectController() {
     connect(this, &MainWindow::saveRequested, controller_, &Controller::saveImage);
     connect(this, &MainWindow::enginesRequested, controller_, &Controller::listEngines);
     connect(this, &MainWindow::playToggleRequested, controller_, &Controller::togglePlay);
+    connect(this, &MainWindow::pauseRequested, controller_, &Controller::pause);
     connect(this, &MainWindow::stepRequested, controller_, &Controller::step);
     connect(this, &MainWindow::seekRequested, controller_, &Controller::seek);
     connect(this, &MainWindow::loopRequested, controller_, &Controller::setLoop);
@@ -619,6 +650,15 @@ void MainWindow::connectController() {
         unsaveable_.clear();
         equalize_->setReferenceName(QFileInfo(path).fileName());
         QSettings().setValue(QStringLiteral("equalize/reference"), path);
+        if (std::exchange(match_waits_, false) && equalize_->settings() != sent_equalize_) {
+            sent_equalize_ = equalize_->settings();
+            emit equalizeRequested(sent_equalize_);
+        }
+    });
+    // The error said why; Match chosen for this reference goes back to the mode before.
+    connect(controller_, &Controller::referenceRefused, this, [this] {
+        if (std::exchange(match_waits_, false) && !has_reference_)
+            equalize_->setSettings(sent_equalize_);
     });
     connect(controller_, &Controller::imageSaved, this, [this](const QString& path) {
         statusBar()->showMessage(tr("Saved %1").arg(path), 5000);
@@ -767,11 +807,15 @@ void MainWindow::chooseReference() {
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     connect(dialog, &QFileDialog::fileSelected, this, [this](const QString& path) {
         setReferenceFile(path);
-        // Match chosen without a reference applies now (after the reference, in order).
-        if (equalize_->settings() != sent_equalize_) {
-            sent_equalize_ = equalize_->settings();
-            emit equalizeRequested(sent_equalize_);
+        if (equalize_->settings() == sent_equalize_) return;
+        // Match chosen without a reference applies once the reference has loaded: a file that
+        // cannot be read puts the mode back rather than leave Match with nothing to match.
+        if (!has_reference_) {
+            match_waits_ = true;
+            return;
         }
+        sent_equalize_ = equalize_->settings();
+        emit equalizeRequested(sent_equalize_);
     });
     connect(dialog, &QFileDialog::rejected, this, [this] {
         // Match chosen without a reference, and none given: back to the mode before.
@@ -791,7 +835,23 @@ void MainWindow::onEqualizeChanged(const EqualizeSettings& settings) {
     emit equalizeRequested(settings);
 }
 
+void MainWindow::whenPaused(void (MainWindow::*then)()) {
+    if (!playback_.playing) return (this->*then)();
+    when_paused_ = then;
+    emit pauseRequested();
+}
+
+QString MainWindow::exportPath(const QString& suffix) const {
+    const QFileInfo info(current_path_);
+    QString name = media_.live ? QStringLiteral("stdin") : info.completeBaseName();
+    // Each frame of a clip its own file: saving several frames replaces none.
+    if (media_.video && shown_frame_ >= 0) name += QStringLiteral("-frame-%1").arg(shown_frame_);
+    const QDir dir = media_.live ? QDir::current() : info.absoluteDir();
+    return dir.filePath(name + suffix);
+}
+
 void MainWindow::chooseAndSave() {
+    if (playback_.playing) return whenPaused(&MainWindow::chooseAndSave);
     if (media_.camera_raw_view == QLatin1String("cfa")) {
         showError(tr("Save Equalized Image"),
                   tr("A camera raw file's CFA mosaic is no picture to save: View > Camera Raw "
@@ -807,16 +867,13 @@ void MainWindow::chooseAndSave() {
         shown->raise();
         return;
     }
-    const QFileInfo info(current_path_);
     // Only the formats that hold the result: 16-bit samples or alpha only PNG and TIFF.
     QString formats = tr("PNG (*.png);;TIFF (*.tif *.tiff)");
     if (result_ == nullptr ||
         (result_->view().type == hs::SampleType::U8 && result_->view().channels != 4))
         formats += tr(";;JPEG (*.jpg *.jpeg);;BMP (*.bmp);;WebP (*.webp)");
-    auto* dialog = new QFileDialog(
-        this, tr("Save Equalized Image As"),
-        info.absoluteDir().filePath(info.completeBaseName() + QStringLiteral("-equalized.png")),
-        formats);
+    auto* dialog = new QFileDialog(this, tr("Save Equalized Image As"),
+                                   exportPath(QStringLiteral("-equalized.png")), formats);
     dialog->setObjectName(QStringLiteral("saveDialog"));
     dialog->setAcceptMode(QFileDialog::AcceptSave);
     dialog->setFileMode(QFileDialog::AnyFile);
@@ -859,12 +916,11 @@ void MainWindow::saveAs(const QString& path) {
 }
 
 void MainWindow::exportHistogramCsv() {
+    if (playback_.playing) return whenPaused(&MainWindow::exportHistogramCsv);
     if (histogram_model_->empty()) return;
-    const QFileInfo info(current_path_);
-    const QString path = QFileDialog::getSaveFileName(
-        this, tr("Export Histogram CSV"),
-        info.absoluteDir().filePath(base_name(current_path_) + QStringLiteral("-histogram.csv")),
-        tr("CSV (*.csv)"));
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export Histogram CSV"),
+                                                      exportPath(QStringLiteral("-histogram.csv")),
+                                                      tr("CSV (*.csv)"));
     if (path.isEmpty()) return;
     const QString error = write_text_file(
         path, histogram_csv(histogram_model_->histogram(), equalized_model_->histogram()),
@@ -884,11 +940,10 @@ QString MainWindow::savePlotPng(const QString& path) {
 }
 
 void MainWindow::exportPlotPng() {
-    const QFileInfo info(current_path_);
-    const QString path = QFileDialog::getSaveFileName(
-        this, tr("Export Plot PNG"),
-        info.absoluteDir().filePath(base_name(current_path_) + QStringLiteral("-histogram.png")),
-        tr("PNG (*.png)"));
+    if (playback_.playing) return whenPaused(&MainWindow::exportPlotPng);
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export Plot PNG"),
+                                                      exportPath(QStringLiteral("-histogram.png")),
+                                                      tr("PNG (*.png)"));
     if (path.isEmpty()) return;
     const QString error = savePlotPng(path);
     if (!error.isEmpty())
@@ -912,6 +967,8 @@ void MainWindow::openCompareDialog() {
 void MainWindow::onMediaLoaded(const MediaInfo& info) {
     media_ = info;
     unsaveable_.clear();
+    shown_frame_ = -1;
+    when_paused_ = nullptr;  // asked of the media before
     current_path_ = info.path;
     last_error_.clear();
     controls_->setBitDepth(info.bit_depth, info.floating);
@@ -977,6 +1034,7 @@ void MainWindow::onMediaLoaded(const MediaInfo& info) {
     // Live input cannot seek or step: its frames come once. Play and pause stay (a paused
     // reader leaves the writer waiting).
     frame_slider_->setVisible(!info.live);
+    frame_spin_->setVisible(!info.live);
     for (QWidget* b : step_buttons_) b->setEnabled(!info.live);
     for (QAction* a : video_actions_)
         a->setEnabled(info.video && (!info.live || a == play_action_));
@@ -984,6 +1042,9 @@ void MainWindow::onMediaLoaded(const MediaInfo& info) {
         const QSignalBlocker block(frame_slider_);
         frame_slider_->setRange(0, static_cast<int>(std::max<std::int64_t>(0, info.frames - 1)));
         frame_slider_->setValue(0);
+        const QSignalBlocker spin(frame_spin_);
+        frame_spin_->setRange(0, frame_slider_->maximum());
+        frame_spin_->setValue(0);
     }
     timing_model_->clear();
     if (compare_) compare_->close();
@@ -1002,6 +1063,7 @@ void MainWindow::onLoadFailed(const QString& path, const QString& message) {
 }
 
 void MainWindow::onFrame(const PresentedFrame& result) {
+    shown_frame_ = result.timing.frame;
     image_view_->setOriginal({result.original, result.original_clipping});
     image_view_->setEqualized({result.equalized, result.equalized_clipping});
     source_ = result.source;
@@ -1063,8 +1125,23 @@ void MainWindow::onFrame(const PresentedFrame& result) {
                        .arg(result.result_factor);
     if (const QRect& r = result.region; !r.isNull())
         counted << tr("region %1,%2 %3x%4").arg(r.x()).arg(r.y()).arg(r.width()).arg(r.height());
-    text_.stats_note =
-        counted.isEmpty() ? QString() : tr("Counted: %1").arg(counted.join(QStringLiteral(", ")));
+    QStringList stats_notes;
+    if (!counted.isEmpty())
+        stats_notes << tr("Counted: %1").arg(counted.join(QStringLiteral(", ")));
+    // Limited range: the coded Y' that its R', G', B' clamp, which no column shows.
+    if (const auto& y = result.excursions) {
+        const double samples = static_cast<double>(std::max<std::uint64_t>(y->samples, 1));
+        stats_notes
+            << tr("Limited range Y'%1: %2 below black (< %3, %4%), %5 above white (> %6, %7%)")
+                   .arg(result.region.isNull() ? QString() : tr(" of the whole frame"))
+                   .arg(y->below)
+                   .arg(y->black)
+                   .arg(100.0 * static_cast<double>(y->below) / samples, 0, 'f', 3)
+                   .arg(y->above)
+                   .arg(y->white)
+                   .arg(100.0 * static_cast<double>(y->above) / samples, 0, 'f', 3);
+    }
+    text_.stats_note = stats_notes.join(QLatin1Char('\n'));
     text_.preview = result.preview;
     const HistogramData& e = result.equalized_histogram;
     for (int c = 0; c < e.channel_names.size(); ++c) {
@@ -1203,6 +1280,12 @@ void MainWindow::setRegion(const QRect& region) {
     emit regionRequested(r);
 }
 
+void MainWindow::goToFrame() {
+    if (!media_.video || media_.live) return;
+    frame_spin_->setFocus(Qt::ShortcutFocusReason);
+    frame_spin_->selectAll();
+}
+
 void MainWindow::showShortcuts() {
     // Every menu action that has a shortcut, as the menus name it, then the mouse.
     QString html = QStringLiteral("<table cellspacing='6'>");
@@ -1269,7 +1352,10 @@ void MainWindow::showShortcuts() {
 
 void MainWindow::onPlayback(const PlaybackState& state) {
     playback_ = state;
+    // Stale results of the session paused are dropped here: the frame on screen stays.
     presenter_->setSession(state.session);
+    if (!state.playing && when_paused_ != nullptr)
+        QTimer::singleShot(0, this, std::exchange(when_paused_, nullptr));
     if (!state.playing) showText();  // the frame playback stopped on, in full
     play_button_->setIcon(
         style()->standardIcon(state.playing ? QStyle::SP_MediaPause : QStyle::SP_MediaPlay));
@@ -1277,12 +1363,20 @@ void MainWindow::onPlayback(const PlaybackState& state) {
         const QSignalBlocker block(frame_slider_);
         frame_slider_->setValue(static_cast<int>(state.frame));
     }
+    // A number being typed while paused stays until it is entered.
+    if (!frame_spin_->hasFocus() || state.playing) {
+        const QSignalBlocker block(frame_spin_);
+        frame_spin_->setValue(static_cast<int>(state.frame));
+    }
     // Frames count from 0, as the CLI, the JSON and every message number them; the drops by
     // the stage that made them.
     QString text = state.live ? tr("Frame %1 (live%2)")
                                     .arg(state.frame)
                                     .arg(state.playing ? QString() : tr(", ended"))
                               : tr("Frame %1 of 0..%2").arg(state.frame).arg(state.frames - 1);
+    // Where it falls at the rate the clip plays at.
+    if (const QString at = frame_time(state.frame, state.fps); !at.isEmpty())
+        text += tr(" at %1").arg(at);
     text += tr("  dropped %1").arg(state.dropped);
     if (state.dropped > 0)
         text += tr(" (read %1, stream %2, paint %3)")
@@ -1294,6 +1388,8 @@ void MainWindow::onPlayback(const PlaybackState& state) {
     if (frame_slider_->maximum() != static_cast<int>(std::max<std::int64_t>(0, state.frames - 1))) {
         const QSignalBlocker block(frame_slider_);
         frame_slider_->setMaximum(static_cast<int>(std::max<std::int64_t>(0, state.frames - 1)));
+        const QSignalBlocker spin(frame_spin_);
+        frame_spin_->setMaximum(frame_slider_->maximum());
     }
 }
 
@@ -1326,8 +1422,19 @@ void MainWindow::dropEvent(QDropEvent* event) {
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
+    settings_save_->stop();
     saveSettings();
     QMainWindow::closeEvent(event);
+}
+
+void MainWindow::resizeEvent(QResizeEvent* event) {
+    QMainWindow::resizeEvent(event);
+    scheduleSettingsSave();
+}
+
+void MainWindow::moveEvent(QMoveEvent* event) {
+    QMainWindow::moveEvent(event);
+    scheduleSettingsSave();
 }
 
 }  // namespace hs::ui

@@ -1,13 +1,15 @@
 // MainWindow's persistence: what the user left (window layout, histogram and equalization
-// settings, view toggles, loop) restored at start and saved on close, and the recent files.
+// settings, view toggles, loop) restored at start and saved as it changes, and the recent files.
 
 #include <QAction>
 #include <QCheckBox>
+#include <QDockWidget>
 #include <QFileInfo>
 #include <QMenu>
 #include <QScreen>
 #include <QSettings>
 #include <QSplitter>
+#include <QTimer>
 #include <algorithm>
 
 #include "histoscope/core/bench.hpp"
@@ -21,6 +23,9 @@ namespace hs::ui {
 namespace {
 
 constexpr int kMaxRecent = 8;
+// Changes this close together are saved once, when they stop: a dragged slider or a window
+// being resized writes the file once, not at every step.
+constexpr int kSettingsSaveDelayMs = 250;
 const QString kRecentKey = QStringLiteral("recentFiles");
 
 }  // namespace
@@ -92,10 +97,13 @@ void MainWindow::restoreSettings() {
 
 void MainWindow::saveSettings() const {
     QSettings s;
-    s.setValue(QStringLiteral("window/geometry"), saveGeometry());
-    s.setValue(QStringLiteral("window/state"), saveState());
-    s.setValue(QStringLiteral("window/mainSplitter"), main_splitter_->saveState());
-    s.setValue(QStringLiteral("window/rightSplitter"), right_splitter_->saveState());
+    // A window not shown yet (or no more) has no layout the user saw.
+    if (isVisible()) {
+        s.setValue(QStringLiteral("window/geometry"), saveGeometry());
+        s.setValue(QStringLiteral("window/state"), saveState());
+        s.setValue(QStringLiteral("window/mainSplitter"), main_splitter_->saveState());
+        s.setValue(QStringLiteral("window/rightSplitter"), right_splitter_->saveState());
+    }
     s.setValue(QStringLiteral("histogram/log"), controls_->logCheck()->isChecked());
     const ScopeSettings scopes = scopes_->settings();
     s.setValue(QStringLiteral("scopes/histogram"), scopes.histogram);
@@ -108,7 +116,9 @@ void MainWindow::saveSettings() const {
     s.setValue(QStringLiteral("histogram/parade"), controls_->paradeCheck()->isChecked());
     s.setValue(QStringLiteral("histogram/bins"), controls_->bins());
     s.setValue(QStringLiteral("histogram/kernel"), controls_->engine());
-    const EqualizeSettings e = equalize_->settings();
+    // What the controller got: Match chosen while its reference is still being picked is not
+    // kept until the reference has loaded.
+    const EqualizeSettings& e = sent_equalize_;
     s.setValue(QStringLiteral("equalize/mode"), static_cast<int>(e.mode));
     s.setValue(QStringLiteral("equalize/luma"), e.luma);
     s.setValue(QStringLiteral("equalize/strength"), e.strength);
@@ -120,6 +130,37 @@ void MainWindow::saveSettings() const {
     s.setValue(QStringLiteral("view/clipping"), clipping_action_->isChecked());
     s.setValue(QStringLiteral("view/stretchDeep"), stretch_action_->isChecked());
     s.setValue(QStringLiteral("view/cameraRawMosaic"), wanted_mosaic_);
+}
+
+void MainWindow::watchSettings() {
+    settings_save_->setSingleShot(true);
+    settings_save_->setInterval(kSettingsSaveDelayMs);
+    // A QSettings written to and destroyed writes its file (saveSettings()'s).
+    connect(settings_save_, &QTimer::timeout, this, &MainWindow::saveSettings);
+    // After restoreSettings(): what it set is no change. The requests the controller gets
+    // stand for the settings they carry.
+    connect(this, &MainWindow::binsRequested, this, &MainWindow::scheduleSettingsSave);
+    connect(this, &MainWindow::engineRequested, this, &MainWindow::scheduleSettingsSave);
+    connect(this, &MainWindow::equalizeRequested, this, &MainWindow::scheduleSettingsSave);
+    connect(this, &MainWindow::loopRequested, this, &MainWindow::scheduleSettingsSave);
+    connect(this, &MainWindow::displayRequested, this, &MainWindow::scheduleSettingsSave);
+    connect(this, &MainWindow::scopesRequested, this, &MainWindow::scheduleSettingsSave);
+    connect(this, &MainWindow::cameraRawViewRequested, this, &MainWindow::scheduleSettingsSave);
+    for (auto signal : {&ControlsPanel::logToggled, &ControlsPanel::cumulativeToggled,
+                        &ControlsPanel::paradeToggled})
+        connect(controls_, signal, this, &MainWindow::scheduleSettingsSave);
+    connect(side_action_, &QAction::toggled, this, &MainWindow::scheduleSettingsSave);
+    // The layout: the splitters, the scopes' dock (resizing and moving the window itself are
+    // resizeEvent() and moveEvent()).
+    for (QSplitter* splitter : {main_splitter_, right_splitter_})
+        connect(splitter, &QSplitter::splitterMoved, this, &MainWindow::scheduleSettingsSave);
+    connect(scopes_dock_, &QDockWidget::dockLocationChanged, this,
+            &MainWindow::scheduleSettingsSave);
+    connect(scopes_dock_, &QDockWidget::topLevelChanged, this, &MainWindow::scheduleSettingsSave);
+}
+
+void MainWindow::scheduleSettingsSave() {
+    settings_save_->start();
 }
 
 void MainWindow::rebuildRecentMenu() {

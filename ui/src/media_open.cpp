@@ -44,11 +44,18 @@ void open_raw(OpenedMedia& opened, const std::string& file, const QString& raw_f
 
 void open_video(OpenedMedia& opened, const hs::media::Source& source) {
     auto video = std::make_unique<hs::media::VideoReader>(source);
+    // A limited range's Y' below black and above white are counted from the coded plane of
+    // each frame (its R', G', B' clamp them): the planes are kept.
+    const bool excursions = video->coding().limited_luma();
+    if (excursions) video->set_planes(true);
     // Playback starts at frame 0, so a clip whose first frame is damaged is refused with the
     // decoder's reason rather than shown from a later frame under the wrong number.
     std::optional<hs::Image> first = video->read();
     if (!first) throw hs::InputError(source.name() + ": the video has no frame");
     opened.first = std::move(*first);
+    if (excursions)
+        opened.first_excursions =
+            hs::media::luma_excursions(video->planes().y, video->coding().bit_depth);
     opened.info.video = true;
     opened.info.format = QString::fromStdString(video->codec());
     opened.info.frames = video->frame_count();

@@ -5,6 +5,7 @@
 
 #include <QString>
 #include <memory>
+#include <optional>
 
 #include "frame_work.hpp"
 #include "histoscope/core/image.hpp"
@@ -16,6 +17,8 @@ namespace hs::ui {
 struct OpenedMedia {
     MediaInfo info;
     hs::Image first;  // the photo, or the first frame (empty for live input: none came yet)
+    // The first frame's coded Y' outside a limited range's span (ReadFrame::excursions).
+    std::optional<hs::media::LumaExcursions> first_excursions;
     // The frames after the first (every frame of live input), for playback; null for a photo
     // and a raw file of one frame.
     std::unique_ptr<hs::media::FrameSource> frames;

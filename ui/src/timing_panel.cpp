@@ -195,8 +195,14 @@ void TimingPanel::refresh() {
     text += tr("<br>equalizer: %1 &middot; frame %2 ms")
                 .arg(e.equalizer.isEmpty() ? tr("off") : e.equalizer)
                 .arg(e.total_ms, 0, 'f', 2);
-    if (e.frame >= 0)
-        text += tr(" &middot; video frame %1, dropped %2").arg(e.frame).arg(e.dropped);
+    if (e.frame >= 0) {
+        // The source as it is: a clip, a file of raw frames, or standard input.
+        const QString frame = e.frame_kind == QLatin1String("raw") ? tr("raw frame %1")
+                              : e.frame_kind == QLatin1String("live")
+                                  ? tr("frame %1 of standard input")
+                                  : tr("video frame %1");
+        text += tr(" &middot; %1, dropped %2").arg(frame.arg(e.frame)).arg(e.dropped);
+    }
     if (!e.stream.isEmpty()) text += tr(" &middot; '%1' frame stream").arg(e.stream);
     summary_->setText(text);
 }

@@ -28,6 +28,7 @@ struct PngSession {
     int rows_done = 0;
     bool interlaced = false;
     int significant_bits = 0;  // of a 16-bit image's channels, when its sBIT chunk gives one
+    bool gray_alpha = false;   // stored as gray+alpha, read as RGBA
     ~PngSession() {
         if (png != nullptr)
             png_destroy_read_struct(&png, info != nullptr ? &info : nullptr, nullptr);
@@ -79,6 +80,7 @@ bool run(PngSession& s, Image& out, std::vector<png_bytep>& rows) {
         channels = png_get_valid(s.png, s.info, PNG_INFO_tRNS) != 0 ? 4 : 3;
     else if (color == PNG_COLOR_TYPE_GRAY_ALPHA || color == PNG_COLOR_TYPE_RGB_ALPHA)
         channels = 4;
+    s.gray_alpha = color == PNG_COLOR_TYPE_GRAY_ALPHA;
     const bool deep = bits == 16;
     if (deep) png_set_swap(s.png);  // PNG is big-endian; our samples are in host order
     if (png_color_8p sbit = nullptr; deep && png_get_sBIT(s.png, s.info, &sbit) != 0) {
@@ -151,6 +153,11 @@ DecodedImage decode_png(Bytes file, const std::string& name, const DecodeOptions
                                 "-bit values scaled to 16 bits by bit replication: read as "
                                 "16-bit samples");
     }
+    // Images are gray, RGB or RGBA: said, or its r, g, b and luma would read as a colour
+    // image's that happens to be gray.
+    if (s.gray_alpha)
+        out.notes.push_back(
+            "gray+alpha PNG: read as RGBA, its gray in each of R, G and B (and in luma)");
     const std::string problem = finished ? s.corruption : s.fatal;
     if (problem.empty()) return out;
     if (!options.allow_corrupt) throw InputError(name + " is corrupt (" + problem + ")");

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 
 #include "histoscope/core/error.hpp"
 #include "histoscope/media/media.hpp"
@@ -71,6 +72,30 @@ void YCbCrToRgb::convert(std::uint32_t Y, std::uint32_t Cb, std::uint32_t Cr,
     rgb[0] = out(yy + cr_r * cr + half);
     rgb[1] = out(yy - cb_g * cb - cr_g * cr + half);
     rgb[2] = out(yy + cb_b * cb + half);
+}
+
+LumaExcursions luma_excursions(const ImageView& y, int bit_depth) {
+    LumaExcursions out;
+    const int shift = std::clamp(bit_depth, 8, 16) - 8;
+    out.black = 16u << shift;
+    out.white = 235u << shift;
+    // Row by row through the samples' own type (a 4K frame's 8 million of them, every frame).
+    const auto count = [&](const auto* first) {
+        for (int x = 0; x < y.width; x += 1) {
+            const std::uint32_t v =
+                first[static_cast<std::size_t>(x) * static_cast<std::size_t>(y.channels)];
+            out.below += v < out.black ? 1u : 0u;
+            out.above += v > out.white ? 1u : 0u;
+        }
+    };
+    for (int row = 0; row < y.height; ++row) {
+        if (y.type == SampleType::U8)
+            count(reinterpret_cast<const std::uint8_t*>(y.row(row)));
+        else
+            count(reinterpret_cast<const std::uint16_t*>(y.row(row)));
+    }
+    out.samples = static_cast<std::uint64_t>(y.width) * static_cast<std::uint64_t>(y.height);
+    return out;
 }
 
 }  // namespace hs::media

@@ -29,6 +29,7 @@
 #include <deque>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "histoscope/core/engine.hpp"
@@ -163,6 +164,9 @@ class Controller : public QObject {
     // or not busy.
     void busyChanged(bool busy, const QString& what);
     void referenceLoaded(const QString& path);
+    // The reference `path` could not be read (errorOccurred() said why): the last good one, if
+    // any, stays.
+    void referenceRefused(const QString& path);
     void imageSaved(const QString& path);
     void errorOccurred(const QString& message);  // a request of the user's failed
     // Something the user should know that needs no answer (a frame dropped because it did not
@@ -202,9 +206,11 @@ class Controller : public QObject {
 
     // The media: the photo or the video frame shown, a large photo's reduced copy.
     std::shared_ptr<const hs::Image> source_;
+    std::optional<hs::media::LumaExcursions> source_excursions_;  // of source_, a video frame's
     std::shared_ptr<const hs::Image> proxy_;
     int proxy_factor_ = 1;
     QString path_;
+    QString frame_kind_;  // what its frames are (FrameTiming::frame_kind)
     Playback* playback_;
     std::shared_ptr<const hs::MatchReference> reference_;
     hs::media::CameraRawView camera_raw_view_ = hs::media::CameraRawView::Cfa;
@@ -220,17 +226,24 @@ class Controller : public QObject {
 
     std::unique_ptr<StreamSession> stream_;   // every frame
     std::unique_ptr<StreamSession> preview_;  // a large photo's reduced copy (CPU stream)
-    // The frames of the results sent to the presenter and not yet taken (the one shown last
-    // becomes source_ when playback stops).
-    std::deque<std::shared_ptr<const hs::Image>> sent_;
+    // The results sent to the presenter and not yet taken: their frames and equalized frames
+    // (the one shown last becomes source_ and equalized_ when playback stops).
+    struct Sent {
+        std::shared_ptr<const hs::Image> source, equalized;
+        std::optional<hs::media::LumaExcursions> excursions;  // of source
+        std::uint64_t generation = 0;
+        bool preview = false;
+    };
+    std::deque<Sent> sent_;
 
     bool process_posted_ = false;
     bool pump_posted_ = false;
     std::uint64_t sequence_ = 0;
     std::uint64_t generation_ = 0;        // settings computed (each process() is one)
-    std::uint64_t shown_generation_ = 0;  // of the last full (not preview) result
+    std::uint64_t shown_generation_ = 0;  // of the last full (not preview) result shown
     QString last_error_;
-    std::shared_ptr<const hs::Image> equalized_;  // the last full result's, when it came
+    // The equalized frame of that result, when it came: a photo's last, a clip's on screen.
+    std::shared_ptr<const hs::Image> equalized_;
     QString pending_save_;  // saved once the equalized frame of the current settings is there
     QString opening_;       // the file being opened
     QString busy_;          // what busyChanged() last said

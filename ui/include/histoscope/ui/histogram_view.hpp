@@ -47,6 +47,10 @@ class HistogramView : public QWidget {
 
     // Where the bins are drawn, in widget coordinates (the whole plot, all parade lanes).
     QRectF plotArea() const;
+    // Where the hover readout is drawn now (empty when nothing is hovered), and the level
+    // labels of a camera raw mosaic's plot: the readout is placed where it covers none of them.
+    QRectF readoutRect() const;
+    QList<QRectF> levelLabelRects() const;
     // Pixel columns (device pixels) whose value is above the plot's height and is drawn cut at
     // the top with a marker, as of the last paint.
     int clippedColumns() const { return clipped_columns_; }
@@ -70,6 +74,20 @@ class HistogramView : public QWidget {
     void leaveEvent(QEvent* event) override;
 
   private:
+    // A level marker's label as drawn: its box, the marker's x and the lane it is in.
+    struct LevelLabel {
+        QRectF box;
+        double x = 0.0;
+        QRectF lane;
+        QString text;
+    };
+    // The hover readout as drawn: its text (lines), box and text width.
+    struct Readout {
+        QString text;
+        QRectF box;
+        int width = 0;
+    };
+    int laneCount() const;  // the parade's lanes, or 1
     QRectF laneArea(int lane, int lanes) const;
     int binAt(double x, const QRectF& area) const;
     // Bins [first, last) under widget x (a pixel column's bins), or {-1, -1}.
@@ -81,7 +99,9 @@ class HistogramView : public QWidget {
     // A camera raw mosaic's black and white levels (HistogramData::markers): a dashed line at
     // each, labelled, in every lane.
     void paintLevels(QPainter& p, int lanes) const;
-    void paintReadout(QPainter& p, const QRectF& area) const;
+    std::vector<LevelLabel> levelLabels(int lanes) const;
+    void paintReadout(QPainter& p) const;
+    Readout readoutLayout() const;
     void onModelChanged();
 
     HistogramModel* model_ = nullptr;

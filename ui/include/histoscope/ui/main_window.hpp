@@ -21,8 +21,10 @@ class QMenu;
 class QDialog;
 class QMessageBox;
 class QSlider;
+class QSpinBox;
 class QSplitter;
 class QTabWidget;
+class QTimer;
 class QTableView;
 class QToolButton;
 
@@ -73,6 +75,8 @@ class MainWindow : public QMainWindow {
     RegionBar* regionBar() const { return region_bar_; }
     QSlider* splitSlider() const { return split_slider_; }
     QSlider* frameSlider() const { return frame_slider_; }
+    // The frame number to go to (Video > Go to Frame, Ctrl+G): typed, then Enter.
+    QSpinBox* frameSpin() const { return frame_spin_; }
     const QString& currentPath() const { return current_path_; }
     const MediaInfo& media() const { return media_; }
     const PlaybackState& playback() const { return playback_; }
@@ -114,6 +118,7 @@ class MainWindow : public QMainWindow {
     void saveRequested(const QString& path);
     void enginesRequested();
     void playToggleRequested();
+    void pauseRequested();
     void stepRequested(int frames);
     void seekRequested(qint64 frame);
     void loopRequested(bool on);
@@ -129,6 +134,8 @@ class MainWindow : public QMainWindow {
     void dragEnterEvent(QDragEnterEvent* event) override;
     void dropEvent(QDropEvent* event) override;
     void closeEvent(QCloseEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
+    void moveEvent(QMoveEvent* event) override;
 
   private:
     void buildLayout();
@@ -136,6 +143,10 @@ class MainWindow : public QMainWindow {
     void connectController();
     void restoreSettings();
     void saveSettings() const;
+    // Every setting saved soon after it changes, not only on a normal quit (a SIGTERM or a
+    // crash lost them): each change starts settings_save_, whose end saves them all.
+    void watchSettings();
+    void scheduleSettingsSave();
     void rebuildRecentMenu();
     void addRecent(const QString& path);
     void onMediaLoaded(const MediaInfo& info);
@@ -162,6 +173,8 @@ class MainWindow : public QMainWindow {
     // A region drawn or typed: to the view, the numbers and the controller.
     void setRegion(const QRect& region);
     void showShortcuts();
+    // Video > Go to Frame: the frame number's box, focused with its text selected.
+    void goToFrame();
     void showError(const QString& title, const QString& message);
     void chooseAndOpen();
     void chooseAndOpenRaw();
@@ -171,6 +184,12 @@ class MainWindow : public QMainWindow {
     void saveAs(const QString& path);
     void exportHistogramCsv();
     void exportPlotPng();
+    // Runs `then` on the frame playback stops on: at once when nothing plays, else once the
+    // pause it asks for has come (a file named after the frame shown holds that frame).
+    void whenPaused(void (MainWindow::*then)());
+    // Where an export of the media shown goes by default: beside it, named after it and, for a
+    // clip's or a stream's frame, the frame ("clip-frame-12-equalized.png").
+    QString exportPath(const QString& suffix) const;
 
     Controller* controller_;
     QString samples_dir_;
@@ -178,6 +197,8 @@ class MainWindow : public QMainWindow {
     QString last_error_;
     MediaInfo media_;
     PlaybackState playback_;
+    std::int64_t shown_frame_ = -1;  // the number of the frame on screen (-1: a photo)
+    void (MainWindow::*when_paused_)() = nullptr;  // what whenPaused() waits to run
     std::uint64_t frames_shown_ = 0;
     HistogramModel* histogram_model_;
     HistogramModel* equalized_model_;
@@ -203,6 +224,7 @@ class MainWindow : public QMainWindow {
     QWidget* video_bar_;
     QToolButton* play_button_;
     QSlider* frame_slider_;
+    QSpinBox* frame_spin_;
     QLabel* frame_label_;
     QLabel* engine_label_;
     // The media (format, size, a camera raw file's view, levels, camera and shot), kept at the
@@ -213,6 +235,7 @@ class MainWindow : public QMainWindow {
     QLabel* busy_label_;
     QProgressBar* busy_bar_;
     Presenter* presenter_;
+    QTimer* settings_save_;
     QMenu* recent_menu_ = nullptr;
     QAction* play_action_ = nullptr;
     QAction* loop_action_ = nullptr;
@@ -259,6 +282,9 @@ class MainWindow : public QMainWindow {
     } text_;
     EqualizeSettings sent_equalize_;  // what the controller last got
     bool has_reference_ = false;      // the controller holds a match reference
+    // Match was chosen without a reference and one was picked: the mode is sent once it loads,
+    // and goes back to sent_equalize_'s if it is refused.
+    bool match_waits_ = false;
     bool announce_open_ = false;
     bool busy_ = false;
     bool scopes_sized_ = false;  // the scopes' dock was given its first height

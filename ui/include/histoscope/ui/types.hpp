@@ -10,12 +10,14 @@
 #include <QVector>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "histoscope/core/bench.hpp"
 #include "histoscope/core/display.hpp"
 #include "histoscope/core/image.hpp"
 #include "histoscope/core/stats.hpp"
+#include "histoscope/media/media.hpp"
 
 namespace hs::ui {
 
@@ -166,6 +168,9 @@ struct FrameTiming {
     bool preview = false;             // of a large photo's reduced copy
     QString stream;                   // the frame stream engine ("gpu", "cpu")
     std::int64_t dropped = 0;         // video: frames dropped so far
+    // What `frame` numbers: "video" (a clip's frames), "raw" (a raw file's), "live" (raw frames
+    // as they arrive on standard input); empty for a photo.
+    QString frame_kind;
     // The frame path's own stages in milliseconds: reading (decoding) the frame (playback),
     // the frame stream's device span (a GPU's, upload to download; else its stages' sum), and
     // making the results ready for the window.
@@ -211,6 +216,9 @@ struct PresentedFrame {
     // The histograms, statistics and scopes count this rectangle of the frame (full-resolution
     // pixels; null: the whole frame).
     QRect region;
+    // A limited-range video frame's coded Y' below black and above white (the whole frame's),
+    // where its stream codes Y'CbCr at limited range; none otherwise.
+    std::optional<hs::media::LumaExcursions> excursions;
     QVector<ScopeImage> scopes;  // the scopes shown, in the panel's order
     FrameTiming timing;
     // Playback: the play session it belongs to and its place on that session's clock (the

@@ -205,6 +205,9 @@ struct VideoCoding {
     std::string transfer;   // "bt709", "smpte2084" (PQ), "arib-std-b67" (HLG), "unknown", ...
     std::string primaries;  // "bt709", "bt2020", "unknown", ...
     std::string range_name() const { return full_range ? "full" : "limited"; }
+    // Y'CbCr at limited range: its Y' has a span, black to white, with room below and above it
+    // (LumaExcursions counts what lies there).
+    bool limited_luma() const { return family == "ycbcr" && !full_range; }
     // How the frames' R, G, B come from the coded samples: "opencv" (8-bit Y'CbCr: swscale with
     // its default Rec.601 coefficients and bicubic chroma, whatever `matrix` says, so that the
     // frames equal cv::VideoCapture's), "exact" (deep Y'CbCr: YCbCrToRgb with `matrix` and the
@@ -322,6 +325,18 @@ struct YCbCrToRgb {
     static YCbCrToRgb make(const std::string& matrix, bool full_range, int bit_depth);
     void convert(std::uint32_t Y, std::uint32_t Cb, std::uint32_t Cr, std::uint32_t rgb[3]) const;
 };
+
+// A limited-range frame's coded Y' samples outside its nominal span: below black
+// (Y' < 16 * 2^(depth-8): 16 at 8 bits, 64 at 10) and above white (Y' > 235 * 2^(depth-8):
+// 235, 940). Footroom and headroom that limited range leaves on purpose (undershoots of sharp
+// edges, superwhites), which its conversion to R', G', B' clamps to 0 and the maximum.
+struct LumaExcursions {
+    std::uint32_t black = 0, white = 0;  // the nominal span, at the depth
+    std::uint64_t below = 0, above = 0;  // samples outside it
+    std::uint64_t samples = 0;           // of the Y' plane
+};
+// Of the Y' plane `y` (one channel) of a frame coded at `bit_depth` (8 to 16).
+LumaExcursions luma_excursions(const ImageView& y, int bit_depth);
 
 // Writes frames of one format to a video file with FFmpeg's encoders and muxers. 8-bit RGB as
 // OpenCV's writer did: .mp4 (MPEG-4 Part 2, "mp4v"), .avi (Motion JPEG), .mkv (MPEG-4 Part 2,
