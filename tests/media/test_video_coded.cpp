@@ -10,8 +10,10 @@
 #include <opencv2/imgproc.hpp>
 #include <opencv2/videoio.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <sstream>
 #include <utility>
 
 #include "coded_video.hpp"
@@ -819,6 +821,55 @@ TEST(VideoCoded, DamageOnFrameThreadsIsReportedAsOnOneThreadWhateverTheTiming) {
                         }
                 }
         }
+}
+
+// HEVC's decoded picture hash, which a frame fails when its samples are not the ones coded: the
+// decoder prints the reason in parts (the words, then each byte of both MD5 sums, then the end of
+// the line), and the frame's reason is the whole line, on one thread as on frame threads.
+TEST(VideoCoded, APictureHashFailureIsReportedWithBothSums) {
+    ScratchDir dir;
+    CodedClip clip;
+    clip.frames = 6;
+    const std::string whole = dir.file("clip.mkv");
+    ASSERT_EQ(encode_clip(clip, whole,
+                          std::string(kLosslessHevc) + ":hash=1:keyint=6:min-keyint=6:bframes=0"),
+              "");
+    // The MD5 sum of each frame's Y' plane (little-endian samples, as the picture hash takes
+    // them), from the ffmpeg tool.
+    const auto sums =
+        hs::test::run_command("ffmpeg -nostdin -loglevel error -i " + hs::test::shell_quote(whole) +
+                              " -vf extractplanes=y -f framemd5 -");
+    ASSERT_EQ(sums.exit_code, 0) << sums.err;
+    std::vector<std::string> md5;
+    std::istringstream lines(sums.out);
+    for (std::string line; std::getline(lines, line);)
+        if (!line.empty() && line[0] != '#') md5.push_back(line.substr(line.rfind(' ') + 1));
+    ASSERT_EQ(md5.size(), 6u);
+    // Frame 3's sum in the file (the hash SEI of its picture), its first byte changed: the
+    // frame is the one coded, its hash no longer.
+    std::vector<std::uint8_t> bytes = hs::test::read_bytes(whole);
+    std::vector<std::uint8_t> digest;
+    for (std::size_t i = 0; i < 32; i += 2)
+        digest.push_back(static_cast<std::uint8_t>(std::stoi(md5[3].substr(i, 2), nullptr, 16)));
+    const auto at = std::search(bytes.begin(), bytes.end(), digest.begin(), digest.end());
+    ASSERT_NE(at, bytes.end()) << "frame 3's Y' sum is not in the file";
+    *at ^= 0x5A;
+    std::string stored = md5[3];
+    const char hex[] = "0123456789abcdef";
+    stored[0] = hex[*at >> 4];
+    stored[1] = hex[*at & 0xF];
+    const std::string damaged = dir.file("hash.mkv");
+    hs::test::write_bytes(damaged, bytes);
+    const std::string reason =
+        "frame 3 of '" + damaged +
+        "' is corrupt (the decoder reported: mismatching checksum of plane 0 - " + md5[3] +
+        " != " + stored + ")";
+    for (const int threads : {1, 2}) {
+        const Decoded decoded = decode_all(damaged, threads, false);
+        ASSERT_EQ(decoded.rows.size(), 6u);
+        for (int f = 0; f < 3; ++f) EXPECT_EQ(decoded.rows[static_cast<std::size_t>(f)], "ok") << f;
+        EXPECT_EQ(decoded.rows[3], "failed: " + reason) << threads << " threads";
+    }
 }
 
 // A 10-bit HEVC clip whose only key frame is damaged: no frame of it decodes whole, so that it

@@ -14,8 +14,8 @@
 //    frame the container declares after the decoder's last (a file cut short);
 //  - an error the decoder reports while decoding a packet makes the frame(s) depending on it
 //    corrupt until the next key frame: failed, or delivered marked corrupt with allow_corrupt;
-//  - FFmpeg's log goes to a callback that keeps the first error as detail for our messages
-//    and prints nothing.
+//  - FFmpeg's log goes to a callback that keeps the first error (a whole line, however many
+//    parts FFmpeg prints it in) as detail for our messages and prints nothing.
 // HEVC, VP9 and ProRes decode on FFmpeg's frame threads (one per core), several packets at once,
 // FFV1 on slice threads; the other decoders on the calling thread (see open() for why). The
 // decoder's reports stay tied to their packet all the same: every packet is sent with a tag in
@@ -100,37 +100,35 @@ std::set<const void*>& live_tags() {
     return tags;
 }
 
-// The message as one line, and whether it ended its line (a message may be printed in parts:
-// "slice CRC mismatch 1A2B!", then "at 0.125 seconds").
-std::string log_line(void* avcl, int level, const char* format, va_list args, bool& ends) {
-    char line[512];
+// A message as FFmpeg formats it, untrimmed (a message may be printed in parts: HEVC's
+// "mismatching checksum of plane 0 - ", then each byte of the two MD5 sums, then "\n").
+std::string log_piece(void* avcl, int level, const char* format, va_list args) {
+    char line[1024];
     int print_prefix = 0;
     va_list copy;
     va_copy(copy, args);
     av_log_format_line2(avcl, level, format, copy, line, sizeof line, &print_prefix);
     va_end(copy);
-    std::string text = line;
-    ends = !text.empty() && text.back() == '\n';
-    while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
-    return text;
+    return line;
 }
 
-// Whether the last error this thread logged left its line open for the next one to go on.
-thread_local bool t_line_open = false;
+// The message this thread is printing in parts, gathered until its line ends: a report is the
+// whole line, never its first part.
+struct OpenLine {
+    std::string text;
+    void* context = nullptr;  // av_log's first argument for the first part
+};
+thread_local std::optional<OpenLine> t_open_line;
 
-void on_ffmpeg_log(void* avcl, int level, const char* format, va_list args) {
-    if (level > AV_LOG_ERROR) return;
-    bool ends = true;
-    std::string line = log_line(avcl, level, format, args, ends);
-    // The rest of a message printed in parts is no report of its own.
-    const bool rest = std::exchange(t_line_open, !ends);
+// Files a whole message: into the calling thread's Capture, or, on a decoder's own thread,
+// under the packet that thread is decoding.
+void file_report(void* avcl, std::string line) {
+    while (!line.empty() && (line.back() == '\n' || line.back() == ' ')) line.pop_back();
     if (t_capture != nullptr) {
         if (t_capture->errors++ == 0) t_capture->first = line;
-        if (!rest && (t_capture->least.empty() || line < t_capture->least))
-            t_capture->least = std::move(line);
+        if (t_capture->least.empty() || line < t_capture->least) t_capture->least = std::move(line);
         return;
     }
-    if (rest) return;
     // A decoder's own thread (frame or slice threads): av_log's first argument is a struct that
     // starts with its AVClass; a codec context's `opaque` holds the tag of its packet. Helpers
     // that a decoder calls log with a context of their own that names the decoder's as its
@@ -156,6 +154,24 @@ void on_ffmpeg_log(void* avcl, int level, const char* format, va_list args) {
     packet.reports->reports.push_back({packet.rank, packet.pos, std::move(line)});
 }
 
+// Files the message this thread left open, as far as it went.
+void close_open_line() {
+    if (!t_open_line) return;
+    OpenLine open = std::move(*t_open_line);
+    t_open_line.reset();
+    file_report(open.context, std::move(open.text));
+}
+
+void on_ffmpeg_log(void* avcl, int level, const char* format, va_list args) {
+    if (level > AV_LOG_ERROR) return;
+    std::string piece = log_piece(avcl, level, format, args);
+    // A line another context left open is no part of this one.
+    if (t_open_line && t_open_line->context != avcl) close_open_line();
+    if (!t_open_line) t_open_line = OpenLine{{}, avcl};
+    t_open_line->text += piece;
+    if (!piece.empty() && piece.back() == '\n') close_open_line();
+}
+
 // Installs the callback once for the process: FFmpeg's default prints to standard error.
 void quiet_ffmpeg() {
     static std::once_flag once;
@@ -165,21 +181,38 @@ void quiet_ffmpeg() {
 // Captures what the libav* calls of its scope report.
 class Capture {
   public:
-    Capture() : previous_(t_capture) { t_capture = &log_; }
-    ~Capture() { t_capture = previous_; }
+    Capture() : previous_(t_capture) {
+        close_open_line();  // a line left open before is none of this scope's
+        t_capture = &log_;
+    }
+    ~Capture() {
+        settle();
+        t_capture = previous_;
+    }
     Capture(const Capture&) = delete;
     Capture& operator=(const Capture&) = delete;
-    int errors() const { return log_.errors; }
+    int errors() const {
+        settle();
+        return log_.errors;
+    }
     // " (FIRST ERROR)" or "".
-    std::string detail() const { return log_.first.empty() ? "" : " (" + log_.first + ")"; }
+    std::string detail() const {
+        settle();
+        return log_.first.empty() ? "" : " (" + log_.first + ")";
+    }
     // "the decoder reported: FIRST ERROR", or the least error in the order of strings.
     std::string decoder_report(bool least = false) const {
+        settle();
         const std::string& line = least ? log_.least : log_.first;
         return line.empty() ? "the decoder reported an error" : "the decoder reported: " + line;
     }
 
   private:
-    LogCapture log_;
+    // A message the calls of this scope left without the end of its line counts as it is.
+    void settle() const {
+        if (t_capture == &log_) close_open_line();
+    }
+    mutable LogCapture log_;
     LogCapture* previous_;
 };
 
