@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <string>
 
 #include "frame_reader.hpp"
 #include "histoscope/ui/types.hpp"
@@ -89,6 +90,8 @@ class Playback : public QObject {
     // `count` frames of `session` handed out by next() will not be presented: they `failed`,
     // or were given up (new settings, new media).
     void lost(std::uint64_t session, std::int64_t count, bool failed);
+    // What the status bar says of frame `index` that could not be read for `problem`.
+    static QString failedFrameMessage(std::int64_t index, const std::string& problem);
 
   signals:
     void stateChanged(const hs::ui::PlaybackState& state);
