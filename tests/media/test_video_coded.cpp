@@ -725,6 +725,51 @@ TEST(VideoCoded, BFramesOfAnMp4AreNumberedInPresentationOrderReadOrSought) {
     expect_frames_as_ffmpeg_numbers_them(h264, "yuv420p", 30, {9, 19, 18, 29, 3, 17, 8, 28, 0});
 }
 
+namespace {
+
+// A 10-bit HEVC clip with B-frames in Matroska whose frames after the 8th come twice as far
+// apart (24 fps, then 12): a variable frame rate, as a camera that slows down records it.
+std::string encode_variable_rate(const CodedClip& clip, const std::string& mkv) {
+    return encode_clip(clip, mkv,
+                       "-vf \"setpts=(N+max(N-8\\,0))/24/TB\" -vsync vfr " +
+                           std::string(kLosslessHevc) + ":keyint=12:min-keyint=12:bframes=3");
+}
+
+}  // namespace
+
+// The same clip remuxed to MP4, as users do: an MP4's index holds decoding times, and a
+// B-frame's presentation time is its decoding time plus an offset of its own, which differs
+// from frame to frame where the rate changes. Every frame is there, whole, numbered in
+// presentation order as ffmpeg numbers them, read in order or sought.
+TEST(VideoCoded, AVariableRateMp4WithBFramesHasEveryFrameInPresentationOrder) {
+    ScratchDir dir;
+    CodedClip clip;
+    clip.frames = 24;
+    const std::string mkv = dir.file("vfr.mkv"), mp4 = dir.file("vfr.mp4");
+    ASSERT_EQ(encode_variable_rate(clip, mkv), "");
+    const auto remux = hs::test::run_command("ffmpeg -nostdin -loglevel error -y -i " +
+                                             hs::test::shell_quote(mkv) + " -c copy " +
+                                             hs::test::shell_quote(mp4));
+    ASSERT_EQ(remux.exit_code, 0) << remux.err;
+    const Decoded decoded = decode_all(mp4, 1, false);
+    ASSERT_EQ(decoded.rows.size(), 24u);
+    for (int f = 0; f < 24; ++f) {
+        EXPECT_EQ(decoded.rows[static_cast<std::size_t>(f)], "ok") << f;
+        EXPECT_TRUE(decoded.planes[static_cast<std::size_t>(f)] == coded_bytes(clip, f)) << f;
+    }
+    media::VideoReader video(mp4);
+    EXPECT_EQ(video.frame_count(), 24);
+    video.set_rgb(false);
+    video.set_planes(true);
+    Image unused;
+    for (const int target : {9, 8, 20, 7, 23, 0, 15}) {
+        video.seek(target);
+        ASSERT_EQ(video.read_frame(unused), media::VideoReader::FrameStatus::Ok)
+            << "seek " << target << ": " << video.failure();
+        EXPECT_TRUE(planes_bytes(video.planes()) == coded_bytes(clip, target)) << target;
+    }
+}
+
 // Damage that the decoders refuse, that they report through helpers of their own, and a file cut
 // short, decoded on frame threads: the same frames failed or corrupt for the same reasons, the
 // same pixels, as on one thread, run after run. (The reports of packets decoded after a frame

@@ -55,6 +55,7 @@ extern "C" {
 #include <mutex>
 #include <optional>
 #include <set>
+#include <string_view>
 #include <thread>
 #include <utility>
 
@@ -319,6 +320,43 @@ class Demuxer {
     MemoryInput memory_;
 };
 
+// A packet of a stream as a pass over the file finds it, demuxing only.
+struct FoundPacket {
+    std::int64_t pos = -1, pts = AV_NOPTS_VALUE, dts = AV_NOPTS_VALUE, end = 0;
+    bool key = false;
+    // The demuxer reported damage (an error, a packet it found cut or corrupt) since the
+    // stream's packet before this one in the file, or, for the first, since it opened the file.
+    bool after_damage = false;
+};
+
+// Every packet with data of stream `index` of `source`, in file order.
+std::vector<FoundPacket> demux_pass(const Source& source, int index) {
+    Capture log;  // what the pass meets is met again, and reported, while decoding
+    std::vector<FoundPacket> found;
+    Demuxer copy;
+    if (copy.open(source) < 0) return found;
+    int reported = 0;
+    AVPacket* p = av_packet_alloc();
+    if (p == nullptr) throw std::bad_alloc();
+    while (av_read_frame(copy.format(), p) >= 0) {
+        if (p->stream_index == index && p->size > 0) {
+            const int errors = log.errors();
+            FoundPacket f;
+            f.pos = p->pos;
+            f.pts = p->pts;
+            f.dts = p->dts;
+            f.end = p->pts + std::max<std::int64_t>(p->duration, 0);
+            f.key = (p->flags & AV_PKT_FLAG_KEY) != 0;
+            f.after_damage = errors != reported || (p->flags & AV_PKT_FLAG_CORRUPT) != 0;
+            reported = errors;
+            found.push_back(f);
+        }
+        av_packet_unref(p);
+    }
+    av_packet_free(&p);
+    return found;
+}
+
 }  // namespace
 
 struct VideoReader::Impl {
@@ -345,11 +383,14 @@ struct VideoReader::Impl {
     std::vector<std::pair<std::int64_t, std::int64_t>> index_positions;  // (pos, timestamp)
     std::vector<std::int64_t> key_times;  // the index's key frames, ascending (seek targets)
     // A container without an index or a frame count (Matroska, MPEG-TS): the index is made by a
-    // pass over the file's packets (see scan()). Its timestamps are the packets' presentation
-    // times, which the demuxer reads from the file (nothing to correct), and a packet's rank is
-    // its place in the file (decode order), kept here by file position.
+    // pass over the file's packets (see scan()).
     bool scanned = false;
-    std::vector<std::pair<std::int64_t, std::int64_t>> scan_ranks;  // (pos, rank in the file)
+    // The index holds the packets' presentation times as the demuxer gives them (a pass over
+    // the file made it, or took them for an MP4's index of decoding times): nothing to correct.
+    // A packet's rank is then its place in decoding order (in the file, or in the MP4's index),
+    // kept here by file position.
+    bool presentation_index = false;
+    std::vector<std::pair<std::int64_t, std::int64_t>> decode_ranks;  // (pos, rank)
     std::string missing_reason;  // why it holds fewer frames than made with (scan()), or ""
 
     // How the pixels are coded, and what read_frame() makes of them.
@@ -555,26 +596,81 @@ void VideoReader::Impl::open() {
     // starts one with the first key frame it meets, which numbers nothing.
     const std::int64_t file_size = avio_size(format->pb);
     std::int64_t within_file = 0;
-    const int entries = avformat_index_get_entries_count(stream);
-    for (int i = 0; i < entries; ++i) {
+    struct Entry {
+        std::int64_t pos, time;
+        bool key;
+    };
+    std::vector<Entry> entries;
+    const int count = avformat_index_get_entries_count(stream);
+    for (int i = 0; i < count; ++i) {
         const AVIndexEntry* e = avformat_index_get_entry(stream, i);
         if (e->size <= 0 || (e->flags & AVINDEX_DISCARD_FRAME) != 0) continue;
-        index_times.push_back(e->timestamp);
-        index_positions.emplace_back(e->pos, e->timestamp);
-        if ((e->flags & AVINDEX_KEYFRAME) != 0) key_times.push_back(e->timestamp);
+        entries.push_back({e->pos, e->timestamp, (e->flags & AVINDEX_KEYFRAME) != 0});
         if (file_size < 0 || e->pos + e->size <= file_size) ++within_file;
     }
+    const auto [earliest, latest] =
+        std::minmax_element(entries.begin(), entries.end(),
+                            [](const Entry& a, const Entry& b) { return a.time < b.time; });
+    const bool covers =
+        entries.size() > 1 &&
+        (stream->duration <= 0 || (latest->time - earliest->time) * 10 >= stream->duration * 9);
+    // An MP4's index holds decoding times. A stream that reorders its frames (B-frames) shows
+    // each at its decoding time plus an offset of its own (the composition offset, which the
+    // index does not give, and which differs from frame to frame once the frame rate varies):
+    // the index takes the presentation times the demuxer gives the packets in a pass over the
+    // file.
+    if (covers && par->video_delay > 0 &&
+        std::string_view(format->iformat->name).substr(0, 3) == "mov") {
+        std::map<std::int64_t, std::int64_t> shown;  // file position: presentation time
+        std::int64_t offset = 0;
+        bool offset_known = false;
+        for (const FoundPacket& f : demux_pass(source, stream->index)) {
+            if (f.pts == AV_NOPTS_VALUE || f.pos < 0) continue;
+            shown.emplace(f.pos, f.pts);
+            if (!offset_known && f.dts != AV_NOPTS_VALUE) {
+                offset = f.pts - f.dts;
+                offset_known = true;
+            }
+        }
+        if (!shown.empty()) {
+            std::stable_sort(entries.begin(), entries.end(),
+                             [](const Entry& a, const Entry& b) { return a.time < b.time; });
+            for (std::size_t i = 0; i < entries.size(); ++i)
+                decode_ranks.emplace_back(entries[i].pos, static_cast<std::int64_t>(i));
+            std::sort(decode_ranks.begin(), decode_ranks.end());
+            // Entries past the end of a cut file, which no pass reaches, take the presentation
+            // times the others leave: the decoding times shifted as the first packet's is are
+            // those of every frame at one frame rate, each present frame takes the nearest.
+            std::multiset<std::int64_t> left;
+            for (const Entry& e : entries) left.insert(e.time + offset);
+            std::vector<Entry*> unreached;
+            for (Entry& e : entries) {
+                const auto at = shown.find(e.pos);
+                if (at == shown.end()) {
+                    unreached.push_back(&e);
+                    continue;
+                }
+                e.time = at->second;
+                auto slot = left.lower_bound(e.time);
+                if (slot == left.end() ||
+                    (slot != left.begin() && *slot - e.time > e.time - *std::prev(slot)))
+                    slot = std::prev(slot);
+                left.erase(slot);
+            }
+            auto slot = left.begin();
+            for (Entry* e : unreached) e->time = *slot++;
+            presentation_index = true;
+        }
+    }
+    if (covers)
+        for (const Entry& e : entries) {
+            index_times.push_back(e.time);
+            index_positions.emplace_back(e.pos, e.time);
+            if (e.key) key_times.push_back(e.time);
+        }
     std::sort(index_times.begin(), index_times.end());
     std::sort(index_positions.begin(), index_positions.end());
     std::sort(key_times.begin(), key_times.end());
-    const bool covers = index_times.size() > 1 &&
-                        (stream->duration <= 0 ||
-                         (index_times.back() - index_times.front()) * 10 >= stream->duration * 9);
-    if (!covers) {
-        index_times.clear();
-        index_positions.clear();
-        key_times.clear();
-    }
     // The index counts the frames that carry data (AVI headers also count empty "dropped
     // frame" chunks, which decode to nothing); without one, the header's count stands.
     frames = covers                  ? static_cast<std::int64_t>(index_times.size())
@@ -630,29 +726,12 @@ void VideoReader::Impl::open() {
 }
 
 void VideoReader::Impl::scan() {
-    Capture log;  // what the pass meets is met again, and reported, while decoding
-    Demuxer copy;
-    if (copy.open(source) < 0) return;
-    struct Found {
-        std::int64_t pos, pts, end;
-        bool key;
-    };
-    std::vector<Found> found;
+    const std::vector<FoundPacket> found = demux_pass(source, stream->index);
     bool timed = true;
-    AVPacket* p = av_packet_alloc();
-    if (p == nullptr) throw std::bad_alloc();
-    while (av_read_frame(copy.format(), p) >= 0) {
-        if (p->stream_index == stream->index && p->size > 0) {
-            timed = timed && p->pts != AV_NOPTS_VALUE && p->pos >= 0;
-            found.push_back({p->pos, p->pts, p->pts + std::max<std::int64_t>(p->duration, 0),
-                             (p->flags & AV_PKT_FLAG_KEY) != 0});
-        }
-        av_packet_unref(p);
-    }
-    av_packet_free(&p);
+    for (const FoundPacket& f : found) timed = timed && f.pts != AV_NOPTS_VALUE && f.pos >= 0;
     frames = static_cast<std::int64_t>(found.size());
     frames_within_file = frames;
-    scanned = true;
+    scanned = presentation_index = true;
     if (found.empty()) return;
 
     if (!timed) return;  // numbered by counting, as a stream without timestamps must be
@@ -661,20 +740,20 @@ void VideoReader::Impl::scan() {
     for (std::size_t i = 0; i < found.size(); ++i) {
         times.push_back(found[i].pts);
         index_positions.emplace_back(found[i].pos, found[i].pts);
-        scan_ranks.emplace_back(found[i].pos, static_cast<std::int64_t>(i));
+        decode_ranks.emplace_back(found[i].pos, static_cast<std::int64_t>(i));
         if (found[i].key) key_times.push_back(found[i].pts);
     }
     std::sort(times.begin(), times.end());
     // Two packets with one timestamp would share a number: then the numbers come from counting.
     if (std::adjacent_find(times.begin(), times.end()) != times.end()) {
         index_positions.clear();
-        scan_ranks.clear();
+        decode_ranks.clear();
         key_times.clear();
         return;
     }
     std::sort(index_positions.begin(), index_positions.end());
     std::sort(key_times.begin(), key_times.end());
-    std::sort(scan_ranks.begin(), scan_ranks.end());
+    std::sort(decode_ranks.begin(), decode_ranks.end());
 
     // Packets the demuxer lost to damage leave holes between the timestamps. A stream of one
     // frame rate has a timestamp for every frame (rounded to the container's clock): the holes
@@ -713,7 +792,7 @@ void VideoReader::Impl::scan() {
     // A file cut short still demuxes cleanly up to the cut: what says it is cut is the duration
     // its header declares (written when the file was finished) against where its packets end.
     std::int64_t end = times.back();
-    for (const Found& f : found) end = std::max(end, f.end);
+    for (const FoundPacket& f : found) end = std::max(end, f.end);
     const double declared =
         format->duration > 0 && format->duration_estimation_method == AVFMT_DURATION_FROM_STREAM
             ? static_cast<double>(format->duration) / AV_TIME_BASE
@@ -753,10 +832,10 @@ std::optional<std::int64_t> VideoReader::Impl::index_time_at(std::int64_t pos) c
 }
 
 std::int64_t VideoReader::Impl::rank_at(std::int64_t pos) const {
-    if (scanned) {
-        const auto it = std::lower_bound(scan_ranks.begin(), scan_ranks.end(),
+    if (presentation_index) {
+        const auto it = std::lower_bound(decode_ranks.begin(), decode_ranks.end(),
                                          std::make_pair(pos, std::int64_t{0}));
-        return it != scan_ranks.end() && it->first == pos ? it->second : -1;
+        return it != decode_ranks.end() && it->first == pos ? it->second : -1;
     }
     const auto time = index_time_at(pos);
     if (!time) return -1;
@@ -775,10 +854,10 @@ std::int64_t VideoReader::Impl::number_of(std::int64_t timestamp, std::int64_t p
         shift = packet_time ? *packet_time - timestamp : 0;
         calibrated = true;
     }
-    // The index time nearest the shifted timestamp, not the last one at or before it: an MP4
-    // index holds decoding times, and with B-frames the presentation times shifted onto them
-    // land a tick or two to either side of their entries when the container's clock does not
-    // divide the frame period (16000 ticks at 24 fps).
+    // The index time nearest the shifted timestamp, not the last one at or before it: an index
+    // of decoding times (an MP4's whose frames are not reordered, an AVI's) is shifted onto the
+    // presentation times by a constant only up to the container's clock, which need not
+    // divide the frame period (16000 ticks a second at 24 fps).
     const std::int64_t t = timestamp + shift;
     const auto after = std::lower_bound(index_times.begin(), index_times.end(), t);
     auto at = after;
@@ -861,7 +940,7 @@ bool VideoReader::Impl::read_packet(AVPacket* p, std::int64_t& rank, std::string
         if (report.empty() && (p->flags & AV_PKT_FLAG_CORRUPT) != 0)
             report = " (the demuxer found the packet cut or corrupt)";
         rank = rank_at(p->pos);
-        if (rank >= 0 && !scanned) {
+        if (rank >= 0 && !presentation_index) {
             // The index knows this chunk: its timestamp wins over the demuxer's count.
             const std::int64_t time = index_times[static_cast<std::size_t>(rank)];
             const std::int64_t correction = p->dts != AV_NOPTS_VALUE ? time - p->dts : 0;
