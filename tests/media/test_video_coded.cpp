@@ -770,6 +770,81 @@ TEST(VideoCoded, AVariableRateMp4WithBFramesHasEveryFrameInPresentationOrder) {
     }
 }
 
+// Matroska stores no frame count: its frames are counted and numbered from a pass over its
+// packets, and a hole between their timestamps is a lost frame only where the file says so. A
+// variable frame rate leaves holes on the grid of its nominal rate: no frame is lost there.
+// Packets the demuxer lost to damage, where it reported the damage, are frames failed in their
+// place, and so are those before the first packet it found, back to the start its declared
+// duration gives: the frames after them keep their numbers.
+TEST(VideoCoded, AHoleInMatroskaTimestampsIsALostFrameOnlyWhereTheFileIsDamaged) {
+    ScratchDir dir;
+    CodedClip clip;
+    clip.frames = 24;
+    const std::string vfr = dir.file("vfr.mkv");
+    ASSERT_EQ(encode_variable_rate(clip, vfr), "");
+    {
+        media::VideoReader video(vfr);
+        EXPECT_EQ(video.frame_count(), 24);
+        EXPECT_EQ(video.frames_in_file(), 24);
+        EXPECT_EQ(video.missing_frames(), "");
+        const Decoded decoded = decode_all(vfr, 1, false);
+        ASSERT_EQ(decoded.rows.size(), 24u);
+        for (int f = 0; f < 24; ++f) {
+            EXPECT_EQ(decoded.rows[static_cast<std::size_t>(f)], "ok") << f;
+            EXPECT_TRUE(decoded.planes[static_cast<std::size_t>(f)] == coded_bytes(clip, f)) << f;
+        }
+    }
+
+    // One frame rate, a cluster every 200 ms (5 frames), damage at a packet's block header: the
+    // demuxer reports it and goes on at the next cluster.
+    const std::string whole = dir.file("clip.mkv");
+    ASSERT_EQ(encode_clip(clip, whole,
+                          std::string(kLosslessHevc) +
+                              ":keyint=6:min-keyint=6:bframes=2 -cluster_time_limit 200"),
+              "");
+    const std::vector<hs::test::PacketSpan> packets = hs::test::video_packets(whole);
+    ASSERT_EQ(packets.size(), 24u);
+    struct Case {
+        std::size_t packet;       // in file order, whose block header is overwritten
+        std::string said;         // in missing_frames()
+        int first_lost, ok_from;  // the first frame lost, and a frame from which all are whole
+    };
+    for (const Case& c : {Case{8, "the packets of", 1, 18}, Case{0, "its first", 0, 6}}) {
+        // From the block's ID (0xA3, then its size in 3 bytes: ffprobe's position is that of
+        // the block's track number, before its time and flags) into its data.
+        const std::size_t from = packets[c.packet].pos - 4;
+        std::vector<std::uint8_t> bytes = hs::test::read_bytes(whole);
+        ASSERT_EQ(bytes.at(from), 0xA3) << c.packet;
+        for (std::size_t i = from; i < packets[c.packet].pos + 36; ++i) bytes.at(i) = 0;
+        const std::string damaged = dir.file("damaged.mkv");
+        hs::test::write_bytes(damaged, bytes);
+        media::VideoReader video(damaged);
+        EXPECT_EQ(video.frame_count(), 24) << c.packet;
+        EXPECT_LT(video.frames_in_file(), 24) << c.packet;
+        EXPECT_NE(video.missing_frames().find(c.said), std::string::npos)
+            << c.packet << ": " << video.missing_frames();
+        const Decoded decoded = decode_all(damaged, 1, false);
+        ASSERT_EQ(decoded.rows.size(), 24u) << c.packet;
+        int missing = 0;
+        for (int f = 0; f < 24; ++f) {
+            const std::string& row = decoded.rows[static_cast<std::size_t>(f)];
+            if (row == "ok") {
+                EXPECT_TRUE(decoded.planes[static_cast<std::size_t>(f)] == coded_bytes(clip, f))
+                    << c.packet << ": frame " << f << " is not the frame coded under its number ";
+                continue;
+            }
+            EXPECT_GE(f, c.first_lost) << c.packet << ": " << row;
+            EXPECT_LT(f, c.ok_from) << c.packet << ": " << row;
+            missing += row.find("its data is missing from the file") != std::string::npos;
+        }
+        EXPECT_GE(missing, 1) << c.packet;
+        if (c.first_lost == 0) {
+            EXPECT_NE(decoded.rows[0].find("its data is missing from the file"), std::string::npos)
+                << decoded.rows[0];
+        }
+    }
+}
+
 // Damage that the decoders refuse, that they report through helpers of their own, and a file cut
 // short, decoded on frame threads: the same frames failed or corrupt for the same reasons, the
 // same pixels, as on one thread, run after run. (The reports of packets decoded after a frame

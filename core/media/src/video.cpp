@@ -329,16 +329,23 @@ struct FoundPacket {
     bool after_damage = false;
 };
 
-// Every packet with data of stream `index` of `source`, in file order.
-std::vector<FoundPacket> demux_pass(const Source& source, int index) {
+// Every packet with data of stream `index` of `source`, in file order, and whether the
+// demuxer's reading ended at a clean end of the file (not an error).
+struct PacketPass {
+    std::vector<FoundPacket> packets;
+    bool clean_end = true;
+};
+PacketPass demux_pass(const Source& source, int index) {
     Capture log;  // what the pass meets is met again, and reported, while decoding
-    std::vector<FoundPacket> found;
+    PacketPass pass;
+    std::vector<FoundPacket>& found = pass.packets;
     Demuxer copy;
-    if (copy.open(source) < 0) return found;
+    if (copy.open(source) < 0) return pass;
     int reported = 0;
     AVPacket* p = av_packet_alloc();
     if (p == nullptr) throw std::bad_alloc();
-    while (av_read_frame(copy.format(), p) >= 0) {
+    int read = 0;
+    while ((read = av_read_frame(copy.format(), p)) >= 0) {
         if (p->stream_index == index && p->size > 0) {
             const int errors = log.errors();
             FoundPacket f;
@@ -354,7 +361,8 @@ std::vector<FoundPacket> demux_pass(const Source& source, int index) {
         av_packet_unref(p);
     }
     av_packet_free(&p);
-    return found;
+    pass.clean_end = read == AVERROR_EOF && log.errors() == reported;
+    return pass;
 }
 
 }  // namespace
@@ -392,6 +400,7 @@ struct VideoReader::Impl {
     bool presentation_index = false;
     std::vector<std::pair<std::int64_t, std::int64_t>> decode_ranks;  // (pos, rank)
     std::string missing_reason;  // why it holds fewer frames than made with (scan()), or ""
+    std::vector<std::int64_t> lost_numbers;  // the frames scan() found lost, ascending
 
     // How the pixels are coded, and what read_frame() makes of them.
     VideoCoding coding;
@@ -624,7 +633,7 @@ void VideoReader::Impl::open() {
         std::map<std::int64_t, std::int64_t> shown;  // file position: presentation time
         std::int64_t offset = 0;
         bool offset_known = false;
-        for (const FoundPacket& f : demux_pass(source, stream->index)) {
+        for (const FoundPacket& f : demux_pass(source, stream->index).packets) {
             if (f.pts == AV_NOPTS_VALUE || f.pos < 0) continue;
             shown.emplace(f.pos, f.pts);
             if (!offset_known && f.dts != AV_NOPTS_VALUE) {
@@ -726,7 +735,8 @@ void VideoReader::Impl::open() {
 }
 
 void VideoReader::Impl::scan() {
-    const std::vector<FoundPacket> found = demux_pass(source, stream->index);
+    const PacketPass pass = demux_pass(source, stream->index);
+    const std::vector<FoundPacket>& found = pass.packets;
     bool timed = true;
     for (const FoundPacket& f : found) timed = timed && f.pts != AV_NOPTS_VALUE && f.pos >= 0;
     frames = static_cast<std::int64_t>(found.size());
@@ -735,17 +745,20 @@ void VideoReader::Impl::scan() {
     if (found.empty()) return;
 
     if (!timed) return;  // numbered by counting, as a stream without timestamps must be
-    std::vector<std::int64_t> times;
-    times.reserve(found.size());
+    // The packets' times in presentation order, each with its place in the file.
+    std::vector<std::pair<std::int64_t, std::size_t>> shown;
+    shown.reserve(found.size());
     for (std::size_t i = 0; i < found.size(); ++i) {
-        times.push_back(found[i].pts);
+        shown.emplace_back(found[i].pts, i);
         index_positions.emplace_back(found[i].pos, found[i].pts);
         decode_ranks.emplace_back(found[i].pos, static_cast<std::int64_t>(i));
         if (found[i].key) key_times.push_back(found[i].pts);
     }
-    std::sort(times.begin(), times.end());
+    std::sort(shown.begin(), shown.end());
     // Two packets with one timestamp would share a number: then the numbers come from counting.
-    if (std::adjacent_find(times.begin(), times.end()) != times.end()) {
+    if (std::adjacent_find(shown.begin(), shown.end(), [](const auto& a, const auto& b) {
+            return a.first == b.first;
+        }) != shown.end()) {
         index_positions.clear();
         decode_ranks.clear();
         key_times.clear();
@@ -755,68 +768,116 @@ void VideoReader::Impl::scan() {
     std::sort(key_times.begin(), key_times.end());
     std::sort(decode_ranks.begin(), decode_ranks.end());
 
-    // Packets the demuxer lost to damage leave holes between the timestamps. A stream of one
-    // frame rate has a timestamp for every frame (rounded to the container's clock): the holes
-    // get theirs, so that the frames after them keep their numbers and the lost ones are
-    // reported as failed in their place.
+    // Frames whose packets the file lacks are numbered, and reported failed in their place, only
+    // where something says that they were there: a hole between the timestamps is no lost frame
+    // by itself (a variable frame rate leaves holes on the grid of its nominal rate). They take
+    // the times of the stream's rate, so that the frames after them keep their numbers:
+    //  - in a hole between two frames, where the demuxer reported damage (an error, a packet cut
+    //    or corrupt) within kNear packets of the file of either, or where the file ends within
+    //    kNear packets of either when it is cut (below) or its reading ended in an error: what
+    //    was lost there (B-frames shown before the last frames a cut file holds);
+    //  - before the first frame, where the demuxer reported damage before the first packet and
+    //    the container places the stream's start earlier: its index names an earlier frame, or
+    //    its declared duration, counted back from where the packets end, reaches further;
+    //  - after the last frame, where the duration the container declares (written when the file
+    //    was finished) runs past where the packets end, counted from the stream's start and
+    //    from zero (a cut file demuxes cleanly up to the cut).
+    constexpr std::size_t kNear = 16;
     const AVRational tb = stream->time_base;
     const double period = fps > 0.0 ? 1.0 / (fps * av_q2d(tb)) : 0.0;  // in clock ticks
-    std::vector<std::int64_t> grid;
+    const auto n = static_cast<std::int64_t>(shown.size());
+    const std::int64_t first = shown.front().first;
+    std::int64_t end = shown.back().first;
+    for (const FoundPacket& f : found) end = std::max(end, f.end);
+    const std::int64_t declared =
+        format->duration > 0 && format->duration_estimation_method == AVFMT_DURATION_FROM_STREAM
+            ? av_rescale_q(format->duration, AV_TIME_BASE_Q, tb)
+            : 0;
+    // The file places of the packets the demuxer found damage before.
+    std::vector<std::size_t> damaged_at;
+    for (std::size_t i = 0; i < found.size(); ++i)
+        if (found[i].after_damage) damaged_at.push_back(i);
+    const auto near_damage = [&](std::size_t a, std::size_t b) {
+        const std::size_t from = std::min(a, b) > kNear ? std::min(a, b) - kNear : 0;
+        const auto at = std::lower_bound(damaged_at.begin(), damaged_at.end(), from);
+        return at != damaged_at.end() && *at <= std::max(a, b) + kNear;
+    };
+    // Each frame's step on the rate's grid from the first; none when they fit no one rate (no
+    // hole can be told), or leave a hole larger than the frames found (no hole, but a timestamp
+    // of another kind).
+    std::vector<std::int64_t> steps;
     if (period >= 1.0) {
-        const std::int64_t first = times.front();
-        std::vector<std::int64_t> steps;
-        for (const std::int64_t t : times) {
+        for (const auto& [t, place] : shown) {
             const double k = static_cast<double>(t - first) / period;
             const std::int64_t step = std::llround(k);
             if (std::abs(k - static_cast<double>(step)) * period > std::max(1.0, period / 10) ||
                 (!steps.empty() && step == steps.back())) {
-                steps.clear();  // not one frame rate: no holes can be told
+                steps.clear();
                 break;
             }
             steps.push_back(step);
         }
-        // A hole larger than the frames found is no hole but a timestamp of another kind.
-        if (!steps.empty() && steps.back() < 2 * static_cast<std::int64_t>(times.size()) + 16) {
-            for (std::int64_t k = 0, i = 0; k <= steps.back(); ++k) {
-                if (steps[static_cast<std::size_t>(i)] == k)
-                    grid.push_back(times[static_cast<std::size_t>(i++)]);
-                else
-                    grid.push_back(first + std::llround(static_cast<double>(k) * period));
-            }
-        }
+        if (!steps.empty() && steps.back() >= 2 * n + 16) steps.clear();
     }
-    if (grid.size() > times.size()) times = std::move(grid);
-    const auto missing = static_cast<std::int64_t>(times.size()) - frames;
+    std::int64_t lead = 0;
+    if (period >= 1.0 && found.front().after_damage) {
+        std::int64_t from = first;
+        for (int i = 0; i < avformat_index_get_entries_count(stream); ++i)
+            from = std::min(from, avformat_index_get_entry(stream, i)->timestamp);
+        if (declared > 0) from = std::min(from, std::max<std::int64_t>(end - declared, 0));
+        lead = std::llround(static_cast<double>(first - from) / period);
+        if (lead >= 2 * n + 16) lead = 0;
+    }
+    const std::int64_t start = first - std::llround(static_cast<double>(lead) * period);
+    const double tolerance = fps > 0.0 ? 1.5 / fps : 0.0;
+    const double held_seconds = static_cast<double>(end - start) * av_q2d(tb);
+    const double seconds = static_cast<double>(declared) * av_q2d(tb);
+    const bool cut = declared > 0 && fps > 0.0 && held_seconds + tolerance < seconds &&
+                     static_cast<double>(end) * av_q2d(tb) + tolerance < seconds;
+    if (cut || !pass.clean_end) damaged_at.push_back(found.size());
+    std::vector<std::int64_t> times;
+    for (std::int64_t k = lead; k > 0; --k) {
+        lost_numbers.push_back(static_cast<std::int64_t>(times.size()));
+        times.push_back(first - std::llround(static_cast<double>(k) * period));
+    }
+    std::int64_t holes = 0;
+    for (std::size_t i = 0; i < shown.size(); ++i) {
+        if (i > 0 && !steps.empty() && near_damage(shown[i - 1].second, shown[i].second))
+            for (std::int64_t k = steps[i - 1] + 1; k < steps[i]; ++k, ++holes) {
+                lost_numbers.push_back(static_cast<std::int64_t>(times.size()));
+                times.push_back(first + std::llround(static_cast<double>(k) * period));
+            }
+        times.push_back(shown[i].first);
+    }
     frames = static_cast<std::int64_t>(times.size());
-
-    // A file cut short still demuxes cleanly up to the cut: what says it is cut is the duration
-    // its header declares (written when the file was finished) against where its packets end.
-    std::int64_t end = times.back();
-    for (const FoundPacket& f : found) end = std::max(end, f.end);
-    const double declared =
-        format->duration > 0 && format->duration_estimation_method == AVFMT_DURATION_FROM_STREAM
-            ? static_cast<double>(format->duration) / AV_TIME_BASE
-            : 0.0;
-    const double held_seconds = static_cast<double>(end - times.front()) * av_q2d(tb);
+    // The frames the declared duration holds at the stream's rate are the frames this file was
+    // meant to have: those missing are failed frames, as for a container that counts them.
+    if (cut) frames = std::max(frames, static_cast<std::int64_t>(std::llround(seconds * fps)));
+    std::vector<std::string> reasons;
     char text[240];
-    if (declared > 0.0 && fps > 0.0 && held_seconds + 1.5 / fps < declared) {
-        // The frames the declared duration holds at the stream's rate are the frames this
-        // file was meant to have: those missing are failed frames, as for a container that
-        // counts them.
-        frames = std::max(frames, static_cast<std::int64_t>(std::llround(declared * fps)));
+    if (lead > 0) {
+        std::snprintf(text, sizeof text,
+                      "its first %lld frames are missing (the file is damaged before its first "
+                      "packet, at %.3f s)",
+                      static_cast<long long>(lead), static_cast<double>(first) * av_q2d(tb));
+        reasons.emplace_back(text);
+    }
+    if (holes > 0) {
+        std::snprintf(text, sizeof text,
+                      "the packets of %lld of its %lld frames are missing where the file is "
+                      "damaged",
+                      static_cast<long long>(holes), static_cast<long long>(frames));
+        reasons.emplace_back(text);
+    }
+    if (cut) {
         std::snprintf(text, sizeof text,
                       "its packets end at %.3f s, before the %.3f s its container declares "
                       "(%lld frames at %g fps; the file holds %lld)",
-                      held_seconds, declared, static_cast<long long>(frames), fps,
+                      held_seconds, seconds, static_cast<long long>(frames), fps,
                       static_cast<long long>(frames_within_file));
-        missing_reason = text;
-    } else if (missing > 0) {
-        std::snprintf(text, sizeof text,
-                      "the packets of %lld of its %lld frames are missing between the "
-                      "timestamps of the others",
-                      static_cast<long long>(missing), static_cast<long long>(frames));
-        missing_reason = text;
+        reasons.emplace_back(text);
     }
+    for (const std::string& r : reasons) missing_reason += (missing_reason.empty() ? "" : "; ") + r;
     index_times = std::move(times);
 }
 
@@ -1533,9 +1594,11 @@ VideoReader::FrameStatus VideoReader::Impl::read(Image* out, std::byte* dst) {
         }
         v.seek_target = -1;
         if (v.pending_number > number) {
-            const bool missing = std::any_of(v.gaps.begin(), v.gaps.end(), [&](const auto& g) {
-                return g.missing && number >= g.first && number < g.end;
-            });
+            const bool missing =
+                std::binary_search(v.lost_numbers.begin(), v.lost_numbers.end(), number) ||
+                std::any_of(v.gaps.begin(), v.gaps.end(), [&](const auto& g) {
+                    return g.missing && number >= g.first && number < g.end;
+                });
             v.failure =
                 what + " could not be decoded (" +
                 (missing ? "its data is missing from the file: damaged or cut" : v.gap_reason) +

@@ -250,12 +250,13 @@ class VideoReader {
     std::int64_t frames_in_file() const;
     // True when the container stores no frame count (Matroska, WebM, MPEG-TS): frame_count()
     // is then counted by a pass over the file's packets when it opens. The frames are numbered
-    // by the ranks of their timestamps; in a stream of one frame rate, holes between the
-    // timestamps (packets lost to damage) are frames too, and a file whose packets end before
-    // the duration its container declares (a cut file) was to hold that duration times the
-    // frame rate.
+    // by the ranks of their timestamps. A hole between them (a variable frame rate leaves some)
+    // is no frame, unless frames were lost there: where the demuxer reported damage, before
+    // the first packet when it reported damage before it (back to the start the container
+    // places), and after the last when the packets end before the duration the container
+    // declares (a cut file); those take the times of the stream's rate (README, "Frame counts").
     bool frames_counted() const;
-    // Why such a file holds fewer frames than it was made with (holes, or a cut), else "".
+    // Why such a file holds fewer frames than it was made with (lost ones, or a cut), else "".
     std::string missing_frames() const;
     double fps() const;
     std::string codec() const;  // FourCC, e.g. "FMP4", "avc1"
