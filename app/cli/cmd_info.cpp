@@ -28,6 +28,7 @@ int run_info(const Context&, const InfoCommand& cmd) {
             j["frames_counted"] = in.frames_counted;
             j["frames_in_file"] = in.frames_in_file;
             j["fps"] = in.fps;
+            j["fps_nominal"] = in.fps_nominal;
             add_coding_json(j, *in.coding);
         }
         if (in.camera_raw) j["camera_raw"] = camera_raw_json(*in.camera_raw, in.camera_view);
@@ -46,7 +47,7 @@ int run_info(const Context&, const InfoCommand& cmd) {
         if (in.kind == "video") {
             const media::VideoCoding& c = *in.coding;
             os << "  in file:  " << in.frames_in_file << "\n"
-               << "  fps:      " << in.fps << "\n"
+               << "  fps:      " << in.fps << (in.fps_nominal ? " (nominal)" : " (average)") << "\n"
                << "  coded:    " << c.bit_depth << "-bit " << c.pixel_format;
             if (c.family == "ycbcr") os << " (Y'CbCr " << c.chroma << ")";
             if (c.family == "rgb") os << " (R'G'B')";

@@ -132,6 +132,7 @@ Input load_input(const InputOptions& input, std::int64_t frame, bool count_frame
     in.format = video.codec();
     in.frames = video.frame_count();
     in.fps = video.fps();
+    in.fps_nominal = video.fps_nominal();
     in.coding = video.coding();
     in.frames_counted = video.frames_counted();
     if (count_frames_in_file) {

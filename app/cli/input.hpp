@@ -22,6 +22,7 @@ struct Input {
     std::int64_t frame = 0;
     std::int64_t frames = 1;
     double fps = 0.0;
+    bool fps_nominal = false;          // video: fps is the stream's nominal rate, not its average
     std::int64_t frames_in_file = -1;  // video, when asked for: the frames the file holds
     bool corrupt = false;              // decoded with errors (only with --allow-corrupt)
     std::vector<std::string> notes;

@@ -270,6 +270,38 @@ TEST(CliCodedVideo, PerFrameCountsEveryFrameWithOrWithoutTheStream) {
     EXPECT_EQ(csv.out.substr(0, csv.out.find('\n')), "frame,status,y_0,y_1,b_0,b_1");
 }
 
+// A clip of one rate with B-frames remuxed to MP4: its clock of 16000 ticks a second rounds the
+// frames' times, and FFmpeg's average over them is not 24. info gives the nominal rate and says
+// so, and the equalized clip is written at 24/1.
+TEST(CliCodedVideo, TheNominalRateIsInfosAndTheEqualizedClips) {
+    const Scratch scratch("nominal-rate");
+    CodedClip clip;
+    clip.frames = 24;
+    const fs::path mkv = scratch.path / "clip.mkv", mp4 = scratch.path / "clip.mp4",
+                   out = scratch.path / "eq.mkv";
+    ASSERT_EQ(encode_clip(clip, mkv, std::string(kLosslessHevc) + ":bframes=3"), "");
+    ASSERT_EQ(run_command("ffmpeg -nostdin -loglevel error -y -i " + quote(mkv) + " -c copy " +
+                          quote(mp4))
+                  .exit_code,
+              0);
+    const auto text = run_cli("info " + quote(mp4));
+    ASSERT_EQ(text.exit_code, 0) << text.err;
+    EXPECT_NE(text.out.find("fps:      24 (nominal)\n"), std::string::npos) << text.out;
+    const auto json = run_cli("info " + quote(mp4) + " --format json");
+    ASSERT_EQ(json.exit_code, 0) << json.err;
+    const auto j = parse_json(json.out);
+    EXPECT_EQ(j.at("fps"), 24);
+    EXPECT_EQ(j.at("fps_nominal"), true);
+
+    const auto eq = run_cli("equalize " + quote(mp4) + " -o " + quote(out));
+    ASSERT_EQ(eq.exit_code, 0) << eq.err;
+    const auto rate = run_command(
+        "ffprobe -v error -select_streams v -show_entries stream=r_frame_rate,avg_frame_rate "
+        "-of csv=p=0 " +
+        quote(out));
+    EXPECT_EQ(rate.out, "24/1,24/1\n");
+}
+
 TEST(CliCodedVideo, PlanesAreRefusedWhereThereAreNone) {
     const TenBitClip t;
     ASSERT_EQ(t.error, "");

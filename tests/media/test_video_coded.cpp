@@ -770,6 +770,48 @@ TEST(VideoCoded, AVariableRateMp4WithBFramesHasEveryFrameInPresentationOrder) {
     }
 }
 
+// A clip's rate is its nominal one where every frame's time lies on its grid: a clip of one rate
+// remuxed to MP4 (whose 16000 ticks a second round the times, so that FFmpeg's average over its
+// frames is not 24) and a variable rate whose frames are whole periods apart are at 24 fps. Times
+// that fit no rate give their average.
+TEST(VideoCoded, TheFrameRateIsTheNominalOneWhereEveryFrameLiesOnItsGrid) {
+    ScratchDir dir;
+    CodedClip clip;
+    clip.frames = 24;
+    const std::string mkv = dir.file("clip.mkv"), mp4 = dir.file("clip.mp4"),
+                      vfr = dir.file("vfr.mkv"), vfr_mp4 = dir.file("vfr.mp4"),
+                      spaced = dir.file("spaced.mkv");
+    ASSERT_EQ(encode_clip(clip, mkv, std::string(kLosslessHevc) + ":bframes=3"), "");
+    ASSERT_EQ(encode_variable_rate(clip, vfr), "");
+    const auto copy = [](const std::string& from, const std::string& to,
+                         const std::string& options) {
+        return hs::test::run_command("ffmpeg -nostdin -loglevel error -y -i " +
+                                     hs::test::shell_quote(from) + " -c copy " + options + " " +
+                                     hs::test::shell_quote(to))
+            .exit_code;
+    };
+    ASSERT_EQ(copy(mkv, mp4, ""), 0);
+    ASSERT_EQ(copy(vfr, vfr_mp4, ""), 0);
+    // Every 57 ms: no rate of whole milliseconds (the Matroska clock) holds those times.
+    CodedClip intra = clip;
+    const std::string intra_mkv = dir.file("intra.mkv");
+    ASSERT_EQ(encode_clip(intra, intra_mkv, std::string(kLosslessHevc) + ":bframes=0"), "");
+    ASSERT_EQ(copy(intra_mkv, spaced, "-bsf:v setts=ts=N*57"), 0);
+
+    const auto average = hs::test::run_command(
+        "ffprobe -v error -select_streams v -show_entries stream=avg_frame_rate -of csv=p=0 " +
+        hs::test::shell_quote(mp4));
+    ASSERT_NE(average.out, "24/1\n") << "FFmpeg's average is the nominal rate: nothing to test";
+    for (const std::string& path : {mkv, mp4, vfr, vfr_mp4}) {
+        const media::VideoReader video(path);
+        EXPECT_EQ(video.fps(), 24.0) << path;
+        EXPECT_TRUE(video.fps_nominal()) << path;
+    }
+    const media::VideoReader video(spaced);
+    EXPECT_FALSE(video.fps_nominal());
+    EXPECT_NEAR(video.fps(), 1000.0 / 57.0, 1e-9);
+}
+
 // Matroska stores no frame count: its frames are counted and numbered from a pass over its
 // packets, and a hole between their timestamps is a lost frame only where the file says so. A
 // variable frame rate leaves holes on the grid of its nominal rate: no frame is lost there.

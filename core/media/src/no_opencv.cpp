@@ -74,6 +74,9 @@ std::int64_t VideoReader::frame_count() const {
 double VideoReader::fps() const {
     no_video();
 }
+bool VideoReader::fps_nominal() const {
+    no_video();
+}
 std::string VideoReader::codec() const {
     no_video();
 }

@@ -384,6 +384,8 @@ struct VideoReader::Impl {
     std::int64_t frames = 0;               // as the container reports them (0 when unknown)
     std::int64_t frames_within_file = -1;  // index entries whose data the file holds (-1: no index)
     double fps = 0.0;
+    // fps is the stream's nominal rate, its frames' times on its grid (or no average to give).
+    bool fps_nominal = false;
     std::string codec;
     // The stream's index: the timestamps of its entries with data, ascending, and the same
     // entries by file position.
@@ -521,6 +523,8 @@ struct VideoReader::Impl {
     void open();
     // Counts the stream's packets in a pass over the file and makes the index from them.
     void scan();
+    // The frame rate of the stream whose frames' times are `times` (ascending).
+    void choose_rate(const std::vector<std::int64_t>& times);
     // The coding of the stream from the pixel format `pixels` (the decoder's, or the first
     // frame's); InputError for a deep format this reader does not take.
     void learn_coding(AVPixelFormat pixels);
@@ -593,9 +597,11 @@ void VideoReader::Impl::open() {
     height = par->height;
     codec = fourcc_string(par->codec_tag);
     if (codec.empty()) codec = avcodec_get_name(par->codec_id);
+    // The average until the frames' times say whether the nominal rate holds (choose_rate()).
     const AVRational rate =
         stream->avg_frame_rate.num > 0 ? stream->avg_frame_rate : stream->r_frame_rate;
     fps = rate.num > 0 && rate.den > 0 ? av_q2d(rate) : 0.0;
+    fps_nominal = stream->avg_frame_rate.num <= 0;
     if (width <= 0 || height <= 0)
         throw InputError("cannot open " + name + " as a video (no frame size)" + log.detail());
     detail::check_pixel_limit(name, "its video stream", static_cast<std::uint64_t>(width),
@@ -680,6 +686,7 @@ void VideoReader::Impl::open() {
     std::sort(index_times.begin(), index_times.end());
     std::sort(index_positions.begin(), index_positions.end());
     std::sort(key_times.begin(), key_times.end());
+    choose_rate(index_times);
     // The index counts the frames that carry data (AVI headers also count empty "dropped
     // frame" chunks, which decode to nothing); without one, the header's count stands.
     frames = covers                  ? static_cast<std::int64_t>(index_times.size())
@@ -734,6 +741,27 @@ void VideoReader::Impl::open() {
     if (decoder->pix_fmt != AV_PIX_FMT_NONE) learn_coding(decoder->pix_fmt);
 }
 
+namespace {
+
+// Each time of `times` (ascending) as its step on the grid of frames `period` clock ticks apart
+// from the first, one frame to a step: within a tenth of a period (or a tick) of it, as a
+// container's clock rounds the times. Empty where one lies off the grid, or two on one step.
+std::vector<std::int64_t> grid_steps(const std::vector<std::int64_t>& times, double period) {
+    std::vector<std::int64_t> steps;
+    if (!(period >= 1.0) || times.empty()) return steps;
+    for (const std::int64_t t : times) {
+        const double k = static_cast<double>(t - times.front()) / period;
+        const std::int64_t step = std::llround(k);
+        if (std::abs(k - static_cast<double>(step)) * period > std::max(1.0, period / 10) ||
+            (!steps.empty() && step <= steps.back()))
+            return {};
+        steps.push_back(step);
+    }
+    return steps;
+}
+
+}  // namespace
+
 void VideoReader::Impl::scan() {
     const PacketPass pass = demux_pass(source, stream->index);
     const std::vector<FoundPacket>& found = pass.packets;
@@ -783,6 +811,9 @@ void VideoReader::Impl::scan() {
     //    was finished) runs past where the packets end, counted from the stream's start and
     //    from zero (a cut file demuxes cleanly up to the cut).
     constexpr std::size_t kNear = 16;
+    std::vector<std::int64_t> shown_times;
+    for (const auto& [t, place] : shown) shown_times.push_back(t);
+    choose_rate(shown_times);
     const AVRational tb = stream->time_base;
     const double period = fps > 0.0 ? 1.0 / (fps * av_q2d(tb)) : 0.0;  // in clock ticks
     const auto n = static_cast<std::int64_t>(shown.size());
@@ -805,20 +836,8 @@ void VideoReader::Impl::scan() {
     // Each frame's step on the rate's grid from the first; none when they fit no one rate (no
     // hole can be told), or leave a hole larger than the frames found (no hole, but a timestamp
     // of another kind).
-    std::vector<std::int64_t> steps;
-    if (period >= 1.0) {
-        for (const auto& [t, place] : shown) {
-            const double k = static_cast<double>(t - first) / period;
-            const std::int64_t step = std::llround(k);
-            if (std::abs(k - static_cast<double>(step)) * period > std::max(1.0, period / 10) ||
-                (!steps.empty() && step == steps.back())) {
-                steps.clear();
-                break;
-            }
-            steps.push_back(step);
-        }
-        if (!steps.empty() && steps.back() >= 2 * n + 16) steps.clear();
-    }
+    std::vector<std::int64_t> steps = grid_steps(shown_times, period);
+    if (!steps.empty() && steps.back() >= 2 * n + 16) steps.clear();
     std::int64_t lead = 0;
     if (period >= 1.0 && found.front().after_damage) {
         std::int64_t from = first;
@@ -879,6 +898,25 @@ void VideoReader::Impl::scan() {
     }
     for (const std::string& r : reasons) missing_reason += (missing_reason.empty() ? "" : "; ") + r;
     index_times = std::move(times);
+}
+
+void VideoReader::Impl::choose_rate(const std::vector<std::int64_t>& times) {
+    // The nominal rate (FFmpeg's r_frame_rate: the container's, or the codec's) where the
+    // frames' times all lie on its grid: exact for a clip of one rate whatever its container's
+    // clock rounds (an MP4's 16000 ticks a second, whose average over 48 frames at 24 fps is
+    // 24.008), and for a variable rate whose frames are whole periods of it apart. Else the
+    // average of the frames' times (what a container declares, a Matroska track's default
+    // duration, need not be that).
+    const AVRational nominal = stream->r_frame_rate;
+    if (nominal.num > 0 && nominal.den > 0 && times.size() >= 2 &&
+        !grid_steps(times, 1.0 / (av_q2d(nominal) * av_q2d(stream->time_base))).empty()) {
+        fps = av_q2d(nominal);
+        fps_nominal = true;
+    } else if (times.size() >= 2 && times.back() > times.front()) {
+        fps = static_cast<double>(times.size() - 1) /
+              (static_cast<double>(times.back() - times.front()) * av_q2d(stream->time_base));
+        fps_nominal = false;
+    }
 }
 
 std::optional<std::int64_t> VideoReader::Impl::index_time_at(std::int64_t pos) const {
@@ -1508,6 +1546,9 @@ std::int64_t VideoReader::frame_count() const {
 }
 double VideoReader::fps() const {
     return impl_->fps;
+}
+bool VideoReader::fps_nominal() const {
+    return impl_->fps_nominal;
 }
 std::string VideoReader::codec() const {
     return impl_->codec;

@@ -258,7 +258,11 @@ class VideoReader {
     bool frames_counted() const;
     // Why such a file holds fewer frames than it was made with (lost ones, or a cut), else "".
     std::string missing_frames() const;
+    // The stream's nominal frame rate (its container's or its codec's) where every frame's time
+    // lies on its grid (fps_nominal()), else the average rate of its frames' times. (Without an
+    // index or a pass over its packets to give the times, the average FFmpeg gives.)
     double fps() const;
+    bool fps_nominal() const;
     std::string codec() const;  // FourCC, e.g. "FMP4", "avc1"
     // How the stream codes its pixels (from its first frame when the header does not say).
     const VideoCoding& coding() const;
