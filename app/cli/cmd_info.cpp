@@ -12,10 +12,12 @@ namespace hs::cli {
 int run_info(const Context&, const InfoCommand& cmd) {
     refuse_output_onto_input(cmd.input, cmd.output.path);
     const std::string& format = cmd.output.format.value;
-    // A video's frame is decoded (a damaged first frame is said) but not converted to R, G, B,
-    // which a matrix without a conversion (YCgCo) would refuse.
+    // A video's first frame that decodes is decoded (the damaged ones before it are noted: the
+    // file is still described) but not converted to R, G, B, which a matrix without a
+    // conversion (YCgCo) would refuse.
     InputWants wants;
     wants.rgb = false;
+    wants.first_good = true;
     const Input in = load_input(cmd.input, 0, true, wants);
     const ImageView v = in.shape.shape();
 

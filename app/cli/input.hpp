@@ -49,6 +49,9 @@ struct InputWants {
     // image).
     media::CameraRawView camera_raw = media::CameraRawView::Cfa;
     bool cfa = true;
+    // Of a video from its frame 0, the first frame that can be read (info describes a clip
+    // whose first frames are damaged, and notes them); else the frame asked for, or an error.
+    bool first_good = false;
     // The options that chose the frame and give raw frames their format, as messages name them.
     const char* frame_option = "--frame";
     const char* raw_option = "--raw";

@@ -478,6 +478,52 @@ TEST(CliCodedVideo, FrameNOfABFrameMp4IsTheNthFrameFfmpegDecodes) {
 // A 10-bit HEVC clip whose only key frame is damaged (lossy, its key frame's data overwritten
 // with bits all set): no frame decodes whole, so that it is refused without --allow-corrupt;
 // with it, every frame has its row, those decoded from the damaged data kept and marked.
+// A clip whose first group of pictures is damaged is described all the same: info gives its
+// frames, rate and coding (from the first frame that decodes, frame 12) and notes the damaged
+// start, as hist --per-frame reports the frames before it failed.
+TEST(CliCodedVideo, InfoDescribesAClipWhoseFirstFramesAreDamaged) {
+    Scratch scratch("coded-first-group");
+    CodedClip clip;
+    clip.frames = 24;
+    const fs::path whole = scratch.path / "clip.mkv", damaged = scratch.path / "damaged.mkv";
+    ASSERT_EQ(
+        encode_clip(clip, whole, std::string(kLosslessHevc) + ":keyint=12:min-keyint=12:bframes=0"),
+        "");
+    const std::vector<PacketSpan> packets = video_packets(whole);
+    ASSERT_EQ(packets.size(), 24u);
+    ASSERT_GT(packets[0].size, 1500u);
+    std::string bytes = slurp(whole);
+    bytes.replace(packets[0].pos + 300, 1000, 1000, '\xff');
+    { std::ofstream(damaged, std::ios::binary) << bytes; }
+
+    const auto per = run_cli("hist " + quote(damaged) + " --per-frame --format json");
+    ASSERT_EQ(per.exit_code, 0) << per.err;
+    const auto rows = parse_json(per.out).at("frames");
+    ASSERT_EQ(rows.size(), 24u);
+    for (std::size_t f = 0; f < rows.size(); ++f)
+        EXPECT_EQ(rows[f].at("status"), f < 12 ? "failed" : "ok") << f;
+
+    const auto json = run_cli("info " + quote(damaged) + " --format json");
+    ASSERT_EQ(json.exit_code, 0) << json.err;
+    EXPECT_TRUE(only_our_lines(json.err)) << json.err;
+    const auto j = parse_json(json.out);
+    EXPECT_EQ(j.at("frames"), 24);
+    EXPECT_EQ(j.at("fps"), 24);
+    EXPECT_EQ(j.at("pixel_format"), "yuv420p10le");
+    EXPECT_EQ(j.at("corrupt"), false);
+    bool noted = false;
+    for (const auto& note : j.at("notes")) {
+        const std::string n = note.get<std::string>();
+        noted = noted ||
+                (n.rfind("its first 12 frames cannot be read (the first: frame 0 of ", 0) == 0 &&
+                 n.find("); frame 12 is the first that decodes") != std::string::npos);
+    }
+    EXPECT_TRUE(noted) << json.out;
+    const auto text = run_cli("info " + quote(damaged));
+    ASSERT_EQ(text.exit_code, 0) << text.err;
+    EXPECT_NE(text.out.find("frame 12 is the first that decodes"), std::string::npos) << text.out;
+}
+
 TEST(CliCodedVideo, AClipWhoseOnlyKeyFrameIsDamagedIsReadWithAllowCorrupt) {
     Scratch scratch("coded-keyless");
     CodedClip clip;

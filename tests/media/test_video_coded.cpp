@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <fstream>
 #include <sstream>
 #include <utility>
 
@@ -810,6 +811,64 @@ TEST(VideoCoded, TheFrameRateIsTheNominalOneWhereEveryFrameLiesOnItsGrid) {
     const media::VideoReader video(spaced);
     EXPECT_FALSE(video.fps_nominal());
     EXPECT_NEAR(video.fps(), 1000.0 / 57.0, 1e-9);
+}
+
+// A clip whose first group of pictures is damaged (its key frame garbled) has a first frame that
+// can be read all the same: the first of the next group, under its own number, with the reasons
+// of the frames before it, each naming its frame. A clip of which no frame decodes has none, and
+// says so.
+TEST(VideoCoded, TheFirstGoodFrameOfAClipWhoseFirstGroupIsDamaged) {
+    ScratchDir dir;
+    CodedClip clip;
+    clip.frames = 24;
+    const std::string whole = dir.file("clip.mkv"), damaged = dir.file("damaged.mkv"),
+                      single = dir.file("single.mkv"), lost = dir.file("lost.mkv");
+    ASSERT_EQ(
+        encode_clip(clip, whole, std::string(kLosslessHevc) + ":keyint=12:min-keyint=12:bframes=0"),
+        "");
+    const auto garble_first = [](const std::string& from, const std::string& to) {
+        const std::vector<hs::test::PacketSpan> packets = hs::test::video_packets(from);
+        ASSERT_FALSE(packets.empty());
+        ASSERT_GT(packets[0].size, 1500u);
+        std::string bytes = hs::test::slurp(from);
+        bytes.replace(packets[0].pos + 300, 1000, 1000, '\xff');
+        std::ofstream(to, std::ios::binary) << bytes;
+    };
+    garble_first(whole, damaged);
+
+    media::VideoReader video(damaged);
+    video.set_rgb(false);
+    video.set_planes(true);
+    Image frame;
+    std::vector<std::string> failed{"left from before"};
+    ASSERT_EQ(video.read_first_good(frame, failed), media::VideoReader::FrameStatus::Ok)
+        << video.failure();
+    ASSERT_EQ(failed.size(), 12u);
+    for (std::size_t f = 0; f < failed.size(); ++f)
+        EXPECT_EQ(failed[f].rfind("frame " + std::to_string(f) + " of ", 0), 0u) << failed[f];
+    EXPECT_EQ(video.position(), 13);
+    EXPECT_TRUE(planes_bytes(video.planes()) == coded_bytes(clip, 12));
+
+    // One frame, damaged: its own reason; several, none of which decodes: how many.
+    CodedClip one = clip;
+    one.frames = 1;
+    ASSERT_EQ(encode_clip(one, dir.file("one.mkv"), kLosslessHevc), "");
+    garble_first(dir.file("one.mkv"), single);
+    CodedClip gop = clip;
+    gop.frames = 6;
+    ASSERT_EQ(encode_clip(gop, dir.file("gop.mkv"), std::string(kLosslessHevc) + ":bframes=0"), "");
+    garble_first(dir.file("gop.mkv"), lost);
+    {
+        media::VideoReader none(single);
+        EXPECT_EQ(none.read_first_good(frame, failed), media::VideoReader::FrameStatus::End);
+        ASSERT_EQ(failed.size(), 1u);
+        EXPECT_EQ(none.failure(), failed.front());
+    }
+    media::VideoReader none(lost);
+    EXPECT_EQ(none.read_first_good(frame, failed), media::VideoReader::FrameStatus::End);
+    ASSERT_EQ(failed.size(), 6u);
+    EXPECT_EQ(none.failure(), "'" + lost + "' holds no frame that decodes: " + failed.front() +
+                                  ", and the 5 after it fail too");
 }
 
 // Matroska stores no frame count: its frames are counted and numbered from a pass over its

@@ -33,6 +33,14 @@ void Playback::open(std::unique_ptr<hs::media::FrameSource> source, std::int64_t
     emitState();
 }
 
+void Playback::failedBeforeShown(const std::vector<std::string>& reasons) {
+    for (std::size_t i = 0; i < reasons.size(); ++i) {
+        ++failed_;
+        emit problem(failedFrameMessage(static_cast<std::int64_t>(i), reasons[i]));
+    }
+    emitState();
+}
+
 void Playback::close() {
     pause();
     reader_.reset();

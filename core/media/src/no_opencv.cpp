@@ -86,6 +86,9 @@ VideoReader::FrameStatus VideoReader::read_frame(Image&) {
 VideoReader::FrameStatus VideoReader::read_frame_into(std::byte*) {
     no_video();
 }
+VideoReader::FrameStatus VideoReader::read_first_good(Image&, std::vector<std::string>&) {
+    no_video();
+}
 std::int64_t VideoReader::position() const {
     no_video();
 }

@@ -1599,6 +1599,22 @@ VideoReader::FrameStatus VideoReader::read_frame_into(std::byte* dst) {
     return impl_->read(nullptr, dst);
 }
 
+VideoReader::FrameStatus VideoReader::read_first_good(Image& out,
+                                                      std::vector<std::string>& failed) {
+    failed.clear();
+    for (;;) {
+        const FrameStatus status = read_frame(out);
+        if (status != FrameStatus::Failed) {
+            if (status == FrameStatus::End && failed.size() > 1)
+                impl_->failure = impl_->name + " holds no frame that decodes: " + failed.front() +
+                                 ", and the " + std::to_string(failed.size() - 1) +
+                                 " after it fail too";
+            return status;
+        }
+        failed.push_back(impl_->failure);
+    }
+}
+
 VideoReader::FrameStatus VideoReader::Impl::read(Image* out, std::byte* dst) {
     Impl& v = *this;
     for (;;) {
@@ -2138,16 +2154,10 @@ std::optional<std::string> video_problem(const Source& source, const DecodeOptio
         VideoReader video(source, options);
         video.set_rgb(false);  // a frame that decodes is all probing asks (not its colours)
         Image frame;
-        for (;;) {
-            switch (video.read_frame(frame)) {
-                case VideoReader::FrameStatus::Ok:
-                    return std::string();
-                case VideoReader::FrameStatus::End:
-                    return source.name() + " holds no frame that decodes";
-                case VideoReader::FrameStatus::Failed:
-                    break;
-            }
-        }
+        std::vector<std::string> failed;
+        if (video.read_first_good(frame, failed) == VideoReader::FrameStatus::Ok)
+            return std::string();
+        return source.name() + " holds no frame that decodes";
     } catch (const InputError& e) {
         // An input FFmpeg recognises from its content (not just its extension) is a damaged
         // video, whose reason matters more than "not a video".

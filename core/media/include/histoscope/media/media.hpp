@@ -298,6 +298,11 @@ class VideoReader {
     // copy on the way to a stream's input buffer. InputError for a frame of another size than
     // the stream declares.
     FrameStatus read_frame_into(std::byte* dst);
+    // The first frame from here that can be read, into `out` (Ok), or End when none can
+    // (failure() then says why, when some failed); the reasons of the frames that failed
+    // before it, in order, into `failed`: what opening a clip shows and describes, its damaged
+    // start said rather than refused.
+    FrameStatus read_first_good(Image& out, std::vector<std::string>& failed);
     // Index of the frame the next read returns.
     std::int64_t position() const;
     // Whether the frame delivered last was decoded with errors (only with allow_corrupt).
