@@ -92,6 +92,9 @@ VideoReader::FrameStatus VideoReader::read_first_good(Image&, std::vector<std::s
 std::int64_t VideoReader::position() const {
     no_video();
 }
+double VideoReader::frame_time(std::int64_t) const {
+    no_video();
+}
 std::int64_t VideoReader::frames_in_file() const {
     no_video();
 }
@@ -131,6 +134,9 @@ VideoWriter::VideoWriter(const std::string& path, int, int, double) {
 }
 VideoWriter::~VideoWriter() = default;
 void VideoWriter::write(const ImageView&) {
+    no_video();
+}
+void VideoWriter::write(const ImageView&, double) {
     no_video();
 }
 void VideoWriter::close() {}

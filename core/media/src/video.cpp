@@ -1703,6 +1703,19 @@ std::int64_t VideoReader::position() const {
     return impl_->next;
 }
 
+double VideoReader::frame_time(std::int64_t frame) const {
+    const Impl& v = *impl_;
+    // Frame numbers are ranks in index_times (number_of()): a frame's time is its entry's.
+    const double period = v.fps > 0.0 ? 1.0 / v.fps : 0.0;
+    const auto entries = static_cast<std::int64_t>(v.index_times.size());
+    if (entries == 0 || frame < 0) return static_cast<double>(frame) * period;
+    const std::int64_t at = std::min(frame, entries - 1);
+    return static_cast<double>(v.index_times[static_cast<std::size_t>(at)] -
+                               v.index_times.front()) *
+               av_q2d(v.stream->time_base) +
+           static_cast<double>(frame - at) * period;
+}
+
 const VideoCoding& VideoReader::coding() const {
     Impl& v = *impl_;
     if (!v.coding_known) {
@@ -1865,7 +1878,10 @@ struct VideoWriter::Impl {
     AVPacket* packet = nullptr;
     int width = 0, height = 0;
     FrameFormat format;
-    std::int64_t next_pts = 0;
+    AVRational rate{25, 1};  // frames a second: the encoder's time base is a period
+    // The container cannot hold a gap between frames (AVI): the frame before is repeated.
+    bool repeats = false;
+    std::int64_t last_pts = -1;  // of the frame written last (-1: none yet)
     bool header_written = false;
     bool finished = false;
 
@@ -1916,6 +1932,11 @@ struct VideoWriter::Impl {
                          av_error(result) + ")");
     }
 
+    // The frame `rgb` at `pts` (in periods; after the last one written): converted into
+    // `frame`, the gap before it filled where the container holds none.
+    void write_at(const ImageView& rgb, std::int64_t pts);
+    // `frame` encoded at `pts` (from 0 where a container without gaps starts later).
+    void encode_at(std::int64_t pts);
     // Every packet the encoder has ready into the container; `frame` null drains it.
     void encode(const AVFrame* input) {
         check(avcodec_send_frame(encoder, input), "encoding a frame");
@@ -1970,6 +1991,8 @@ VideoWriter::VideoWriter(const std::string& path, const FrameFormat& format, dou
 
     // The frame rate as a fraction small enough for MPEG-4 (a time base of at most 65535).
     const AVRational rate = av_d2q(fps, 65535);
+    w.rate = rate;
+    w.repeats = std::string_view(kind.muxer) == "avi";
     AVCodecContext& c = *w.encoder;
     c.codec_id = kind.codec;
     c.codec_type = AVMEDIA_TYPE_VIDEO;
@@ -2056,13 +2079,27 @@ VideoWriter::VideoWriter(const std::string& path, const FrameFormat& format, dou
 // replaces anything.
 VideoWriter::~VideoWriter() = default;
 
-void VideoWriter::write(const ImageView& rgb) {
-    Impl& w = *impl_;
+void VideoWriter::Impl::write_at(const ImageView& rgb, std::int64_t pts) {
+    Impl& w = *this;
     if (!w.format.matches(rgb))
         throw InputError("cannot write a " + FrameFormat::of(rgb).describe() + " frame to " +
                          w.name + " (" + w.format.describe() + ")");
     if (w.finished) throw InputError("cannot write to " + w.name + ": it is closed");
     const Capture log;
+    // A container whose frames all last one period: the frame before fills the gap, up to a
+    // bound (a hostile input's times could ask for any number of repeats).
+    constexpr std::int64_t kMostRepeats = 1 << 16;
+    if (w.repeats && pts - (w.last_pts + 1) > kMostRepeats)
+        throw InputError("cannot write video " + w.name + ": a gap of " +
+                         std::to_string(pts - (w.last_pts + 1)) +
+                         " frame periods before a frame, which an .avi file holds only as "
+                         "repeated frames (at most " +
+                         std::to_string(kMostRepeats) + "); write .mkv or .mp4");
+    if (w.repeats && w.last_pts >= 0)
+        while (w.last_pts + 1 < pts) {
+            w.frame->pts = ++w.last_pts;
+            w.encode(w.frame);
+        }
     w.check(av_frame_make_writable(w.frame), "preparing a frame");
     if (w.format.type == SampleType::U16) {
         // Interleaved R, G, B(, A) into FFV1's planes G, B, R(, A); gray into its one plane.
@@ -2077,8 +2114,7 @@ void VideoWriter::write(const ImageView& rgb) {
                 for (int x = 0; x < rgb.width; ++x) out[x] = in[static_cast<std::ptrdiff_t>(x) * n];
             }
         }
-        w.frame->pts = w.next_pts++;
-        w.encode(w.frame);
+        w.encode_at(pts);
         return;
     }
     const auto* rows = reinterpret_cast<const std::uint8_t*>(rgb.data);
@@ -2086,8 +2122,29 @@ void VideoWriter::write(const ImageView& rgb) {
     if (sws_scale(w.sws, &rows, &stride, 0, w.frame->height, w.frame->data, w.frame->linesize) !=
         w.frame->height)
         throw InputError("cannot write video " + w.name + ": converting a frame to YUV failed");
-    w.frame->pts = w.next_pts++;
-    w.encode(w.frame);
+    w.encode_at(pts);
+}
+
+void VideoWriter::Impl::encode_at(std::int64_t pts) {
+    // The first frame of a container without gaps fills the time before it.
+    for (std::int64_t p = repeats && last_pts < 0 ? 0 : pts; p <= pts; ++p) {
+        frame->pts = p;
+        encode(frame);
+    }
+    last_pts = pts;
+}
+
+void VideoWriter::write(const ImageView& rgb) {
+    impl_->write_at(rgb, impl_->last_pts + 1);
+}
+
+void VideoWriter::write(const ImageView& rgb, double seconds) {
+    Impl& w = *impl_;
+    const double ticks = seconds * av_q2d(w.rate);
+    const std::int64_t pts = std::isfinite(ticks) && ticks > 0.0
+                                 ? static_cast<std::int64_t>(std::llround(std::min(ticks, 9.0e15)))
+                                 : 0;
+    w.write_at(rgb, std::max(pts, w.last_pts + 1));
 }
 
 void VideoWriter::close() {

@@ -305,6 +305,10 @@ class VideoReader {
     FrameStatus read_first_good(Image& out, std::vector<std::string>& failed);
     // Index of the frame the next read returns.
     std::int64_t position() const;
+    // The presentation time of frame `frame`, in seconds after frame 0's: the container's
+    // (its index, or the pass over its packets) where it gives one; past it, and without one,
+    // a frame period (1 / fps()) a frame.
+    double frame_time(std::int64_t frame) const;
     // Whether the frame delivered last was decoded with errors (only with allow_corrupt).
     bool corrupt() const;
     // Why the last Failed frame failed, or why the last corrupt frame is corrupt.
@@ -359,7 +363,15 @@ class VideoWriter {
     ~VideoWriter();
     VideoWriter(const VideoWriter&) = delete;
     VideoWriter& operator=(const VideoWriter&) = delete;
+    // The next frame, a frame period after the one written before (the first at 0).
     void write(const ImageView& rgb);
+    // A frame at its presentation time, `seconds` after the clip's start, on the grid of the
+    // writer's rate (rounded to it, and at least a period after the frame before). Farther
+    // than a period from the frame before, it leaves a gap (the frames that failed between
+    // them): .mp4 and .mkv hold it, the frame before staying on screen until this one; in .avi,
+    // whose frames all last one period, the frame before is repeated up to this one (the first
+    // frame from 0).
+    void write(const ImageView& rgb, double seconds);
     void close();
 
   private:
