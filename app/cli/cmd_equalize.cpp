@@ -432,12 +432,14 @@ int run_equalize_frames(const Context& ctx, const EqualizeCommand& cmd) {
     double write_ms = 0.0;
     std::map<std::string, std::vector<double>> stages;
     StreamEvents events;
-    events.result = [&](std::int64_t, const std::string& corrupt, FrameResult& r) {
+    events.result = [&](std::int64_t frame, const std::string& corrupt, FrameResult& r) {
         if (!corrupt.empty()) diagnose("warning", corrupt + " (written: --allow-corrupt)");
         for (const auto& st : r.stages) stages[st.name].push_back(st.ms);
         const auto t = Clock::now();
         if (raw_out)
             append_raw(*raw, r.equalized.view());
+        else if (const double time = source.frame_time(frame); time >= 0.0)
+            video->write(r.equalized.view(), time);  // its timing kept: a failed frame's gap
         else
             video->write(r.equalized.view());
         write_ms += ms_since(t);

@@ -12,10 +12,12 @@ namespace hs::cli {
 int run_info(const Context&, const InfoCommand& cmd) {
     refuse_output_onto_input(cmd.input, cmd.output.path);
     const std::string& format = cmd.output.format.value;
-    // A video's frame is decoded (a damaged first frame is said) but not converted to R, G, B,
-    // which a matrix without a conversion (YCgCo) would refuse.
+    // A video's first frame that decodes is decoded (the damaged ones before it are noted: the
+    // file is still described) but not converted to R, G, B, which a matrix without a
+    // conversion (YCgCo) would refuse.
     InputWants wants;
     wants.rgb = false;
+    wants.first_good = true;
     const Input in = load_input(cmd.input, 0, true, wants);
     const ImageView v = in.shape.shape();
 
@@ -28,6 +30,7 @@ int run_info(const Context&, const InfoCommand& cmd) {
             j["frames_counted"] = in.frames_counted;
             j["frames_in_file"] = in.frames_in_file;
             j["fps"] = in.fps;
+            j["fps_nominal"] = in.fps_nominal;
             add_coding_json(j, *in.coding);
         }
         if (in.camera_raw) j["camera_raw"] = camera_raw_json(*in.camera_raw, in.camera_view);
@@ -46,7 +49,7 @@ int run_info(const Context&, const InfoCommand& cmd) {
         if (in.kind == "video") {
             const media::VideoCoding& c = *in.coding;
             os << "  in file:  " << in.frames_in_file << "\n"
-               << "  fps:      " << in.fps << "\n"
+               << "  fps:      " << in.fps << (in.fps_nominal ? " (nominal)" : " (average)") << "\n"
                << "  coded:    " << c.bit_depth << "-bit " << c.pixel_format;
             if (c.family == "ycbcr") os << " (Y'CbCr " << c.chroma << ")";
             if (c.family == "rgb") os << " (R'G'B')";

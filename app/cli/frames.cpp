@@ -108,6 +108,11 @@ void StreamInput::want(bool rgb, bool planes) {
     apply_wants();
 }
 
+double StreamInput::frame_time(std::int64_t frame) const {
+    const media::VideoReader* video = source_->video();
+    return video != nullptr ? video->frame_time(frame) : -1.0;
+}
+
 media::VideoPlanes StreamInput::planes() const {
     const media::VideoReader* video = source_->video();
     if (video == nullptr) throw std::logic_error("StreamInput: planes of raw frames");

@@ -44,9 +44,12 @@ class StreamInput {
 
     const FrameFormat& format() const { return format_; }
     const std::string& name() const { return name_; }
-    const std::string& kind() const { return kind_; }           // "video" or "raw"
-    const std::string& codec() const { return codec_; }         // FourCC, or the raw format string
-    double fps() const { return fps_; }                         // 0 for raw frames
+    const std::string& kind() const { return kind_; }    // "video" or "raw"
+    const std::string& codec() const { return codec_; }  // FourCC, or the raw format string
+    double fps() const { return fps_; }                  // 0 for raw frames
+    // Of a video, the presentation time of its frame `frame` in seconds after frame 0's
+    // (VideoReader::frame_time()); -1 for raw frames, which carry none.
+    double frame_time(std::int64_t frame) const;
     std::int64_t reported_frames() const { return reported_; }  // per pass; 0 when unknown
     // A video whose container stores no frame count: reported_frames() were counted.
     bool frames_counted() const { return counted_; }

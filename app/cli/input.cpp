@@ -132,6 +132,7 @@ Input load_input(const InputOptions& input, std::int64_t frame, bool count_frame
     in.format = video.codec();
     in.frames = video.frame_count();
     in.fps = video.fps();
+    in.fps_nominal = video.fps_nominal();
     in.coding = video.coding();
     in.frames_counted = video.frames_counted();
     if (count_frames_in_file) {
@@ -152,14 +153,27 @@ Input load_input(const InputOptions& input, std::int64_t frame, bool count_frame
     video.set_rgb(wants.rgb);
     if (frame != 0) video.seek(frame);
     Image image;
-    switch (video.read_frame(image)) {
+    std::vector<std::string> failed;
+    const media::VideoReader::FrameStatus status = wants.first_good && frame == 0
+                                                       ? video.read_first_good(image, failed)
+                                                       : video.read_frame(image);
+    switch (status) {
         case media::VideoReader::FrameStatus::Ok:
             break;
         case media::VideoReader::FrameStatus::End:
+            if (!failed.empty()) throw InputError(video.failure());
             throw InputError(source.name() + " has no frame " + std::to_string(frame) +
                              " (the video ended)");
         case media::VideoReader::FrameStatus::Failed:
             throw InputError(video.failure());  // missing or corrupt
+    }
+    if (!failed.empty()) {
+        in.frame = video.position() - 1;
+        in.notes.push_back((failed.size() == 1 ? std::string("its first frame cannot be read (")
+                                               : "its first " + std::to_string(failed.size()) +
+                                                     " frames cannot be read (the first: ") +
+                           failed.front() + "); frame " + std::to_string(in.frame) +
+                           " is the first that decodes");
     }
     in.image = std::move(image);
     in.shape = wants.rgb ? FrameFormat::of(in.image.view()) : video.frame_format();

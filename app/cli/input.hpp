@@ -22,6 +22,7 @@ struct Input {
     std::int64_t frame = 0;
     std::int64_t frames = 1;
     double fps = 0.0;
+    bool fps_nominal = false;          // video: fps is the stream's nominal rate, not its average
     std::int64_t frames_in_file = -1;  // video, when asked for: the frames the file holds
     bool corrupt = false;              // decoded with errors (only with --allow-corrupt)
     std::vector<std::string> notes;
@@ -48,6 +49,9 @@ struct InputWants {
     // image).
     media::CameraRawView camera_raw = media::CameraRawView::Cfa;
     bool cfa = true;
+    // Of a video from its frame 0, the first frame that can be read (info describes a clip
+    // whose first frames are damaged, and notes them); else the frame asked for, or an error.
+    bool first_good = false;
     // The options that chose the frame and give raw frames their format, as messages name them.
     const char* frame_option = "--frame";
     const char* raw_option = "--raw";

@@ -270,6 +270,38 @@ TEST(CliCodedVideo, PerFrameCountsEveryFrameWithOrWithoutTheStream) {
     EXPECT_EQ(csv.out.substr(0, csv.out.find('\n')), "frame,status,y_0,y_1,b_0,b_1");
 }
 
+// A clip of one rate with B-frames remuxed to MP4: its clock of 16000 ticks a second rounds the
+// frames' times, and FFmpeg's average over them is not 24. info gives the nominal rate and says
+// so, and the equalized clip is written at 24/1.
+TEST(CliCodedVideo, TheNominalRateIsInfosAndTheEqualizedClips) {
+    const Scratch scratch("nominal-rate");
+    CodedClip clip;
+    clip.frames = 24;
+    const fs::path mkv = scratch.path / "clip.mkv", mp4 = scratch.path / "clip.mp4",
+                   out = scratch.path / "eq.mkv";
+    ASSERT_EQ(encode_clip(clip, mkv, std::string(kLosslessHevc) + ":bframes=3"), "");
+    ASSERT_EQ(run_command("ffmpeg -nostdin -loglevel error -y -i " + quote(mkv) + " -c copy " +
+                          quote(mp4))
+                  .exit_code,
+              0);
+    const auto text = run_cli("info " + quote(mp4));
+    ASSERT_EQ(text.exit_code, 0) << text.err;
+    EXPECT_NE(text.out.find("fps:      24 (nominal)\n"), std::string::npos) << text.out;
+    const auto json = run_cli("info " + quote(mp4) + " --format json");
+    ASSERT_EQ(json.exit_code, 0) << json.err;
+    const auto j = parse_json(json.out);
+    EXPECT_EQ(j.at("fps"), 24);
+    EXPECT_EQ(j.at("fps_nominal"), true);
+
+    const auto eq = run_cli("equalize " + quote(mp4) + " -o " + quote(out));
+    ASSERT_EQ(eq.exit_code, 0) << eq.err;
+    const auto rate = run_command(
+        "ffprobe -v error -select_streams v -show_entries stream=r_frame_rate,avg_frame_rate "
+        "-of csv=p=0 " +
+        quote(out));
+    EXPECT_EQ(rate.out, "24/1,24/1\n");
+}
+
 TEST(CliCodedVideo, PlanesAreRefusedWhereThereAreNone) {
     const TenBitClip t;
     ASSERT_EQ(t.error, "");
@@ -446,6 +478,182 @@ TEST(CliCodedVideo, FrameNOfABFrameMp4IsTheNthFrameFfmpegDecodes) {
 // A 10-bit HEVC clip whose only key frame is damaged (lossy, its key frame's data overwritten
 // with bits all set): no frame decodes whole, so that it is refused without --allow-corrupt;
 // with it, every frame has its row, those decoded from the damaged data kept and marked.
+// A clip whose first group of pictures is damaged is described all the same: info gives its
+// frames, rate and coding (from the first frame that decodes, frame 12) and notes the damaged
+// start, as hist --per-frame reports the frames before it failed.
+TEST(CliCodedVideo, InfoDescribesAClipWhoseFirstFramesAreDamaged) {
+    Scratch scratch("coded-first-group");
+    CodedClip clip;
+    clip.frames = 24;
+    const fs::path whole = scratch.path / "clip.mkv", damaged = scratch.path / "damaged.mkv";
+    ASSERT_EQ(
+        encode_clip(clip, whole, std::string(kLosslessHevc) + ":keyint=12:min-keyint=12:bframes=0"),
+        "");
+    const std::vector<PacketSpan> packets = video_packets(whole);
+    ASSERT_EQ(packets.size(), 24u);
+    ASSERT_GT(packets[0].size, 1500u);
+    std::string bytes = slurp(whole);
+    bytes.replace(packets[0].pos + 300, 1000, 1000, '\xff');
+    { std::ofstream(damaged, std::ios::binary) << bytes; }
+
+    const auto per = run_cli("hist " + quote(damaged) + " --per-frame --format json");
+    ASSERT_EQ(per.exit_code, 0) << per.err;
+    const auto rows = parse_json(per.out).at("frames");
+    ASSERT_EQ(rows.size(), 24u);
+    for (std::size_t f = 0; f < rows.size(); ++f)
+        EXPECT_EQ(rows[f].at("status"), f < 12 ? "failed" : "ok") << f;
+
+    const auto json = run_cli("info " + quote(damaged) + " --format json");
+    ASSERT_EQ(json.exit_code, 0) << json.err;
+    EXPECT_TRUE(only_our_lines(json.err)) << json.err;
+    const auto j = parse_json(json.out);
+    EXPECT_EQ(j.at("frames"), 24);
+    EXPECT_EQ(j.at("fps"), 24);
+    EXPECT_EQ(j.at("pixel_format"), "yuv420p10le");
+    EXPECT_EQ(j.at("corrupt"), false);
+    bool noted = false;
+    for (const auto& note : j.at("notes")) {
+        const std::string n = note.get<std::string>();
+        noted = noted ||
+                (n.rfind("its first 12 frames cannot be read (the first: frame 0 of ", 0) == 0 &&
+                 n.find("); frame 12 is the first that decodes") != std::string::npos);
+    }
+    EXPECT_TRUE(noted) << json.out;
+    const auto text = run_cli("info " + quote(damaged));
+    ASSERT_EQ(text.exit_code, 0) << text.err;
+    EXPECT_NE(text.out.find("frame 12 is the first that decodes"), std::string::npos) << text.out;
+}
+
+namespace {
+
+// The presentation times of the video packets of `clip` as ffprobe gives them, ascending.
+std::vector<double> packet_times(const fs::path& clip) {
+    const auto r = run_command(
+        "ffprobe -v error -select_streams v:0 -show_entries packet=pts_time -of csv=p=0 " +
+        quote(clip));
+    std::vector<double> times;
+    std::istringstream lines(r.out);
+    for (std::string line; std::getline(lines, line);)
+        if (!line.empty()) times.push_back(std::stod(line));
+    std::sort(times.begin(), times.end());
+    return times;
+}
+
+// The mean absolute difference between the samples of two frames of one shape.
+double mean_difference(const hs::Image& a, const hs::Image& b) {
+    const hs::ImageView va = a.view(), vb = b.view();
+    double sum = 0.0;
+    for (int y = 0; y < va.height; ++y) {
+        const auto* ra = reinterpret_cast<const std::uint8_t*>(va.row(y));
+        const auto* rb = reinterpret_cast<const std::uint8_t*>(vb.row(y));
+        for (std::size_t x = 0; x < va.row_bytes(); ++x) sum += std::abs(ra[x] - rb[x]);
+    }
+    return sum / static_cast<double>(va.row_bytes() * static_cast<std::size_t>(va.height));
+}
+
+}  // namespace
+
+// equalize keeps each frame's presentation time: the frames that fail to decode (a damaged
+// group of pictures, frames 8 to 15) leave a gap in .mkv and .mp4, the frames after it at their
+// own times, and are the frame before them repeated in .avi, whose frames all last one period;
+// a variable rate (24 fps, then 12) keeps its times.
+TEST(CliCodedVideo, EqualizeKeepsEachFramesTime) {
+    Scratch scratch("eq-times");
+    CodedClip clip;
+    clip.frames = 24;
+    clip.depth = 8;
+    clip.pix_fmt = "yuv420p";
+    const fs::path whole = scratch.path / "clip.mkv", damaged = scratch.path / "damaged.mkv",
+                   vfr = scratch.path / "vfr.mkv";
+    ASSERT_EQ(
+        encode_clip(clip, whole, std::string(kLosslessHevc) + ":keyint=8:min-keyint=8:bframes=0"),
+        "");
+    const std::vector<PacketSpan> packets = video_packets(whole);
+    ASSERT_EQ(packets.size(), 24u);
+    ASSERT_GT(packets[8].size, 1500u);
+    std::string bytes = slurp(whole);
+    bytes.replace(packets[8].pos + 300, 1000, 1000, '\xff');
+    { std::ofstream(damaged, std::ios::binary) << bytes; }
+    const auto per = run_cli("hist " + quote(damaged) + " --per-frame --format json");
+    ASSERT_EQ(per.exit_code, 0) << per.err;
+    const auto rows = parse_json(per.out).at("frames");
+    ASSERT_EQ(rows.size(), 24u);
+    for (std::size_t f = 0; f < rows.size(); ++f)
+        ASSERT_EQ(rows[f].at("status"), f >= 8 && f < 16 ? "failed" : "ok") << f;
+
+    for (const std::string ext : {"mkv", "mp4"}) {
+        const fs::path out = scratch.path / ("eq." + ext);
+        const auto eq = run_cli("equalize " + quote(damaged) + " -o " + quote(out));
+        ASSERT_EQ(eq.exit_code, 0) << eq.err;
+        const std::vector<double> times = packet_times(out);
+        ASSERT_EQ(times.size(), 16u) << ext;
+        for (std::size_t i = 0; i < times.size(); ++i) {
+            const double frame = static_cast<double>(i < 8 ? i : i + 8);
+            EXPECT_NEAR(times[i], frame / 24, 1e-3) << ext << " " << i;
+        }
+    }
+    const fs::path avi = scratch.path / "eq.avi";
+    const auto eq = run_cli("equalize " + quote(damaged) + " -o " + quote(avi));
+    ASSERT_EQ(eq.exit_code, 0) << eq.err;
+    const std::vector<double> times = packet_times(avi);
+    ASSERT_EQ(times.size(), 24u);
+    for (std::size_t i = 0; i < times.size(); ++i)
+        EXPECT_NEAR(times[i], static_cast<double>(i) / 24, 1e-3) << i;
+    std::vector<hs::Image> frames;
+    hs::media::VideoReader back(avi.string());
+    for (hs::Image frame; back.read_frame(frame) == hs::media::VideoReader::FrameStatus::Ok;)
+        frames.push_back(std::move(frame));
+    ASSERT_EQ(frames.size(), 24u);
+    // Frames of value()'s noise differ by a third of the range; one frame encoded again, by
+    // the rate control's rounding at most.
+    for (std::size_t f = 8; f < 16; ++f) EXPECT_LT(mean_difference(frames[f], frames[7]), 2.0) << f;
+    EXPECT_GT(mean_difference(frames[16], frames[7]), 20.0);
+
+    ASSERT_EQ(encode_clip(clip, vfr,
+                          "-vf \"setpts=(N+max(N-8\\,0))/24/TB\" -vsync vfr " +
+                              std::string(kLosslessHevc) + ":bframes=0"),
+              "");
+    const std::vector<double> in_times = packet_times(vfr);
+    ASSERT_EQ(in_times.size(), 24u);
+    ASSERT_NEAR(in_times.back(), 38.0 / 24, 1e-3);
+    const fs::path out = scratch.path / "eq_vfr.mkv";
+    const auto eq_vfr = run_cli("equalize " + quote(vfr) + " -o " + quote(out));
+    ASSERT_EQ(eq_vfr.exit_code, 0) << eq_vfr.err;
+    const std::vector<double> out_times = packet_times(out);
+    ASSERT_EQ(out_times.size(), 24u);
+    for (std::size_t i = 0; i < out_times.size(); ++i)
+        EXPECT_NEAR(out_times[i], in_times[i], 1e-3) << i;
+}
+
+// A gap an .avi file could hold only as more repeated frames than the writer makes (a frame
+// 3000 s after the one before it, at 24 fps) is one error, and nothing is written; .mkv holds it.
+TEST(CliCodedVideo, AGapAnAviCannotHoldIsOneError) {
+    Scratch scratch("eq-gap");
+    CodedClip clip;
+    clip.frames = 3;
+    clip.depth = 8;
+    clip.pix_fmt = "yuv420p";
+    const fs::path whole = scratch.path / "clip.mkv", far = scratch.path / "far.mkv",
+                   avi = scratch.path / "eq.avi", mkv = scratch.path / "eq.mkv";
+    ASSERT_EQ(encode_clip(clip, whole, std::string(kLosslessHevc) + ":bframes=0"), "");
+    const auto copy =
+        run_command("ffmpeg -nostdin -loglevel error -y -i " + quote(whole) +
+                    " -c copy -bsf:v \"setts=ts=if(eq(N\\,2)\\,3000000\\,N*40)\" " + quote(far));
+    ASSERT_EQ(copy.exit_code, 0) << copy.err;
+    ASSERT_EQ(packet_times(far), (std::vector<double>{0.0, 0.04, 3000.0}));
+
+    expect_refused(run_cli("equalize " + quote(far) + " -o " + quote(avi)), "equalize to .avi",
+                   "a gap of 71998 frame periods before a frame");
+    EXPECT_FALSE(fs::exists(avi));
+    const auto eq = run_cli("equalize " + quote(far) + " -o " + quote(mkv));
+    ASSERT_EQ(eq.exit_code, 0) << eq.err;
+    // On the grid of the clip's rate, 24 fps.
+    const std::vector<double> times = packet_times(mkv);
+    ASSERT_EQ(times.size(), 3u);
+    EXPECT_NEAR(times[1], 1.0 / 24, 1e-3);
+    EXPECT_NEAR(times[2], 3000.0, 1e-3);
+}
+
 TEST(CliCodedVideo, AClipWhoseOnlyKeyFrameIsDamagedIsReadWithAllowCorrupt) {
     Scratch scratch("coded-keyless");
     CodedClip clip;

@@ -10,8 +10,11 @@
 #include <opencv2/imgproc.hpp>
 #include <opencv2/videoio.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <fstream>
+#include <sstream>
 #include <utility>
 
 #include "coded_video.hpp"
@@ -723,6 +726,226 @@ TEST(VideoCoded, BFramesOfAnMp4AreNumberedInPresentationOrderReadOrSought) {
     expect_frames_as_ffmpeg_numbers_them(h264, "yuv420p", 30, {9, 19, 18, 29, 3, 17, 8, 28, 0});
 }
 
+namespace {
+
+// A 10-bit HEVC clip with B-frames in Matroska whose frames after the 8th come twice as far
+// apart (24 fps, then 12): a variable frame rate, as a camera that slows down records it.
+std::string encode_variable_rate(const CodedClip& clip, const std::string& mkv) {
+    return encode_clip(clip, mkv,
+                       "-vf \"setpts=(N+max(N-8\\,0))/24/TB\" -vsync vfr " +
+                           std::string(kLosslessHevc) + ":keyint=12:min-keyint=12:bframes=3");
+}
+
+}  // namespace
+
+// The same clip remuxed to MP4, as users do: an MP4's index holds decoding times, and a
+// B-frame's presentation time is its decoding time plus an offset of its own, which differs
+// from frame to frame where the rate changes. Every frame is there, whole, numbered in
+// presentation order as ffmpeg numbers them, read in order or sought.
+TEST(VideoCoded, AVariableRateMp4WithBFramesHasEveryFrameInPresentationOrder) {
+    ScratchDir dir;
+    CodedClip clip;
+    clip.frames = 24;
+    const std::string mkv = dir.file("vfr.mkv"), mp4 = dir.file("vfr.mp4");
+    ASSERT_EQ(encode_variable_rate(clip, mkv), "");
+    const auto remux = hs::test::run_command("ffmpeg -nostdin -loglevel error -y -i " +
+                                             hs::test::shell_quote(mkv) + " -c copy " +
+                                             hs::test::shell_quote(mp4));
+    ASSERT_EQ(remux.exit_code, 0) << remux.err;
+    const Decoded decoded = decode_all(mp4, 1, false);
+    ASSERT_EQ(decoded.rows.size(), 24u);
+    for (int f = 0; f < 24; ++f) {
+        EXPECT_EQ(decoded.rows[static_cast<std::size_t>(f)], "ok") << f;
+        EXPECT_TRUE(decoded.planes[static_cast<std::size_t>(f)] == coded_bytes(clip, f)) << f;
+    }
+    media::VideoReader video(mp4);
+    EXPECT_EQ(video.frame_count(), 24);
+    video.set_rgb(false);
+    video.set_planes(true);
+    Image unused;
+    for (const int target : {9, 8, 20, 7, 23, 0, 15}) {
+        video.seek(target);
+        ASSERT_EQ(video.read_frame(unused), media::VideoReader::FrameStatus::Ok)
+            << "seek " << target << ": " << video.failure();
+        EXPECT_TRUE(planes_bytes(video.planes()) == coded_bytes(clip, target)) << target;
+    }
+}
+
+// A clip's rate is its nominal one where every frame's time lies on its grid: a clip of one rate
+// remuxed to MP4 (whose 16000 ticks a second round the times, so that FFmpeg's average over its
+// frames is not 24) and a variable rate whose frames are whole periods apart are at 24 fps. Times
+// that fit no rate give their average.
+TEST(VideoCoded, TheFrameRateIsTheNominalOneWhereEveryFrameLiesOnItsGrid) {
+    ScratchDir dir;
+    CodedClip clip;
+    clip.frames = 24;
+    const std::string mkv = dir.file("clip.mkv"), mp4 = dir.file("clip.mp4"),
+                      vfr = dir.file("vfr.mkv"), vfr_mp4 = dir.file("vfr.mp4"),
+                      spaced = dir.file("spaced.mkv");
+    ASSERT_EQ(encode_clip(clip, mkv, std::string(kLosslessHevc) + ":bframes=3"), "");
+    ASSERT_EQ(encode_variable_rate(clip, vfr), "");
+    const auto copy = [](const std::string& from, const std::string& to,
+                         const std::string& options) {
+        return hs::test::run_command("ffmpeg -nostdin -loglevel error -y -i " +
+                                     hs::test::shell_quote(from) + " -c copy " + options + " " +
+                                     hs::test::shell_quote(to))
+            .exit_code;
+    };
+    ASSERT_EQ(copy(mkv, mp4, ""), 0);
+    ASSERT_EQ(copy(vfr, vfr_mp4, ""), 0);
+    // Every 57 ms: no rate of whole milliseconds (the Matroska clock) holds those times.
+    CodedClip intra = clip;
+    const std::string intra_mkv = dir.file("intra.mkv");
+    ASSERT_EQ(encode_clip(intra, intra_mkv, std::string(kLosslessHevc) + ":bframes=0"), "");
+    ASSERT_EQ(copy(intra_mkv, spaced, "-bsf:v setts=ts=N*57"), 0);
+
+    const auto average = hs::test::run_command(
+        "ffprobe -v error -select_streams v -show_entries stream=avg_frame_rate -of csv=p=0 " +
+        hs::test::shell_quote(mp4));
+    ASSERT_NE(average.out, "24/1\n") << "FFmpeg's average is the nominal rate: nothing to test";
+    for (const std::string& path : {mkv, mp4, vfr, vfr_mp4}) {
+        const media::VideoReader video(path);
+        EXPECT_EQ(video.fps(), 24.0) << path;
+        EXPECT_TRUE(video.fps_nominal()) << path;
+    }
+    const media::VideoReader video(spaced);
+    EXPECT_FALSE(video.fps_nominal());
+    EXPECT_NEAR(video.fps(), 1000.0 / 57.0, 1e-9);
+}
+
+// A clip whose first group of pictures is damaged (its key frame garbled) has a first frame that
+// can be read all the same: the first of the next group, under its own number, with the reasons
+// of the frames before it, each naming its frame. A clip of which no frame decodes has none, and
+// says so.
+TEST(VideoCoded, TheFirstGoodFrameOfAClipWhoseFirstGroupIsDamaged) {
+    ScratchDir dir;
+    CodedClip clip;
+    clip.frames = 24;
+    const std::string whole = dir.file("clip.mkv"), damaged = dir.file("damaged.mkv"),
+                      single = dir.file("single.mkv"), lost = dir.file("lost.mkv");
+    ASSERT_EQ(
+        encode_clip(clip, whole, std::string(kLosslessHevc) + ":keyint=12:min-keyint=12:bframes=0"),
+        "");
+    const auto garble_first = [](const std::string& from, const std::string& to) {
+        const std::vector<hs::test::PacketSpan> packets = hs::test::video_packets(from);
+        ASSERT_FALSE(packets.empty());
+        ASSERT_GT(packets[0].size, 1500u);
+        std::string bytes = hs::test::slurp(from);
+        bytes.replace(packets[0].pos + 300, 1000, 1000, '\xff');
+        std::ofstream(to, std::ios::binary) << bytes;
+    };
+    garble_first(whole, damaged);
+
+    media::VideoReader video(damaged);
+    video.set_rgb(false);
+    video.set_planes(true);
+    Image frame;
+    std::vector<std::string> failed{"left from before"};
+    ASSERT_EQ(video.read_first_good(frame, failed), media::VideoReader::FrameStatus::Ok)
+        << video.failure();
+    ASSERT_EQ(failed.size(), 12u);
+    for (std::size_t f = 0; f < failed.size(); ++f)
+        EXPECT_EQ(failed[f].rfind("frame " + std::to_string(f) + " of ", 0), 0u) << failed[f];
+    EXPECT_EQ(video.position(), 13);
+    EXPECT_TRUE(planes_bytes(video.planes()) == coded_bytes(clip, 12));
+
+    // One frame, damaged: its own reason; several, none of which decodes: how many.
+    CodedClip one = clip;
+    one.frames = 1;
+    ASSERT_EQ(encode_clip(one, dir.file("one.mkv"), kLosslessHevc), "");
+    garble_first(dir.file("one.mkv"), single);
+    CodedClip gop = clip;
+    gop.frames = 6;
+    ASSERT_EQ(encode_clip(gop, dir.file("gop.mkv"), std::string(kLosslessHevc) + ":bframes=0"), "");
+    garble_first(dir.file("gop.mkv"), lost);
+    {
+        media::VideoReader none(single);
+        EXPECT_EQ(none.read_first_good(frame, failed), media::VideoReader::FrameStatus::End);
+        ASSERT_EQ(failed.size(), 1u);
+        EXPECT_EQ(none.failure(), failed.front());
+    }
+    media::VideoReader none(lost);
+    EXPECT_EQ(none.read_first_good(frame, failed), media::VideoReader::FrameStatus::End);
+    ASSERT_EQ(failed.size(), 6u);
+    EXPECT_EQ(none.failure(), "'" + lost + "' holds no frame that decodes: " + failed.front() +
+                                  ", and the 5 after it fail too");
+}
+
+// Matroska stores no frame count: its frames are counted and numbered from a pass over its
+// packets, and a hole between their timestamps is a lost frame only where the file says so. A
+// variable frame rate leaves holes on the grid of its nominal rate: no frame is lost there.
+// Packets the demuxer lost to damage, where it reported the damage, are frames failed in their
+// place, and so are those before the first packet it found, back to the start its declared
+// duration gives: the frames after them keep their numbers.
+TEST(VideoCoded, AHoleInMatroskaTimestampsIsALostFrameOnlyWhereTheFileIsDamaged) {
+    ScratchDir dir;
+    CodedClip clip;
+    clip.frames = 24;
+    const std::string vfr = dir.file("vfr.mkv");
+    ASSERT_EQ(encode_variable_rate(clip, vfr), "");
+    {
+        media::VideoReader video(vfr);
+        EXPECT_EQ(video.frame_count(), 24);
+        EXPECT_EQ(video.frames_in_file(), 24);
+        EXPECT_EQ(video.missing_frames(), "");
+        const Decoded decoded = decode_all(vfr, 1, false);
+        ASSERT_EQ(decoded.rows.size(), 24u);
+        for (int f = 0; f < 24; ++f) {
+            EXPECT_EQ(decoded.rows[static_cast<std::size_t>(f)], "ok") << f;
+            EXPECT_TRUE(decoded.planes[static_cast<std::size_t>(f)] == coded_bytes(clip, f)) << f;
+        }
+    }
+
+    // One frame rate, a cluster every 200 ms (5 frames), damage at a packet's block header: the
+    // demuxer reports it and goes on at the next cluster.
+    const std::string whole = dir.file("clip.mkv");
+    ASSERT_EQ(encode_clip(clip, whole,
+                          std::string(kLosslessHevc) +
+                              ":keyint=6:min-keyint=6:bframes=2 -cluster_time_limit 200"),
+              "");
+    const std::vector<hs::test::PacketSpan> packets = hs::test::video_packets(whole);
+    ASSERT_EQ(packets.size(), 24u);
+    struct Case {
+        std::size_t packet;       // in file order, whose block header is overwritten
+        std::string said;         // in missing_frames()
+        int first_lost, ok_from;  // the first frame lost, and a frame from which all are whole
+    };
+    for (const Case& c : {Case{8, "the packets of", 1, 18}, Case{0, "its first", 0, 6}}) {
+        // From the block's ID (0xA3, then its size in 3 bytes: ffprobe's position is that of
+        // the block's track number, before its time and flags) into its data.
+        const std::size_t from = packets[c.packet].pos - 4;
+        std::vector<std::uint8_t> bytes = hs::test::read_bytes(whole);
+        ASSERT_EQ(bytes.at(from), 0xA3) << c.packet;
+        for (std::size_t i = from; i < packets[c.packet].pos + 36; ++i) bytes.at(i) = 0;
+        const std::string damaged = dir.file("damaged.mkv");
+        hs::test::write_bytes(damaged, bytes);
+        media::VideoReader video(damaged);
+        EXPECT_EQ(video.frame_count(), 24) << c.packet;
+        EXPECT_LT(video.frames_in_file(), 24) << c.packet;
+        EXPECT_NE(video.missing_frames().find(c.said), std::string::npos)
+            << c.packet << ": " << video.missing_frames();
+        const Decoded decoded = decode_all(damaged, 1, false);
+        ASSERT_EQ(decoded.rows.size(), 24u) << c.packet;
+        int missing = 0;
+        for (int f = 0; f < 24; ++f) {
+            const std::string& row = decoded.rows[static_cast<std::size_t>(f)];
+            if (row == "ok") {
+                EXPECT_TRUE(decoded.planes[static_cast<std::size_t>(f)] == coded_bytes(clip, f))
+                    << c.packet << ": frame " << f << " is not the frame coded under its number ";
+                continue;
+            }
+            EXPECT_GE(f, c.first_lost) << c.packet << ": " << row;
+            EXPECT_LT(f, c.ok_from) << c.packet << ": " << row;
+            missing += row.find("its data is missing from the file") != std::string::npos;
+        }
+        EXPECT_GE(missing, 1) << c.packet;
+        if (c.first_lost == 0) {
+            EXPECT_NE(decoded.rows[0].find("its data is missing from the file"), std::string::npos)
+                << decoded.rows[0];
+        }
+    }
+}
+
 // Damage that the decoders refuse, that they report through helpers of their own, and a file cut
 // short, decoded on frame threads: the same frames failed or corrupt for the same reasons, the
 // same pixels, as on one thread, run after run. (The reports of packets decoded after a frame
@@ -819,6 +1042,55 @@ TEST(VideoCoded, DamageOnFrameThreadsIsReportedAsOnOneThreadWhateverTheTiming) {
                         }
                 }
         }
+}
+
+// HEVC's decoded picture hash, which a frame fails when its samples are not the ones coded: the
+// decoder prints the reason in parts (the words, then each byte of both MD5 sums, then the end of
+// the line), and the frame's reason is the whole line, on one thread as on frame threads.
+TEST(VideoCoded, APictureHashFailureIsReportedWithBothSums) {
+    ScratchDir dir;
+    CodedClip clip;
+    clip.frames = 6;
+    const std::string whole = dir.file("clip.mkv");
+    ASSERT_EQ(encode_clip(clip, whole,
+                          std::string(kLosslessHevc) + ":hash=1:keyint=6:min-keyint=6:bframes=0"),
+              "");
+    // The MD5 sum of each frame's Y' plane (little-endian samples, as the picture hash takes
+    // them), from the ffmpeg tool.
+    const auto sums =
+        hs::test::run_command("ffmpeg -nostdin -loglevel error -i " + hs::test::shell_quote(whole) +
+                              " -vf extractplanes=y -f framemd5 -");
+    ASSERT_EQ(sums.exit_code, 0) << sums.err;
+    std::vector<std::string> md5;
+    std::istringstream lines(sums.out);
+    for (std::string line; std::getline(lines, line);)
+        if (!line.empty() && line[0] != '#') md5.push_back(line.substr(line.rfind(' ') + 1));
+    ASSERT_EQ(md5.size(), 6u);
+    // Frame 3's sum in the file (the hash SEI of its picture), its first byte changed: the
+    // frame is the one coded, its hash no longer.
+    std::vector<std::uint8_t> bytes = hs::test::read_bytes(whole);
+    std::vector<std::uint8_t> digest;
+    for (std::size_t i = 0; i < 32; i += 2)
+        digest.push_back(static_cast<std::uint8_t>(std::stoi(md5[3].substr(i, 2), nullptr, 16)));
+    const auto at = std::search(bytes.begin(), bytes.end(), digest.begin(), digest.end());
+    ASSERT_NE(at, bytes.end()) << "frame 3's Y' sum is not in the file";
+    *at ^= 0x5A;
+    std::string stored = md5[3];
+    const char hex[] = "0123456789abcdef";
+    stored[0] = hex[*at >> 4];
+    stored[1] = hex[*at & 0xF];
+    const std::string damaged = dir.file("hash.mkv");
+    hs::test::write_bytes(damaged, bytes);
+    const std::string reason =
+        "frame 3 of '" + damaged +
+        "' is corrupt (the decoder reported: mismatching checksum of plane 0 - " + md5[3] +
+        " != " + stored + ")";
+    for (const int threads : {1, 2}) {
+        const Decoded decoded = decode_all(damaged, threads, false);
+        ASSERT_EQ(decoded.rows.size(), 6u);
+        for (int f = 0; f < 3; ++f) EXPECT_EQ(decoded.rows[static_cast<std::size_t>(f)], "ok") << f;
+        EXPECT_EQ(decoded.rows[3], "failed: " + reason) << threads << " threads";
+    }
 }
 
 // A 10-bit HEVC clip whose only key frame is damaged: no frame of it decodes whole, so that it

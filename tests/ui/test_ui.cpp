@@ -47,6 +47,7 @@
 #include <QtTest>
 #include <atomic>
 #include <cmath>
+#include <fstream>
 #include <memory>
 #include <thread>
 #include <utility>
@@ -1327,9 +1328,11 @@ class TestUi : public QObject {
         QTRY_VERIFY_WITH_TIMEOUT(notices.count() > 0, kTimeoutMs);
         QTRY_VERIFY_WITH_TIMEOUT(!window_->playback().playing, kTimeoutMs);
         settle();
-        QVERIFY2(window_->lastError().contains(QStringLiteral("Frame 5 could not be decoded (frame "
-                                                              "5 is truncated: the file ends after "
-                                                              "1000 of its")),
+        // Said once: the reader's reason names the frame.
+        QVERIFY2(window_->lastError().startsWith(
+                     QStringLiteral("Frame 5 is truncated: the file ends after 1000 of its")),
+                 qPrintable(window_->lastError()));
+        QVERIFY2(window_->lastError().endsWith(QStringLiteral(": dropped")),
                  qPrintable(window_->lastError()));
         QCOMPARE(window_->playback().frame, 4);
         QVERIFY(model_matches(*window_->histogramModel(), reference_of(frames[4].view(), 256)));
@@ -1492,6 +1495,57 @@ class TestUi : public QObject {
             QVERIFY2(!window_->statsNote().contains(QStringLiteral("Limited range")),
                      qPrintable(window_->statsNote()));
         }
+        openAndWait(sample("fruits.jpg"));
+    }
+
+    // A clip whose first group of pictures is damaged opens at the first frame that decodes,
+    // under its own number: the frames before it are counted failed and said in the status bar
+    // as playback says them, and noted; stepping goes on from there.
+    void aClipWhoseFirstFramesAreDamagedOpensAtTheFirstThatDecodes() {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        hs::test::CodedClip clip;
+        clip.frames = 24;
+        const std::string whole = dir.filePath(QStringLiteral("whole.mkv")).toStdString();
+        const std::string path = dir.filePath(QStringLiteral("damaged.mkv")).toStdString();
+        const std::string error =
+            hs::test::encode_clip(clip, whole,
+                                  "-c:v libx265 -x265-params "
+                                  "lossless=1:log-level=error:keyint=12:min-keyint=12:bframes=0");
+        QVERIFY2(error.empty(), error.c_str());
+        const std::vector<hs::test::PacketSpan> packets = hs::test::video_packets(whole);
+        QCOMPARE(packets.size(), std::size_t{24});
+        QVERIFY(packets[0].size > 1500);
+        std::string bytes = hs::test::slurp(whole);
+        bytes.replace(packets[0].pos + 300, 1000, 1000, '\xff');
+        { std::ofstream(path, std::ios::binary) << bytes; }
+
+        QSignalSpy failed(controller(), &Controller::loadFailed);
+        openAndWait(QString::fromStdString(path));
+        QCOMPARE(failed.count(), 0);
+        QVERIFY(window_->media().video);
+        QCOMPARE(window_->media().frames, 24);
+        QTRY_COMPARE_WITH_TIMEOUT(window_->playback().frame, 12, kTimeoutMs);
+        QCOMPARE(window_->playback().failed, 12);
+        QVERIFY2(window_->media().notes.contains(
+                     QStringLiteral("Frames 0 to 11 cannot be read: showing frame 12")),
+                 qPrintable(window_->media().notes.join(QLatin1Char('\n'))));
+        QVERIFY2(window_->lastError().startsWith(QStringLiteral("Frame 11 of ")) &&
+                     window_->lastError().endsWith(QStringLiteral(": dropped")),
+                 qPrintable(window_->lastError()));
+        selectBins(1024);
+        hs::media::VideoReader reader(path);
+        reader.seek(12);
+        const std::optional<hs::Image> first = reader.read();
+        QVERIFY(first.has_value());
+        QVERIFY(model_matches(*window_->histogramModel(), reference_of(first->view(), 1024)));
+        emit window_->stepRequested(1);
+        QTRY_COMPARE_WITH_TIMEOUT(window_->playback().frame, 13, kTimeoutMs);
+        settle();
+        const std::optional<hs::Image> second = reader.read();
+        QVERIFY(second.has_value());
+        QVERIFY(model_matches(*window_->histogramModel(), reference_of(second->view(), 1024)));
+        selectBins(256);
         openAndWait(sample("fruits.jpg"));
     }
 

@@ -119,7 +119,7 @@ void Controller::open(const QString& path, const QString& raw_format, double fps
     preview_->close();
     sent_.clear();
     const bool live = opened.info.live;
-    if (opened.frames) playback_->open(std::move(opened.frames), live ? -1 : 0);
+    if (opened.frames) playback_->open(std::move(opened.frames), live ? -1 : opened.first_index);
     source_ = live ? nullptr : std::make_shared<const hs::Image>(std::move(opened.first));
     source_excursions_ = opened.first_excursions;
     path_ = path;
@@ -136,6 +136,8 @@ void Controller::open(const QString& path, const QString& raw_format, double fps
     cpu_only_ = false;
     last_error_.clear();
     emit mediaLoaded(opened.info);
+    // After the media's notes are shown: the status bar's message is the last failure's.
+    if (!opened.failed_before.empty()) playback_->failedBeforeShown(opened.failed_before);
     emit playbackChanged(playback_->state());
     if (live) {
         // Opened: its frames are shown as they come, whenever that is.
@@ -154,6 +156,8 @@ void Controller::setReference(const QString& path) {
         // frame, a camera raw file's demosaiced image (a mosaic's quads are no picture).
         OpenedMedia opened = open_media(path, {}, 0.0, hs::media::CameraRawView::Rgb);
         if (opened.first.empty()) throw hs::InputError(path.toStdString() + ": no frame");
+        // The reference is frame 0 (the CLI's --reference-frame default), not a later one.
+        if (!opened.failed_before.empty()) throw hs::InputError(opened.failed_before.front());
         reference = std::make_shared<const hs::MatchReference>(
             std::make_shared<const hs::Image>(std::move(opened.first)));
     } catch (const std::exception& e) {

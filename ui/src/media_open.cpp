@@ -1,7 +1,6 @@
 #include "media_open.hpp"
 
 #include <QObject>
-#include <optional>
 #include <utility>
 
 #include "histoscope/core/error.hpp"
@@ -48,14 +47,24 @@ void open_video(OpenedMedia& opened, const hs::media::Source& source) {
     // each frame (its R', G', B' clamp them): the planes are kept.
     const bool excursions = video->coding().limited_luma();
     if (excursions) video->set_planes(true);
-    // Playback starts at frame 0, so a clip whose first frame is damaged is refused with the
-    // decoder's reason rather than shown from a later frame under the wrong number.
-    std::optional<hs::Image> first = video->read();
-    if (!first) throw hs::InputError(source.name() + ": the video has no frame");
-    opened.first = std::move(*first);
+    // A clip whose first frames are damaged opens at the first that decodes, under its own
+    // number (the reader numbers frames from the container, not by what decoded): the failed
+    // ones are said as playback says them, and noted.
+    if (video->read_first_good(opened.first, opened.failed_before) !=
+        hs::media::VideoReader::FrameStatus::Ok) {
+        if (!opened.failed_before.empty()) throw hs::InputError(video->failure());
+        throw hs::InputError(source.name() + ": the video has no frame");
+    }
     if (excursions)
         opened.first_excursions =
             hs::media::luma_excursions(video->planes().y, video->coding().bit_depth);
+    opened.first_index = video->position() - 1;
+    if (!opened.failed_before.empty())
+        opened.info.notes << (opened.first_index == 1
+                                  ? QObject::tr("Frame 0 cannot be read: showing frame 1")
+                                  : QObject::tr("Frames 0 to %1 cannot be read: showing frame %2")
+                                        .arg(opened.first_index - 1)
+                                        .arg(opened.first_index));
     opened.info.video = true;
     opened.info.format = QString::fromStdString(video->codec());
     opened.info.frames = video->frame_count();

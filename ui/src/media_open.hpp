@@ -6,6 +6,8 @@
 #include <QString>
 #include <memory>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "frame_work.hpp"
 #include "histoscope/core/image.hpp"
@@ -24,6 +26,10 @@ struct OpenedMedia {
     std::unique_ptr<hs::media::FrameSource> frames;
     // A camera raw file opened as its CFA mosaic: what its results name and mark.
     CfaInfo cfa = nullptr;
+    // A video: the index of `first`, the first of its frames that decodes, and why each frame
+    // before it could not be read (in order; their reasons name them).
+    std::int64_t first_index = 0;
+    std::vector<std::string> failed_before;
 };
 
 // The rate raw frames play at when none is given: PAL video's.

@@ -33,6 +33,14 @@ void Playback::open(std::unique_ptr<hs::media::FrameSource> source, std::int64_t
     emitState();
 }
 
+void Playback::failedBeforeShown(const std::vector<std::string>& reasons) {
+    for (std::size_t i = 0; i < reasons.size(); ++i) {
+        ++failed_;
+        emit problem(failedFrameMessage(static_cast<std::int64_t>(i), reasons[i]));
+    }
+    emitState();
+}
+
 void Playback::close() {
     pause();
     reader_.reset();
@@ -183,6 +191,24 @@ void Playback::step(std::int64_t delta) {
     startSession(index, false);
 }
 
+QString Playback::failedFrameMessage(std::int64_t index, const std::string& problem) {
+    // The readers' reasons name their frame ("frame 47 of 'clip.mkv' could not be decoded
+    // (...)", "frame 3 is truncated: ..."): said as they are, once. Any other (an exception's)
+    // is said as the frame's.
+    const std::string frame = "frame " + std::to_string(index);
+    const bool named = problem.compare(0, frame.size(), frame) == 0 &&
+                       (problem.size() == frame.size() || problem[frame.size()] == ' ' ||
+                        problem[frame.size()] == ':');
+    if (named) {
+        QString said = QString::fromStdString(problem);
+        said[0] = said[0].toUpper();
+        return tr("%1: dropped").arg(said);
+    }
+    const QString what = tr("Frame %1 could not be decoded").arg(index);
+    return problem.empty() ? tr("%1: dropped").arg(what)
+                           : tr("%1 (%2): dropped").arg(what, QString::fromStdString(problem));
+}
+
 std::optional<ReadFrame> Playback::next() {
     while (reader_) {
         std::optional<ReadFrame> f = reader_->pop();
@@ -210,11 +236,7 @@ std::optional<ReadFrame> Playback::next() {
                 continue;
             case ReadFrame::Kind::Failed: {
                 ++failed_;
-                const QString frame = tr("Frame %1 could not be decoded").arg(f->index);
-                emit problem(
-                    f->problem.empty()
-                        ? tr("%1: dropped").arg(frame)
-                        : tr("%1 (%2): dropped").arg(frame, QString::fromStdString(f->problem)));
+                emit problem(failedFrameMessage(f->index, f->problem));
                 if (!playing_ && wanted_) {
                     const std::int64_t i = f->index + step_direction_;
                     if (step_direction_ != 0 && ++step_tries_ < kMaxStepOver && i >= 0 &&

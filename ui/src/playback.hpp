@@ -21,6 +21,8 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "frame_reader.hpp"
 #include "histoscope/ui/types.hpp"
@@ -43,6 +45,9 @@ class Playback : public QObject {
     // live input, whose frames all come through the reader). A source without a rate of its
     // own plays at 25 fps, live input as frames come unless it has one.
     void open(std::unique_ptr<hs::media::FrameSource> source, std::int64_t shown);
+    // The frames from 0 up to the one shown at open() could not be read, for `reasons` (one
+    // each, in order): counted and said as a failed frame is during playback.
+    void failedBeforeShown(const std::vector<std::string>& reasons);
     void close();
     bool isOpen() const { return reader_ != nullptr; }
     bool playing() const { return playing_; }
@@ -89,6 +94,8 @@ class Playback : public QObject {
     // `count` frames of `session` handed out by next() will not be presented: they `failed`,
     // or were given up (new settings, new media).
     void lost(std::uint64_t session, std::int64_t count, bool failed);
+    // What the status bar says of frame `index` that could not be read for `problem`.
+    static QString failedFrameMessage(std::int64_t index, const std::string& problem);
 
   signals:
     void stateChanged(const hs::ui::PlaybackState& state);

@@ -74,6 +74,9 @@ std::int64_t VideoReader::frame_count() const {
 double VideoReader::fps() const {
     no_video();
 }
+bool VideoReader::fps_nominal() const {
+    no_video();
+}
 std::string VideoReader::codec() const {
     no_video();
 }
@@ -83,7 +86,13 @@ VideoReader::FrameStatus VideoReader::read_frame(Image&) {
 VideoReader::FrameStatus VideoReader::read_frame_into(std::byte*) {
     no_video();
 }
+VideoReader::FrameStatus VideoReader::read_first_good(Image&, std::vector<std::string>&) {
+    no_video();
+}
 std::int64_t VideoReader::position() const {
+    no_video();
+}
+double VideoReader::frame_time(std::int64_t) const {
     no_video();
 }
 std::int64_t VideoReader::frames_in_file() const {
@@ -125,6 +134,9 @@ VideoWriter::VideoWriter(const std::string& path, int, int, double) {
 }
 VideoWriter::~VideoWriter() = default;
 void VideoWriter::write(const ImageView&) {
+    no_video();
+}
+void VideoWriter::write(const ImageView&, double) {
     no_video();
 }
 void VideoWriter::close() {}

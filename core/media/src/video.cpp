@@ -14,8 +14,8 @@
 //    frame the container declares after the decoder's last (a file cut short);
 //  - an error the decoder reports while decoding a packet makes the frame(s) depending on it
 //    corrupt until the next key frame: failed, or delivered marked corrupt with allow_corrupt;
-//  - FFmpeg's log goes to a callback that keeps the first error as detail for our messages
-//    and prints nothing.
+//  - FFmpeg's log goes to a callback that keeps the first error (a whole line, however many
+//    parts FFmpeg prints it in) as detail for our messages and prints nothing.
 // HEVC, VP9 and ProRes decode on FFmpeg's frame threads (one per core), several packets at once,
 // FFV1 on slice threads; the other decoders on the calling thread (see open() for why). The
 // decoder's reports stay tied to their packet all the same: every packet is sent with a tag in
@@ -55,6 +55,7 @@ extern "C" {
 #include <mutex>
 #include <optional>
 #include <set>
+#include <string_view>
 #include <thread>
 #include <utility>
 
@@ -100,37 +101,35 @@ std::set<const void*>& live_tags() {
     return tags;
 }
 
-// The message as one line, and whether it ended its line (a message may be printed in parts:
-// "slice CRC mismatch 1A2B!", then "at 0.125 seconds").
-std::string log_line(void* avcl, int level, const char* format, va_list args, bool& ends) {
-    char line[512];
+// A message as FFmpeg formats it, untrimmed (a message may be printed in parts: HEVC's
+// "mismatching checksum of plane 0 - ", then each byte of the two MD5 sums, then "\n").
+std::string log_piece(void* avcl, int level, const char* format, va_list args) {
+    char line[1024];
     int print_prefix = 0;
     va_list copy;
     va_copy(copy, args);
     av_log_format_line2(avcl, level, format, copy, line, sizeof line, &print_prefix);
     va_end(copy);
-    std::string text = line;
-    ends = !text.empty() && text.back() == '\n';
-    while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
-    return text;
+    return line;
 }
 
-// Whether the last error this thread logged left its line open for the next one to go on.
-thread_local bool t_line_open = false;
+// The message this thread is printing in parts, gathered until its line ends: a report is the
+// whole line, never its first part.
+struct OpenLine {
+    std::string text;
+    void* context = nullptr;  // av_log's first argument for the first part
+};
+thread_local std::optional<OpenLine> t_open_line;
 
-void on_ffmpeg_log(void* avcl, int level, const char* format, va_list args) {
-    if (level > AV_LOG_ERROR) return;
-    bool ends = true;
-    std::string line = log_line(avcl, level, format, args, ends);
-    // The rest of a message printed in parts is no report of its own.
-    const bool rest = std::exchange(t_line_open, !ends);
+// Files a whole message: into the calling thread's Capture, or, on a decoder's own thread,
+// under the packet that thread is decoding.
+void file_report(void* avcl, std::string line) {
+    while (!line.empty() && (line.back() == '\n' || line.back() == ' ')) line.pop_back();
     if (t_capture != nullptr) {
         if (t_capture->errors++ == 0) t_capture->first = line;
-        if (!rest && (t_capture->least.empty() || line < t_capture->least))
-            t_capture->least = std::move(line);
+        if (t_capture->least.empty() || line < t_capture->least) t_capture->least = std::move(line);
         return;
     }
-    if (rest) return;
     // A decoder's own thread (frame or slice threads): av_log's first argument is a struct that
     // starts with its AVClass; a codec context's `opaque` holds the tag of its packet. Helpers
     // that a decoder calls log with a context of their own that names the decoder's as its
@@ -156,6 +155,24 @@ void on_ffmpeg_log(void* avcl, int level, const char* format, va_list args) {
     packet.reports->reports.push_back({packet.rank, packet.pos, std::move(line)});
 }
 
+// Files the message this thread left open, as far as it went.
+void close_open_line() {
+    if (!t_open_line) return;
+    OpenLine open = std::move(*t_open_line);
+    t_open_line.reset();
+    file_report(open.context, std::move(open.text));
+}
+
+void on_ffmpeg_log(void* avcl, int level, const char* format, va_list args) {
+    if (level > AV_LOG_ERROR) return;
+    std::string piece = log_piece(avcl, level, format, args);
+    // A line another context left open is no part of this one.
+    if (t_open_line && t_open_line->context != avcl) close_open_line();
+    if (!t_open_line) t_open_line = OpenLine{{}, avcl};
+    t_open_line->text += piece;
+    if (!piece.empty() && piece.back() == '\n') close_open_line();
+}
+
 // Installs the callback once for the process: FFmpeg's default prints to standard error.
 void quiet_ffmpeg() {
     static std::once_flag once;
@@ -165,21 +182,38 @@ void quiet_ffmpeg() {
 // Captures what the libav* calls of its scope report.
 class Capture {
   public:
-    Capture() : previous_(t_capture) { t_capture = &log_; }
-    ~Capture() { t_capture = previous_; }
+    Capture() : previous_(t_capture) {
+        close_open_line();  // a line left open before is none of this scope's
+        t_capture = &log_;
+    }
+    ~Capture() {
+        settle();
+        t_capture = previous_;
+    }
     Capture(const Capture&) = delete;
     Capture& operator=(const Capture&) = delete;
-    int errors() const { return log_.errors; }
+    int errors() const {
+        settle();
+        return log_.errors;
+    }
     // " (FIRST ERROR)" or "".
-    std::string detail() const { return log_.first.empty() ? "" : " (" + log_.first + ")"; }
+    std::string detail() const {
+        settle();
+        return log_.first.empty() ? "" : " (" + log_.first + ")";
+    }
     // "the decoder reported: FIRST ERROR", or the least error in the order of strings.
     std::string decoder_report(bool least = false) const {
+        settle();
         const std::string& line = least ? log_.least : log_.first;
         return line.empty() ? "the decoder reported an error" : "the decoder reported: " + line;
     }
 
   private:
-    LogCapture log_;
+    // A message the calls of this scope left without the end of its line counts as it is.
+    void settle() const {
+        if (t_capture == &log_) close_open_line();
+    }
+    mutable LogCapture log_;
     LogCapture* previous_;
 };
 
@@ -286,6 +320,51 @@ class Demuxer {
     MemoryInput memory_;
 };
 
+// A packet of a stream as a pass over the file finds it, demuxing only.
+struct FoundPacket {
+    std::int64_t pos = -1, pts = AV_NOPTS_VALUE, dts = AV_NOPTS_VALUE, end = 0;
+    bool key = false;
+    // The demuxer reported damage (an error, a packet it found cut or corrupt) since the
+    // stream's packet before this one in the file, or, for the first, since it opened the file.
+    bool after_damage = false;
+};
+
+// Every packet with data of stream `index` of `source`, in file order, and whether the
+// demuxer's reading ended at a clean end of the file (not an error).
+struct PacketPass {
+    std::vector<FoundPacket> packets;
+    bool clean_end = true;
+};
+PacketPass demux_pass(const Source& source, int index) {
+    Capture log;  // what the pass meets is met again, and reported, while decoding
+    PacketPass pass;
+    std::vector<FoundPacket>& found = pass.packets;
+    Demuxer copy;
+    if (copy.open(source) < 0) return pass;
+    int reported = 0;
+    AVPacket* p = av_packet_alloc();
+    if (p == nullptr) throw std::bad_alloc();
+    int read = 0;
+    while ((read = av_read_frame(copy.format(), p)) >= 0) {
+        if (p->stream_index == index && p->size > 0) {
+            const int errors = log.errors();
+            FoundPacket f;
+            f.pos = p->pos;
+            f.pts = p->pts;
+            f.dts = p->dts;
+            f.end = p->pts + std::max<std::int64_t>(p->duration, 0);
+            f.key = (p->flags & AV_PKT_FLAG_KEY) != 0;
+            f.after_damage = errors != reported || (p->flags & AV_PKT_FLAG_CORRUPT) != 0;
+            reported = errors;
+            found.push_back(f);
+        }
+        av_packet_unref(p);
+    }
+    av_packet_free(&p);
+    pass.clean_end = read == AVERROR_EOF && log.errors() == reported;
+    return pass;
+}
+
 }  // namespace
 
 struct VideoReader::Impl {
@@ -305,6 +384,8 @@ struct VideoReader::Impl {
     std::int64_t frames = 0;               // as the container reports them (0 when unknown)
     std::int64_t frames_within_file = -1;  // index entries whose data the file holds (-1: no index)
     double fps = 0.0;
+    // fps is the stream's nominal rate, its frames' times on its grid (or no average to give).
+    bool fps_nominal = false;
     std::string codec;
     // The stream's index: the timestamps of its entries with data, ascending, and the same
     // entries by file position.
@@ -312,12 +393,16 @@ struct VideoReader::Impl {
     std::vector<std::pair<std::int64_t, std::int64_t>> index_positions;  // (pos, timestamp)
     std::vector<std::int64_t> key_times;  // the index's key frames, ascending (seek targets)
     // A container without an index or a frame count (Matroska, MPEG-TS): the index is made by a
-    // pass over the file's packets (see scan()). Its timestamps are the packets' presentation
-    // times, which the demuxer reads from the file (nothing to correct), and a packet's rank is
-    // its place in the file (decode order), kept here by file position.
+    // pass over the file's packets (see scan()).
     bool scanned = false;
-    std::vector<std::pair<std::int64_t, std::int64_t>> scan_ranks;  // (pos, rank in the file)
+    // The index holds the packets' presentation times as the demuxer gives them (a pass over
+    // the file made it, or took them for an MP4's index of decoding times): nothing to correct.
+    // A packet's rank is then its place in decoding order (in the file, or in the MP4's index),
+    // kept here by file position.
+    bool presentation_index = false;
+    std::vector<std::pair<std::int64_t, std::int64_t>> decode_ranks;  // (pos, rank)
     std::string missing_reason;  // why it holds fewer frames than made with (scan()), or ""
+    std::vector<std::int64_t> lost_numbers;  // the frames scan() found lost, ascending
 
     // How the pixels are coded, and what read_frame() makes of them.
     VideoCoding coding;
@@ -438,6 +523,8 @@ struct VideoReader::Impl {
     void open();
     // Counts the stream's packets in a pass over the file and makes the index from them.
     void scan();
+    // The frame rate of the stream whose frames' times are `times` (ascending).
+    void choose_rate(const std::vector<std::int64_t>& times);
     // The coding of the stream from the pixel format `pixels` (the decoder's, or the first
     // frame's); InputError for a deep format this reader does not take.
     void learn_coding(AVPixelFormat pixels);
@@ -510,9 +597,11 @@ void VideoReader::Impl::open() {
     height = par->height;
     codec = fourcc_string(par->codec_tag);
     if (codec.empty()) codec = avcodec_get_name(par->codec_id);
+    // The average until the frames' times say whether the nominal rate holds (choose_rate()).
     const AVRational rate =
         stream->avg_frame_rate.num > 0 ? stream->avg_frame_rate : stream->r_frame_rate;
     fps = rate.num > 0 && rate.den > 0 ? av_q2d(rate) : 0.0;
+    fps_nominal = stream->avg_frame_rate.num <= 0;
     if (width <= 0 || height <= 0)
         throw InputError("cannot open " + name + " as a video (no frame size)" + log.detail());
     detail::check_pixel_limit(name, "its video stream", static_cast<std::uint64_t>(width),
@@ -522,26 +611,82 @@ void VideoReader::Impl::open() {
     // starts one with the first key frame it meets, which numbers nothing.
     const std::int64_t file_size = avio_size(format->pb);
     std::int64_t within_file = 0;
-    const int entries = avformat_index_get_entries_count(stream);
-    for (int i = 0; i < entries; ++i) {
+    struct Entry {
+        std::int64_t pos, time;
+        bool key;
+    };
+    std::vector<Entry> entries;
+    const int count = avformat_index_get_entries_count(stream);
+    for (int i = 0; i < count; ++i) {
         const AVIndexEntry* e = avformat_index_get_entry(stream, i);
         if (e->size <= 0 || (e->flags & AVINDEX_DISCARD_FRAME) != 0) continue;
-        index_times.push_back(e->timestamp);
-        index_positions.emplace_back(e->pos, e->timestamp);
-        if ((e->flags & AVINDEX_KEYFRAME) != 0) key_times.push_back(e->timestamp);
+        entries.push_back({e->pos, e->timestamp, (e->flags & AVINDEX_KEYFRAME) != 0});
         if (file_size < 0 || e->pos + e->size <= file_size) ++within_file;
     }
+    const auto [earliest, latest] =
+        std::minmax_element(entries.begin(), entries.end(),
+                            [](const Entry& a, const Entry& b) { return a.time < b.time; });
+    const bool covers =
+        entries.size() > 1 &&
+        (stream->duration <= 0 || (latest->time - earliest->time) * 10 >= stream->duration * 9);
+    // An MP4's index holds decoding times. A stream that reorders its frames (B-frames) shows
+    // each at its decoding time plus an offset of its own (the composition offset, which the
+    // index does not give, and which differs from frame to frame once the frame rate varies):
+    // the index takes the presentation times the demuxer gives the packets in a pass over the
+    // file.
+    if (covers && par->video_delay > 0 &&
+        std::string_view(format->iformat->name).substr(0, 3) == "mov") {
+        std::map<std::int64_t, std::int64_t> shown;  // file position: presentation time
+        std::int64_t offset = 0;
+        bool offset_known = false;
+        for (const FoundPacket& f : demux_pass(source, stream->index).packets) {
+            if (f.pts == AV_NOPTS_VALUE || f.pos < 0) continue;
+            shown.emplace(f.pos, f.pts);
+            if (!offset_known && f.dts != AV_NOPTS_VALUE) {
+                offset = f.pts - f.dts;
+                offset_known = true;
+            }
+        }
+        if (!shown.empty()) {
+            std::stable_sort(entries.begin(), entries.end(),
+                             [](const Entry& a, const Entry& b) { return a.time < b.time; });
+            for (std::size_t i = 0; i < entries.size(); ++i)
+                decode_ranks.emplace_back(entries[i].pos, static_cast<std::int64_t>(i));
+            std::sort(decode_ranks.begin(), decode_ranks.end());
+            // Entries past the end of a cut file, which no pass reaches, take the presentation
+            // times the others leave: the decoding times shifted as the first packet's is are
+            // those of every frame at one frame rate, each present frame takes the nearest.
+            std::multiset<std::int64_t> left;
+            for (const Entry& e : entries) left.insert(e.time + offset);
+            std::vector<Entry*> unreached;
+            for (Entry& e : entries) {
+                const auto at = shown.find(e.pos);
+                if (at == shown.end()) {
+                    unreached.push_back(&e);
+                    continue;
+                }
+                e.time = at->second;
+                auto slot = left.lower_bound(e.time);
+                if (slot == left.end() ||
+                    (slot != left.begin() && *slot - e.time > e.time - *std::prev(slot)))
+                    slot = std::prev(slot);
+                left.erase(slot);
+            }
+            auto slot = left.begin();
+            for (Entry* e : unreached) e->time = *slot++;
+            presentation_index = true;
+        }
+    }
+    if (covers)
+        for (const Entry& e : entries) {
+            index_times.push_back(e.time);
+            index_positions.emplace_back(e.pos, e.time);
+            if (e.key) key_times.push_back(e.time);
+        }
     std::sort(index_times.begin(), index_times.end());
     std::sort(index_positions.begin(), index_positions.end());
     std::sort(key_times.begin(), key_times.end());
-    const bool covers = index_times.size() > 1 &&
-                        (stream->duration <= 0 ||
-                         (index_times.back() - index_times.front()) * 10 >= stream->duration * 9);
-    if (!covers) {
-        index_times.clear();
-        index_positions.clear();
-        key_times.clear();
-    }
+    choose_rate(index_times);
     // The index counts the frames that carry data (AVI headers also count empty "dropped
     // frame" chunks, which decode to nothing); without one, the header's count stands.
     frames = covers                  ? static_cast<std::int64_t>(index_times.size())
@@ -596,116 +741,182 @@ void VideoReader::Impl::open() {
     if (decoder->pix_fmt != AV_PIX_FMT_NONE) learn_coding(decoder->pix_fmt);
 }
 
-void VideoReader::Impl::scan() {
-    Capture log;  // what the pass meets is met again, and reported, while decoding
-    Demuxer copy;
-    if (copy.open(source) < 0) return;
-    struct Found {
-        std::int64_t pos, pts, end;
-        bool key;
-    };
-    std::vector<Found> found;
-    bool timed = true;
-    AVPacket* p = av_packet_alloc();
-    if (p == nullptr) throw std::bad_alloc();
-    while (av_read_frame(copy.format(), p) >= 0) {
-        if (p->stream_index == stream->index && p->size > 0) {
-            timed = timed && p->pts != AV_NOPTS_VALUE && p->pos >= 0;
-            found.push_back({p->pos, p->pts, p->pts + std::max<std::int64_t>(p->duration, 0),
-                             (p->flags & AV_PKT_FLAG_KEY) != 0});
-        }
-        av_packet_unref(p);
+namespace {
+
+// Each time of `times` (ascending) as its step on the grid of frames `period` clock ticks apart
+// from the first, one frame to a step: within a tenth of a period (or a tick) of it, as a
+// container's clock rounds the times. Empty where one lies off the grid, or two on one step.
+std::vector<std::int64_t> grid_steps(const std::vector<std::int64_t>& times, double period) {
+    std::vector<std::int64_t> steps;
+    if (!(period >= 1.0) || times.empty()) return steps;
+    for (const std::int64_t t : times) {
+        const double k = static_cast<double>(t - times.front()) / period;
+        const std::int64_t step = std::llround(k);
+        if (std::abs(k - static_cast<double>(step)) * period > std::max(1.0, period / 10) ||
+            (!steps.empty() && step <= steps.back()))
+            return {};
+        steps.push_back(step);
     }
-    av_packet_free(&p);
+    return steps;
+}
+
+}  // namespace
+
+void VideoReader::Impl::scan() {
+    const PacketPass pass = demux_pass(source, stream->index);
+    const std::vector<FoundPacket>& found = pass.packets;
+    bool timed = true;
+    for (const FoundPacket& f : found) timed = timed && f.pts != AV_NOPTS_VALUE && f.pos >= 0;
     frames = static_cast<std::int64_t>(found.size());
     frames_within_file = frames;
-    scanned = true;
+    scanned = presentation_index = true;
     if (found.empty()) return;
 
     if (!timed) return;  // numbered by counting, as a stream without timestamps must be
-    std::vector<std::int64_t> times;
-    times.reserve(found.size());
+    // The packets' times in presentation order, each with its place in the file.
+    std::vector<std::pair<std::int64_t, std::size_t>> shown;
+    shown.reserve(found.size());
     for (std::size_t i = 0; i < found.size(); ++i) {
-        times.push_back(found[i].pts);
+        shown.emplace_back(found[i].pts, i);
         index_positions.emplace_back(found[i].pos, found[i].pts);
-        scan_ranks.emplace_back(found[i].pos, static_cast<std::int64_t>(i));
+        decode_ranks.emplace_back(found[i].pos, static_cast<std::int64_t>(i));
         if (found[i].key) key_times.push_back(found[i].pts);
     }
-    std::sort(times.begin(), times.end());
+    std::sort(shown.begin(), shown.end());
     // Two packets with one timestamp would share a number: then the numbers come from counting.
-    if (std::adjacent_find(times.begin(), times.end()) != times.end()) {
+    if (std::adjacent_find(shown.begin(), shown.end(), [](const auto& a, const auto& b) {
+            return a.first == b.first;
+        }) != shown.end()) {
         index_positions.clear();
-        scan_ranks.clear();
+        decode_ranks.clear();
         key_times.clear();
         return;
     }
     std::sort(index_positions.begin(), index_positions.end());
     std::sort(key_times.begin(), key_times.end());
-    std::sort(scan_ranks.begin(), scan_ranks.end());
+    std::sort(decode_ranks.begin(), decode_ranks.end());
 
-    // Packets the demuxer lost to damage leave holes between the timestamps. A stream of one
-    // frame rate has a timestamp for every frame (rounded to the container's clock): the holes
-    // get theirs, so that the frames after them keep their numbers and the lost ones are
-    // reported as failed in their place.
+    // Frames whose packets the file lacks are numbered, and reported failed in their place, only
+    // where something says that they were there: a hole between the timestamps is no lost frame
+    // by itself (a variable frame rate leaves holes on the grid of its nominal rate). They take
+    // the times of the stream's rate, so that the frames after them keep their numbers:
+    //  - in a hole between two frames, where the demuxer reported damage (an error, a packet cut
+    //    or corrupt) within kNear packets of the file of either, or where the file ends within
+    //    kNear packets of either when it is cut (below) or its reading ended in an error: what
+    //    was lost there (B-frames shown before the last frames a cut file holds);
+    //  - before the first frame, where the demuxer reported damage before the first packet and
+    //    the container places the stream's start earlier: its index names an earlier frame, or
+    //    its declared duration, counted back from where the packets end, reaches further;
+    //  - after the last frame, where the duration the container declares (written when the file
+    //    was finished) runs past where the packets end, counted from the stream's start and
+    //    from zero (a cut file demuxes cleanly up to the cut).
+    constexpr std::size_t kNear = 16;
+    std::vector<std::int64_t> shown_times;
+    for (const auto& [t, place] : shown) shown_times.push_back(t);
+    choose_rate(shown_times);
     const AVRational tb = stream->time_base;
     const double period = fps > 0.0 ? 1.0 / (fps * av_q2d(tb)) : 0.0;  // in clock ticks
-    std::vector<std::int64_t> grid;
-    if (period >= 1.0) {
-        const std::int64_t first = times.front();
-        std::vector<std::int64_t> steps;
-        for (const std::int64_t t : times) {
-            const double k = static_cast<double>(t - first) / period;
-            const std::int64_t step = std::llround(k);
-            if (std::abs(k - static_cast<double>(step)) * period > std::max(1.0, period / 10) ||
-                (!steps.empty() && step == steps.back())) {
-                steps.clear();  // not one frame rate: no holes can be told
-                break;
-            }
-            steps.push_back(step);
-        }
-        // A hole larger than the frames found is no hole but a timestamp of another kind.
-        if (!steps.empty() && steps.back() < 2 * static_cast<std::int64_t>(times.size()) + 16) {
-            for (std::int64_t k = 0, i = 0; k <= steps.back(); ++k) {
-                if (steps[static_cast<std::size_t>(i)] == k)
-                    grid.push_back(times[static_cast<std::size_t>(i++)]);
-                else
-                    grid.push_back(first + std::llround(static_cast<double>(k) * period));
-            }
-        }
-    }
-    if (grid.size() > times.size()) times = std::move(grid);
-    const auto missing = static_cast<std::int64_t>(times.size()) - frames;
-    frames = static_cast<std::int64_t>(times.size());
-
-    // A file cut short still demuxes cleanly up to the cut: what says it is cut is the duration
-    // its header declares (written when the file was finished) against where its packets end.
-    std::int64_t end = times.back();
-    for (const Found& f : found) end = std::max(end, f.end);
-    const double declared =
+    const auto n = static_cast<std::int64_t>(shown.size());
+    const std::int64_t first = shown.front().first;
+    std::int64_t end = shown.back().first;
+    for (const FoundPacket& f : found) end = std::max(end, f.end);
+    const std::int64_t declared =
         format->duration > 0 && format->duration_estimation_method == AVFMT_DURATION_FROM_STREAM
-            ? static_cast<double>(format->duration) / AV_TIME_BASE
-            : 0.0;
-    const double held_seconds = static_cast<double>(end - times.front()) * av_q2d(tb);
+            ? av_rescale_q(format->duration, AV_TIME_BASE_Q, tb)
+            : 0;
+    // The file places of the packets the demuxer found damage before.
+    std::vector<std::size_t> damaged_at;
+    for (std::size_t i = 0; i < found.size(); ++i)
+        if (found[i].after_damage) damaged_at.push_back(i);
+    const auto near_damage = [&](std::size_t a, std::size_t b) {
+        const std::size_t from = std::min(a, b) > kNear ? std::min(a, b) - kNear : 0;
+        const auto at = std::lower_bound(damaged_at.begin(), damaged_at.end(), from);
+        return at != damaged_at.end() && *at <= std::max(a, b) + kNear;
+    };
+    // Each frame's step on the rate's grid from the first; none when they fit no one rate (no
+    // hole can be told), or leave a hole larger than the frames found (no hole, but a timestamp
+    // of another kind).
+    std::vector<std::int64_t> steps = grid_steps(shown_times, period);
+    if (!steps.empty() && steps.back() >= 2 * n + 16) steps.clear();
+    std::int64_t lead = 0;
+    if (period >= 1.0 && found.front().after_damage) {
+        std::int64_t from = first;
+        for (int i = 0; i < avformat_index_get_entries_count(stream); ++i)
+            from = std::min(from, avformat_index_get_entry(stream, i)->timestamp);
+        if (declared > 0) from = std::min(from, std::max<std::int64_t>(end - declared, 0));
+        lead = std::llround(static_cast<double>(first - from) / period);
+        if (lead >= 2 * n + 16) lead = 0;
+    }
+    const std::int64_t start = first - std::llround(static_cast<double>(lead) * period);
+    const double tolerance = fps > 0.0 ? 1.5 / fps : 0.0;
+    const double held_seconds = static_cast<double>(end - start) * av_q2d(tb);
+    const double seconds = static_cast<double>(declared) * av_q2d(tb);
+    const bool cut = declared > 0 && fps > 0.0 && held_seconds + tolerance < seconds &&
+                     static_cast<double>(end) * av_q2d(tb) + tolerance < seconds;
+    if (cut || !pass.clean_end) damaged_at.push_back(found.size());
+    std::vector<std::int64_t> times;
+    for (std::int64_t k = lead; k > 0; --k) {
+        lost_numbers.push_back(static_cast<std::int64_t>(times.size()));
+        times.push_back(first - std::llround(static_cast<double>(k) * period));
+    }
+    std::int64_t holes = 0;
+    for (std::size_t i = 0; i < shown.size(); ++i) {
+        if (i > 0 && !steps.empty() && near_damage(shown[i - 1].second, shown[i].second))
+            for (std::int64_t k = steps[i - 1] + 1; k < steps[i]; ++k, ++holes) {
+                lost_numbers.push_back(static_cast<std::int64_t>(times.size()));
+                times.push_back(first + std::llround(static_cast<double>(k) * period));
+            }
+        times.push_back(shown[i].first);
+    }
+    frames = static_cast<std::int64_t>(times.size());
+    // The frames the declared duration holds at the stream's rate are the frames this file was
+    // meant to have: those missing are failed frames, as for a container that counts them.
+    if (cut) frames = std::max(frames, static_cast<std::int64_t>(std::llround(seconds * fps)));
+    std::vector<std::string> reasons;
     char text[240];
-    if (declared > 0.0 && fps > 0.0 && held_seconds + 1.5 / fps < declared) {
-        // The frames the declared duration holds at the stream's rate are the frames this
-        // file was meant to have: those missing are failed frames, as for a container that
-        // counts them.
-        frames = std::max(frames, static_cast<std::int64_t>(std::llround(declared * fps)));
+    if (lead > 0) {
+        std::snprintf(text, sizeof text,
+                      "its first %lld frames are missing (the file is damaged before its first "
+                      "packet, at %.3f s)",
+                      static_cast<long long>(lead), static_cast<double>(first) * av_q2d(tb));
+        reasons.emplace_back(text);
+    }
+    if (holes > 0) {
+        std::snprintf(text, sizeof text,
+                      "the packets of %lld of its %lld frames are missing where the file is "
+                      "damaged",
+                      static_cast<long long>(holes), static_cast<long long>(frames));
+        reasons.emplace_back(text);
+    }
+    if (cut) {
         std::snprintf(text, sizeof text,
                       "its packets end at %.3f s, before the %.3f s its container declares "
                       "(%lld frames at %g fps; the file holds %lld)",
-                      held_seconds, declared, static_cast<long long>(frames), fps,
+                      held_seconds, seconds, static_cast<long long>(frames), fps,
                       static_cast<long long>(frames_within_file));
-        missing_reason = text;
-    } else if (missing > 0) {
-        std::snprintf(text, sizeof text,
-                      "the packets of %lld of its %lld frames are missing between the "
-                      "timestamps of the others",
-                      static_cast<long long>(missing), static_cast<long long>(frames));
-        missing_reason = text;
+        reasons.emplace_back(text);
     }
+    for (const std::string& r : reasons) missing_reason += (missing_reason.empty() ? "" : "; ") + r;
     index_times = std::move(times);
+}
+
+void VideoReader::Impl::choose_rate(const std::vector<std::int64_t>& times) {
+    // The nominal rate (FFmpeg's r_frame_rate: the container's, or the codec's) where the
+    // frames' times all lie on its grid: exact for a clip of one rate whatever its container's
+    // clock rounds (an MP4's 16000 ticks a second, whose average over 48 frames at 24 fps is
+    // 24.008), and for a variable rate whose frames are whole periods of it apart. Else the
+    // average of the frames' times (what a container declares, a Matroska track's default
+    // duration, need not be that).
+    const AVRational nominal = stream->r_frame_rate;
+    if (nominal.num > 0 && nominal.den > 0 && times.size() >= 2 &&
+        !grid_steps(times, 1.0 / (av_q2d(nominal) * av_q2d(stream->time_base))).empty()) {
+        fps = av_q2d(nominal);
+        fps_nominal = true;
+    } else if (times.size() >= 2 && times.back() > times.front()) {
+        fps = static_cast<double>(times.size() - 1) /
+              (static_cast<double>(times.back() - times.front()) * av_q2d(stream->time_base));
+        fps_nominal = false;
+    }
 }
 
 std::optional<std::int64_t> VideoReader::Impl::index_time_at(std::int64_t pos) const {
@@ -720,10 +931,10 @@ std::optional<std::int64_t> VideoReader::Impl::index_time_at(std::int64_t pos) c
 }
 
 std::int64_t VideoReader::Impl::rank_at(std::int64_t pos) const {
-    if (scanned) {
-        const auto it = std::lower_bound(scan_ranks.begin(), scan_ranks.end(),
+    if (presentation_index) {
+        const auto it = std::lower_bound(decode_ranks.begin(), decode_ranks.end(),
                                          std::make_pair(pos, std::int64_t{0}));
-        return it != scan_ranks.end() && it->first == pos ? it->second : -1;
+        return it != decode_ranks.end() && it->first == pos ? it->second : -1;
     }
     const auto time = index_time_at(pos);
     if (!time) return -1;
@@ -742,10 +953,10 @@ std::int64_t VideoReader::Impl::number_of(std::int64_t timestamp, std::int64_t p
         shift = packet_time ? *packet_time - timestamp : 0;
         calibrated = true;
     }
-    // The index time nearest the shifted timestamp, not the last one at or before it: an MP4
-    // index holds decoding times, and with B-frames the presentation times shifted onto them
-    // land a tick or two to either side of their entries when the container's clock does not
-    // divide the frame period (16000 ticks at 24 fps).
+    // The index time nearest the shifted timestamp, not the last one at or before it: an index
+    // of decoding times (an MP4's whose frames are not reordered, an AVI's) is shifted onto the
+    // presentation times by a constant only up to the container's clock, which need not
+    // divide the frame period (16000 ticks a second at 24 fps).
     const std::int64_t t = timestamp + shift;
     const auto after = std::lower_bound(index_times.begin(), index_times.end(), t);
     auto at = after;
@@ -828,7 +1039,7 @@ bool VideoReader::Impl::read_packet(AVPacket* p, std::int64_t& rank, std::string
         if (report.empty() && (p->flags & AV_PKT_FLAG_CORRUPT) != 0)
             report = " (the demuxer found the packet cut or corrupt)";
         rank = rank_at(p->pos);
-        if (rank >= 0 && !scanned) {
+        if (rank >= 0 && !presentation_index) {
             // The index knows this chunk: its timestamp wins over the demuxer's count.
             const std::int64_t time = index_times[static_cast<std::size_t>(rank)];
             const std::int64_t correction = p->dts != AV_NOPTS_VALUE ? time - p->dts : 0;
@@ -1336,6 +1547,9 @@ std::int64_t VideoReader::frame_count() const {
 double VideoReader::fps() const {
     return impl_->fps;
 }
+bool VideoReader::fps_nominal() const {
+    return impl_->fps_nominal;
+}
 std::string VideoReader::codec() const {
     return impl_->codec;
 }
@@ -1385,6 +1599,22 @@ VideoReader::FrameStatus VideoReader::read_frame_into(std::byte* dst) {
     return impl_->read(nullptr, dst);
 }
 
+VideoReader::FrameStatus VideoReader::read_first_good(Image& out,
+                                                      std::vector<std::string>& failed) {
+    failed.clear();
+    for (;;) {
+        const FrameStatus status = read_frame(out);
+        if (status != FrameStatus::Failed) {
+            if (status == FrameStatus::End && failed.size() > 1)
+                impl_->failure = impl_->name + " holds no frame that decodes: " + failed.front() +
+                                 ", and the " + std::to_string(failed.size() - 1) +
+                                 " after it fail too";
+            return status;
+        }
+        failed.push_back(impl_->failure);
+    }
+}
+
 VideoReader::FrameStatus VideoReader::Impl::read(Image* out, std::byte* dst) {
     Impl& v = *this;
     for (;;) {
@@ -1421,9 +1651,11 @@ VideoReader::FrameStatus VideoReader::Impl::read(Image* out, std::byte* dst) {
         }
         v.seek_target = -1;
         if (v.pending_number > number) {
-            const bool missing = std::any_of(v.gaps.begin(), v.gaps.end(), [&](const auto& g) {
-                return g.missing && number >= g.first && number < g.end;
-            });
+            const bool missing =
+                std::binary_search(v.lost_numbers.begin(), v.lost_numbers.end(), number) ||
+                std::any_of(v.gaps.begin(), v.gaps.end(), [&](const auto& g) {
+                    return g.missing && number >= g.first && number < g.end;
+                });
             v.failure =
                 what + " could not be decoded (" +
                 (missing ? "its data is missing from the file: damaged or cut" : v.gap_reason) +
@@ -1469,6 +1701,19 @@ VideoReader::FrameStatus VideoReader::Impl::read(Image* out, std::byte* dst) {
 
 std::int64_t VideoReader::position() const {
     return impl_->next;
+}
+
+double VideoReader::frame_time(std::int64_t frame) const {
+    const Impl& v = *impl_;
+    // Frame numbers are ranks in index_times (number_of()): a frame's time is its entry's.
+    const double period = v.fps > 0.0 ? 1.0 / v.fps : 0.0;
+    const auto entries = static_cast<std::int64_t>(v.index_times.size());
+    if (entries == 0 || frame < 0) return static_cast<double>(frame) * period;
+    const std::int64_t at = std::min(frame, entries - 1);
+    return static_cast<double>(v.index_times[static_cast<std::size_t>(at)] -
+                               v.index_times.front()) *
+               av_q2d(v.stream->time_base) +
+           static_cast<double>(frame - at) * period;
 }
 
 const VideoCoding& VideoReader::coding() const {
@@ -1633,7 +1878,10 @@ struct VideoWriter::Impl {
     AVPacket* packet = nullptr;
     int width = 0, height = 0;
     FrameFormat format;
-    std::int64_t next_pts = 0;
+    AVRational rate{25, 1};  // frames a second: the encoder's time base is a period
+    // The container cannot hold a gap between frames (AVI): the frame before is repeated.
+    bool repeats = false;
+    std::int64_t last_pts = -1;  // of the frame written last (-1: none yet)
     bool header_written = false;
     bool finished = false;
 
@@ -1684,6 +1932,11 @@ struct VideoWriter::Impl {
                          av_error(result) + ")");
     }
 
+    // The frame `rgb` at `pts` (in periods; after the last one written): converted into
+    // `frame`, the gap before it filled where the container holds none.
+    void write_at(const ImageView& rgb, std::int64_t pts);
+    // `frame` encoded at `pts` (from 0 where a container without gaps starts later).
+    void encode_at(std::int64_t pts);
     // Every packet the encoder has ready into the container; `frame` null drains it.
     void encode(const AVFrame* input) {
         check(avcodec_send_frame(encoder, input), "encoding a frame");
@@ -1738,6 +1991,8 @@ VideoWriter::VideoWriter(const std::string& path, const FrameFormat& format, dou
 
     // The frame rate as a fraction small enough for MPEG-4 (a time base of at most 65535).
     const AVRational rate = av_d2q(fps, 65535);
+    w.rate = rate;
+    w.repeats = std::string_view(kind.muxer) == "avi";
     AVCodecContext& c = *w.encoder;
     c.codec_id = kind.codec;
     c.codec_type = AVMEDIA_TYPE_VIDEO;
@@ -1824,13 +2079,27 @@ VideoWriter::VideoWriter(const std::string& path, const FrameFormat& format, dou
 // replaces anything.
 VideoWriter::~VideoWriter() = default;
 
-void VideoWriter::write(const ImageView& rgb) {
-    Impl& w = *impl_;
+void VideoWriter::Impl::write_at(const ImageView& rgb, std::int64_t pts) {
+    Impl& w = *this;
     if (!w.format.matches(rgb))
         throw InputError("cannot write a " + FrameFormat::of(rgb).describe() + " frame to " +
                          w.name + " (" + w.format.describe() + ")");
     if (w.finished) throw InputError("cannot write to " + w.name + ": it is closed");
     const Capture log;
+    // A container whose frames all last one period: the frame before fills the gap, up to a
+    // bound (a hostile input's times could ask for any number of repeats).
+    constexpr std::int64_t kMostRepeats = 1 << 16;
+    if (w.repeats && pts - (w.last_pts + 1) > kMostRepeats)
+        throw InputError("cannot write video " + w.name + ": a gap of " +
+                         std::to_string(pts - (w.last_pts + 1)) +
+                         " frame periods before a frame, which an .avi file holds only as "
+                         "repeated frames (at most " +
+                         std::to_string(kMostRepeats) + "); write .mkv or .mp4");
+    if (w.repeats && w.last_pts >= 0)
+        while (w.last_pts + 1 < pts) {
+            w.frame->pts = ++w.last_pts;
+            w.encode(w.frame);
+        }
     w.check(av_frame_make_writable(w.frame), "preparing a frame");
     if (w.format.type == SampleType::U16) {
         // Interleaved R, G, B(, A) into FFV1's planes G, B, R(, A); gray into its one plane.
@@ -1845,8 +2114,7 @@ void VideoWriter::write(const ImageView& rgb) {
                 for (int x = 0; x < rgb.width; ++x) out[x] = in[static_cast<std::ptrdiff_t>(x) * n];
             }
         }
-        w.frame->pts = w.next_pts++;
-        w.encode(w.frame);
+        w.encode_at(pts);
         return;
     }
     const auto* rows = reinterpret_cast<const std::uint8_t*>(rgb.data);
@@ -1854,8 +2122,29 @@ void VideoWriter::write(const ImageView& rgb) {
     if (sws_scale(w.sws, &rows, &stride, 0, w.frame->height, w.frame->data, w.frame->linesize) !=
         w.frame->height)
         throw InputError("cannot write video " + w.name + ": converting a frame to YUV failed");
-    w.frame->pts = w.next_pts++;
-    w.encode(w.frame);
+    w.encode_at(pts);
+}
+
+void VideoWriter::Impl::encode_at(std::int64_t pts) {
+    // The first frame of a container without gaps fills the time before it.
+    for (std::int64_t p = repeats && last_pts < 0 ? 0 : pts; p <= pts; ++p) {
+        frame->pts = p;
+        encode(frame);
+    }
+    last_pts = pts;
+}
+
+void VideoWriter::write(const ImageView& rgb) {
+    impl_->write_at(rgb, impl_->last_pts + 1);
+}
+
+void VideoWriter::write(const ImageView& rgb, double seconds) {
+    Impl& w = *impl_;
+    const double ticks = seconds * av_q2d(w.rate);
+    const std::int64_t pts = std::isfinite(ticks) && ticks > 0.0
+                                 ? static_cast<std::int64_t>(std::llround(std::min(ticks, 9.0e15)))
+                                 : 0;
+    w.write_at(rgb, std::max(pts, w.last_pts + 1));
 }
 
 void VideoWriter::close() {
@@ -1922,16 +2211,10 @@ std::optional<std::string> video_problem(const Source& source, const DecodeOptio
         VideoReader video(source, options);
         video.set_rgb(false);  // a frame that decodes is all probing asks (not its colours)
         Image frame;
-        for (;;) {
-            switch (video.read_frame(frame)) {
-                case VideoReader::FrameStatus::Ok:
-                    return std::string();
-                case VideoReader::FrameStatus::End:
-                    return source.name() + " holds no frame that decodes";
-                case VideoReader::FrameStatus::Failed:
-                    break;
-            }
-        }
+        std::vector<std::string> failed;
+        if (video.read_first_good(frame, failed) == VideoReader::FrameStatus::Ok)
+            return std::string();
+        return source.name() + " holds no frame that decodes";
     } catch (const InputError& e) {
         // An input FFmpeg recognises from its content (not just its extension) is a damaged
         // video, whose reason matters more than "not a video".

@@ -253,14 +253,19 @@ class VideoReader {
     std::int64_t frames_in_file() const;
     // True when the container stores no frame count (Matroska, WebM, MPEG-TS): frame_count()
     // is then counted by a pass over the file's packets when it opens. The frames are numbered
-    // by the ranks of their timestamps; in a stream of one frame rate, holes between the
-    // timestamps (packets lost to damage) are frames too, and a file whose packets end before
-    // the duration its container declares (a cut file) was to hold that duration times the
-    // frame rate.
+    // by the ranks of their timestamps. A hole between them (a variable frame rate leaves some)
+    // is no frame, unless frames were lost there: where the demuxer reported damage, before
+    // the first packet when it reported damage before it (back to the start the container
+    // places), and after the last when the packets end before the duration the container
+    // declares (a cut file); those take the times of the stream's rate (README, "Frame counts").
     bool frames_counted() const;
-    // Why such a file holds fewer frames than it was made with (holes, or a cut), else "".
+    // Why such a file holds fewer frames than it was made with (lost ones, or a cut), else "".
     std::string missing_frames() const;
+    // The stream's nominal frame rate (its container's or its codec's) where every frame's time
+    // lies on its grid (fps_nominal()), else the average rate of its frames' times. (Without an
+    // index or a pass over its packets to give the times, the average FFmpeg gives.)
     double fps() const;
+    bool fps_nominal() const;
     std::string codec() const;  // FourCC, e.g. "FMP4", "avc1"
     // How the stream codes its pixels (from its first frame when the header does not say).
     const VideoCoding& coding() const;
@@ -296,8 +301,17 @@ class VideoReader {
     // copy on the way to a stream's input buffer. InputError for a frame of another size than
     // the stream declares.
     FrameStatus read_frame_into(std::byte* dst);
+    // The first frame from here that can be read, into `out` (Ok), or End when none can
+    // (failure() then says why, when some failed); the reasons of the frames that failed
+    // before it, in order, into `failed`: what opening a clip shows and describes, its damaged
+    // start said rather than refused.
+    FrameStatus read_first_good(Image& out, std::vector<std::string>& failed);
     // Index of the frame the next read returns.
     std::int64_t position() const;
+    // The presentation time of frame `frame`, in seconds after frame 0's: the container's
+    // (its index, or the pass over its packets) where it gives one; past it, and without one,
+    // a frame period (1 / fps()) a frame.
+    double frame_time(std::int64_t frame) const;
     // Whether the frame delivered last was decoded with errors (only with allow_corrupt).
     bool corrupt() const;
     // Why the last Failed frame failed, or why the last corrupt frame is corrupt.
@@ -364,7 +378,15 @@ class VideoWriter {
     ~VideoWriter();
     VideoWriter(const VideoWriter&) = delete;
     VideoWriter& operator=(const VideoWriter&) = delete;
+    // The next frame, a frame period after the one written before (the first at 0).
     void write(const ImageView& rgb);
+    // A frame at its presentation time, `seconds` after the clip's start, on the grid of the
+    // writer's rate (rounded to it, and at least a period after the frame before). Farther
+    // than a period from the frame before, it leaves a gap (the frames that failed between
+    // them): .mp4 and .mkv hold it, the frame before staying on screen until this one; in .avi,
+    // whose frames all last one period, the frame before is repeated up to this one (the first
+    // frame from 0).
+    void write(const ImageView& rgb, double seconds);
     void close();
 
   private:
