@@ -179,6 +179,10 @@ TEST(CliCameraRaw, HistCountsEveryCfaColourAsNumpyDoesWithItsLevels) {
     EXPECT_EQ(sj.at("channels")[0].at("name"), "g2");
     EXPECT_EQ(counts_of(sj.at("channels")[0]), d.truth.colours.at("g2").histogram(13));
     EXPECT_EQ(counts_of(sj.at("channels")[1]), d.truth.colours.at("r").histogram(13));
+    // "all" beside some of them: every colour once, at its first place.
+    const auto all = run_cli("hist " + quote(d.path) + " --channels g2,all --bins 4 --format csv");
+    ASSERT_EQ(all.exit_code, 0) << all.err;
+    EXPECT_NE(all.out.find("\nbin,lower,upper,g2,r,g1,b\n"), std::string::npos) << all.out;
     const auto csv = run_cli("hist " + quote(d.path) + " --bins 4 --format csv");
     ASSERT_EQ(csv.exit_code, 0) << csv.err;
     EXPECT_NE(csv.out.find("bin,lower,upper,r,g1,g2,b\n"), std::string::npos) << csv.out;

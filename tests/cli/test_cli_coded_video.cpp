@@ -268,6 +268,21 @@ TEST(CliCodedVideo, PerFrameCountsEveryFrameWithOrWithoutTheStream) {
         run_cli("hist " + quote(t.path) + " --per-frame --channels y,b --bins 2 --format csv");
     ASSERT_EQ(csv.exit_code, 0) << csv.err;
     EXPECT_EQ(csv.out.substr(0, csv.out.find('\n')), "frame,status,y_0,y_1,b_0,b_1");
+    // "all" beside planes and other channels: the frame's channels in its place, each once.
+    const auto all =
+        run_cli("hist " + quote(t.path) + " --per-frame --channels g,y,all,luma --bins 1 " +
+                "--frames 1 --format csv");
+    ASSERT_EQ(all.exit_code, 0) << all.err;
+    EXPECT_EQ(all.out.substr(0, all.out.find('\n')), "frame,status,g_0,y_0,r_0,b_0,luma_0");
+    const auto one = run_cli("hist " + quote(t.path) +
+                             " --frame 1 --channels cb,all,b --bins 1024 --format json");
+    ASSERT_EQ(one.exit_code, 0) << one.err;
+    const auto ch = parse_json(one.out).at("channels");
+    ASSERT_EQ(ch.size(), 4u);
+    const char* names[] = {"cb", "r", "g", "b"};
+    for (std::size_t k = 0; k < 4; ++k) EXPECT_EQ(ch[k].at("name"), names[k]) << k;
+    EXPECT_EQ(counts_of(ch[0]), t.clip.plane_counts(1, 1));
+    EXPECT_EQ(counts_of(ch[3]), rgb_counts(t.clip, 2, 1, "bt709", false));
 }
 
 TEST(CliCodedVideo, PlanesAreRefusedWhereThereAreNone) {

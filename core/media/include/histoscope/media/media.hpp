@@ -402,8 +402,9 @@ inline constexpr CfaColour kCfaColours[4] = {
 int cfa_index(Channel c);
 // "r", "g1", "g2", "b" for the image channel `c` (channel_name() for any other).
 std::string_view cfa_channel_name(Channel c);
-// A --channels list of the Cfa view: "all" (r,g1,g2,b) or names of kCfaColours, each once, in
-// any order. UsageError names what a mosaic has instead (r, g, b, a, luma, ...).
+// A --channels list of the Cfa view: names of kCfaColours, each once, in any order, and "all"
+// (the four) alone or among them (hs::expand_all). UsageError names what a mosaic has instead
+// (r, g, b, a, luma, ...).
 std::vector<Channel> parse_cfa_channels(std::string_view list);
 
 // The extensions (lower case, with the dot) of camera raw files LibRaw reads. ".raw" is left
