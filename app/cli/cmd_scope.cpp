@@ -1,6 +1,7 @@
 // histoscope-cli scope: the waveform, RGB parade or vectorscope of a photo or a frame (of a
 // region), as JSON or CSV counts or as the picture a user sees (PNG).
 
+#include <algorithm>
 #include <cctype>
 #include <filesystem>
 #include <iostream>
@@ -12,6 +13,7 @@
 #include "histoscope/report/bench_report.hpp"
 #include "input.hpp"
 #include "json.hpp"
+#include "planes.hpp"
 #include "request_options.hpp"
 #include "scope_options.hpp"
 
@@ -83,17 +85,35 @@ int run_scope(const Context& ctx, const ScopeCommand& cmd) {
     }
     const ScopeKind kind = cmd.kind;
 
-    // A camera raw file's demosaiced image: the scopes read R, G, B.
+    // A camera raw file's demosaiced image: the scopes read R, G, B. A video's coded plane
+    // (--channel y, cb or cr) is a one-channel image of its own size, whose waveform is drawn
+    // as a gray image's, as hist counts it.
+    const int plane = cmd.channel && is_plane_name(*cmd.channel)
+                          ? static_cast<int>(std::find(std::begin(kPlaneNames),
+                                                       std::end(kPlaneNames), *cmd.channel) -
+                                             std::begin(kPlaneNames))
+                          : -1;
+    if (plane >= 0 && kind != ScopeKind::Waveform)
+        throw UsageError("--channel applies to waveforms, not to a " +
+                         std::string(scope_kind_name(kind)));
     InputWants wants;
     wants.camera_raw = media::CameraRawView::Rgb;
     wants.cfa = false;
+    wants.planes = plane >= 0;
+    wants.rgb = plane < 0;
     const Input in = load_input(cmd.input, cmd.frame, false, wants);
     for (const auto& n : in.notes) diagnose("note", n);
-    const ImageView image = apply_region(cmd.roi, in.image.view());
-    const ScopeRequest request{image,
-                               scope_spec(cmd.scope, kind, image, {cmd.channel, "--channel"})};
+    const ImageView image =
+        plane >= 0 ? plane_views({in.planes[0].view(), in.planes[1].view(), in.planes[2].view()},
+                                 *in.coding, cmd.roi)[static_cast<std::size_t>(plane)]
+                   : apply_region(cmd.roi, in.image.view());
+    const ScopeRequest request{
+        image, scope_spec(cmd.scope, kind, image,
+                          {plane >= 0 ? std::nullopt : cmd.channel, "--channel", true})};
     ScopeEngine& engine = choose_scope_engine(ctx.registry, cmd.kernel, request);
-    const ScopeResult result = engine.compute(request);
+    ScopeResult result = engine.compute(request);
+    if (plane >= 0)
+        for (ScopePlane& p : result.planes) p.name = kPlaneNames[plane];
 
     if (format == "png") {
         media::write_image(path, scope_picture(result.planes, request.spec).view());
@@ -101,12 +121,13 @@ int run_scope(const Context& ctx, const ScopeCommand& cmd) {
     }
     std::string out;
     if (format == "json") {
-        Json j = input_json(in.name, in.kind, in.format, in.image.view());
+        Json j = input_json(in.name, in.kind, in.format, in.shape.shape());
         if (in.kind == "video" || in.kind == "raw") j["frame"] = in.frame;
-        j["image_channels"] = image.channels;
+        j["image_channels"] = in.shape.channels;
         j["corrupt"] = in.corrupt;
         j["region"] = region_json(cmd.roi);
         j["scope"] = scope_json(request.spec, image.width);
+        if (plane >= 0) j["scope"]["channel"] = kPlaneNames[plane];
         j["kernel"] = std::string(engine.name());
         j["timing_ms"] = timing_json(result.stages, result.total_ms);
         Json planes = Json::array();

@@ -394,7 +394,7 @@ CommandLine::CommandLine()
     scope
         .value("--channel", s.channel,
                "waveform: r, g, b, a, gray, luma (Rec.601) or luma709 (default luma, gray for a "
-               "gray image)")
+               "gray image); of a video also y, cb or cr: its coded Y'CbCr plane")
         ->type_name("C");
     scope_shape(scope, s.scope,
                 {"waveform and parade: levels",

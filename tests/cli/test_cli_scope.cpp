@@ -154,6 +154,15 @@ TEST(CliScope, WrongOptionsAreUsageErrors) {
         {"bench " + in + " --levels 4", "--levels applies to --scope"},
         {"bench " + in + " --scope waveform --bins 4", "apply to histograms"},
         {"bench " + in + " --scope waveform --select r,g", "one channel"},
+        // A waveform's own channels, not a histogram's list.
+        {"scope " + in + " --channel rgb", "not a waveform's channel: give --channel one of r, g"},
+        {"scope " + in + " --channel all", "shows one channel, not all: give --channel one of"},
+        {"scope " + in + " --channel xx",
+         "unknown waveform channel 'xx' (r, g, b, a, gray, luma "
+         "or luma709; of a video also y, cb or cr)"},
+        {"scope " + in + " --channel y", "Y'CbCr planes of a video"},
+        {"bench " + in + " --scope waveform --select y", "draws; --select names one of r, g"},
+        {"bench " + in + " --scope waveform --select luma,all", "not the list 'luma,all'"},
     };
     for (const auto& [command, words] : cases) expect_refused(run_cli(command), command, words, 2);
 }
