@@ -873,6 +873,100 @@ TEST(WriteImage, ASampleAboveTheDeclaredDepthIsRefusedAndNothingWritten) {
     }
 }
 
+// A PNM stores its samples unscaled, from 0 to its maxval: a maxval of 2^d - 1 is depth d, and
+// another maxval the fewest bits that hold it, with a note that the values above it never occur.
+TEST(ReadImage, PnmSamplesHaveTheDepthOfTheirMaxval) {
+    ScratchDir dir;
+    const auto text = [](const std::string& s) {
+        return std::vector<std::uint8_t>(s.begin(), s.end());
+    };
+    struct Case {
+        std::string name;
+        std::vector<std::uint8_t> bytes;
+        int channels;
+        SampleType type;
+        int depth;
+        std::vector<std::uint32_t> samples;
+        std::string note;
+    };
+    const std::vector<Case> cases{
+        {"ten.pgm",
+         text(std::string("P5\n2 1\n1023\n\x03\xff\x00\x07", 16)),
+         1,
+         SampleType::U16,
+         10,
+         {1023, 7},
+         ""},
+        {"twelve.pgm", text("P2\n2 1\n4095\n4095 9\n"), 1, SampleType::U16, 12, {4095, 9}, ""},
+        {"nine.pam",
+         text("P7\nWIDTH 1\nHEIGHT 1\nDEPTH 1\nMAXVAL 511\nTUPLTYPE GRAYSCALE\nENDHDR\n\x01\xff"),
+         1,
+         SampleType::U16,
+         9,
+         {511},
+         ""},
+        {"fifteen.ppm",
+         text("P3\n1 1\n32767\n1 32767 0\n"),
+         3,
+         SampleType::U16,
+         15,
+         {1, 32767, 0},
+         ""},
+        {"sixteen.pgm", text("P2\n1 1\n65535\n1023\n"), 1, SampleType::U16, 16, {1023}, ""},
+        {"eight.pgm", text("P2\n1 1\n255\n100\n"), 1, SampleType::U8, 8, {100}, ""},
+        {"thousand.ppm",
+         text("P3\n1 1\n1000\n1000 0 999\n"),
+         3,
+         SampleType::U16,
+         10,
+         {1000, 0, 999},
+         "run from 0 to its maxval 1000, unscaled: they are counted over the 10 "
+         "bits that hold it (1001 to 1023 do not occur)"},
+        // Below 255, ASCII and binary alike (OpenCV scaled ASCII samples to 0..255).
+        {"hundred.pgm",
+         text("P2\n3 1\n100\n100 1 50\n"),
+         1,
+         SampleType::U8,
+         8,
+         {100, 1, 50},
+         "maxval 100, unscaled: they are counted over the 8 bits that hold it (101 to 255"},
+        {"hundred_binary.pgm",
+         text("P5\n3 1\n100\n\x64\x01\x32"),
+         1,
+         SampleType::U8,
+         8,
+         {100, 1, 50},
+         "maxval 100, unscaled"},
+        {"gray_alpha.pam",
+         text("P7\nWIDTH 1\nHEIGHT 1\nDEPTH 2\nMAXVAL 1023\nTUPLTYPE GRAYSCALE_ALPHA\n"
+              "ENDHDR\n\x03\xfe\x02\x01"),
+         4,
+         SampleType::U16,
+         10,
+         {1022, 1022, 1022, 513},
+         ""},
+    };
+    for (const Case& c : cases) {
+        const std::string path = dir.file(c.name);
+        write_bytes(path, c.bytes);
+        const media::LoadedImage got = media::read_image(path);
+        EXPECT_EQ(got.format, c.name.ends_with(".pam") ? "PAM" : "PNM") << c.name;
+        EXPECT_EQ(got.image.type(), c.type) << c.name;
+        EXPECT_EQ(got.image.bit_depth(), c.depth) << c.name;
+        ASSERT_EQ(got.image.channels(), c.channels) << c.name;
+        for (int k = 0; k < static_cast<int>(c.samples.size()); ++k)
+            EXPECT_EQ(got.image.view().sample(k / c.channels, 0, k % c.channels),
+                      c.samples[static_cast<std::size_t>(k)])
+                << c.name << " " << k;
+        if (c.note.empty()) {
+            EXPECT_TRUE(got.notes.empty()) << c.name;
+        } else {
+            ASSERT_EQ(got.notes.size(), 1u) << c.name;
+            EXPECT_TRUE(contains(got.notes[0], c.note)) << got.notes[0];
+        }
+    }
+}
+
 // A 16-bit PNG is read at the depth its sBIT chunk records when every sample is that depth's
 // replication; any other 16-bit PNG stays 16-bit (with a note when sBIT says otherwise).
 TEST(ReadImage, PngSbitGivesTheDepthWhenTheSamplesAreItsReplications) {

@@ -110,6 +110,16 @@ TiffLayout tiff_layout(Bytes file, bool sub_directories = false);
 // which would count a 300 in a file of maxval 10 as white.
 std::string pnm_problem(Bytes file);
 
+// The maxval a PNM (P2, P3, P5, P6) or PAM header declares: the largest value of its samples,
+// which are stored unscaled. 0 for a bitmap (P1, P4), which has none, or a broken header.
+std::uint64_t pnm_maxval(Bytes file);
+// The samples of a PNM (P2, P3, P5, P6) or PAM (P7) file whose pnm_problem() is empty, as
+// stored: unscaled, from 0 to the maxval, 8-bit up to a maxval of 255, else 16-bit of
+// `deep_depth` bits; gray, RGB or RGBA (a PAM of gray and alpha as R, G, B, A). std::nullopt
+// for a bitmap (P1, P4). (OpenCV scales the samples of an ASCII file of maxval below 255 to
+// 0..255 and leaves a binary one's as stored.)
+std::optional<Image> pnm_samples(Bytes file, int deep_depth);
+
 // Structural problem of `file` in `format` (empty when complete or not checked).
 std::string structure_problem(ImageFormat format, Bytes file);
 

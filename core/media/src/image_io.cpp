@@ -2,9 +2,9 @@
 // by its magic bytes, its declared size checked against the limit and its structure checked for
 // truncation (see formats.hpp) before any decoder sees it, so that a cut, hostile or
 // unsupported file gives one clear InputError instead of a partial image, a decoder's warning
-// or gigabytes of invented pixels. JPEG and PNG then go to libjpeg and libpng (codecs.hpp), the
-// other formats to cv::imdecode: every decoder reads from memory, so files and stream inputs
-// take one path.
+// or gigabytes of invented pixels. JPEG and PNG then go to libjpeg and libpng (codecs.hpp), PNM
+// and PAM samples are taken as stored (formats.hpp), the other formats go to cv::imdecode:
+// every decoder reads from memory, so files and stream inputs take one path.
 
 #include <opencv2/core.hpp>
 #include <opencv2/core/utils/logger.hpp>
@@ -14,6 +14,7 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <bit>
 #include <cctype>
 #include <cstring>
 #include <filesystem>
@@ -169,6 +170,23 @@ const std::vector<Writer>& writers() {
     return w;
 }
 
+// The depth of a PNM's samples, which the format stores unscaled from 0 to its maxval (OpenCV
+// reads them so): a maxval of 2^d - 1 is depth d (a 10-bit PGM's 1023, 16-bit samples counted
+// over 1024 code values, not 65536). Another maxval is read at the fewest bits that hold it, and
+// a note says that the code values above it do not occur; 8-bit samples below 255 are counted
+// as stored, with a note too.
+int pnm_depth(std::uint64_t maxval, std::vector<std::string>& notes) {
+    if (maxval == 0 || maxval == 255 || maxval == 65535) return 16;
+    const int bits = std::max(8, static_cast<int>(std::bit_width(maxval)));
+    const std::uint64_t top = (std::uint64_t{1} << bits) - 1;
+    if (maxval != top)
+        notes.push_back("the PNM's samples run from 0 to its maxval " + std::to_string(maxval) +
+                        ", unscaled: they are counted over the " + std::to_string(bits) +
+                        " bits that hold it (" + std::to_string(maxval + 1) + " to " +
+                        std::to_string(top) + " do not occur)");
+    return bits;
+}
+
 // The one path of every photo, from a file or a stream input: the checks, then the decoder.
 LoadedImage decode_image(detail::Bytes bytes, const std::string& name,
                          const DecodeOptions& options) {
@@ -235,6 +253,13 @@ LoadedImage decode_image(detail::Bytes bytes, const std::string& name,
     if (bytes.size() > static_cast<std::size_t>(std::numeric_limits<int>::max()))
         throw InputError(name + ": " + out.format +
                          " files of 2 GiB or more cannot be decoded (OpenCV's limit)");
+    // PNM samples as stored, at the depth of their maxval (bitmaps are OpenCV's).
+    if (format == detail::ImageFormat::Pnm || format == detail::ImageFormat::Pam)
+        if (std::optional<Image> samples =
+                detail::pnm_samples(bytes, pnm_depth(detail::pnm_maxval(bytes), out.notes))) {
+            out.image = std::move(*samples);
+            return out;
+        }
     cv::Mat decoded;
     std::string said;
     try {

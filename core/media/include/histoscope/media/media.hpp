@@ -153,7 +153,10 @@ struct LoadedImage {
     bool corrupt = false;            // only with DecodeOptions::allow_corrupt (see notes)
 };
 // Reads a photo keeping its depth (8/16-bit) and alpha, channels in RGB(A) order. JPEG and PNG
-// are decoded by libjpeg and libpng directly, every other format by OpenCV; nothing is printed.
+// are decoded by libjpeg and libpng directly, the samples of PNM (but bitmaps) and PAM here,
+// every other format by OpenCV; nothing is printed. A PNM's samples are read as stored, from 0
+// to its maxval, at the depth of the fewest bits that hold the maxval (a note says which values
+// do not occur when it is not 2^d - 1).
 // A 16-bit PNG whose sBIT chunk gives all its channels one depth d of 8..15, and whose every
 // sample is the bit replication of its top d bits (what write_image() writes), is read at depth
 // d, each sample its top d bits; a note says when sBIT gives a depth the samples do not follow.
