@@ -721,6 +721,63 @@ TEST(ReadImage, FloatSamplesAreAnUnsupportedSampleType) {
                   "unsigned samples can be read");
 }
 
+// A TIFF of one strip of 2x2 samples of `bits` bits and SampleFormat `format`, little-endian.
+std::vector<std::uint8_t> tiny_tiff(int bits, int format) {
+    std::vector<std::uint8_t> f{'I', 'I', 42, 0, 8, 0, 0, 0};
+    const auto put = [&](std::uint32_t v, int bytes) {
+        for (int i = 0; i < bytes; ++i) f.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
+    };
+    const std::uint32_t data = 8 + 2 + 10 * 12 + 4;
+    const std::uint32_t bytes = 4 * static_cast<std::uint32_t>(bits) / 8;
+    const std::vector<std::pair<int, std::uint32_t>> tags{
+        {256, 2},
+        {257, 2},
+        {258, static_cast<std::uint32_t>(bits)},
+        {259, 1},
+        {262, 1},
+        {273, data},
+        {277, 1},
+        {278, 2},
+        {279, bytes},
+        {339, static_cast<std::uint32_t>(format)}};
+    put(static_cast<std::uint32_t>(tags.size()), 2);
+    for (const auto& [tag, value] : tags) {
+        put(static_cast<std::uint32_t>(tag), 2);
+        put(4, 2);  // LONG
+        put(1, 4);
+        put(value, 4);
+    }
+    put(0, 4);  // no next directory
+    for (std::uint32_t i = 0; i < bytes; ++i) f.push_back(static_cast<std::uint8_t>(i * 37));
+    return f;
+}
+
+// Samples other than 8- and 16-bit unsigned ones are refused in one line of ours, whichever
+// of them OpenCV reads (floats, signed) or asserts on in its own words (32-bit unsigned).
+TEST(ReadImage, TiffSampleTypesOtherThanUnsignedAreNamed) {
+    ScratchDir dir;
+    const auto message = [&](const std::string& name, int bits, int format) {
+        const std::string path = dir.file(name);
+        write_bytes(path, tiny_tiff(bits, format));
+        return message_of<InputError>([&] { (void)media::read_image(path); });
+    };
+    const std::string only = ": only 8-bit and 16-bit unsigned samples can be read";
+    EXPECT_EQ(
+        message("u32.tif", 32, 1),
+        "'" + dir.file("u32.tif") + "' has an unsupported sample type (32-bit unsigned)" + only);
+    EXPECT_EQ(
+        message("s16.tif", 16, 2),
+        "'" + dir.file("s16.tif") + "' has an unsupported sample type (16-bit signed)" + only);
+    EXPECT_EQ(message("f64.tif", 64, 3),
+              "'" + dir.file("f64.tif") + "' has an unsupported sample type (64-bit float)" + only);
+    // The same layout of unsigned samples reads.
+    const std::string u16 = dir.file("u16.tif");
+    write_bytes(u16, tiny_tiff(16, 1));
+    const media::LoadedImage ok = media::read_image(u16);
+    EXPECT_EQ(ok.image.type(), SampleType::U16);
+    EXPECT_EQ(ok.image.view().sample(1, 0, 0), 111u << 8 | 74u);  // bytes 2 and 3: 74, 111
+}
+
 // --- write_image
 
 TEST(WriteImage, RoundTripsExactly) {

@@ -407,6 +407,9 @@ TiffLayout tiff_layout(Bytes f, bool sub_directories) {
                     case 277:
                         d.samples = first();
                         break;
+                    case 339:
+                        d.sample_format = first();
+                        break;
                     case 278:
                         d.rows_per_strip = first();
                         break;

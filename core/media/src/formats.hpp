@@ -86,6 +86,7 @@ struct TiffDirectory {
     std::uint64_t subfile_type = 0;  // NewSubfileType: 0 for a full-resolution image
     std::uint64_t width = 0, height = 0, photometric = 0, compression = 0;
     std::uint64_t samples = 0, bits = 0;  // SamplesPerPixel, the first BitsPerSample
+    std::uint64_t sample_format = 1;      // the first SampleFormat: 1 unsigned, 2 signed, 3 float
     std::uint64_t rows_per_strip = 0, tile_width = 0, tile_length = 0;
     std::vector<std::uint64_t> offsets, counts;  // of its strips or tiles
     // CFARepeatPatternDim (rows, columns), CFAPattern (TIFF/EP's colour codes: 0 red, 1 green,

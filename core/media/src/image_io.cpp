@@ -104,6 +104,30 @@ class OpenCvChatter {
     std::streambuf* previous_;
 };
 
+[[noreturn]] void unsupported_samples(const std::string& name, const std::string& type) {
+    throw InputError(name + " has an unsupported sample type (" + type +
+                     "): only 8-bit and 16-bit unsigned samples can be read");
+}
+
+// What a TIFF's first page declares of its samples, judged before OpenCV sees them (its decoder
+// asserts on 32-bit unsigned samples, in words of its own): "" when they are 8- or 16-bit
+// unsigned, or fewer bits (bilevel, palette), else their type ("32-bit unsigned").
+std::string tiff_sample_problem(const detail::TiffLayout& layout) {
+    if (layout.directories.empty()) return {};
+    const detail::TiffDirectory& d = layout.directories.front();
+    const std::string bits = std::to_string(d.bits) + "-bit ";
+    switch (d.sample_format) {
+        case 1:
+            return d.bits > 16 ? bits + "unsigned" : std::string();
+        case 2:
+            return bits + "signed";
+        case 3:
+            return bits + "float";
+        default:
+            return "sample format " + std::to_string(d.sample_format);
+    }
+}
+
 // Decoded BGR(A)/gray Mat -> hs::Image in RGB(A)/gray order, written straight into the
 // image's storage.
 Image to_image(const cv::Mat& m, const std::string& name) {
@@ -116,8 +140,7 @@ Image to_image(const cv::Mat& m, const std::string& name) {
         type = SampleType::U16;
         depth = 16;
     } else {
-        throw InputError(name + " has an unsupported sample type (" + depth_name(m.depth()) +
-                         "): only 8-bit and 16-bit unsigned samples can be read");
+        unsupported_samples(name, depth_name(m.depth()));
     }
     const int in_channels = m.channels();
     if (in_channels < 1 || in_channels > 4)
@@ -209,6 +232,8 @@ LoadedImage decode_image(detail::Bytes bytes, const std::string& name,
     if (format == detail::ImageFormat::Tiff) {
         const detail::TiffLayout layout = detail::tiff_layout(bytes);
         problem = layout.problem;
+        if (const std::string type = tiff_sample_problem(layout); !type.empty())
+            unsupported_samples(name, type);
         if (layout.pages > 1)
             out.notes.push_back("multi-page TIFF: using page 1 of " + std::to_string(layout.pages));
     } else {
