@@ -421,6 +421,30 @@ TEST(ReadImage, TruncatedPngIsReported) {
     }
 }
 
+// A PNG starts with its IHDR chunk: another chunk first is named, not called a header cut short.
+TEST(ReadImage, APngWithoutIhdrFirstSaysSo) {
+    ScratchDir dir;
+    std::vector<std::uint8_t> bytes = read_bytes(sample("camera.png"));
+    ASSERT_TRUE(std::equal(bytes.begin() + 12, bytes.begin() + 16, "IHDR"));
+    std::copy_n("XXXX", 4, bytes.begin() + 12);
+    const std::string path = dir.file("no_ihdr.png");
+    write_bytes(path, bytes);
+    EXPECT_EQ(
+        message_of<InputError>([&] { (void)media::read_image(path); }),
+        truncated_message(path, "PNG starts with a chunk 'XXXX' where its IHDR header must be"));
+    std::fill_n(bytes.begin() + 12, 4, std::uint8_t{0});
+    write_bytes(path, bytes);
+    media::DecodeOptions allow;
+    allow.allow_corrupt = true;
+    EXPECT_EQ(message_of<InputError>([&] { (void)media::read_image(path, allow); }),
+              truncated_message(
+                  path, "PNG starts with a chunk 0x00000000 where its IHDR header must be"));
+    // Cut inside its IHDR, it is incomplete.
+    write_prefix(sample("camera.png"), path, 20);
+    EXPECT_EQ(message_of<InputError>([&] { (void)media::read_image(path); }),
+              truncated_message(path, "PNG stream ends before its IEND chunk"));
+}
+
 TEST(ReadImage, CorruptPngDataIsAnInputError) {
     ScratchDir dir;
     std::vector<std::uint8_t> bytes = read_bytes(sample("camera.png"));

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -241,6 +242,16 @@ std::string jpeg_problem(Bytes f) {
 std::string png_problem(Bytes f) {
     const std::string truncated = "PNG stream ends before its IEND chunk";
     const std::uint64_t n = f.size();
+    // PNG starts with IHDR, which says what the image is: without it nothing can be decoded.
+    if (n >= 16 && !starts_with(f, "IHDR", 12)) {
+        const bool letters = std::all_of(f.begin() + 12, f.begin() + 16,
+                                         [](std::uint8_t c) { return c > 0x20 && c < 0x7F; });
+        char hex[16];
+        std::snprintf(hex, sizeof hex, "0x%08x", be32(f, 12));
+        const std::string type =
+            letters ? "'" + std::string(f.begin() + 12, f.begin() + 16) + "'" : std::string(hex);
+        return "PNG starts with a chunk " + type + " where its IHDR header must be";
+    }
     std::uint64_t p = 8;
     for (;;) {
         if (p + 8 > n) return truncated;
