@@ -1097,10 +1097,24 @@ TEST(ReadImage, PngSbitGivesTheDepthWhenTheSamplesAreItsReplications) {
     ASSERT_EQ(kept.notes.size(), 1u);
     EXPECT_TRUE(contains(kept.notes[0], "sBIT chunk says 12 significant bits")) << kept.notes[0];
 
-    // Channels of different depths: 16-bit.
+    // Channels of different depths: 16-bit, and a note says why (the samples are 12-bit
+    // replications, which a 12-bit sBIT would have read at 12 bits).
     const std::string mixed = dir.file("mixed.png");
     write_bytes(mixed, make_png(3, 2, 16, 2, rows_of(stored), {{"sBIT", {12, 12, 10}}}));
-    EXPECT_EQ(media::read_image(mixed).image.bit_depth(), 16);
+    const media::LoadedImage sixteen = media::read_image(mixed);
+    EXPECT_EQ(sixteen.image.bit_depth(), 16);
+    EXPECT_TRUE(identical(as_mat(sixteen.image.view()), opencv_rgb(mixed)));
+    ASSERT_EQ(sixteen.notes.size(), 1u);
+    EXPECT_EQ(sixteen.notes[0],
+              "the PNG's sBIT chunk gives its channels different significant bits (r 12, g 12, "
+              "b 10), and an image has one depth: its samples are read as 16-bit samples");
+    // A depth below 8 bits: 16-bit, noted.
+    const std::string four = dir.file("four.png");
+    write_bytes(four, make_png(3, 2, 16, 2, rows_of(stored), {{"sBIT", {4, 4, 4}}}));
+    const media::LoadedImage below = media::read_image(four);
+    EXPECT_EQ(below.image.bit_depth(), 16);
+    ASSERT_EQ(below.notes.size(), 1u);
+    EXPECT_TRUE(contains(below.notes[0], "says 4 significant bits, and a depth is 8 to 16"));
 
     // An 8-bit PNG's sBIT changes nothing.
     const std::string eight = dir.file("eight.png");

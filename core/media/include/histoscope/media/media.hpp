@@ -159,7 +159,8 @@ struct LoadedImage {
 // do not occur when it is not 2^d - 1).
 // A 16-bit PNG whose sBIT chunk gives all its channels one depth d of 8..15, and whose every
 // sample is the bit replication of its top d bits (what write_image() writes), is read at depth
-// d, each sample its top d bits; a note says when sBIT gives a depth the samples do not follow.
+// d, each sample its top d bits; a note says when sBIT gives a depth the samples do not follow,
+// a depth below 8, or different depths for its channels (read as 16-bit samples).
 LoadedImage read_image(const Source& source, const DecodeOptions& options = {});
 LoadedImage read_image(const std::string& path, const DecodeOptions& options = {});
 // Writes 8/16-bit 1/3/4-channel images; the format follows the extension: .png and .tif/.tiff
