@@ -198,7 +198,11 @@ int run_equalize(const Context& ctx, const EqualizeCommand& cmd) {
     const std::string& output = cmd.output.path;
     if (output.empty() || output == "-")
         throw UsageError("equalize needs an output image file: -o OUT.png");
-    if (!is_raw_output(output)) media::check_image_output(output);  // before reading anything
+    if (!is_raw_output(output)) {  // before reading anything
+        std::vector<std::string> offered = media::image_output_extensions();
+        offered.emplace_back(".raw");
+        media::check_image_output(output, offered);
+    }
     EqualizeRequest request = equalize_request(cmd);
     EqualizeEngine& engine = available_equalizer(ctx, cmd.kernel);
     const int repeat = cmd.repeat.value;

@@ -75,7 +75,7 @@ int run_scope(const Context& ctx, const ScopeCommand& cmd) {
     if (format == "png") {
         if (path.empty() || path == "-")
             throw UsageError("--format png writes a picture: name it with -o FILE.png");
-        media::check_image_output(path);
+        media::check_image_output(path, {".png"});
     } else if (extension == ".png") {
         // Text under a picture's name would open as a broken picture.
         throw UsageError("-o " + path + " names a PNG picture, but --format " + format +

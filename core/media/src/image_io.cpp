@@ -11,6 +11,9 @@
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include <algorithm>
@@ -320,22 +323,55 @@ LoadedImage read_image(const std::string& path, const DecodeOptions& options) {
 
 namespace {
 
-// The writer of `path`'s extension; a device (-o /dev/null) is written as PNG. UsageError when
-// there is none, or (with an image) when it cannot store the image without loss.
-const Writer& writer_for(const std::string& path, const ImageView* image) {
+// The extensions of writers(), as a message lists them: ".png, .tif, ... or .pnm".
+std::string listed(const std::vector<std::string>& extensions) {
+    std::string text;
+    for (std::size_t i = 0; i < extensions.size(); ++i)
+        text += (i == 0 ? "" : i + 1 == extensions.size() ? " or " : ", ") + extensions[i];
+    return text;
+}
+
+// Whether `path` names a terminal: a picture written there would be bytes on a screen.
+bool is_terminal(const std::string& path) {
+    const int fd = ::open(path.c_str(), O_WRONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return false;
+    const bool terminal = ::isatty(fd) != 0;
+    static_cast<void>(::close(fd));
+    return terminal;
+}
+
+// The writer of `path`'s extension. A name without one that is a device (-o /dev/null) or a pipe
+// (-o /dev/stdout into one) is written as PNG; a terminal is refused, and so is any other name
+// without an extension or with one no writer has. `offered`: what the message names (the
+// photos' extensions, or the caller's: ".png" alone, or with ".raw"). UsageError, and (with an
+// image) when the writer cannot store the image without loss.
+const Writer& writer_for(const std::string& path, const ImageView* image,
+                         const std::vector<std::string>& offered) {
     const std::string name = detail::quoted(path);
     std::string ext = std::filesystem::path(path).extension().string();
     std::transform(ext.begin(), ext.end(), ext.begin(),
                    [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    std::error_code ec;
-    if (ext.empty() && std::filesystem::is_character_file(path, ec)) ext = ".png";
     const auto& all = writers();
+    const std::vector<std::string> named = offered.empty() ? image_output_extensions() : offered;
+    if (ext.empty()) {
+        struct stat st {};
+        const bool direct =
+            ::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
+        if (direct && S_ISCHR(st.st_mode) && is_terminal(path))
+            throw UsageError(name +
+                             " is a terminal: a picture goes to a file, a pipe or a device such "
+                             "as /dev/null");
+        if (!direct)
+            throw UsageError(name +
+                             " has no extension to choose the picture's format by: name it " +
+                             listed(named));
+        ext = ".png";
+    }
     const auto writer = std::find_if(all.begin(), all.end(), [&](const Writer& w) {
         return std::find(w.extensions.begin(), w.extensions.end(), ext) != w.extensions.end();
     });
     if (writer == all.end())
-        throw UsageError(name + ": cannot write '" + ext +
-                         "' files (use .png, .tif, .jpg, .bmp, .webp, .ppm, .pgm or .pnm)");
+        throw UsageError(name + ": cannot write '" + ext + "' files (use " + listed(named) + ")");
     if (image == nullptr) return *writer;
     if (image->type == SampleType::U16 && !writer->deep)
         throw UsageError(name + ": " + writer->name +
@@ -371,22 +407,31 @@ void add_sbit(std::vector<uchar>& encoded, int channels, int depth, const std::s
 
 }  // namespace
 
-void check_image_output(const std::string& path) {
-    static_cast<void>(writer_for(path, nullptr));
+const std::vector<std::string>& image_output_extensions() {
+    static const std::vector<std::string> extensions = [] {
+        std::vector<std::string> out;
+        for (const Writer& w : writers()) out.push_back(w.extensions.front());
+        return out;
+    }();
+    return extensions;
+}
+
+void check_image_output(const std::string& path, const std::vector<std::string>& offered) {
+    static_cast<void>(writer_for(path, nullptr, offered));
 }
 
 void check_image_output(const std::string& path, SampleType type, int channels) {
     ImageView shape;
     shape.type = type;
     shape.channels = channels;
-    static_cast<void>(writer_for(path, &shape));
+    static_cast<void>(writer_for(path, &shape, {}));
 }
 
 void write_image(const std::string& path, const ImageView& given) {
     quiet_opencv();
     validate(given);
     const std::string name = detail::quoted(path);
-    const Writer* writer = &writer_for(path, &given);
+    const Writer* writer = &writer_for(path, &given, {});
     const std::string ext = writer->extensions.front();
 
     // Samples of 8 to 15 bits in 16-bit ones go out as their bit replications (codecs.hpp):

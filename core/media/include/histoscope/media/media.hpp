@@ -165,15 +165,21 @@ LoadedImage read_image(const Source& source, const DecodeOptions& options = {});
 LoadedImage read_image(const std::string& path, const DecodeOptions& options = {});
 // Writes 8/16-bit 1/3/4-channel images; the format follows the extension: .png and .tif/.tiff
 // store everything; .jpg/.jpeg, .bmp and .webp store 8-bit gray or RGB; .ppm (RGB), .pgm (gray)
-// and .pnm (either) store 8 or 16 bits; a device (/dev/null) gets PNG. Another extension, or
-// an image the format cannot hold without loss of depth or alpha, is a UsageError naming the
-// path; a failing write an InputError. 16-bit samples of a depth d below 16 are written as their
-// bit replications v << (16 - d) | v >> (2d - 16), so that other viewers show them at their
-// brightness (an InputError for a sample above d, which has none); PNG records d in its sBIT
-// chunk, TIFF and PNM keep no depth.
+// and .pnm (either) store 8 or 16 bits; a device (/dev/null) or a pipe (/dev/stdout into one)
+// named without an extension gets PNG. A terminal, another name without an extension, another
+// extension, or an image the format cannot hold without loss of depth or alpha, is a
+// UsageError naming the path; a failing write an InputError. 16-bit samples of a depth d below 16
+// are written as their bit replications v << (16 - d) | v >> (2d - 16), so that other viewers show
+// them at their brightness (an InputError for a sample above d, which has none); PNG records d in
+// its sBIT chunk, TIFF and PNM keep no depth.
 void write_image(const std::string& path, const ImageView& image);
-// The extension check of write_image(), before there is an image: UsageError.
-void check_image_output(const std::string& path);
+// The extensions write_image() writes, one per format: ".png", ".tif", ".jpg", ... (none
+// without OpenCV).
+const std::vector<std::string>& image_output_extensions();
+// The extension check of write_image(), before there is an image: UsageError. `offered`: the
+// extensions its message names (default: image_output_extensions()), for a caller that writes
+// some of them only (".png") or more (".raw" frames of its own).
+void check_image_output(const std::string& path, const std::vector<std::string>& offered = {});
 // And whether the format stores an image of `type` and `channels` (its depth, its alpha).
 void check_image_output(const std::string& path, SampleType type, int channels);
 
