@@ -193,7 +193,13 @@ int run_equalize(const Context& ctx, const EqualizeCommand& cmd) {
     // A video equalizes into a video, unless --frame picks one of its frames.
     if (cmd.per_frame || (input_is_video(cmd.input) && !cmd.frame.given))
         return run_equalize_frames(ctx, cmd);
-    if (cmd.frames) throw UsageError("--frames N applies to videos and --per-frame");
+    // One image: --frame N of a video, a raw stream's frame without --per-frame, or a photo.
+    if (cmd.frames)
+        throw UsageError(cmd.frame.given
+                             ? "--frames N limits the frames of a stream, and --frame N picks one "
+                               "frame: give one of them"
+                             : "--frames N applies to streams (a video, or --per-frame), not to "
+                               "one image");
     const std::string& format = cmd.output.format.value;
     const std::string& output = cmd.output.path;
     if (output.empty() || output == "-")
@@ -265,7 +271,9 @@ int run_equalize_frames(const Context& ctx, const EqualizeCommand& cmd) {
             output + "'");
     if (cmd.frame.given)
         throw UsageError("--frame N picks one frame; --per-frame equalizes every frame");
-    if (cmd.repeat.given) throw UsageError("--repeat applies to one image");
+    if (cmd.repeat.given)
+        throw UsageError(
+            "--repeat applies to one image (a photo, or --frame N of a video), not to a stream");
     EqualizeRequest request = equalize_request(cmd);
     static_cast<void>(available_equalizer(ctx, cmd.kernel));  // unknown or unavailable: exit 2 or 4
     const std::int64_t limit = cmd.frames.value_or(0);
