@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <map>
 #include <sstream>
@@ -91,8 +92,14 @@ std::int64_t verify(const InputOptions& input, FrameStream& stream, std::int64_t
 int run_bench_frames(const Context& ctx, const BenchCommand& cmd) {
     const std::string& format = cmd.output.format.value;
     if (format != "table" && format != "json")
-        throw UsageError("--format for a stream benchmark must be table or json, not '" + format +
-                         "'");
+        throw UsageError(
+            cmd.output.format.given
+                ? "--format for a stream benchmark must be table or json, not '" + format + "'"
+                : "-o " + cmd.output.path + " names a " + format +
+                      " file, which a stream benchmark does not write: name it " +
+                      std::filesystem::path(cmd.output.path).replace_extension(".txt").string() +
+                      " or " +
+                      std::filesystem::path(cmd.output.path).replace_extension(".json").string());
     // (--pixels, --depth and --channels need --synthetic.)
     for (const auto& [given, option] :
          {std::pair{cmd.synthetic.has_value(), "--synthetic"},

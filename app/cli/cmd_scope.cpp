@@ -2,8 +2,6 @@
 // region), as JSON or CSV counts or as the picture a user sees (PNG).
 
 #include <algorithm>
-#include <cctype>
-#include <filesystem>
 #include <iostream>
 #include <sstream>
 
@@ -60,28 +58,12 @@ Json plane_json(const ScopePlane& p) {
 int run_scope(const Context& ctx, const ScopeCommand& cmd) {
     refuse_output_onto_input(cmd.input, cmd.output.path);
     const std::string& path = cmd.output.path;
-    // The picture's format from the name, as for images (any case); a scope picture is a PNG.
-    std::string extension = std::filesystem::path(path).extension().string();
-    for (char& c : extension) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    const std::string format = cmd.output.format.given || extension != ".png"
-                                   ? cmd.output.format.value
-                                   : std::string("png");
-    if (!cmd.output.format.given &&
-        (extension == ".jpg" || extension == ".jpeg" || extension == ".tif" ||
-         extension == ".tiff" || extension == ".bmp" || extension == ".webp"))
-        throw UsageError("a scope is drawn as PNG: name the picture " +
-                         std::filesystem::path(path).replace_extension(".png").string() +
-                         " (or ask --format json|csv)");
+    // (-o's extension named the format already, or contradicted --format: command_line.cpp.)
+    const std::string& format = cmd.output.format.value;
     if (format == "png") {
         if (path.empty() || path == "-")
             throw UsageError("--format png writes a picture: name it with -o FILE.png");
         media::check_image_output(path, {".png"});
-    } else if (extension == ".png") {
-        // Text under a picture's name would open as a broken picture.
-        throw UsageError("-o " + path + " names a PNG picture, but --format " + format +
-                         " writes text: name it " +
-                         std::filesystem::path(path).replace_extension("." + format).string() +
-                         " (or ask --format png)");
     }
     const ScopeKind kind = cmd.kind;
 

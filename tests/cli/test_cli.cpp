@@ -90,6 +90,58 @@ TEST(CliRaw, OutputFileAndFrameOfAStream) {
     EXPECT_EQ(parse_json(info.out).at("frames").get<std::int64_t>(), 2);
 }
 
+// Without --format, the format is what -o's extension names where the command writes it; an
+// extension that names another format than --format, or one the command does not write, is a
+// usage error, and nothing is written.
+TEST(CliRaw, OutputsTakeTheFormatTheirExtensionNames) {
+    const Scratch dir("by-name");
+    const std::string in =
+        "--raw 4x2x1:u8 " +
+        quote(write_raw_file(constant(4, 2, 1, SampleType::U8, 8, 7), dir.path / "in.raw"));
+    const auto written = [&](const std::string& command, const std::string& name) {
+        const auto r = run_cli(command + " " + in + " -o " + quote(dir.path / name));
+        EXPECT_EQ(r.exit_code, 0) << command << " " << name << "\n" << r.err;
+        return slurp(dir.path / name);
+    };
+    EXPECT_EQ(parse_json(written("hist --bins 2", "h.json")).at("spec").at("bins"), 2);
+    EXPECT_EQ(written("hist --bins 2", "h.CSV"), "bin,lower,upper,gray\n0,0,128,8\n1,128,256,0\n");
+    EXPECT_EQ(written("hist --bins 2", "h.txt").rfind("# ", 0), 0u);
+    EXPECT_EQ(parse_json(written("info", "i.json")).at("width"), 4);
+    EXPECT_EQ(written("scope --levels 1", "s.csv"),
+              "plane,column,level_0\ngray,0,2\ngray,1,2\n"
+              "gray,2,2\ngray,3,2\n");
+    EXPECT_EQ(written("scope --levels 1", "s.png").substr(1, 3), "PNG");
+    // An extension that names no format of these leaves --format and its default.
+    EXPECT_EQ(written("hist --bins 2 --format json", "h.dat").rfind("{", 0), 0u);
+    EXPECT_EQ(written("hist --bins 2", "h.dat").rfind("# ", 0), 0u);
+    for (const auto& [args, says] : std::vector<std::pair<std::string, std::string>>{
+             {"hist " + in + " --format csv -o " + quote(dir.path / "x.json"),
+              "x.json names a json file, but --format csv was asked: name it " +
+                  (dir.path / "x.csv").string() + " (or leave --format out)"},
+             {"hist " + in + " -o " + quote(dir.path / "x.png"),
+              "x.png names a png file, which hist does not write: name it " +
+                  (dir.path / "x.txt").string() + ", " + (dir.path / "x.csv").string() + " or " +
+                  (dir.path / "x.json").string()},
+             {"info " + in + " -o " + quote(dir.path / "x.csv"),
+              "x.csv names a csv file, which info does not write"},
+             {"scope " + in + " -o " + quote(dir.path / "x.txt"),
+              "x.txt names a text file, which scope does not write"},
+             {"kernels -o " + quote(dir.path / "x.csv"),
+              "x.csv names a csv file, which kernels does not write"},
+             {"bench " + in + " --format json -o " + quote(dir.path / "x.txt"),
+              "x.txt names a table file, but --format json was asked"},
+             {"bench " + in + " --stream -o " + quote(dir.path / "x.csv"),
+              "x.csv names a csv file, which a stream benchmark does not write: name it " +
+                  (dir.path / "x.txt").string() + " or " + (dir.path / "x.json").string()}}) {
+        const auto r = run_cli(args);
+        EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.err;
+        EXPECT_TRUE(one_error_line(r.err)) << args << "\n" << r.err;
+        EXPECT_NE(r.err.find(says), std::string::npos) << args << "\n" << r.err;
+    }
+    for (const char* name : {"x.json", "x.png", "x.csv", "x.txt"})
+        EXPECT_FALSE(std::filesystem::exists(dir.path / name)) << name;
+}
+
 TEST(CliErrors, BadInputExitsThreeWithOneLine) {
     const auto dir = temp_dir("bad");
     { std::ofstream(dir / "short.raw", std::ios::binary) << "12345"; }
