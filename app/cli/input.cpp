@@ -100,6 +100,8 @@ Input load_input(const InputOptions& input, std::int64_t frame, bool count_frame
         in.frames = read.frames;
         in.image = std::move(read.image);
         in.shape = FrameFormat::of(in.image.view());
+        in.extra_bytes = read.extra_bytes;
+        if (!read.truncated.empty()) in.notes.push_back(read.truncated);
         return in;
     }
     if (pos.empty())

@@ -90,6 +90,51 @@ TEST(CliRaw, OutputFileAndFrameOfAStream) {
     EXPECT_EQ(parse_json(info.out).at("frames").get<std::int64_t>(), 2);
 }
 
+// A raw file that ends inside a frame: its whole frames are read by every command, the cut one
+// is a note (info: how many whole frames and the bytes after them) and refused when asked for.
+TEST(CliRaw, TheWholeFramesOfAFileCutShortAreRead) {
+    const Scratch dir("cut");
+    const Image a = constant(4, 2, 1, SampleType::U8, 8, 10),
+                b = constant(4, 2, 1, SampleType::U8, 8, 200);
+    const auto path = write_raw_frames({a, b}, dir.path / "cut.raw");
+    { std::ofstream(path, std::ios::binary | std::ios::app) << "xyz"; }
+    const std::string raw = "--raw 4x2x1:u8 " + quote(path);
+    const std::string note = "raw input '" + path.string() +
+                             "' holds 2 whole frames; frame 2 is truncated: the file ends after 3 "
+                             "of its 8 bytes";
+
+    const auto info = run_cli("info " + raw + " --format json");
+    ASSERT_EQ(info.exit_code, 0) << info.err;
+    const auto j = parse_json(info.out);
+    EXPECT_EQ(j.at("frames").get<std::int64_t>(), 2);
+    EXPECT_EQ(j.at("extra_bytes").get<std::int64_t>(), 3);
+    EXPECT_EQ(j.at("notes"), cli::Json::array({note}));
+    const auto text = run_cli("info " + raw);
+    ASSERT_EQ(text.exit_code, 0) << text.err;
+    EXPECT_NE(text.out.find("frames:   2 whole, then 3 bytes of a truncated frame 2\n"),
+              std::string::npos)
+        << text.out;
+    const auto whole =
+        run_cli("info --raw 4x2x1:u8 " + quote(write_raw_frames({a, b}, dir.path / "whole.raw")) +
+                " --format json");
+    EXPECT_EQ(parse_json(whole.out).at("extra_bytes").get<std::int64_t>(), 0);
+
+    const auto hist = run_cli("hist " + raw + " --frame 1 --format json");
+    ASSERT_EQ(hist.exit_code, 0) << hist.err;
+    EXPECT_EQ(parse_json(hist.out).at("channels")[0].at("counts")[200].get<std::uint64_t>(), 8u);
+    EXPECT_EQ(hist.err, "note: " + note + "\n");
+    expect_refused(run_cli("hist " + raw + " --frame 2"), "the cut frame",
+                   "frame 2 is truncated: the file ends after 3 of its 8 bytes");
+    expect_refused(run_cli("hist " + raw + " --frame 3"), "past it",
+                   "has no frame 3: it holds 2 whole frames (0..1) and a truncated frame 2");
+    // Standard input says the same of what arrived.
+    const auto piped = run_cli("info --raw 4x2x1:u8 - --format json < " + quote(path));
+    ASSERT_EQ(piped.exit_code, 0) << piped.err;
+    EXPECT_EQ(parse_json(piped.out).at("extra_bytes").get<std::int64_t>(), 3);
+    expect_refused(run_cli("hist --raw 4x2x1:u8 - --frame 2 < " + quote(path)), "piped cut frame",
+                   "frame 2 is truncated: the input ends after 3 of its 8 bytes");
+}
+
 // Without --format, the format is what -o's extension names where the command writes it; an
 // extension that names another format than --format, or one the command does not write, is a
 // usage error, and nothing is written.

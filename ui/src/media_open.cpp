@@ -29,14 +29,19 @@ void open_raw(OpenedMedia& opened, const std::string& file, const QString& raw_f
         opened.info.bit_depth = format.bit_depth;
         return;
     }
-    // The size is checked (a whole number of frames) before anything is allocated.
+    // The size is checked (at least one whole frame) before anything is allocated; a frame cut
+    // short after the whole ones is said, and fails in its place when playback reaches it.
     hs::media::RawFrame first = hs::media::read_raw_frame(file, format, 0);
     opened.first = std::move(first.image);
     opened.info.frames = first.frames;
+    if (!first.truncated.empty()) opened.info.notes << QString::fromStdString(first.truncated);
     if (first.frames > 1) {
         opened.frames =
             std::make_unique<hs::media::FrameSource>(file, format, fps > 0.0 ? fps : kRawFps);
         opened.frames->seek(1);  // the first frame is shown already
+        // The stream's frames, the cut one among them (as a video's declared frames are), so
+        // that the slider and playback agree.
+        opened.info.frames = opened.frames->frame_count();
         opened.info.video = true;
         opened.info.fps = opened.frames->fps();
     }

@@ -42,16 +42,29 @@ struct DecodeOptions {
 using RawFormat = FrameFormat;                        // WIDTHxHEIGHTxCHANNELS:u8|u16[:DEPTH]
 RawFormat parse_raw_format(const std::string& text);  // throws UsageError
 std::string to_string(const RawFormat& format);
-// How many frames `bytes` bytes of input hold; throws InputError, naming the input as `what`,
-// unless they are a positive whole number of frames (the check every raw reader makes).
-std::int64_t raw_frame_count(std::uint64_t bytes, const RawFormat& format, const std::string& what);
+// How many whole frames `bytes` bytes of input hold, and the bytes after them: the start of a
+// frame cut short, which every raw reader reports as truncated (truncated_raw_frame), the
+// whole frames before it read as they are. Throws InputError, naming the input as `what`, for
+// an input that holds no whole frame (empty or shorter than one frame): the check every raw
+// reader makes.
+struct RawFrameCount {
+    std::int64_t frames = 0;        // whole frames
+    std::uint64_t extra_bytes = 0;  // of frame `frames`, cut short (0: none)
+};
+RawFrameCount raw_frame_count(std::uint64_t bytes, const RawFormat& format,
+                              const std::string& what);
+// What every raw reader says of frame `index` cut short after `got` of its bytes: "frame 3 is
+// truncated: the file ends after 1000 of its 5529600 bytes" (`source`: "file" or "input").
+std::string truncated_raw_frame(std::int64_t index, std::uint64_t got, const RawFormat& format,
+                                const std::string& source);
 
-// Frame `index` of a raw file or of standard input ("-"), and how many frames the input holds.
-// The input's size must be a positive whole number of frames: checked before anything is
-// allocated for a file (of which only that frame is read), and as the data arrives on a pipe
-// (memory follows the data: a frame declared huge costs nothing on a short input). Throws
-// InputError for an empty or short input, a size that is not a whole number of frames, or an
-// index past the last frame.
+// Frame `index` of a raw file or of standard input ("-"), and how many whole frames the input
+// holds. The size is checked before anything is allocated for a file (of which only that frame
+// is read), and as the data arrives on a pipe (memory follows the data: a frame declared huge
+// costs nothing on a short input). Throws InputError for an input holding no whole frame, for
+// the truncated frame (its message truncated_raw_frame's) or an index past it. An input that
+// ends inside a frame after the one read says so in `truncated` (a note: the frames before it
+// are whole).
 //
 // A stream input (a pipe, a FIFO, a device) cannot tell its size: with RawCount::All it is read
 // to its end to count its frames (a device, which has no end, is refused); with
@@ -60,14 +73,18 @@ std::int64_t raw_frame_count(std::uint64_t bytes, const RawFormat& format, const
 enum class RawCount { All, UpToFrame };
 struct RawFrame {
     Image image;
-    std::int64_t frames = 0;
+    std::int64_t frames = 0;        // whole frames
+    std::uint64_t extra_bytes = 0;  // after them, of a frame cut short
+    std::string truncated;          // "" or the note that says so
 };
 RawFrame read_raw_frame(const std::string& path, const RawFormat& format, std::int64_t index,
                         RawCount count = RawCount::All);
-// Every frame of the input (read_raw_frame's checks).
+// Every whole frame of the input (read_raw_frame's checks).
 struct RawFrames {
     RawFormat format;
     std::vector<Image> frames;
+    std::uint64_t extra_bytes = 0;  // after them, of a frame cut short
+    std::string truncated;          // "" or the note that says so
 };
 RawFrames read_raw(const std::string& path, const RawFormat& format);
 
