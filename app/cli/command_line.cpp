@@ -305,7 +305,8 @@ void input(Declare& d, InputOptions& in) {
 void spec(Declare& d, SpecOptions& s) {
     CLI::Option* bins =
         d.integer("--bins", s.bins, 1, kMaxBins,
-                  "even bins (default 256; for the joint colour channel rgb, 2^24)");
+                  "even bins, at most one per code value (default 256, or the code values of "
+                  "a narrower --range; for the joint colour channel rgb, 2^24)");
     CLI::Option* range = d.value("--range", s.range,
                                  "integer range of the even bins, HI excluded (default 0:2^depth)")
                              ->delimiter(':')

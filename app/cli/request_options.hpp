@@ -14,10 +14,11 @@ namespace hs::cli {
 
 // The request for the channels of `channel_list` (as --channels lists them, "all" by default;
 // for hist, what is left of it once a video's planes y, cb, cr are taken out: see planes.hpp)
-// with the spec of `spec`. Even bins default to 256 over [0, 2^depth); the joint colour channel
-// "rgb" must be requested alone and defaults to one bin per colour, 2^24 bins over [0, 2^24).
-// Throws UsageError. `cfa`: the image is a camera raw file's CFA mosaic, whose channels are r,
-// g1, g2, b.
+// with the spec of `spec`. Even bins default to 256 over [0, 2^depth) (one per code value of a
+// --range of fewer), at most one per code value of the samples and of the range; the joint
+// colour channel "rgb" must be requested alone and defaults to one bin per colour, 2^24 bins
+// over [0, 2^24). Throws UsageError. `cfa`: the image is a camera raw file's CFA mosaic, whose
+// channels are r, g1, g2, b.
 HistogramRequest histogram_request(const SpecOptions& spec, const ImageView& image,
                                    const std::string& channel_list, bool cfa = false);
 

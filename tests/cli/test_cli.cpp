@@ -135,6 +135,41 @@ TEST(CliRaw, TheWholeFramesOfAFileCutShortAreRead) {
                    "frame 2 is truncated: the input ends after 3 of its 8 bytes");
 }
 
+// At most one bin per code value counted: the samples' (2^depth) and, with --range LO:HI, the
+// range's HI - LO, whose bins default to one per code value when it holds fewer than 256.
+TEST(CliRaw, OneBinPerCodeValueOfTheRangeCounted) {
+    const Scratch dir("range-bins");
+    const Image img = ramp(32, 16, 1, SampleType::U16, 10);  // 0..511
+    const std::string raw =
+        "--raw 32x16x1:u16:10 " + quote(write_raw_file(img, dir.path / "ten.raw"));
+    for (const auto& [options, says] : std::vector<std::pair<std::string, std::string>>{
+             {"--range 0:64 --bins 128",
+              "--bins 128: more bins than the 64 code values of --range 0:64"},
+             {"--range 100:101 --bins 2",
+              "--bins 2: more bins than the 1 code values of --range "
+              "100:101"},
+             {"--range 0:4096 --bins 2048",
+              "--bins 2048: more bins than the 1024 code values of 10-bit samples"}}) {
+        expect_refused(run_cli("hist " + raw + " " + options), options, says, 2);
+        expect_refused(run_cli("bench " + raw + " --runs 20 --warmup 0 " + options),
+                       "bench " + options, says, 2);
+    }
+    for (const auto& [options, bins] : std::vector<std::pair<std::string, int>>{
+             {"--range 0:64 --bins 64", 64}, {"--range 0:64", 64}, {"--range 0:1000", 256}}) {
+        const auto r = run_cli("hist " + raw + " " + options + " --format json");
+        ASSERT_EQ(r.exit_code, 0) << options << "\n" << r.err;
+        const auto j = parse_json(r.out);
+        EXPECT_EQ(j.at("spec").at("bins").get<int>(), bins) << options;
+        const auto& [lower, upper] = std::pair{j.at("spec").at("range")[0].get<std::int64_t>(),
+                                               j.at("spec").at("range")[1].get<std::int64_t>()};
+        EXPECT_EQ(counts_of(j.at("channels")[0]),
+                  reference_histogram(img.view(), {Channel::Gray},
+                                      HistogramSpec::even(bins, lower, upper))[0]
+                      .counts)
+            << options;
+    }
+}
+
 // Without --format, the format is what -o's extension names where the command writes it; an
 // extension that names another format than --format, or one the command does not write, is a
 // usage error, and nothing is written.
