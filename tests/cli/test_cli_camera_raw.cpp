@@ -225,11 +225,19 @@ TEST(CliCameraRaw, TheDemosaicedImageIsAnImageLikeAnyOther) {
     EXPECT_EQ(ch[1].at("total"), 65 * 47);
     EXPECT_FALSE(ch[1].contains("black"));
 
+    // The mosaic's notes (its depth deepened by photosites above white, the photosites of no
+    // whole quad) say nothing of this view: none is told, by any command that reads it.
+    EXPECT_EQ(j.at("notes"), hs::cli::Json::array());
+    EXPECT_EQ(r.err, "");
+    const auto rgb_info = run_cli("info " + quote(d.path) + " --camera-raw rgb");
+    ASSERT_EQ(rgb_info.exit_code, 0) << rgb_info.err;
+    EXPECT_EQ(rgb_info.out.find("note:"), std::string::npos) << rgb_info.out;
     // equalize works on it (and refuses the mosaic), into a 16-bit PNG of its size.
     const fs::path out = d.scratch.path / "eq.png";
     const auto eq = run_cli("equalize " + quote(d.path) + " -o " + quote(out));
     ASSERT_EQ(eq.exit_code, 0) << eq.err;
     const auto info = run_cli("info " + quote(out) + " --format json");
+    EXPECT_EQ(eq.err, "");
     ASSERT_EQ(info.exit_code, 0) << info.err;
     const auto ij = parse_json(info.out);
     EXPECT_EQ(ij.at("width"), 65);
@@ -243,6 +251,7 @@ TEST(CliCameraRaw, TheDemosaicedImageIsAnImageLikeAnyOther) {
     ASSERT_EQ(scope.exit_code, 0) << scope.err;
     EXPECT_EQ(parse_json(scope.out).at("planes").size(), 3u);
 }
+    EXPECT_EQ(scope.err, "");
 
 TEST(CliCameraRaw, BenchTimesTheMosaicAndTheDemosaicedImageVerified) {
     const Dng d(odd_rggb());

@@ -80,12 +80,13 @@ void open_camera_raw(OpenedMedia& opened, const hs::media::Source& source,
                      hs::media::CameraRawView view) {
     hs::media::CameraRawReader reader(source);
     auto info = std::make_shared<const hs::media::CameraRawInfo>(reader.info());
-    for (const auto& note : reader.notes()) opened.info.notes << QString::fromStdString(note);
-    if (view == hs::media::CameraRawView::Cfa && !info->mosaic_problem.empty()) {
-        view = hs::media::CameraRawView::Rgb;
+    const bool no_mosaic = view == hs::media::CameraRawView::Cfa && !info->mosaic_problem.empty();
+    if (no_mosaic) view = hs::media::CameraRawView::Rgb;
+    // Only the notes of the view shown: the mosaic's say nothing of the demosaiced image.
+    for (const auto& note : reader.notes(view)) opened.info.notes << QString::fromStdString(note);
+    if (no_mosaic)
         opened.info.notes << QObject::tr("No 2x2 Bayer mosaic (%1): showing the demosaiced image")
                                  .arg(QString::fromStdString(info->mosaic_problem));
-    }
     opened.first = reader.view(view);
     MediaInfo& m = opened.info;
     m.format = QString::fromStdString(info->format);

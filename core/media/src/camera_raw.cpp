@@ -205,6 +205,8 @@ struct CameraRawReader::Impl {
     DecodeOptions options;
     CameraRawInfo info;
     std::vector<std::string> notes;
+    // Of the Cfa view only: its levels, depth and the photosites it leaves out.
+    std::vector<std::string> mosaic_notes;
     bool corrupt = false;
     // What LibRaw's data callback reported: the first problem, in our words.
     std::string data_problem;
@@ -471,9 +473,10 @@ struct CameraRawReader::Impl {
         for (int i = 0; i < 4; ++i) {
             info.black[i] = lo[i] == std::numeric_limits<std::uint32_t>::max() ? c.black : lo[i];
             if (hi[i] > lo[i] && lo[i] != std::numeric_limits<std::uint32_t>::max())
-                notes.push_back("the black level of " + std::string(kCfaColours[i].name) +
-                                " varies from " + std::to_string(lo[i]) + " to " +
-                                std::to_string(hi[i]) + " over the sensor: the lowest is given");
+                mosaic_notes.push_back("the black level of " + std::string(kCfaColours[i].name) +
+                                       " varies from " + std::to_string(lo[i]) + " to " +
+                                       std::to_string(hi[i]) +
+                                       " over the sensor: the lowest is given");
         }
         if (info.cfa_pattern.empty())
             for (auto& b : info.black) b = c.black;
@@ -511,9 +514,10 @@ struct CameraRawReader::Impl {
             }
             if (bits_for(most) > info.sensor_depth) {
                 info.sensor_depth = bits_for(most);
-                notes.push_back("photosites reach " + std::to_string(most) +
-                                ", above the white level " + std::to_string(info.white) +
-                                ": counted over " + std::to_string(info.sensor_depth) + " bits");
+                mosaic_notes.push_back("photosites reach " + std::to_string(most) +
+                                       ", above the white level " + std::to_string(info.white) +
+                                       ": counted over " + std::to_string(info.sensor_depth) +
+                                       " bits");
             }
         }
         if (info.sensor_depth > 16)
@@ -526,7 +530,7 @@ struct CameraRawReader::Impl {
                 info.mosaic_problem = "its visible area (" + std::to_string(v.width) + "x" +
                                       std::to_string(v.height) + ") holds no whole 2x2 quad";
             else if (info.left_out > 0)
-                notes.push_back(
+                mosaic_notes.push_back(
                     "the visible area is " + std::to_string(v.width) + "x" +
                     std::to_string(v.height) + " photosites: its last " +
                     (v.width % 2 && v.height % 2 ? "column and row hold "
@@ -656,8 +660,11 @@ Image CameraRawReader::view(CameraRawView view) {
     return view == CameraRawView::Cfa ? mosaic() : demosaiced();
 }
 
-const std::vector<std::string>& CameraRawReader::notes() const {
-    return impl_->notes;
+std::vector<std::string> CameraRawReader::notes(CameraRawView view) const {
+    std::vector<std::string> out = impl_->notes;
+    if (view == CameraRawView::Cfa)
+        out.insert(out.end(), impl_->mosaic_notes.begin(), impl_->mosaic_notes.end());
+    return out;
 }
 
 bool CameraRawReader::corrupt() const {

@@ -502,7 +502,11 @@ class CameraRawReader {
     Image demosaiced();
     // The view asked for.
     Image view(CameraRawView view);
-    const std::vector<std::string>& notes() const;
+    // What a user of `view` is told: the file's notes (data kept with --allow-corrupt, bytes
+    // past the declared size) and, of the Cfa view, the mosaic's (a black level that varies,
+    // photosites above the white level that deepen it, photosites of no whole quad), which say
+    // nothing of the demosaiced image.
+    std::vector<std::string> notes(CameraRawView view) const;
     bool corrupt() const;
 
   private:
