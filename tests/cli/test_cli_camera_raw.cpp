@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <memory>
 
 #include "camera_raw_dng.hpp"
 #include "cli_helpers.hpp"
@@ -224,7 +225,6 @@ TEST(CliCameraRaw, TheDemosaicedImageIsAnImageLikeAnyOther) {
     EXPECT_EQ(ch[1].at("name"), "g");
     EXPECT_EQ(ch[1].at("total"), 65 * 47);
     EXPECT_FALSE(ch[1].contains("black"));
-
     // The mosaic's notes (its depth deepened by photosites above white, the photosites of no
     // whole quad) say nothing of this view: none is told, by any command that reads it.
     EXPECT_EQ(j.at("notes"), hs::cli::Json::array());
@@ -232,12 +232,13 @@ TEST(CliCameraRaw, TheDemosaicedImageIsAnImageLikeAnyOther) {
     const auto rgb_info = run_cli("info " + quote(d.path) + " --camera-raw rgb");
     ASSERT_EQ(rgb_info.exit_code, 0) << rgb_info.err;
     EXPECT_EQ(rgb_info.out.find("note:"), std::string::npos) << rgb_info.out;
+
     // equalize works on it (and refuses the mosaic), into a 16-bit PNG of its size.
     const fs::path out = d.scratch.path / "eq.png";
     const auto eq = run_cli("equalize " + quote(d.path) + " -o " + quote(out));
     ASSERT_EQ(eq.exit_code, 0) << eq.err;
-    const auto info = run_cli("info " + quote(out) + " --format json");
     EXPECT_EQ(eq.err, "");
+    const auto info = run_cli("info " + quote(out) + " --format json");
     ASSERT_EQ(info.exit_code, 0) << info.err;
     const auto ij = parse_json(info.out);
     EXPECT_EQ(ij.at("width"), 65);
@@ -250,8 +251,8 @@ TEST(CliCameraRaw, TheDemosaicedImageIsAnImageLikeAnyOther) {
     const auto scope = run_cli("scope " + quote(d.path) + " --kind parade --format json");
     ASSERT_EQ(scope.exit_code, 0) << scope.err;
     EXPECT_EQ(parse_json(scope.out).at("planes").size(), 3u);
-}
     EXPECT_EQ(scope.err, "");
+}
 
 TEST(CliCameraRaw, BenchTimesTheMosaicAndTheDemosaicedImageVerified) {
     const Dng d(odd_rggb());
@@ -283,6 +284,41 @@ TEST(CliCameraRaw, StandardInputAndPipesGiveTheFilesCounts) {
     EXPECT_EQ(pj.at("input"), "-");
     EXPECT_EQ(pj.at("channels"), fj.at("channels"));
     EXPECT_EQ(pj.at("camera_raw"), fj.at("camera_raw"));
+}
+
+// LibRaw's X-Trans demosaic works in tiles of 512x512 photosites and takes the usual colour
+// proportions only: other sensors are refused as what they are, before LibRaw calls them corrupt.
+TEST(CliCameraRaw, AnXTransSensorLibRawCannotDemosaicIsSaidSo) {
+    const std::string xtrans = "GGRGGBGGBGGRBRGRBGGGBGGRGGRGGBRBGBRG";
+    const auto dng = [&](int width, int height, const std::string& pattern) {
+        DngSpec spec;
+        spec.width = width;
+        spec.height = height;
+        spec.pattern = pattern;
+        return std::make_unique<Dng>(spec);
+    };
+    const auto small = dng(240, 512, xtrans);
+    ASSERT_EQ(small->error, "");
+    const auto info = run_cli("info " + quote(small->path) + " --format json");
+    ASSERT_EQ(info.exit_code, 0) << info.err;
+    const std::string too_small =
+        "cannot be demosaiced: its X-Trans sensor is 240x512 photosites, and LibRaw demosaics "
+        "X-Trans only from 512x512 photosites (its tile) up";
+    expect_refused(run_cli("hist " + quote(small->path)), "hist 240x512", too_small);
+    expect_refused(
+        run_cli("equalize " + quote(small->path) + " -o " + quote(small->scratch.path / "eq.png")),
+        "equalize 240x512", too_small);
+    const auto odd = dng(512, 512, "RGBRGBGBRGBRBRGBRGRGBRGBGBRGBRBRGBRG");
+    ASSERT_EQ(odd->error, "");
+    expect_refused(run_cli("hist " + quote(odd->path)), "12 of each",
+                   "cannot be demosaiced: its X-Trans pattern holds 12 red, 12 green and 12 blue "
+                   "photosites of 36");
+    // The smallest LibRaw demosaics.
+    const auto least = dng(512, 512, xtrans);
+    ASSERT_EQ(least->error, "");
+    const auto hist = run_cli("hist " + quote(least->path) + " --format json");
+    ASSERT_EQ(hist.exit_code, 0) << hist.err;
+    EXPECT_EQ(parse_json(hist.out).at("channels")[0].at("total"), 512 * 512);
 }
 
 TEST(CliCameraRaw, ACfaWithAColourOtherThanRgbHasNoMosaic) {

@@ -570,7 +570,34 @@ struct CameraRawReader::Impl {
         return out;
     }
 
+    // Why LibRaw cannot demosaic the sensor's data, or "": its X-Trans demosaic refuses, as
+    // corrupt data ("Input/output error"), a sensor smaller than its tile of 512x512 photosites
+    // and a 6x6 pattern of other proportions than 6 to 10 red, 16 to 24 green and 6 to 10 blue
+    // photosites.
+    std::string demosaic_problem() const {
+        const libraw_data_t& d = raw->imgdata;
+        if (d.idata.filters != 9) return {};
+        if (d.sizes.width < LIBRAW_AHD_TILE || d.sizes.height < LIBRAW_AHD_TILE)
+            return "its X-Trans sensor is " + std::to_string(d.sizes.width) + "x" +
+                   std::to_string(d.sizes.height) +
+                   " photosites, and LibRaw demosaics X-Trans only from " +
+                   std::to_string(LIBRAW_AHD_TILE) + "x" + std::to_string(LIBRAW_AHD_TILE) +
+                   " photosites (its tile) up";
+        int count[4] = {};
+        for (const auto& row : d.idata.xtrans)
+            for (const char colour : row) ++count[colour & 3];
+        if (count[0] < 6 || count[0] > 10 || count[1] < 16 || count[1] > 24 || count[2] < 6 ||
+            count[2] > 10 || count[3] != 0)
+            return "its X-Trans pattern holds " + std::to_string(count[0]) + " red, " +
+                   std::to_string(count[1]) + " green and " + std::to_string(count[2]) +
+                   " blue photosites of 36, and LibRaw demosaics X-Trans only with 6 to 10 red, "
+                   "16 to 24 green and 6 to 10 blue";
+        return {};
+    }
+
     Image demosaiced() {
+        if (const std::string problem = demosaic_problem(); !problem.empty())
+            throw InputError(name + " cannot be demosaiced: " + problem);
         libraw_output_params_t& p = raw->imgdata.params;
         p.output_bps = 16;
         p.gamm[0] = 1.0;  // linear: no transfer curve
