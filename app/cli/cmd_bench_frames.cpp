@@ -193,7 +193,11 @@ int run_bench_frames(const Context& ctx, const BenchCommand& cmd) {
         scopes.push_back(spec.describe(config.counted_shape().width));
     j["scopes"] = std::move(scopes);
     j["equalizer"] = stream->equalizer();
-    j["equalize"] = config.equalize ? Json("global, luma, strength 1") : Json();
+    j["equalize"] =
+        config.equalize
+            ? Json("global, " + equalize_space(EqualizeSpace::Luma, config.format.channels) +
+                   ", strength 1")
+            : Json();
     j["frames"] = stats.frames;
     j["ok"] = stats.ok;
     j["failed"] = stats.failed;

@@ -146,7 +146,7 @@ std::string report_json(const Report& rep, bool timing) {
     j["input"] = rep.input;
     j["output"] = rep.output;
     j["mode"] = mode_name(r.mode);
-    j["space"] = space_name(r.space);
+    j["space"] = equalize_space(r.space, r.image.channels);
     j["kernel"] = rep.kernel;
     j["width"] = r.image.width;
     j["height"] = r.image.height;
@@ -169,9 +169,9 @@ std::string report_text(const Report& rep) {
     const EqualizeRequest& r = *rep.request;
     std::ostringstream os;
     os << "# " << rep.input << " -> " << rep.output << ": " << mode_name(r.mode) << ", "
-       << space_name(r.space) << ", kernel " << rep.kernel << ", " << r.image.width << "x"
-       << r.image.height << ", " << r.image.channels << " channel(s), " << r.image.bit_depth
-       << "-bit"
+       << equalize_space(r.space, r.image.channels) << ", kernel " << rep.kernel << ", "
+       << r.image.width << "x" << r.image.height << ", " << r.image.channels << " channel(s), "
+       << r.image.bit_depth << "-bit"
        << (rep.repeat > 1 ? ", engine stages: medians of " + std::to_string(rep.repeat) + " runs"
                           : std::string())
        << "\n";
@@ -333,7 +333,7 @@ int run_equalize_frames(const Context& ctx, const EqualizeCommand& cmd) {
         j["input"] = source.name();
         j["output"] = output;
         j["mode"] = mode_name(request.mode);
-        j["space"] = space_name(request.space);
+        j["space"] = equalize_space(request.space, f.channels);
         j["kernel"] = stream->equalizer();
         j["stream_engine"] = std::string(streamer.name());
         j["width"] = f.width;
@@ -360,8 +360,9 @@ int run_equalize_frames(const Context& ctx, const EqualizeCommand& cmd) {
             std::ostringstream os;
             os << "# " << source.name() << " -> " << output << ": " << stats.ok << " of "
                << stats.frames << " frames equalized (" << mode_name(request.mode) << ", "
-               << space_name(request.space) << ") by '" << stream->equalizer() << "' on the '"
-               << streamer.name() << "' stream engine; per-frame stages are medians\n";
+               << equalize_space(request.space, f.channels) << ") by '" << stream->equalizer()
+               << "' on the '" << streamer.name()
+               << "' stream engine; per-frame stages are medians\n";
             for (const auto& [name, v] : j.at("timing_ms").items())
                 os << name << "\t" << v.get<double>() << " ms\n";
             write_output("", os.str());

@@ -105,6 +105,10 @@ std::string channel_list(const std::vector<Channel>& channels, bool cfa) {
     return s;
 }
 
+std::string equalize_space(EqualizeSpace space, int channels) {
+    return channels == 1 ? "gray" : std::string(space_name(space));
+}
+
 Json timing_json(const std::vector<StageTime>& stages, std::optional<double> total_ms) {
     Json t = Json::object();
     if (total_ms) t["total"] = *total_ms;

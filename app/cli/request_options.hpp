@@ -1,5 +1,6 @@
 #pragma once
-// The histogram request of `hist` and `bench`: channels, --bins, --range, --edges, --saturate.
+// The histogram request of `hist` and `bench`: channels, --bins, --range, --edges, --saturate;
+// and what the reports of several commands share.
 
 #include <optional>
 #include <string>
@@ -36,6 +37,10 @@ StreamConfig histogram_stream_config(const SpecOptions& spec, const std::string&
 Json spec_json(const HistogramSpec& spec);
 // "r,g,b": the channels' names, comma-separated (of a CFA mosaic, "r,g1,g2,b").
 std::string channel_list(const std::vector<Channel>& channels, bool cfa = false);
+
+// The space an equalization works in, as the reports name it: --space's ("luma", "rgb"), or
+// "gray" for a one-channel image, which is equalized as it is whatever --space says.
+std::string equalize_space(EqualizeSpace space, int channels);
 
 // {"total": total_ms (when given), then each stage's name: its milliseconds}.
 Json timing_json(const std::vector<StageTime>& stages, std::optional<double> total_ms = {});

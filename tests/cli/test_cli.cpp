@@ -170,6 +170,39 @@ TEST(CliRaw, OneBinPerCodeValueOfTheRangeCounted) {
     }
 }
 
+// A one-channel image is equalized as it is: the reports name its space gray, not --space's.
+TEST(CliRaw, EqualizeReportsNameTheSpaceOfAGrayImageGray) {
+    const Scratch dir("eq-space");
+    const auto gray = write_raw_file(ramp(8, 4, 1, SampleType::U8, 8), dir.path / "gray.raw");
+    const auto rgb = write_raw_file(ramp(8, 4, 3, SampleType::U8, 8), dir.path / "rgb.raw");
+    const auto out = quote(dir.path / "out.raw");
+    const auto report = [&](const std::string& args) {
+        const auto r = run_cli(args);
+        EXPECT_EQ(r.exit_code, 0) << args << "\n" << r.err;
+        return r.out;
+    };
+    const std::string g = "--raw 8x4x1:u8 " + quote(gray), c = "--raw 8x4x3:u8 " + quote(rgb);
+    EXPECT_NE(report("equalize " + g + " -o " + out + " --timing").find(": global, gray, kernel"),
+              std::string::npos);
+    for (const char* space : {"", " --space rgb", " --space luma"})
+        EXPECT_EQ(parse_json(report("equalize " + g + " -o " + out + " --format json" + space))
+                      .at("space"),
+                  "gray")
+            << space;
+    EXPECT_EQ(parse_json(report("equalize " + c + " -o " + out + " --format json")).at("space"),
+              "luma");
+    EXPECT_NE(report("equalize " + g + " --per-frame -o " + out + " --timing")
+                  .find("equalized (global, gray)"),
+              std::string::npos);
+    EXPECT_EQ(parse_json(report("equalize " + g + " --per-frame -o " + out + " --format json"))
+                  .at("space"),
+              "gray");
+    EXPECT_EQ(parse_json(report("bench " + g + " --stream --format json")).at("equalize"),
+              "global, gray, strength 1");
+    EXPECT_EQ(parse_json(report("bench " + c + " --stream --format json")).at("equalize"),
+              "global, luma, strength 1");
+}
+
 // Without --format, the format is what -o's extension names where the command writes it; an
 // extension that names another format than --format, or one the command does not write, is a
 // usage error, and nothing is written.
