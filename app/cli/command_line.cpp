@@ -12,6 +12,7 @@
 #include <system_error>
 #include <tuple>
 
+#include "commands.hpp"
 #include "histoscope/core/error.hpp"
 #include "histoscope/core/histogram.hpp"
 #include "histoscope/core/scopes.hpp"
@@ -65,7 +66,8 @@ constexpr bool kIsOptional<std::optional<T>> = true;
 // before parsing, shown in the help; CLI11 checks a value before it lands in its field.
 class Declare {
   public:
-    using Outputs = std::vector<std::tuple<std::string, OutputOptions*, std::vector<std::string>>>;
+    using Outputs = std::vector<
+        std::tuple<std::string, OutputOptions*, std::vector<std::string>, const InputOptions*>>;
     Declare(CLI::App& command, std::vector<std::pair<const CLI::Option*, bool*>>& given,
             std::vector<const CLI::Option*>& lists, Outputs& outputs)
         : c_(command), given_(given), lists_(lists), outputs_(outputs) {}
@@ -196,10 +198,12 @@ class Declare {
 
     // --format and -o. `by_name`: -o's extension names the format (.json, .csv, .txt, .png)
     // unless --format does; false where -o is no output of --format (equalize's picture).
+    // `input`: the command's inputs, which -o may not name.
     CLI::Option* output(OutputOptions& out, const std::vector<std::string>& formats,
-                        const std::string& format_help, bool by_name = true) {
+                        const std::string& format_help, const InputOptions* input,
+                        bool by_name = true) {
         choice("--format", out.format, formats, "format", format_help);
-        if (by_name) outputs_.emplace_back(c_.get_name(), &out, formats);
+        if (by_name) outputs_.emplace_back(c_.get_name(), &out, formats, input);
         return c_
             .add_option("-o", out.path,
                         "write to FILE (replaced atomically; never one of the inputs) instead of "
@@ -377,7 +381,8 @@ CommandLine::CommandLine()
         &o.info.input.files, kOneInput);
     input(info, o.info.input);
     info.output(o.info.output, {"text", "json"},
-                "output format (without it, what -o's extension names: .txt, .json)");
+                "output format (without it, what -o's extension names: .txt, .json)",
+                &o.info.input);
 
     HistCommand& h = o.hist;
     Declare hist = command("hist", "the histograms of a photo, a frame, or every frame",
@@ -396,7 +401,8 @@ CommandLine::CommandLine()
     hist.flag("--per-frame", h.per_frame, "one row per frame of a video or raw stream");
     region(hist, h.roi);
     hist.output(h.output, {"text", "csv", "json"},
-                "output format (without it, what -o's extension names: .txt, .csv, .json)");
+                "output format (without it, what -o's extension names: .txt, .csv, .json)",
+                &h.input);
 
     EqualizeCommand& e = o.equalize;
     Declare equalize = command(
@@ -441,7 +447,7 @@ CommandLine::CommandLine()
     equalize.integer("--repeat", e.repeat, 1, 1000, "equalize N times and report the median time");
     equalize.flag("--timing", e.timing, "report the time of each stage");
     equalize.flag("--per-frame", e.per_frame, "equalize every frame of a raw stream");
-    equalize.output(e.output, {"text", "json"}, "output format", false);
+    equalize.output(e.output, {"text", "json"}, "output format", &e.input, false);
 
     ScopeCommand& s = o.scope;
     Declare scope =
@@ -468,12 +474,13 @@ CommandLine::CommandLine()
         ->type_name("NAME");
     scope.output(s.output, {"json", "csv", "png"},
                  "json, csv, or png: the scope drawn with log brightness (without it, what -o's "
-                 "extension names: .json, .csv, .png)");
+                 "extension names: .json, .csv, .png)",
+                 &s.input);
 
     Declare kernels = command(
         "kernels", "the histogram engines and equalizers, and whether they run here", nullptr, "");
     kernels.output(o.kernels.output, {"text", "json"},
-                   "output format (without it, what -o's extension names: .txt, .json)");
+                   "output format (without it, what -o's extension names: .txt, .json)", nullptr);
 
     BenchCommand& b = o.bench;
     Declare bench =
@@ -539,7 +546,8 @@ CommandLine::CommandLine()
     bench.integer("--depth-in-flight", b.depth_in_flight, 2, 16, "stream: frames in flight");
     bench.output(b.output, {"table", "csv", "json"},
                  "output format, a stream's table or json (without it, what -o's extension "
-                 "names: .txt, .csv, .json)");
+                 "names: .txt, .csv, .json)",
+                 &b.input);
 }
 
 CommandLine::~CommandLine() = default;
@@ -618,8 +626,12 @@ std::string CommandLine::parse(const std::vector<std::string>& arguments) {
         if (std::count(order.begin(), order.end(), list) > 1)
             throw UsageError("option " + list->get_name() + " is given twice");
     for (const auto& [option, given] : given_) *given = option->count() > 0;
-    for (const auto& [name, output, formats] : outputs_)
-        if (name == command.get_name()) settle_format(name, *output, formats);
+    for (const auto& [name, output, formats, inputs] : outputs_) {
+        if (name != command.get_name()) continue;
+        // An -o that is one of the inputs is said as such, whatever its extension names.
+        if (inputs) refuse_output_onto_input(*inputs, output->path);
+        settle_format(name, *output, formats);
+    }
     return command.get_name();
 }
 

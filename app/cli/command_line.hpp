@@ -47,8 +47,11 @@ class CommandLine {
     std::vector<std::pair<const CLI::Option*, bool*>> given_;
     std::vector<const CLI::Option*> lists_;
     // Each command's output whose format -o's extension names (.json, .csv, .txt, .png): the
-    // command, its output and the formats it writes.
-    std::vector<std::tuple<std::string, OutputOptions*, std::vector<std::string>>> outputs_;
+    // command, its output, the formats it writes and its inputs (none for kernels), which -o
+    // may not name.
+    std::vector<
+        std::tuple<std::string, OutputOptions*, std::vector<std::string>, const InputOptions*>>
+        outputs_;
 };
 
 }  // namespace hs::cli
