@@ -122,8 +122,10 @@ int run_bench(const Context& ctx, const BenchCommand& cmd) {
           std::pair{cmd.no_equalize, "--no-equalize"}})
         if (given)
             throw UsageError(std::string(option) +
-                             " applies to the stream benchmark (a video, or "
-                             "--stream)");
+                             (cmd.frame.given
+                                  ? " applies to the stream benchmark, and --frame N benchmarks "
+                                    "one frame: give one of them"
+                                  : " applies to the stream benchmark (a video, or --stream)"));
     const std::string& format = cmd.output.format.value;
     if (scope_kind && cmd.spec.given())
         throw UsageError(

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <map>
 #include <sstream>
@@ -91,8 +92,14 @@ std::int64_t verify(const InputOptions& input, FrameStream& stream, std::int64_t
 int run_bench_frames(const Context& ctx, const BenchCommand& cmd) {
     const std::string& format = cmd.output.format.value;
     if (format != "table" && format != "json")
-        throw UsageError("--format for a stream benchmark must be table or json, not '" + format +
-                         "'");
+        throw UsageError(
+            cmd.output.format.given
+                ? "--format for a stream benchmark must be table or json, not '" + format + "'"
+                : "-o " + cmd.output.path + " names a " + format +
+                      " file, which a stream benchmark does not write: name it " +
+                      std::filesystem::path(cmd.output.path).replace_extension(".txt").string() +
+                      " or " +
+                      std::filesystem::path(cmd.output.path).replace_extension(".json").string());
     // (--pixels, --depth and --channels need --synthetic.)
     for (const auto& [given, option] :
          {std::pair{cmd.synthetic.has_value(), "--synthetic"},
@@ -186,7 +193,11 @@ int run_bench_frames(const Context& ctx, const BenchCommand& cmd) {
         scopes.push_back(spec.describe(config.counted_shape().width));
     j["scopes"] = std::move(scopes);
     j["equalizer"] = stream->equalizer();
-    j["equalize"] = config.equalize ? Json("global, luma, strength 1") : Json();
+    j["equalize"] =
+        config.equalize
+            ? Json("global, " + equalize_space(EqualizeSpace::Luma, config.format.channels) +
+                   ", strength 1")
+            : Json();
     j["frames"] = stats.frames;
     j["ok"] = stats.ok;
     j["failed"] = stats.failed;

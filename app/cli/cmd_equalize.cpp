@@ -148,7 +148,7 @@ std::string report_json(const Report& rep, bool timing) {
     j["input"] = rep.input;
     j["output"] = rep.output;
     j["mode"] = mode_name(r.mode);
-    j["space"] = space_name(r.space);
+    j["space"] = equalize_space(r.space, r.image.channels);
     j["kernel"] = rep.kernel;
     j["width"] = r.image.width;
     j["height"] = r.image.height;
@@ -171,9 +171,9 @@ std::string report_text(const Report& rep) {
     const EqualizeRequest& r = *rep.request;
     std::ostringstream os;
     os << "# " << rep.input << " -> " << rep.output << ": " << mode_name(r.mode) << ", "
-       << space_name(r.space) << ", kernel " << rep.kernel << ", " << r.image.width << "x"
-       << r.image.height << ", " << r.image.channels << " channel(s), " << r.image.bit_depth
-       << "-bit"
+       << equalize_space(r.space, r.image.channels) << ", kernel " << rep.kernel << ", "
+       << r.image.width << "x" << r.image.height << ", " << r.image.channels << " channel(s), "
+       << r.image.bit_depth << "-bit"
        << (rep.repeat > 1 ? ", engine stages: medians of " + std::to_string(rep.repeat) + " runs"
                           : std::string())
        << "\n";
@@ -321,12 +321,22 @@ int run_equalize(const Context& ctx, const EqualizeCommand& cmd) {
     // A video equalizes into a video, unless --frame picks one of its frames.
     if (cmd.per_frame || (input_is_video(cmd.input) && !cmd.frame.given))
         return run_equalize_frames(ctx, cmd);
-    if (cmd.frames) throw UsageError("--frames N applies to videos and --per-frame");
+    // One image: --frame N of a video, a raw stream's frame without --per-frame, or a photo.
+    if (cmd.frames)
+        throw UsageError(cmd.frame.given
+                             ? "--frames N limits the frames of a stream, and --frame N picks one "
+                               "frame: give one of them"
+                             : "--frames N applies to streams (a video, or --per-frame), not to "
+                               "one image");
     const std::string& format = cmd.output.format.value;
     const std::string& output = cmd.output.path;
     if (output.empty() || output == "-")
         throw UsageError("equalize needs an output image file: -o OUT.png");
-    if (!is_raw_output(output)) media::check_image_output(output);  // before reading anything
+    if (!is_raw_output(output)) {  // before reading anything
+        std::vector<std::string> offered = media::image_output_extensions();
+        offered.emplace_back(".raw");
+        media::check_image_output(output, offered);
+    }
     EqualizeRequest request = equalize_request(cmd);
     EqualizeEngine& engine = available_equalizer(ctx, cmd.kernel);
     const int repeat = cmd.repeat.value;
@@ -394,7 +404,9 @@ int run_equalize_frames(const Context& ctx, const EqualizeCommand& cmd) {
             output + "'");
     if (cmd.frame.given)
         throw UsageError("--frame N picks one frame; --per-frame equalizes every frame");
-    if (cmd.repeat.given) throw UsageError("--repeat applies to one image");
+    if (cmd.repeat.given)
+        throw UsageError(
+            "--repeat applies to one image (a photo, or --frame N of a video), not to a stream");
     if (cmd.depth)
         throw UsageError(
             "--depth sets a float image's tone-mapped depth; equalized frames keep "
@@ -460,7 +472,7 @@ int run_equalize_frames(const Context& ctx, const EqualizeCommand& cmd) {
         j["input"] = source.name();
         j["output"] = output;
         j["mode"] = mode_name(request.mode);
-        j["space"] = space_name(request.space);
+        j["space"] = equalize_space(request.space, f.channels);
         j["kernel"] = stream->equalizer();
         j["stream_engine"] = std::string(streamer.name());
         j["width"] = f.width;
@@ -487,8 +499,9 @@ int run_equalize_frames(const Context& ctx, const EqualizeCommand& cmd) {
             std::ostringstream os;
             os << "# " << source.name() << " -> " << output << ": " << stats.ok << " of "
                << stats.frames << " frames equalized (" << mode_name(request.mode) << ", "
-               << space_name(request.space) << ") by '" << stream->equalizer() << "' on the '"
-               << streamer.name() << "' stream engine; per-frame stages are medians\n";
+               << equalize_space(request.space, f.channels) << ") by '" << stream->equalizer()
+               << "' on the '" << streamer.name()
+               << "' stream engine; per-frame stages are medians\n";
             for (const auto& [name, v] : j.at("timing_ms").items())
                 os << name << "\t" << v.get<double>() << " ms\n";
             write_output("", os.str());

@@ -146,7 +146,12 @@ int run_hist(const Context& ctx, const HistCommand& cmd) {
         }
     }
     std::size_t next_plane = wants.rgb ? 1 : 0;
-    for (const auto& [is_plane, k] : selection.ordered(request.channels.size())) {
+    const auto channels_of = [&](const std::string& list) {
+        return (in.cfa() ? media::parse_cfa_channels(list)
+                         : parse_channel_list(list, image.channels, image.type))
+            .size();
+    };
+    for (const auto& [is_plane, k] : selection.ordered(channels_of)) {
         if (is_plane) {
             const int p = selection.planes[static_cast<std::size_t>(k)];
             HistogramResult& r = results[next_plane++];

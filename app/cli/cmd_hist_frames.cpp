@@ -82,7 +82,9 @@ int run_hist_frames(const Context& ctx, const HistCommand& cmd) {
     const media::VideoCoding* coding = source.coding();
 
     // The columns in the order listed.
-    const std::vector<std::pair<bool, int>> order = selection.ordered(config.channels.size());
+    const std::vector<std::pair<bool, int>> order = selection.ordered([&](const std::string& list) {
+        return parse_channel_list(list, f.channels, f.type).size();
+    });
     std::vector<std::string> names;
     for (const auto& [is_plane, k] : order)
         names.push_back(

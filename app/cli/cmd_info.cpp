@@ -26,6 +26,7 @@ int run_info(const Context&, const InfoCommand& cmd) {
         Json j = input_json(in.name, in.kind, in.format, v);
         j["channels"] = v.channels;
         j["frames"] = in.frames;
+        if (in.kind == "raw") j["extra_bytes"] = in.extra_bytes;
         if (in.kind == "video") {
             j["frames_counted"] = in.frames_counted;
             j["frames_in_file"] = in.frames_in_file;
@@ -45,7 +46,10 @@ int run_info(const Context&, const InfoCommand& cmd) {
            << "  channels: " << v.channels
            << (in.cfa() ? " (r, g1, g2, b: the CFA mosaic's 2x2 quads)" : "") << "\n"
            << "  frames:   " << in.frames
-           << (in.frames_counted ? " (counted: the container stores no count)" : "") << "\n";
+           << (in.frames_counted ? " (counted: the container stores no count)" : "");
+        if (in.extra_bytes > 0)
+            os << " whole, then " << in.extra_bytes << " bytes of a truncated frame " << in.frames;
+        os << "\n";
         if (in.kind == "video") {
             const media::VideoCoding& c = *in.coding;
             os << "  in file:  " << in.frames_in_file << "\n"

@@ -1,8 +1,7 @@
 // histoscope-cli scope: the waveform, RGB parade or vectorscope of a photo or a frame (of a
 // region), as JSON or CSV counts or as the picture a user sees (PNG).
 
-#include <cctype>
-#include <filesystem>
+#include <algorithm>
 #include <iostream>
 #include <sstream>
 
@@ -12,6 +11,7 @@
 #include "histoscope/report/bench_report.hpp"
 #include "input.hpp"
 #include "json.hpp"
+#include "planes.hpp"
 #include "request_options.hpp"
 #include "scope_options.hpp"
 
@@ -58,44 +58,46 @@ Json plane_json(const ScopePlane& p) {
 int run_scope(const Context& ctx, const ScopeCommand& cmd) {
     refuse_output_onto_input(cmd.input, cmd.output.path);
     const std::string& path = cmd.output.path;
-    // The picture's format from the name, as for images (any case); a scope picture is a PNG.
-    std::string extension = std::filesystem::path(path).extension().string();
-    for (char& c : extension) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    const std::string format = cmd.output.format.given || extension != ".png"
-                                   ? cmd.output.format.value
-                                   : std::string("png");
-    if (!cmd.output.format.given &&
-        (extension == ".jpg" || extension == ".jpeg" || extension == ".tif" ||
-         extension == ".tiff" || extension == ".bmp" || extension == ".webp"))
-        throw UsageError("a scope is drawn as PNG: name the picture " +
-                         std::filesystem::path(path).replace_extension(".png").string() +
-                         " (or ask --format json|csv)");
+    // (-o's extension named the format already, or contradicted --format: command_line.cpp.)
+    const std::string& format = cmd.output.format.value;
     if (format == "png") {
         if (path.empty() || path == "-")
             throw UsageError("--format png writes a picture: name it with -o FILE.png");
-        media::check_image_output(path);
-    } else if (extension == ".png") {
-        // Text under a picture's name would open as a broken picture.
-        throw UsageError("-o " + path + " names a PNG picture, but --format " + format +
-                         " writes text: name it " +
-                         std::filesystem::path(path).replace_extension("." + format).string() +
-                         " (or ask --format png)");
+        media::check_image_output(path, {".png"});
     }
     const ScopeKind kind = cmd.kind;
 
-    // A camera raw file's demosaiced image: the scopes read R, G, B.
+    // A camera raw file's demosaiced image: the scopes read R, G, B. A video's coded plane
+    // (--channel y, cb or cr) is a one-channel image of its own size, whose waveform is drawn
+    // as a gray image's, as hist counts it.
+    const int plane = cmd.channel && is_plane_name(*cmd.channel)
+                          ? static_cast<int>(std::find(std::begin(kPlaneNames),
+                                                       std::end(kPlaneNames), *cmd.channel) -
+                                             std::begin(kPlaneNames))
+                          : -1;
+    if (plane >= 0 && kind != ScopeKind::Waveform)
+        throw UsageError("--channel applies to waveforms, not to a " +
+                         std::string(scope_kind_name(kind)));
     InputWants wants;
     wants.camera_raw = media::CameraRawView::Rgb;
     wants.cfa = false;
+    wants.planes = plane >= 0;
+    wants.rgb = plane < 0;
     const Input in = load_input(cmd.input, cmd.frame, false, wants);
-    const ImageView image = apply_region(cmd.roi, in.image.view());
-    const ScopeRequest request{image,
-                               scope_spec(cmd.scope, kind, image, {cmd.channel, "--channel"})};
+    const ImageView image =
+        plane >= 0 ? plane_views({in.planes[0].view(), in.planes[1].view(), in.planes[2].view()},
+                                 *in.coding, cmd.roi)[static_cast<std::size_t>(plane)]
+                   : apply_region(cmd.roi, in.image.view());
+    const ScopeRequest request{
+        image, scope_spec(cmd.scope, kind, image,
+                          {plane >= 0 ? std::nullopt : cmd.channel, "--channel", true})};
     request.spec.validate(image);
     ScopeEngine& engine = choose_scope_engine(ctx.registry, cmd.kernel, request);
     // Notes once the request stands: a usage error is the only line of a command refused.
     for (const auto& n : in.notes) diagnose("note", n);
-    const ScopeResult result = engine.compute(request);
+    ScopeResult result = engine.compute(request);
+    if (plane >= 0)
+        for (ScopePlane& p : result.planes) p.name = kPlaneNames[plane];
 
     if (format == "png") {
         media::write_image(path, scope_picture(result.planes, request.spec).view());
@@ -103,12 +105,13 @@ int run_scope(const Context& ctx, const ScopeCommand& cmd) {
     }
     std::string out;
     if (format == "json") {
-        Json j = input_json(in.name, in.kind, in.format, in.image.view());
+        Json j = input_json(in.name, in.kind, in.format, in.shape.shape());
         if (in.kind == "video" || in.kind == "raw") j["frame"] = in.frame;
-        j["image_channels"] = image.channels;
+        j["image_channels"] = in.shape.channels;
         j["corrupt"] = in.corrupt;
         j["region"] = region_json(cmd.roi);
         j["scope"] = scope_json(request.spec, image.width);
+        if (plane >= 0) j["scope"]["channel"] = kPlaneNames[plane];
         j["kernel"] = std::string(engine.name());
         j["timing_ms"] = timing_json(result.stages, result.total_ms);
         Json planes = Json::array();

@@ -2,13 +2,17 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cstdint>
+#include <filesystem>
 #include <initializer_list>
 #include <iostream>
 #include <optional>
 #include <system_error>
+#include <tuple>
 
+#include "commands.hpp"
 #include "histoscope/core/error.hpp"
 #include "histoscope/core/histogram.hpp"
 #include "histoscope/core/scopes.hpp"
@@ -63,9 +67,11 @@ constexpr bool kIsOptional<std::optional<T>> = true;
 // before parsing, shown in the help; CLI11 checks a value before it lands in its field.
 class Declare {
   public:
+    using Outputs = std::vector<
+        std::tuple<std::string, OutputOptions*, std::vector<std::string>, const InputOptions*>>;
     Declare(CLI::App& command, std::vector<std::pair<const CLI::Option*, bool*>>& given,
-            std::vector<const CLI::Option*>& lists)
-        : c_(command), given_(given), lists_(lists) {}
+            std::vector<const CLI::Option*>& lists, Outputs& outputs)
+        : c_(command), given_(given), lists_(lists), outputs_(outputs) {}
 
     template <typename T>
     CLI::Option* value(const std::string& name, T& field, const std::string& help) {
@@ -191,9 +197,14 @@ class Declare {
         return track(parsed(name, field.value, parse, type, help), field);
     }
 
+    // --format and -o. `by_name`: -o's extension names the format (.json, .csv, .txt, .png)
+    // unless --format does; false where -o is no output of --format (equalize's picture).
+    // `input`: the command's inputs, which -o may not name.
     CLI::Option* output(OutputOptions& out, const std::vector<std::string>& formats,
-                        const std::string& format_help) {
+                        const std::string& format_help, const InputOptions* input,
+                        bool by_name = true) {
         choice("--format", out.format, formats, "format", format_help);
+        if (by_name) outputs_.emplace_back(c_.get_name(), &out, formats, input);
         return c_
             .add_option("-o", out.path,
                         "write to FILE (replaced atomically; never one of the inputs) instead of "
@@ -218,7 +229,59 @@ class Declare {
     CLI::App& c_;
     std::vector<std::pair<const CLI::Option*, bool*>>& given_;
     std::vector<const CLI::Option*>& lists_;
+    Outputs& outputs_;
 };
+
+// The format -o's extension names (any case), or "" for another extension or none: ".json",
+// ".csv", ".txt" (the text of `formats`: "text", or bench's "table"), ".png", and the other
+// pictures by their extensions ("jpg", "tif", ...), which no text format is.
+std::string format_named(const std::string& path, const std::vector<std::string>& formats) {
+    std::string ext = std::filesystem::path(path).extension().string();
+    for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (ext == ".txt")
+        return std::find(formats.begin(), formats.end(), "table") != formats.end() ? "table"
+                                                                                   : "text";
+    for (const char* known : {".json", ".csv", ".png", ".jpg", ".jpeg", ".tif", ".tiff", ".bmp",
+                              ".webp", ".ppm", ".pgm", ".pnm"})
+        if (ext == known) return ext.substr(1);
+    return {};
+}
+
+// The extension of each format, for the names a message offers.
+std::string extension_of(const std::string& format) {
+    return format == "text" || format == "table" ? ".txt" : "." + format;
+}
+
+// Without --format, the format -o's extension names; an extension that names another format
+// than --format, or one the command does not write, is a usage error. -o without such an
+// extension (none, "-", a device, ".dat") leaves --format or its default.
+void settle_format(const std::string& command, OutputOptions& out,
+                   const std::vector<std::string>& formats) {
+    const std::string& path = out.path;
+    if (path.empty() || path == "-") return;
+    const std::string named = format_named(path, formats);
+    if (named.empty()) return;
+    const auto renamed = [&](const std::string& format) {
+        return std::filesystem::path(path).replace_extension(extension_of(format)).string();
+    };
+    if (std::find(formats.begin(), formats.end(), named) == formats.end()) {
+        std::string offered;
+        for (std::size_t i = 0; i < formats.size(); ++i)
+            offered += (i == 0                    ? ""
+                        : i + 1 == formats.size() ? " or "
+                                                  : ", ") +
+                       renamed(formats[i]);
+        throw UsageError("-o " + path + " names a " + named + " file, which " + command +
+                         " does not write: name it " + offered);
+    }
+    if (!out.format.given) {
+        out.format.value = named;
+    } else if (out.format.value != named) {
+        throw UsageError("-o " + path + " names a " + named + " file, but --format " +
+                         out.format.value + " was asked: name it " + renamed(out.format.value) +
+                         " (or leave --format out)");
+    }
+}
 
 // Photos and video; --raw reads raw frames from FILE or standard input.
 void input(Declare& d, InputOptions& in) {
@@ -247,7 +310,8 @@ void input(Declare& d, InputOptions& in) {
 void spec(Declare& d, SpecOptions& s) {
     CLI::Option* bins =
         d.integer("--bins", s.bins, 1, kMaxBins,
-                  "even bins (default 256; for the joint colour channel rgb, 2^24)");
+                  "even bins, at most one per code value (default 256, or the code values of "
+                  "a narrower --range; for the joint colour channel rgb, 2^24)");
     CLI::Option* range = d.parsed("--range", s.range, parse_range, "LO:HI",
                                   "integer range of the even bins, HI excluded (default "
                                   "0:2^depth); of a float image any numbers or fractions "
@@ -312,7 +376,7 @@ CommandLine::CommandLine()
             CLI::Option* file = c.add_option("FILE", *files, files_help)->type_name("");
             if (!many) file->expected(0, 1);
         }
-        return Declare(c, given_, lists_);
+        return Declare(c, given_, lists_, outputs_);
     };
     Commands& o = commands_;
 
@@ -322,7 +386,9 @@ CommandLine::CommandLine()
         "camera, exposure, CFA pattern, sensor depth and levels",
         &o.info.input.files, kOneInput);
     input(info, o.info.input);
-    info.output(o.info.output, {"text", "json"}, "output format");
+    info.output(o.info.output, {"text", "json"},
+                "output format (without it, what -o's extension names: .txt, .json)",
+                &o.info.input);
 
     HistCommand& h = o.hist;
     Declare hist = command("hist", "the histograms of a photo, a frame, or every frame",
@@ -340,7 +406,9 @@ CommandLine::CommandLine()
     hist.flag("--stats", h.stats, "mean, std, min, max, median, percentiles, clipped counts");
     hist.flag("--per-frame", h.per_frame, "one row per frame of a video or raw stream");
     region(hist, h.roi);
-    hist.output(h.output, {"text", "csv", "json"}, "output format");
+    hist.output(h.output, {"text", "csv", "json"},
+                "output format (without it, what -o's extension names: .txt, .csv, .json)",
+                &h.input);
 
     EqualizeCommand& e = o.equalize;
     Declare equalize = command("equalize",
@@ -389,7 +457,7 @@ CommandLine::CommandLine()
     equalize.integer("--repeat", e.repeat, 1, 1000, "equalize N times and report the median time");
     equalize.flag("--timing", e.timing, "report the time of each stage");
     equalize.flag("--per-frame", e.per_frame, "equalize every frame of a raw stream");
-    equalize.output(e.output, {"text", "json"}, "output format");
+    equalize.output(e.output, {"text", "json"}, "output format", &e.input, false);
 
     ScopeCommand& s = o.scope;
     Declare scope =
@@ -404,7 +472,7 @@ CommandLine::CommandLine()
     scope
         .value("--channel", s.channel,
                "waveform: r, g, b, a, gray, luma (Rec.601) or luma709 (default luma, gray for a "
-               "gray image)")
+               "gray image); of a video also y, cb or cr: its coded Y'CbCr plane")
         ->type_name("C");
     scope_shape(scope, s.scope,
                 {"waveform and parade: levels",
@@ -415,12 +483,14 @@ CommandLine::CommandLine()
     scope.value("--kernel", s.kernel, "the scope engine: auto (the GPU's when it runs), cpu, gpu")
         ->type_name("NAME");
     scope.output(s.output, {"json", "csv", "png"},
-                 "json, or png when -o names a .png file; png: the scope drawn with log "
-                 "brightness");
+                 "json, csv, or png: the scope drawn with log brightness (without it, what -o's "
+                 "extension names: .json, .csv, .png)",
+                 &s.input);
 
     Declare kernels = command(
         "kernels", "the histogram engines and equalizers, and whether they run here", nullptr, "");
-    kernels.output(o.kernels.output, {"text", "json"}, "output format");
+    kernels.output(o.kernels.output, {"text", "json"},
+                   "output format (without it, what -o's extension names: .txt, .json)", nullptr);
 
     BenchCommand& b = o.bench;
     Declare bench =
@@ -484,7 +554,10 @@ CommandLine::CommandLine()
     bench.integer("--verify-frames", b.verify_frames, 1, kMaxFrame,
                   "stream: check the first N frames against the CPU (default all)");
     bench.integer("--depth-in-flight", b.depth_in_flight, 2, 16, "stream: frames in flight");
-    bench.output(b.output, {"table", "csv", "json"}, "output format (a stream: table or json)");
+    bench.output(b.output, {"table", "csv", "json"},
+                 "output format, a stream's table or json (without it, what -o's extension "
+                 "names: .txt, .csv, .json)",
+                 &b.input);
 }
 
 CommandLine::~CommandLine() = default;
@@ -563,6 +636,12 @@ std::string CommandLine::parse(const std::vector<std::string>& arguments) {
         if (std::count(order.begin(), order.end(), list) > 1)
             throw UsageError("option " + list->get_name() + " is given twice");
     for (const auto& [option, given] : given_) *given = option->count() > 0;
+    for (const auto& [name, output, formats, inputs] : outputs_) {
+        if (name != command.get_name()) continue;
+        // An -o that is one of the inputs is said as such, whatever its extension names.
+        if (inputs) refuse_output_onto_input(*inputs, output->path);
+        settle_format(name, *output, formats);
+    }
     return command.get_name();
 }
 

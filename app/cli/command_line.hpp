@@ -6,6 +6,7 @@
 
 #include <memory>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -45,6 +46,12 @@ class CommandLine {
     // split at commas), which CLI11 lets repeat: parse() refuses them twice.
     std::vector<std::pair<const CLI::Option*, bool*>> given_;
     std::vector<const CLI::Option*> lists_;
+    // Each command's output whose format -o's extension names (.json, .csv, .txt, .png): the
+    // command, its output, the formats it writes and its inputs (none for kernels), which -o
+    // may not name.
+    std::vector<
+        std::tuple<std::string, OutputOptions*, std::vector<std::string>, const InputOptions*>>
+        outputs_;
 };
 
 }  // namespace hs::cli

@@ -46,7 +46,6 @@ void load_camera_raw(Input& in, const InputOptions& input, const media::Source& 
     const media::CameraRawInfo& info = reader.info();
     in.kind = "camera_raw";
     in.format = info.format;
-    in.notes = reader.notes();
     media::CameraRawView view = wants.camera_raw;
     if (input.camera_raw) {
         view = *input.camera_raw;
@@ -59,6 +58,9 @@ void load_camera_raw(Input& in, const InputOptions& input, const media::Source& 
         in.notes.push_back(source.name() + " has no 2x2 Bayer mosaic (" + info.mosaic_problem +
                            "): its demosaiced image is read");
     }
+    // Only the notes of the view read: the mosaic's say nothing of the demosaiced image.
+    const std::vector<std::string> notes = reader.notes(view);
+    in.notes.insert(in.notes.begin(), notes.begin(), notes.end());
     in.camera_raw = info;
     in.camera_view = view;
     if (view == media::CameraRawView::Cfa && !info.mosaic_problem.empty())
@@ -98,6 +100,8 @@ Input load_input(const InputOptions& input, std::int64_t frame, bool count_frame
         in.kind = "raw";
         in.format = media::to_string(format);
         in.frames = read.frames;
+        in.extra_bytes = read.extra_bytes;
+        if (!read.truncated.empty()) in.notes.push_back(read.truncated);
         in.image = std::move(read.image);
         in.shape = FrameFormat::of(in.image.view());
         return in;

@@ -20,7 +20,8 @@ struct Input {
     Image image;         // the selected frame (empty for a video read without wants.rgb)
     FrameFormat shape;   // the image's shape (also when it is empty)
     std::int64_t frame = 0;
-    std::int64_t frames = 1;
+    std::int64_t frames = 1;        // raw: whole frames
+    std::uint64_t extra_bytes = 0;  // raw: the bytes after them, of a frame cut short
     double fps = 0.0;
     bool fps_nominal = false;          // video: fps is the stream's nominal rate, not its average
     std::int64_t frames_in_file = -1;  // video, when asked for: the frames the file holds

@@ -47,7 +47,9 @@ struct InputOptions {
     }
 };
 
-// What a command writes: --format, and -o FILE ("": standard output, as "-").
+// What a command writes: --format, and -o FILE ("": standard output, as "-"). Without
+// --format, -o's extension names the format where the command writes it (.json, .csv, .txt,
+// .png), once parsed (CommandLine).
 struct OutputOptions {
     Defaulted<std::string> format;
     std::string path;
@@ -121,7 +123,7 @@ struct ScopeCommand {
     ScopeOptions scope;
     std::optional<Region> roi;
     std::string kernel = "auto";
-    OutputOptions output{{"json"}, {}};  // png when -o names a .png file and --format is not given
+    OutputOptions output{{"json"}, {}};
 };
 
 struct KernelsCommand {

@@ -26,6 +26,7 @@ ChannelSelection select_channels(const std::string& list) {
             s.planes.push_back(p);
         } else {
             s.others += (s.others.empty() ? "" : ",") + item;
+            s.other_items.push_back(item);
             s.order.emplace_back(false, others++);
         }
         if (comma == std::string::npos) break;
@@ -34,16 +35,20 @@ ChannelSelection select_channels(const std::string& list) {
     return s;
 }
 
-std::vector<std::pair<bool, int>> ChannelSelection::ordered(std::size_t other_channels) const {
-    if (others != "all") return order;
+std::vector<std::pair<bool, int>> ChannelSelection::ordered(
+    const std::function<std::size_t(const std::string&)>& channels_of) const {
+    // Each item of the others stands for the channels it adds to those before it.
     std::vector<std::pair<bool, int>> out;
-    for (const auto& entry : order) {
-        if (entry.first) {
-            out.push_back(entry);
+    std::string listed;
+    std::size_t done = 0;
+    for (const auto& [is_plane, k] : order) {
+        if (is_plane) {
+            out.emplace_back(true, k);
             continue;
         }
-        for (std::size_t k = 0; k < other_channels; ++k)
-            out.emplace_back(false, static_cast<int>(k));
+        listed += (listed.empty() ? "" : ",") + other_items[static_cast<std::size_t>(k)];
+        for (const std::size_t now = channels_of(listed); done < now; ++done)
+            out.emplace_back(false, static_cast<int>(done));
     }
     return out;
 }

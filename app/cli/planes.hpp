@@ -4,6 +4,7 @@
 // so they are not channels of the frame's image: each is a one-channel image of its own, counted
 // by the same engine and spec, and reported under its name with its size.
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -22,12 +23,15 @@ inline constexpr const char* kPlaneNames[3] = {"y", "cb", "cr"};
 struct ChannelSelection {
     std::vector<int> planes;  // 0 y, 1 cb, 2 cr, in the order listed
     std::string others;       // the other channels as listed ("" when none), for parse_channel_list
-    // The order listed: (true, k) is planes[k], (false, k) the k-th of the other channels.
+    std::vector<std::string> other_items;  // the same, one name each
+    // The order listed: (true, k) is planes[k], (false, k) the k-th of other_items.
     std::vector<std::pair<bool, int>> order;
     bool has_planes() const { return !planes.empty(); }
-    // `order` once the other channels are parsed into `other_channels` channels ("all" stands
-    // for several).
-    std::vector<std::pair<bool, int>> ordered(std::size_t other_channels) const;
+    // The order listed, (false, k) now the k-th of the channels the others parse to, which
+    // `channels_of` counts for a list ("all" stands for several, and names a channel listed
+    // beside it once).
+    std::vector<std::pair<bool, int>> ordered(
+        const std::function<std::size_t(const std::string&)>& channels_of) const;
 };
 // Throws UsageError for a plane listed twice. ("all" beside them is the image's channels.)
 ChannelSelection select_channels(const std::string& list);

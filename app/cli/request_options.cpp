@@ -2,7 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <tuple>
+#include <utility>
 
 #include "histoscope/core/error.hpp"
 #include "histoscope/media/media.hpp"
@@ -100,7 +100,7 @@ HistogramRequest histogram_request(const SpecOptions& options, const ImageView& 
     if (!options.edges.empty()) {
         spec = HistogramSpec::with_edges(options.edges);
     } else {
-        spec = HistogramSpec::even(options.bins.value_or(joint ? kMaxBins : 256), 0, values);
+        std::pair<std::int64_t, std::int64_t> range{0, values};
         if (const auto& r = options.range) {
             // Code values: whole numbers.
             for (const Rational& v : {r->first, r->second})
@@ -108,21 +108,34 @@ HistogramRequest histogram_request(const SpecOptions& options, const ImageView& 
                     throw UsageError("--range of " + to_string(image.type) +
                                      " samples takes whole numbers (HI excluded), not " +
                                      v.describe());
-            spec.lower = r->first.num;
-            spec.upper = r->second.num;
+            range = {r->first.num, r->second.num};
         }
+        const auto [lower, upper] = range;
+        // Without --bins, a range of fewer code values than the default bins has one bin each.
+        const std::int64_t default_bins = joint ? kMaxBins : 256;
+        spec = HistogramSpec::even(
+            options.bins.value_or(static_cast<int>(
+                upper > lower ? std::min(default_bins, upper - lower) : default_bins)),
+            lower, upper);
     }
     spec.saturate = options.saturate;
     spec.validate();
-    // At most one bin per code value, as the desktop application offers them: more even bins
-    // than values leave bins empty whatever the image. Photos, raw and camera raw frames and
-    // video alike: every command's spec comes from here.
-    if (!spec.has_edges() && spec.bins > values)
-        throw UsageError("--bins " + std::to_string(spec.bins) + ": more bins than the " +
-                         std::to_string(values) + " code values of " +
-                         (joint ? std::string("the joint colour rgb")
-                                : std::to_string(image.bit_depth) + "-bit samples") +
-                         " (at most one bin per code value)");
+    // At most one bin per code value counted, as the desktop application offers them: more even
+    // bins than values leave bins empty whatever the image. The values are the samples' (the
+    // default range) and those of --range (HI - LO): a narrower range counts fewer. Photos, raw
+    // and camera raw frames and video alike: every command's spec comes from here.
+    if (!spec.has_edges()) {
+        const std::int64_t in_range = spec.upper - spec.lower;
+        const bool by_range = options.range && in_range < values;
+        if (spec.bins > std::min(values, in_range))
+            throw UsageError("--bins " + std::to_string(spec.bins) + ": more bins than the " +
+                             std::to_string(by_range ? in_range : values) + " code values of " +
+                             (by_range ? "--range " + std::to_string(spec.lower) + ":" +
+                                             std::to_string(spec.upper)
+                              : joint ? std::string("the joint colour rgb")
+                                      : std::to_string(image.bit_depth) + "-bit samples") +
+                             " (at most one bin per code value)");
+    }
     return request;
 }
 
@@ -168,6 +181,10 @@ std::string channel_list(const std::vector<Channel>& channels, bool cfa) {
         s += (s.empty() ? "" : ",") +
              std::string(cfa ? media::cfa_channel_name(c) : channel_name(c));
     return s;
+}
+
+std::string equalize_space(EqualizeSpace space, int channels) {
+    return channels == 1 ? "gray" : std::string(space_name(space));
 }
 
 Json timing_json(const std::vector<StageTime>& stages, std::optional<double> total_ms) {

@@ -16,7 +16,40 @@ Json region_json(const std::optional<Region>& region) {
     return Json::array({region->x, region->y, region->width, region->height});
 }
 
+bool is_plane_name(const std::string& name) {
+    return name == "y" || name == "cb" || name == "cr";
+}
+
 namespace {
+
+// The one channel a waveform shows, as `channel` names it: a waveform's own list and messages,
+// not a histogram's (whose lists take several channels, "all" and the joint colour "rgb").
+Channel waveform_channel(const ScopeChannel& channel, const ImageView& image) {
+    const std::string& name = *channel.list;
+    const std::string option(channel.option);
+    const std::string known = std::string("r, g, b, a, gray, luma or luma709") +
+                              (channel.planes ? "; of a video also y, cb or cr" : "");
+    if (name == "all")
+        throw UsageError("a waveform shows one channel, not all: give " + option + " one of " +
+                         known);
+    if (name.find(',') != std::string::npos)
+        throw UsageError("a waveform shows one channel, not the list '" + name + "': give " +
+                         option + " one of " + known);
+    if (name == "rgb")
+        throw UsageError(
+            "the joint colour 'rgb' is a histogram of colours, not a waveform's "
+            "channel: give " +
+            option + " one of " + known);
+    if (is_plane_name(name))
+        throw UsageError("'" + name +
+                         "' is a video's coded plane, whose waveform 'histoscope-cli scope "
+                         "--channel " +
+                         name + "' draws; " + option + " names one of " + known);
+    const std::optional<Channel> c = parse_channel(name);
+    if (!c) throw UsageError("unknown waveform channel '" + name + "' (" + known + ")");
+    check_channel(*c, image.channels, image.type);
+    return *c;
+}
 
 // The scope of `kind` from the options; those of another kind of scope are refused with
 // `refuse_others`, else left to the kinds they apply to.
@@ -45,11 +78,7 @@ ScopeSpec make_scope(const ScopeOptions& options, ScopeKind kind, const ImageVie
         if (channel.option != nullptr)
             refuse(channel.list.has_value(), channel.option, "waveforms");
     } else if (channel.list) {
-        const auto channels = parse_channel_list(*channel.list, image.channels, image.type);
-        if (channels.size() != 1)
-            throw UsageError("a waveform shows one channel, and " + std::string(channel.option) +
-                             " names " + std::to_string(channels.size()));
-        spec.channel = channels.front();
+        spec.channel = waveform_channel(channel, image);
     }
     spec.validate(image);
     return spec;

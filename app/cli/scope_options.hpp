@@ -19,10 +19,15 @@ Json region_json(const std::optional<Region>& region);
 
 // The waveform's channel: what --channel (scope) or --select (bench) names, and the option's
 // name for messages. No option: the command has none (a stream's waveform is of luma).
+// `planes`: the command also draws the waveform of a video's coded plane y, cb or cr, which it
+// takes out before it comes here (see is_plane_name), so that messages list them.
 struct ScopeChannel {
     std::optional<std::string> list;
     const char* option = nullptr;
+    bool planes = false;
 };
+// Whether `name` is one of a video's coded planes, y, cb or cr.
+bool is_plane_name(const std::string& name);
 
 // The scope of `kind` with the shape of `options` (--levels, --columns, --size, --matrix;
 // options of another kind of scope are refused) and, for a waveform, the one channel `channel`

@@ -4,6 +4,7 @@
 #include <array>
 
 #include "histoscope/core/error.hpp"
+#include "histoscope/core/name_list.hpp"
 
 namespace hs {
 
@@ -89,23 +90,17 @@ int channel_offset(Channel c, int image_channels) {
 
 std::vector<Channel> parse_channel_list(std::string_view list, int image_channels,
                                         SampleType type) {
-    if (list == "all") return all_channels(image_channels);
+    // "all" is the image's channels, alone or beside others ("all,luma").
+    std::vector<std::string_view> all;
+    for (Channel c : all_channels(image_channels)) all.push_back(channel_name(c));
     std::vector<Channel> out;
-    std::size_t start = 0;
-    while (start <= list.size()) {
-        const std::size_t comma = list.find(',', start);
-        const std::string_view item = list.substr(
-            start, comma == std::string_view::npos ? list.size() - start : comma - start);
+    for (const std::string& item : expand_all(list, all)) {
         const auto c = parse_channel(item);
         if (!c)
-            throw UsageError("unknown channel '" + std::string(item) +
+            throw UsageError("unknown channel '" + item +
                              "' (expected r, g, b, a, gray, luma, luma709, rgb or all)");
         check_channel(*c, image_channels, type);
-        if (std::find(out.begin(), out.end(), *c) != out.end())
-            throw UsageError("channel '" + std::string(item) + "' is listed twice");
         out.push_back(*c);
-        if (comma == std::string_view::npos) break;
-        start = comma + 1;
     }
     return out;
 }

@@ -90,6 +90,171 @@ TEST(CliRaw, OutputFileAndFrameOfAStream) {
     EXPECT_EQ(parse_json(info.out).at("frames").get<std::int64_t>(), 2);
 }
 
+// A raw file that ends inside a frame: its whole frames are read by every command, the cut one
+// is a note (info: how many whole frames and the bytes after them) and refused when asked for.
+TEST(CliRaw, TheWholeFramesOfAFileCutShortAreRead) {
+    const Scratch dir("cut");
+    const Image a = constant(4, 2, 1, SampleType::U8, 8, 10),
+                b = constant(4, 2, 1, SampleType::U8, 8, 200);
+    const auto path = write_raw_frames({a, b}, dir.path / "cut.raw");
+    { std::ofstream(path, std::ios::binary | std::ios::app) << "xyz"; }
+    const std::string raw = "--raw 4x2x1:u8 " + quote(path);
+    const std::string note = "raw input '" + path.string() +
+                             "' holds 2 whole frames; frame 2 is truncated: the file ends after 3 "
+                             "of its 8 bytes";
+
+    const auto info = run_cli("info " + raw + " --format json");
+    ASSERT_EQ(info.exit_code, 0) << info.err;
+    const auto j = parse_json(info.out);
+    EXPECT_EQ(j.at("frames").get<std::int64_t>(), 2);
+    EXPECT_EQ(j.at("extra_bytes").get<std::int64_t>(), 3);
+    EXPECT_EQ(j.at("notes"), cli::Json::array({note}));
+    const auto text = run_cli("info " + raw);
+    ASSERT_EQ(text.exit_code, 0) << text.err;
+    EXPECT_NE(text.out.find("frames:   2 whole, then 3 bytes of a truncated frame 2\n"),
+              std::string::npos)
+        << text.out;
+    const auto whole =
+        run_cli("info --raw 4x2x1:u8 " + quote(write_raw_frames({a, b}, dir.path / "whole.raw")) +
+                " --format json");
+    EXPECT_EQ(parse_json(whole.out).at("extra_bytes").get<std::int64_t>(), 0);
+
+    const auto hist = run_cli("hist " + raw + " --frame 1 --format json");
+    ASSERT_EQ(hist.exit_code, 0) << hist.err;
+    EXPECT_EQ(parse_json(hist.out).at("channels")[0].at("counts")[200].get<std::uint64_t>(), 8u);
+    EXPECT_EQ(hist.err, "note: " + note + "\n");
+    expect_refused(run_cli("hist " + raw + " --frame 2"), "the cut frame",
+                   "frame 2 is truncated: the file ends after 3 of its 8 bytes");
+    expect_refused(run_cli("hist " + raw + " --frame 3"), "past it",
+                   "has no frame 3: it holds 2 whole frames (0..1) and a truncated frame 2");
+    // Standard input says the same of what arrived.
+    const auto piped = run_cli("info --raw 4x2x1:u8 - --format json < " + quote(path));
+    ASSERT_EQ(piped.exit_code, 0) << piped.err;
+    EXPECT_EQ(parse_json(piped.out).at("extra_bytes").get<std::int64_t>(), 3);
+    expect_refused(run_cli("hist --raw 4x2x1:u8 - --frame 2 < " + quote(path)), "piped cut frame",
+                   "frame 2 is truncated: the input ends after 3 of its 8 bytes");
+}
+
+// At most one bin per code value counted: the samples' (2^depth) and, with --range LO:HI, the
+// range's HI - LO, whose bins default to one per code value when it holds fewer than 256.
+TEST(CliRaw, OneBinPerCodeValueOfTheRangeCounted) {
+    const Scratch dir("range-bins");
+    const Image img = ramp(32, 16, 1, SampleType::U16, 10);  // 0..511
+    const std::string raw =
+        "--raw 32x16x1:u16:10 " + quote(write_raw_file(img, dir.path / "ten.raw"));
+    for (const auto& [options, says] : std::vector<std::pair<std::string, std::string>>{
+             {"--range 0:64 --bins 128",
+              "--bins 128: more bins than the 64 code values of --range 0:64"},
+             {"--range 100:101 --bins 2",
+              "--bins 2: more bins than the 1 code values of --range "
+              "100:101"},
+             {"--range 0:4096 --bins 2048",
+              "--bins 2048: more bins than the 1024 code values of 10-bit samples"}}) {
+        expect_refused(run_cli("hist " + raw + " " + options), options, says, 2);
+        expect_refused(run_cli("bench " + raw + " --runs 20 --warmup 0 " + options),
+                       "bench " + options, says, 2);
+    }
+    for (const auto& [options, bins] : std::vector<std::pair<std::string, int>>{
+             {"--range 0:64 --bins 64", 64}, {"--range 0:64", 64}, {"--range 0:1000", 256}}) {
+        const auto r = run_cli("hist " + raw + " " + options + " --format json");
+        ASSERT_EQ(r.exit_code, 0) << options << "\n" << r.err;
+        const auto j = parse_json(r.out);
+        EXPECT_EQ(j.at("spec").at("bins").get<int>(), bins) << options;
+        const auto& [lower, upper] = std::pair{j.at("spec").at("range")[0].get<std::int64_t>(),
+                                               j.at("spec").at("range")[1].get<std::int64_t>()};
+        EXPECT_EQ(counts_of(j.at("channels")[0]),
+                  reference_histogram(img.view(), {Channel::Gray},
+                                      HistogramSpec::even(bins, lower, upper))[0]
+                      .counts)
+            << options;
+    }
+}
+
+// A one-channel image is equalized as it is: the reports name its space gray, not --space's.
+TEST(CliRaw, EqualizeReportsNameTheSpaceOfAGrayImageGray) {
+    const Scratch dir("eq-space");
+    const auto gray = write_raw_file(ramp(8, 4, 1, SampleType::U8, 8), dir.path / "gray.raw");
+    const auto rgb = write_raw_file(ramp(8, 4, 3, SampleType::U8, 8), dir.path / "rgb.raw");
+    const auto out = quote(dir.path / "out.raw");
+    const auto report = [&](const std::string& args) {
+        const auto r = run_cli(args);
+        EXPECT_EQ(r.exit_code, 0) << args << "\n" << r.err;
+        return r.out;
+    };
+    const std::string g = "--raw 8x4x1:u8 " + quote(gray), c = "--raw 8x4x3:u8 " + quote(rgb);
+    EXPECT_NE(report("equalize " + g + " -o " + out + " --timing").find(": global, gray, kernel"),
+              std::string::npos);
+    for (const char* space : {"", " --space rgb", " --space luma"})
+        EXPECT_EQ(parse_json(report("equalize " + g + " -o " + out + " --format json" + space))
+                      .at("space"),
+                  "gray")
+            << space;
+    EXPECT_EQ(parse_json(report("equalize " + c + " -o " + out + " --format json")).at("space"),
+              "luma");
+    EXPECT_NE(report("equalize " + g + " --per-frame -o " + out + " --timing")
+                  .find("equalized (global, gray)"),
+              std::string::npos);
+    EXPECT_EQ(parse_json(report("equalize " + g + " --per-frame -o " + out + " --format json"))
+                  .at("space"),
+              "gray");
+    EXPECT_EQ(parse_json(report("bench " + g + " --stream --format json")).at("equalize"),
+              "global, gray, strength 1");
+    EXPECT_EQ(parse_json(report("bench " + c + " --stream --format json")).at("equalize"),
+              "global, luma, strength 1");
+}
+
+// Without --format, the format is what -o's extension names where the command writes it; an
+// extension that names another format than --format, or one the command does not write, is a
+// usage error, and nothing is written.
+TEST(CliRaw, OutputsTakeTheFormatTheirExtensionNames) {
+    const Scratch dir("by-name");
+    const std::string in =
+        "--raw 4x2x1:u8 " +
+        quote(write_raw_file(constant(4, 2, 1, SampleType::U8, 8, 7), dir.path / "in.raw"));
+    const auto written = [&](const std::string& command, const std::string& name) {
+        const auto r = run_cli(command + " " + in + " -o " + quote(dir.path / name));
+        EXPECT_EQ(r.exit_code, 0) << command << " " << name << "\n" << r.err;
+        return slurp(dir.path / name);
+    };
+    EXPECT_EQ(parse_json(written("hist --bins 2", "h.json")).at("spec").at("bins"), 2);
+    EXPECT_EQ(written("hist --bins 2", "h.CSV"), "bin,lower,upper,gray\n0,0,128,8\n1,128,256,0\n");
+    EXPECT_EQ(written("hist --bins 2", "h.txt").rfind("# ", 0), 0u);
+    EXPECT_EQ(parse_json(written("info", "i.json")).at("width"), 4);
+    EXPECT_EQ(written("scope --levels 1", "s.csv"),
+              "plane,column,level_0\ngray,0,2\ngray,1,2\n"
+              "gray,2,2\ngray,3,2\n");
+    EXPECT_EQ(written("scope --levels 1", "s.png").substr(1, 3), "PNG");
+    // An extension that names no format of these leaves --format and its default.
+    EXPECT_EQ(written("hist --bins 2 --format json", "h.dat").rfind("{", 0), 0u);
+    EXPECT_EQ(written("hist --bins 2", "h.dat").rfind("# ", 0), 0u);
+    for (const auto& [args, says] : std::vector<std::pair<std::string, std::string>>{
+             {"hist " + in + " --format csv -o " + quote(dir.path / "x.json"),
+              "x.json names a json file, but --format csv was asked: name it " +
+                  (dir.path / "x.csv").string() + " (or leave --format out)"},
+             {"hist " + in + " -o " + quote(dir.path / "x.png"),
+              "x.png names a png file, which hist does not write: name it " +
+                  (dir.path / "x.txt").string() + ", " + (dir.path / "x.csv").string() + " or " +
+                  (dir.path / "x.json").string()},
+             {"info " + in + " -o " + quote(dir.path / "x.csv"),
+              "x.csv names a csv file, which info does not write"},
+             {"scope " + in + " -o " + quote(dir.path / "x.txt"),
+              "x.txt names a text file, which scope does not write"},
+             {"kernels -o " + quote(dir.path / "x.csv"),
+              "x.csv names a csv file, which kernels does not write"},
+             {"bench " + in + " --format json -o " + quote(dir.path / "x.txt"),
+              "x.txt names a table file, but --format json was asked"},
+             {"bench " + in + " --stream -o " + quote(dir.path / "x.csv"),
+              "x.csv names a csv file, which a stream benchmark does not write: name it " +
+                  (dir.path / "x.txt").string() + " or " + (dir.path / "x.json").string()}}) {
+        const auto r = run_cli(args);
+        EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.err;
+        EXPECT_TRUE(one_error_line(r.err)) << args << "\n" << r.err;
+        EXPECT_NE(r.err.find(says), std::string::npos) << args << "\n" << r.err;
+    }
+    for (const char* name : {"x.json", "x.png", "x.csv", "x.txt"})
+        EXPECT_FALSE(std::filesystem::exists(dir.path / name)) << name;
+}
+
 TEST(CliErrors, BadInputExitsThreeWithOneLine) {
     const auto dir = temp_dir("bad");
     { std::ofstream(dir / "short.raw", std::ios::binary) << "12345"; }

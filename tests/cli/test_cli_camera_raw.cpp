@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <memory>
 
 #include "camera_raw_dng.hpp"
 #include "cli_helpers.hpp"
@@ -179,6 +180,10 @@ TEST(CliCameraRaw, HistCountsEveryCfaColourAsNumpyDoesWithItsLevels) {
     EXPECT_EQ(sj.at("channels")[0].at("name"), "g2");
     EXPECT_EQ(counts_of(sj.at("channels")[0]), d.truth.colours.at("g2").histogram(13));
     EXPECT_EQ(counts_of(sj.at("channels")[1]), d.truth.colours.at("r").histogram(13));
+    // "all" beside some of them: every colour once, at its first place.
+    const auto all = run_cli("hist " + quote(d.path) + " --channels g2,all --bins 4 --format csv");
+    ASSERT_EQ(all.exit_code, 0) << all.err;
+    EXPECT_NE(all.out.find("\nbin,lower,upper,g2,r,g1,b\n"), std::string::npos) << all.out;
     const auto csv = run_cli("hist " + quote(d.path) + " --bins 4 --format csv");
     ASSERT_EQ(csv.exit_code, 0) << csv.err;
     EXPECT_NE(csv.out.find("bin,lower,upper,r,g1,g2,b\n"), std::string::npos) << csv.out;
@@ -220,11 +225,19 @@ TEST(CliCameraRaw, TheDemosaicedImageIsAnImageLikeAnyOther) {
     EXPECT_EQ(ch[1].at("name"), "g");
     EXPECT_EQ(ch[1].at("total"), 65 * 47);
     EXPECT_FALSE(ch[1].contains("black"));
+    // The mosaic's notes (its depth deepened by photosites above white, the photosites of no
+    // whole quad) say nothing of this view: none is told, by any command that reads it.
+    EXPECT_EQ(j.at("notes"), hs::cli::Json::array());
+    EXPECT_EQ(r.err, "");
+    const auto rgb_info = run_cli("info " + quote(d.path) + " --camera-raw rgb");
+    ASSERT_EQ(rgb_info.exit_code, 0) << rgb_info.err;
+    EXPECT_EQ(rgb_info.out.find("note:"), std::string::npos) << rgb_info.out;
 
     // equalize works on it (and refuses the mosaic), into a 16-bit PNG of its size.
     const fs::path out = d.scratch.path / "eq.png";
     const auto eq = run_cli("equalize " + quote(d.path) + " -o " + quote(out));
     ASSERT_EQ(eq.exit_code, 0) << eq.err;
+    EXPECT_EQ(eq.err, "");
     const auto info = run_cli("info " + quote(out) + " --format json");
     ASSERT_EQ(info.exit_code, 0) << info.err;
     const auto ij = parse_json(info.out);
@@ -238,6 +251,7 @@ TEST(CliCameraRaw, TheDemosaicedImageIsAnImageLikeAnyOther) {
     const auto scope = run_cli("scope " + quote(d.path) + " --kind parade --format json");
     ASSERT_EQ(scope.exit_code, 0) << scope.err;
     EXPECT_EQ(parse_json(scope.out).at("planes").size(), 3u);
+    EXPECT_EQ(scope.err, "");
 }
 
 TEST(CliCameraRaw, BenchTimesTheMosaicAndTheDemosaicedImageVerified) {
@@ -270,6 +284,41 @@ TEST(CliCameraRaw, StandardInputAndPipesGiveTheFilesCounts) {
     EXPECT_EQ(pj.at("input"), "-");
     EXPECT_EQ(pj.at("channels"), fj.at("channels"));
     EXPECT_EQ(pj.at("camera_raw"), fj.at("camera_raw"));
+}
+
+// LibRaw's X-Trans demosaic works in tiles of 512x512 photosites and takes the usual colour
+// proportions only: other sensors are refused as what they are, before LibRaw calls them corrupt.
+TEST(CliCameraRaw, AnXTransSensorLibRawCannotDemosaicIsSaidSo) {
+    const std::string xtrans = "GGRGGBGGBGGRBRGRBGGGBGGRGGRGGBRBGBRG";
+    const auto dng = [&](int width, int height, const std::string& pattern) {
+        DngSpec spec;
+        spec.width = width;
+        spec.height = height;
+        spec.pattern = pattern;
+        return std::make_unique<Dng>(spec);
+    };
+    const auto small = dng(240, 512, xtrans);
+    ASSERT_EQ(small->error, "");
+    const auto info = run_cli("info " + quote(small->path) + " --format json");
+    ASSERT_EQ(info.exit_code, 0) << info.err;
+    const std::string too_small =
+        "cannot be demosaiced: its X-Trans sensor is 240x512 photosites, and LibRaw demosaics "
+        "X-Trans only from 512x512 photosites (its tile) up";
+    expect_refused(run_cli("hist " + quote(small->path)), "hist 240x512", too_small);
+    expect_refused(
+        run_cli("equalize " + quote(small->path) + " -o " + quote(small->scratch.path / "eq.png")),
+        "equalize 240x512", too_small);
+    const auto odd = dng(512, 512, "RGBRGBGBRGBRBRGBRGRGBRGBGBRGBRBRGBRG");
+    ASSERT_EQ(odd->error, "");
+    expect_refused(run_cli("hist " + quote(odd->path)), "12 of each",
+                   "cannot be demosaiced: its X-Trans pattern holds 12 red, 12 green and 12 blue "
+                   "photosites of 36");
+    // The smallest LibRaw demosaics.
+    const auto least = dng(512, 512, xtrans);
+    ASSERT_EQ(least->error, "");
+    const auto hist = run_cli("hist " + quote(least->path) + " --format json");
+    ASSERT_EQ(hist.exit_code, 0) << hist.err;
+    EXPECT_EQ(parse_json(hist.out).at("channels")[0].at("total"), 512 * 512);
 }
 
 TEST(CliCameraRaw, ACfaWithAColourOtherThanRgbHasNoMosaic) {

@@ -268,6 +268,67 @@ TEST(CliCodedVideo, PerFrameCountsEveryFrameWithOrWithoutTheStream) {
         run_cli("hist " + quote(t.path) + " --per-frame --channels y,b --bins 2 --format csv");
     ASSERT_EQ(csv.exit_code, 0) << csv.err;
     EXPECT_EQ(csv.out.substr(0, csv.out.find('\n')), "frame,status,y_0,y_1,b_0,b_1");
+    // "all" beside planes and other channels: the frame's channels in its place, each once.
+    const auto all =
+        run_cli("hist " + quote(t.path) + " --per-frame --channels g,y,all,luma --bins 1 " +
+                "--frames 1 --format csv");
+    ASSERT_EQ(all.exit_code, 0) << all.err;
+    EXPECT_EQ(all.out.substr(0, all.out.find('\n')), "frame,status,g_0,y_0,r_0,b_0,luma_0");
+    const auto one = run_cli("hist " + quote(t.path) +
+                             " --frame 1 --channels cb,all,b --bins 1024 --format json");
+    ASSERT_EQ(one.exit_code, 0) << one.err;
+    const auto ch = parse_json(one.out).at("channels");
+    ASSERT_EQ(ch.size(), 4u);
+    const char* names[] = {"cb", "r", "g", "b"};
+    for (std::size_t k = 0; k < 4; ++k) EXPECT_EQ(ch[k].at("name"), names[k]) << k;
+    EXPECT_EQ(counts_of(ch[0]), t.clip.plane_counts(1, 1));
+    EXPECT_EQ(counts_of(ch[3]), rgb_counts(t.clip, 2, 1, "bt709", false));
+}
+
+// The waveform of a video's coded plane (scope --channel y, cb, cr): the plane's code values
+// column by column over the frame's depth, as a gray image's, of the samples of the region.
+TEST(CliCodedVideo, ScopeDrawsTheWaveformOfACodedPlane) {
+    const TenBitClip t;
+    ASSERT_EQ(t.error, "");
+    const CodedClip& c = t.clip;
+    // counts[x][level] of plane `plane` of frame 2 over [x0, x1) x [y0, y1).
+    const auto waveform = [&](int plane, int x0, int y0, int x1, int y1, int columns, int levels) {
+        std::vector<std::vector<std::uint64_t>> out(
+            static_cast<std::size_t>(columns),
+            std::vector<std::uint64_t>(static_cast<std::size_t>(levels)));
+        for (int y = y0; y < y1; ++y)
+            for (int x = x0; x < x1; ++x)
+                ++out[static_cast<std::size_t>((x - x0) * columns / (x1 - x0))]
+                     [(c.value(plane, x, y, 2) * static_cast<std::uint32_t>(levels)) >> c.depth];
+        return out;
+    };
+    const auto counts = [](const hs::cli::Json& plane) {
+        std::vector<std::vector<std::uint64_t>> out;
+        for (const auto& column : plane.at("counts"))
+            out.push_back(column.get<std::vector<std::uint64_t>>());
+        return out;
+    };
+    const auto y = run_cli("scope " + quote(t.path) +
+                           " --frame 2 --channel y --columns 5 --levels 8 --format json");
+    ASSERT_EQ(y.exit_code, 0) << y.err;
+    const auto yj = parse_json(y.out);
+    EXPECT_EQ(yj.at("scope").at("channel"), "y");
+    EXPECT_EQ(yj.at("image_channels"), 3);
+    ASSERT_EQ(yj.at("planes").size(), 1u);
+    EXPECT_EQ(yj.at("planes")[0].at("name"), "y");
+    EXPECT_EQ(counts(yj.at("planes")[0]), waveform(0, 0, 0, c.width, c.height, 5, 8));
+    // Chroma at its subsampled size: the samples that hold any pixel of the region.
+    const auto cb = run_cli("scope " + quote(t.path) +
+                            " --frame 2 --channel cb --roi 11,7,30,20 --levels 16 --format json");
+    ASSERT_EQ(cb.exit_code, 0) << cb.err;
+    const auto cbj = parse_json(cb.out);
+    EXPECT_EQ(cbj.at("planes")[0].at("name"), "cb");
+    EXPECT_EQ(counts(cbj.at("planes")[0]), waveform(1, 5, 3, 21, 14, 16, 16));
+
+    expect_refused(run_cli("scope " + quote(t.path) + " --channel y --kind parade"), "parade",
+                   "--channel applies to waveforms, not to a parade", 2);
+    expect_refused(run_cli("scope " + quote(sample("fruits.jpg")) + " --channel cr"), "photo",
+                   "is a photo", 2);
 }
 
 // A clip of one rate with B-frames remuxed to MP4: its clock of 16000 ticks a second rounds the

@@ -224,8 +224,12 @@ TEST(CliEqualize, OutputsTheFormatCannotHoldAreUsageErrors) {
     const auto dir = temp_dir("eq");
     // The extension is checked before the input is decoded.
     for (const auto& [args, says] : std::vector<std::pair<std::string, std::string>>{
-             {q(sample("moon.png")) + " -o " + q(dir / "o.xyz"), "cannot write '.xyz' files"},
-             {q(sample("moon.png")) + " -o " + q(dir / "noextension"), "cannot write '' files"},
+             {q(sample("moon.png")) + " -o " + q(dir / "o.xyz"),
+              "cannot write '.xyz' files (use .png, .tif, .jpg, .bmp, .webp, .ppm, .pgm, .pnm or "
+              ".raw)"},
+             {q(sample("moon.png")) + " -o " + q(dir / "noextension"),
+              "noextension' has no extension to choose the picture's format by: name it .png, "
+              ".tif, .jpg, .bmp, .webp, .ppm, .pgm, .pnm or .raw"},
              {q(sample("moon_4k_16bit.png")) + " -o " + q(dir / "o.jpg"),
               "JPEG cannot store 16-bit samples"},
          }) {
@@ -238,6 +242,14 @@ TEST(CliEqualize, OutputsTheFormatCannotHoldAreUsageErrors) {
     // A device takes the image as PNG (to time equalize without keeping its output).
     const auto r = run_cli("equalize " + q(sample("moon.png")) + " -o /dev/null --timing");
     EXPECT_EQ(r.exit_code, 0) << r.err;
+    // So does a pipe named as a file: /dev/stdout into one.
+    const auto png = dir / "moon.png";
+    ASSERT_EQ(run_cli("equalize " + q(sample("moon.png")) + " -o " + q(png)).exit_code, 0);
+    const auto piped = run_command("sh -c \"" + cli() + " equalize " + q(sample("moon.png")) +
+                                   " -o /dev/stdout | cat\"");
+    EXPECT_EQ(piped.exit_code, 0) << piped.err;
+    EXPECT_EQ(piped.err, "");
+    EXPECT_EQ(piped.out, slurp(png));
 }
 
 TEST(CliEqualize, BadInputsAndOutputsExitThree) {

@@ -134,10 +134,11 @@ TEST(CliScope, WrongOptionsAreUsageErrors) {
         {"info " + in + " --roi 1,1,2,2", "unknown option '--roi'"},
         {"scope " + in + " --bogus 5", "unknown option '--bogus'"},
         {"scope " + in + " --roi 0,0,4294967296,1", "too large"},
-        {"scope " + in + " -o " + quote(dir.path / "s.JPG"), "drawn as PNG"},
+        {"scope " + in + " -o " + quote(dir.path / "s.JPG"), "which scope does not write: name it"},
         {"scope " + in + " --format png", "-o FILE.png"},
         {"scope " + in + " --format png -o -", "-o FILE.png"},
-        {"scope " + in + " --format json -o " + quote(dir.path / "s.png"), "writes text"},
+        {"scope " + in + " --format json -o " + quote(dir.path / "s.png"),
+         "s.png names a png file, but --format json was asked"},
         {"scope " + in + " --format csv -o " + quote(dir.path / "s.Png"), "s.csv"},
         {"scope " + in + " --kernel nope", "no scope engine named 'nope'"},
         {"scope " + in_gray + " --kind vectorscope", "gray image has no chroma"},
@@ -154,6 +155,15 @@ TEST(CliScope, WrongOptionsAreUsageErrors) {
         {"bench " + in + " --levels 4", "--levels applies to --scope"},
         {"bench " + in + " --scope waveform --bins 4", "apply to histograms"},
         {"bench " + in + " --scope waveform --select r,g", "one channel"},
+        // A waveform's own channels, not a histogram's list.
+        {"scope " + in + " --channel rgb", "not a waveform's channel: give --channel one of r, g"},
+        {"scope " + in + " --channel all", "shows one channel, not all: give --channel one of"},
+        {"scope " + in + " --channel xx",
+         "unknown waveform channel 'xx' (r, g, b, a, gray, luma "
+         "or luma709; of a video also y, cb or cr)"},
+        {"scope " + in + " --channel y", "Y'CbCr planes of a video"},
+        {"bench " + in + " --scope waveform --select y", "draws; --select names one of r, g"},
+        {"bench " + in + " --scope waveform --select luma,all", "not the list 'luma,all'"},
     };
     for (const auto& [command, words] : cases) expect_refused(run_cli(command), command, words, 2);
 }

@@ -256,4 +256,22 @@ TEST(CliStream, StreamingOptionsOutOfPlaceAreUsageErrors) {
         EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.err;
         EXPECT_TRUE(one_error_line(r.err)) << args << "\n" << r.err;
     }
+    // Each message names the options in conflict, not a kind of input the input is: --frame N
+    // of a video makes one image of it, which the stream's options do not apply to.
+    for (const auto& [args, says] : std::vector<std::pair<std::string, std::string>>{
+             {"equalize " + video + " --frames 5 --frame 2 -o /tmp/histoscope-x.mkv",
+              "--frames N limits the frames of a stream, and --frame N picks one frame: give one "
+              "of them"},
+             {"equalize " + photo + " --frames 5 -o /tmp/histoscope-x.png",
+              "--frames N applies to streams (a video, or --per-frame), not to one image"},
+             {"equalize " + video + " -o /tmp/histoscope-x.avi --repeat 3",
+              "--repeat applies to one image (a photo, or --frame N of a video), not to a stream"},
+             {"bench " + video + " --frame 2 --frames 3",
+              "--frames applies to the stream benchmark, and --frame N benchmarks one frame: give "
+              "one of them"},
+             {"bench " + video + " --frame 2 --no-equalize",
+              "--no-equalize applies to the stream benchmark, and --frame N"},
+             {"bench " + photo + " --loop 2",
+              "--loop applies to the stream benchmark (a video, or --stream)"}})
+        expect_refused(run_cli(args), args, says, 2);
 }

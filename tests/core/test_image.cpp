@@ -54,6 +54,22 @@ TEST(Channels, ParseLists) {
     EXPECT_THROW(parse_channel_list("x", 3), UsageError);
     EXPECT_THROW(parse_channel_list("r,,g", 3), UsageError);
     EXPECT_THROW(parse_channel_list("", 3), UsageError);
+    // "all" beside other channels: the image's channels and the others, each once, in the
+    // order of their first place.
+    EXPECT_EQ(parse_channel_list("all,luma", 3),
+              (std::vector<Channel>{Channel::R, Channel::G, Channel::B, Channel::Luma601}));
+    EXPECT_EQ(
+        parse_channel_list("luma709,all", 4),
+        (std::vector<Channel>{Channel::Luma709, Channel::R, Channel::G, Channel::B, Channel::A}));
+    EXPECT_EQ(parse_channel_list("r,all", 3),
+              (std::vector<Channel>{Channel::R, Channel::G, Channel::B}));
+    EXPECT_EQ(parse_channel_list("b,all,r", 3),
+              (std::vector<Channel>{Channel::B, Channel::R, Channel::G}));
+    EXPECT_EQ(parse_channel_list("all,luma", 1),
+              (std::vector<Channel>{Channel::Gray, Channel::Luma601}));
+    EXPECT_THROW(parse_channel_list("all,all", 3), UsageError);
+    EXPECT_THROW(parse_channel_list("r,all,r", 3), UsageError);
+    EXPECT_THROW(parse_channel_list("all,a", 3), UsageError);
     // One-channel images: r, g, b and luma all read the gray sample.
     EXPECT_EQ(channel_offset(Channel::B, 1), 0);
     EXPECT_NO_THROW(parse_channel_list("r,luma", 1));

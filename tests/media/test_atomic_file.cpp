@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -100,6 +101,21 @@ TEST(AtomicFile, DevicesAreWrittenDirectlyAndFailuresNameThePath) {
     const std::string missing = (dir.path() / "no" / "such" / "out.png").string();
     EXPECT_EQ(message_of<InputError>([&] { media::AtomicFile f(missing); }),
               "cannot write '" + missing + "': No such file or directory");
+}
+
+// A pipe behind a link that names no file (/dev/stdout, /proc/self/fd/N: "pipe:[N]") is
+// written through the link, as a device is.
+TEST(AtomicFile, APipeBehindALinkIsWrittenDirectly) {
+    int ends[2] = {-1, -1};
+    ASSERT_EQ(::pipe(ends), 0);
+    const std::string link = "/proc/self/fd/" + std::to_string(ends[1]);
+    ASSERT_TRUE(fs::is_symlink(link));
+    media::write_file_atomically(link, "through the pipe");
+    ::close(ends[1]);
+    char got[64] = {};
+    const ssize_t n = ::read(ends[0], got, sizeof got);
+    ::close(ends[0]);
+    EXPECT_EQ(std::string(got, n > 0 ? static_cast<std::size_t>(n) : 0), "through the pipe");
 }
 
 TEST(SameFile, SeesThroughLinksAndIgnoresDevices) {

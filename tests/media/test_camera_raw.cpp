@@ -86,7 +86,8 @@ void expect_mosaic_equals_numpy(const DngSpec& spec, int depth) {
     }
     EXPECT_EQ(static_cast<std::uint64_t>(info.left_out), left_out);
     const bool odd = spec.width % 2 != 0 || spec.height % 2 != 0;
-    const bool noted = std::any_of(raw.notes().begin(), raw.notes().end(), [&](const auto& n) {
+    const std::vector<std::string> notes = raw.notes(media::CameraRawView::Cfa);
+    const bool noted = std::any_of(notes.begin(), notes.end(), [&](const auto& n) {
         return n.find(std::to_string(left_out) + " photosites of no whole 2x2 quad") !=
                std::string::npos;
     });
@@ -137,11 +138,14 @@ TEST(CameraRaw, PhotositesAboveTheWhiteLevelWidenTheDepthSaidInANote) {
     const std::string path = dir.file("hot.dng");
     ASSERT_EQ(hs::test::make_dng(spec, path), "");
     media::CameraRawReader raw = open_raw(path);
-    ASSERT_FALSE(raw.notes().empty());
-    EXPECT_NE(raw.notes().front().find("photosites reach 4195, above the white level 4095: "
-                                       "counted over 13 bits"),
+    const std::vector<std::string> notes = raw.notes(media::CameraRawView::Cfa);
+    ASSERT_FALSE(notes.empty());
+    EXPECT_NE(notes.front().find("photosites reach 4195, above the white level 4095: "
+                                 "counted over 13 bits"),
               std::string::npos)
-        << raw.notes().front();
+        << notes.front();
+    // The mosaic's depth says nothing of the demosaiced image: its view is not told it.
+    EXPECT_EQ(raw.notes(media::CameraRawView::Rgb), std::vector<std::string>{});
 }
 
 TEST(CameraRaw, MetadataAsWritten) {
@@ -580,8 +584,10 @@ TEST(CameraRaw, ADngDeclaringASizeOtherThanItsDataIsRefusedOrNoted) {
     media::CameraRawReader raw = open_raw(path);
     EXPECT_EQ(raw.info().visible.height, 40);
     EXPECT_EQ(raw.mosaic().height(), 20);
-    ASSERT_EQ(raw.notes().size(), 1u);
-    EXPECT_EQ(raw.notes().front(),
+    // The file's note, of either view.
+    EXPECT_EQ(raw.notes(media::CameraRawView::Rgb), raw.notes(media::CameraRawView::Cfa));
+    ASSERT_EQ(raw.notes(media::CameraRawView::Cfa).size(), 1u);
+    EXPECT_EQ(raw.notes(media::CameraRawView::Cfa).front(),
               "1024 bytes of its strips lie past the 64x40 photosites its header declares: they "
               "are not read");
 }

@@ -110,8 +110,9 @@ TEST(FrameSourceRaw, AFileShorterThanOneFrameIsRefusedAtOnce) {
     EXPECT_EQ(message_of<InputError>([&] { media::FrameSource(dir.file("short.raw"), kFormat); }),
               "raw input '" + dir.file("short.raw") +
                   "' has 5 bytes, shorter than one 4x2x3:u8 frame (24 bytes)");
-    EXPECT_EQ(message_of<InputError>([&] { media::FrameSource(dir.file("empty.raw"), kFormat); }),
-              "raw input '" + dir.file("empty.raw") + "' is empty");
+    EXPECT_EQ(
+        message_of<InputError>([&] { media::FrameSource(dir.file("empty.raw"), kFormat); }),
+        "raw input '" + dir.file("empty.raw") + "' is empty (one 4x2x3:u8 frame is 24 bytes)");
     EXPECT_THROW(media::FrameSource(dir.file("missing.raw"), kFormat), InputError);
 }
 

@@ -421,6 +421,30 @@ TEST(ReadImage, TruncatedPngIsReported) {
     }
 }
 
+// A PNG starts with its IHDR chunk: another chunk first is named, not called a header cut short.
+TEST(ReadImage, APngWithoutIhdrFirstSaysSo) {
+    ScratchDir dir;
+    std::vector<std::uint8_t> bytes = read_bytes(sample("camera.png"));
+    ASSERT_TRUE(std::equal(bytes.begin() + 12, bytes.begin() + 16, "IHDR"));
+    std::copy_n("XXXX", 4, bytes.begin() + 12);
+    const std::string path = dir.file("no_ihdr.png");
+    write_bytes(path, bytes);
+    EXPECT_EQ(
+        message_of<InputError>([&] { (void)media::read_image(path); }),
+        truncated_message(path, "PNG starts with a chunk 'XXXX' where its IHDR header must be"));
+    std::fill_n(bytes.begin() + 12, 4, std::uint8_t{0});
+    write_bytes(path, bytes);
+    media::DecodeOptions allow;
+    allow.allow_corrupt = true;
+    EXPECT_EQ(message_of<InputError>([&] { (void)media::read_image(path, allow); }),
+              truncated_message(
+                  path, "PNG starts with a chunk 0x00000000 where its IHDR header must be"));
+    // Cut inside its IHDR, it is incomplete.
+    write_prefix(sample("camera.png"), path, 20);
+    EXPECT_EQ(message_of<InputError>([&] { (void)media::read_image(path); }),
+              truncated_message(path, "PNG stream ends before its IEND chunk"));
+}
+
 TEST(ReadImage, CorruptPngDataIsAnInputError) {
     ScratchDir dir;
     std::vector<std::uint8_t> bytes = read_bytes(sample("camera.png"));
@@ -750,6 +774,63 @@ TEST(ReadImage, FloatTiffFromOpenCvIsReadExactly) {
                 EXPECT_EQ(img.image.view().sample_f32(x, y, c), back.at<cv::Vec3f>(y, x)[c]);
 }
 
+// A TIFF of one strip of 2x2 samples of `bits` bits and SampleFormat `format`, little-endian.
+std::vector<std::uint8_t> tiny_tiff(int bits, int format) {
+    std::vector<std::uint8_t> f{'I', 'I', 42, 0, 8, 0, 0, 0};
+    const auto put = [&](std::uint32_t v, int bytes) {
+        for (int i = 0; i < bytes; ++i) f.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
+    };
+    const std::uint32_t data = 8 + 2 + 10 * 12 + 4;
+    const std::uint32_t bytes = 4 * static_cast<std::uint32_t>(bits) / 8;
+    const std::vector<std::pair<int, std::uint32_t>> tags{
+        {256, 2},
+        {257, 2},
+        {258, static_cast<std::uint32_t>(bits)},
+        {259, 1},
+        {262, 1},
+        {273, data},
+        {277, 1},
+        {278, 2},
+        {279, bytes},
+        {339, static_cast<std::uint32_t>(format)}};
+    put(static_cast<std::uint32_t>(tags.size()), 2);
+    for (const auto& [tag, value] : tags) {
+        put(static_cast<std::uint32_t>(tag), 2);
+        put(4, 2);  // LONG
+        put(1, 4);
+        put(value, 4);
+    }
+    put(0, 4);  // no next directory
+    for (std::uint32_t i = 0; i < bytes; ++i) f.push_back(static_cast<std::uint8_t>(i * 37));
+    return f;
+}
+
+// Samples other than 8- and 16-bit unsigned ones are refused in one line of ours, whichever
+// of them OpenCV reads (floats, signed) or asserts on in its own words (32-bit unsigned).
+TEST(ReadImage, TiffSampleTypesOtherThanUnsignedAreNamed) {
+    ScratchDir dir;
+    const auto message = [&](const std::string& name, int bits, int format) {
+        const std::string path = dir.file(name);
+        write_bytes(path, tiny_tiff(bits, format));
+        return message_of<InputError>([&] { (void)media::read_image(path); });
+    };
+    const std::string only = ": only 8-bit and 16-bit unsigned samples can be read";
+    EXPECT_EQ(
+        message("u32.tif", 32, 1),
+        "'" + dir.file("u32.tif") + "' has an unsupported sample type (32-bit unsigned)" + only);
+    EXPECT_EQ(
+        message("s16.tif", 16, 2),
+        "'" + dir.file("s16.tif") + "' has an unsupported sample type (16-bit signed)" + only);
+    EXPECT_EQ(message("f64.tif", 64, 3),
+              "'" + dir.file("f64.tif") + "' has an unsupported sample type (64-bit float)" + only);
+    // The same layout of unsigned samples reads.
+    const std::string u16 = dir.file("u16.tif");
+    write_bytes(u16, tiny_tiff(16, 1));
+    const media::LoadedImage ok = media::read_image(u16);
+    EXPECT_EQ(ok.image.type(), SampleType::U16);
+    EXPECT_EQ(ok.image.view().sample(1, 0, 0), 111u << 8 | 74u);  // bytes 2 and 3: 74, 111
+}
+
 // --- write_image
 
 TEST(WriteImage, RoundTripsExactly) {
@@ -902,6 +983,100 @@ TEST(WriteImage, ASampleAboveTheDeclaredDepthIsRefusedAndNothingWritten) {
     }
 }
 
+// A PNM stores its samples unscaled, from 0 to its maxval: a maxval of 2^d - 1 is depth d, and
+// another maxval the fewest bits that hold it, with a note that the values above it never occur.
+TEST(ReadImage, PnmSamplesHaveTheDepthOfTheirMaxval) {
+    ScratchDir dir;
+    const auto text = [](const std::string& s) {
+        return std::vector<std::uint8_t>(s.begin(), s.end());
+    };
+    struct Case {
+        std::string name;
+        std::vector<std::uint8_t> bytes;
+        int channels;
+        SampleType type;
+        int depth;
+        std::vector<std::uint32_t> samples;
+        std::string note;
+    };
+    const std::vector<Case> cases{
+        {"ten.pgm",
+         text(std::string("P5\n2 1\n1023\n\x03\xff\x00\x07", 16)),
+         1,
+         SampleType::U16,
+         10,
+         {1023, 7},
+         ""},
+        {"twelve.pgm", text("P2\n2 1\n4095\n4095 9\n"), 1, SampleType::U16, 12, {4095, 9}, ""},
+        {"nine.pam",
+         text("P7\nWIDTH 1\nHEIGHT 1\nDEPTH 1\nMAXVAL 511\nTUPLTYPE GRAYSCALE\nENDHDR\n\x01\xff"),
+         1,
+         SampleType::U16,
+         9,
+         {511},
+         ""},
+        {"fifteen.ppm",
+         text("P3\n1 1\n32767\n1 32767 0\n"),
+         3,
+         SampleType::U16,
+         15,
+         {1, 32767, 0},
+         ""},
+        {"sixteen.pgm", text("P2\n1 1\n65535\n1023\n"), 1, SampleType::U16, 16, {1023}, ""},
+        {"eight.pgm", text("P2\n1 1\n255\n100\n"), 1, SampleType::U8, 8, {100}, ""},
+        {"thousand.ppm",
+         text("P3\n1 1\n1000\n1000 0 999\n"),
+         3,
+         SampleType::U16,
+         10,
+         {1000, 0, 999},
+         "run from 0 to its maxval 1000, unscaled: they are counted over the 10 "
+         "bits that hold it (1001 to 1023 do not occur)"},
+        // Below 255, ASCII and binary alike (OpenCV scaled ASCII samples to 0..255).
+        {"hundred.pgm",
+         text("P2\n3 1\n100\n100 1 50\n"),
+         1,
+         SampleType::U8,
+         8,
+         {100, 1, 50},
+         "maxval 100, unscaled: they are counted over the 8 bits that hold it (101 to 255"},
+        {"hundred_binary.pgm",
+         text("P5\n3 1\n100\n\x64\x01\x32"),
+         1,
+         SampleType::U8,
+         8,
+         {100, 1, 50},
+         "maxval 100, unscaled"},
+        {"gray_alpha.pam",
+         text("P7\nWIDTH 1\nHEIGHT 1\nDEPTH 2\nMAXVAL 1023\nTUPLTYPE GRAYSCALE_ALPHA\n"
+              "ENDHDR\n\x03\xfe\x02\x01"),
+         4,
+         SampleType::U16,
+         10,
+         {1022, 1022, 1022, 513},
+         ""},
+    };
+    for (const Case& c : cases) {
+        const std::string path = dir.file(c.name);
+        write_bytes(path, c.bytes);
+        const media::LoadedImage got = media::read_image(path);
+        EXPECT_EQ(got.format, c.name.ends_with(".pam") ? "PAM" : "PNM") << c.name;
+        EXPECT_EQ(got.image.type(), c.type) << c.name;
+        EXPECT_EQ(got.image.bit_depth(), c.depth) << c.name;
+        ASSERT_EQ(got.image.channels(), c.channels) << c.name;
+        for (int k = 0; k < static_cast<int>(c.samples.size()); ++k)
+            EXPECT_EQ(got.image.view().sample(k / c.channels, 0, k % c.channels),
+                      c.samples[static_cast<std::size_t>(k)])
+                << c.name << " " << k;
+        if (c.note.empty()) {
+            EXPECT_TRUE(got.notes.empty()) << c.name;
+        } else {
+            ASSERT_EQ(got.notes.size(), 1u) << c.name;
+            EXPECT_TRUE(contains(got.notes[0], c.note)) << got.notes[0];
+        }
+    }
+}
+
 // A 16-bit PNG is read at the depth its sBIT chunk records when every sample is that depth's
 // replication; any other 16-bit PNG stays 16-bit (with a note when sBIT says otherwise).
 TEST(ReadImage, PngSbitGivesTheDepthWhenTheSamplesAreItsReplications) {
@@ -951,10 +1126,24 @@ TEST(ReadImage, PngSbitGivesTheDepthWhenTheSamplesAreItsReplications) {
     ASSERT_EQ(kept.notes.size(), 1u);
     EXPECT_TRUE(contains(kept.notes[0], "sBIT chunk says 12 significant bits")) << kept.notes[0];
 
-    // Channels of different depths: 16-bit.
+    // Channels of different depths: 16-bit, and a note says why (the samples are 12-bit
+    // replications, which a 12-bit sBIT would have read at 12 bits).
     const std::string mixed = dir.file("mixed.png");
     write_bytes(mixed, make_png(3, 2, 16, 2, rows_of(stored), {{"sBIT", {12, 12, 10}}}));
-    EXPECT_EQ(media::read_image(mixed).image.bit_depth(), 16);
+    const media::LoadedImage sixteen = media::read_image(mixed);
+    EXPECT_EQ(sixteen.image.bit_depth(), 16);
+    EXPECT_TRUE(identical(as_mat(sixteen.image.view()), opencv_rgb(mixed)));
+    ASSERT_EQ(sixteen.notes.size(), 1u);
+    EXPECT_EQ(sixteen.notes[0],
+              "the PNG's sBIT chunk gives its channels different significant bits (r 12, g 12, "
+              "b 10), and an image has one depth: its samples are read as 16-bit samples");
+    // A depth below 8 bits: 16-bit, noted.
+    const std::string four = dir.file("four.png");
+    write_bytes(four, make_png(3, 2, 16, 2, rows_of(stored), {{"sBIT", {4, 4, 4}}}));
+    const media::LoadedImage below = media::read_image(four);
+    EXPECT_EQ(below.image.bit_depth(), 16);
+    ASSERT_EQ(below.notes.size(), 1u);
+    EXPECT_TRUE(contains(below.notes[0], "says 4 significant bits, and a depth is 8 to 16"));
 
     // An 8-bit PNG's sBIT changes nothing.
     const std::string eight = dir.file("eight.png");

@@ -1570,9 +1570,12 @@ class TestUi : public QObject {
         QVERIFY(dialog.buttons()->button(QDialogButtonBox::Open)->isEnabled());
         dialog.channelsCombo()->setCurrentIndex(dialog.channelsCombo()->findData(3));
         QCOMPARE(dialog.format(), QStringLiteral("10x10x3:u8"));
-        QVERIFY2(dialog.problem().contains(QStringLiteral("not a multiple of the 300-byte frame")),
-                 qPrintable(dialog.problem()));
-        QVERIFY(!dialog.buttons()->button(QDialogButtonBox::Open)->isEnabled());
+        // Three whole frames and the start of a fourth: the whole ones open, the cut one is said.
+        QCOMPARE(dialog.problem(), QString());
+        QCOMPARE(dialog.frames(), 3);
+        QVERIFY2(dialog.summary().contains(QStringLiteral("then 100 bytes of a truncated frame 3")),
+                 qPrintable(dialog.summary()));
+        QVERIFY(dialog.buttons()->button(QDialogButtonBox::Open)->isEnabled());
         QVERIFY(!dialog.setFormat(QStringLiteral("10x10x2:u8")));  // malformed: unchanged
         QCOMPARE(dialog.format(), QStringLiteral("10x10x3:u8"));
         dialog.typeCombo()->setCurrentIndex(1);
@@ -1586,7 +1589,6 @@ class TestUi : public QObject {
         QSignalSpy failed(controller(), &Controller::loadFailed);
         const std::vector<std::pair<QString, QString>> cases{
             {QStringLiteral("512x480x3:u8"), QStringLiteral("shorter than one")},
-            {QStringLiteral("10x10x3:u8"), QStringLiteral("not a multiple")},
             {QStringLiteral("10x10x2:u8"), QStringLiteral("malformed raw format")},
             {QStringLiteral("65536x65536x4:u16"), QStringLiteral("shorter than one")},
             {QStringLiteral("10x10x1:u16:17"), QStringLiteral("u16 depth must be 8..16")},
@@ -1604,6 +1606,17 @@ class TestUi : public QObject {
         }
         for (QMessageBox* box : window_->findChildren<QMessageBox*>()) box->close();
         QVERIFY(remembered_raw_format(path).isEmpty());  // nothing that failed is remembered
+
+        // A size that is not a whole number of frames: the whole ones play, the cut one is said
+        // at once and counted among the frames, where it fails as a cut stream's last frame.
+        window_->openRawFile(path, QStringLiteral("10x10x3:u8"));
+        QTRY_VERIFY_WITH_TIMEOUT(window_->currentPath() == path, kTimeoutMs);
+        settle();
+        QCOMPARE(window_->media().frames, 4);
+        QVERIFY2(window_->media().notes.join(QString()).contains(
+                     QStringLiteral("holds 3 whole frames; frame 3 is truncated: the file ends "
+                                    "after 100 of its 300 bytes")),
+                 qPrintable(window_->media().notes.join(QStringLiteral(" | "))));
     }
 
     void rawFormatIsRememberedForTheSamePath() {

@@ -28,14 +28,19 @@ void open_raw(OpenedMedia& opened, const std::string& file, const QString& raw_f
         opened.info.bit_depth = format.bit_depth;
         return;
     }
-    // The size is checked (a whole number of frames) before anything is allocated.
+    // The size is checked (at least one whole frame) before anything is allocated; a frame cut
+    // short after the whole ones is said, and fails in its place when playback reaches it.
     hs::media::RawFrame first = hs::media::read_raw_frame(file, format, 0);
     opened.first = std::move(first.image);
     opened.info.frames = first.frames;
+    if (!first.truncated.empty()) opened.info.notes << QString::fromStdString(first.truncated);
     if (first.frames > 1) {
         opened.frames =
             std::make_unique<hs::media::FrameSource>(file, format, fps > 0.0 ? fps : kRawFps);
         opened.frames->seek(1);  // the first frame is shown already
+        // The stream's frames, the cut one among them (as a video's declared frames are), so
+        // that the slider and playback agree.
+        opened.info.frames = opened.frames->frame_count();
         opened.info.video = true;
         opened.info.fps = opened.frames->fps();
     }
@@ -91,12 +96,13 @@ void open_camera_raw(OpenedMedia& opened, const hs::media::Source& source,
                      hs::media::CameraRawView view) {
     hs::media::CameraRawReader reader(source);
     auto info = std::make_shared<const hs::media::CameraRawInfo>(reader.info());
-    for (const auto& note : reader.notes()) opened.info.notes << QString::fromStdString(note);
-    if (view == hs::media::CameraRawView::Cfa && !info->mosaic_problem.empty()) {
-        view = hs::media::CameraRawView::Rgb;
+    const bool no_mosaic = view == hs::media::CameraRawView::Cfa && !info->mosaic_problem.empty();
+    if (no_mosaic) view = hs::media::CameraRawView::Rgb;
+    // Only the notes of the view shown: the mosaic's say nothing of the demosaiced image.
+    for (const auto& note : reader.notes(view)) opened.info.notes << QString::fromStdString(note);
+    if (no_mosaic)
         opened.info.notes << QObject::tr("No 2x2 Bayer mosaic (%1): showing the demosaiced image")
                                  .arg(QString::fromStdString(info->mosaic_problem));
-    }
     opened.first = reader.view(view);
     MediaInfo& m = opened.info;
     m.format = QString::fromStdString(info->format);

@@ -164,6 +164,10 @@ QString RawDialog::problem() const {
     return problem_;
 }
 
+QString RawDialog::summary() const {
+    return frames_label_->text();
+}
+
 void RawDialog::typeChanged() {
     const QSignalBlocker block(depth_);
     if (type_->currentData().toString() == QLatin1String("u16")) {
@@ -189,13 +193,21 @@ void RawDialog::update() {
         size_label_->setText(tr("%1 bytes").arg(locale.toString(static_cast<qulonglong>(bytes))));
         try {
             const hs::media::RawFormat f = hs::media::parse_raw_format(format().toStdString());
-            frames_ = hs::media::raw_frame_count(bytes, f, "the file");
+            const hs::media::RawFrameCount count = hs::media::raw_frame_count(bytes, f, "the file");
+            frames_ = count.frames;
             const QString frame_bytes = locale.toString(static_cast<qulonglong>(f.frame_bytes()));
-            frames_label_->setText(
+            QString text =
                 frames_ == 1
                     ? tr("1 frame of %1 bytes: opens like a photo").arg(frame_bytes)
                     : tr("%1 frames of %2 bytes each: plays like a video")
-                          .arg(locale.toString(static_cast<qlonglong>(frames_)), frame_bytes));
+                          .arg(locale.toString(static_cast<qlonglong>(frames_)), frame_bytes);
+            // The whole frames open as the CLI reads them; the one cut short is said here and
+            // when it is reached.
+            if (count.extra_bytes > 0)
+                text += tr(", then %1 bytes of a truncated frame %2")
+                            .arg(locale.toString(static_cast<qulonglong>(count.extra_bytes)),
+                                 locale.toString(static_cast<qlonglong>(frames_)));
+            frames_label_->setText(text);
         } catch (const std::exception& e) {
             problem_ = describe(e);
         }

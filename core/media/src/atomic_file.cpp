@@ -122,15 +122,19 @@ AtomicFile::AtomicFile(const std::string& path) : impl_(std::make_unique<Impl>()
     if (path.empty()) cannot_write(path, ENOENT);
     const fs::path given(path);
     fs::path target = given;
+    // What the path names in the end, through its links: a device, FIFO, pipe or socket is
+    // written through the path as given, which also reaches a pipe behind /dev/stdout (whose
+    // link, "pipe:[N]", names no file).
+    struct stat existing {};
+    bool exists = ::stat(path.c_str(), &existing) == 0;
     std::error_code ec;
-    if (fs::is_symlink(given, ec)) {
+    if ((!exists || S_ISREG(existing.st_mode)) && fs::is_symlink(given, ec)) {
         target = fs::weakly_canonical(given, ec);
         if (ec) cannot_write(path, ec.value());
+        exists = ::stat(target.c_str(), &existing) == 0;
     }
     f.target = target.string();
 
-    struct stat existing {};
-    const bool exists = ::stat(f.target.c_str(), &existing) == 0;
     if (exists && S_ISDIR(existing.st_mode)) cannot_write(path, EISDIR);
     if (exists && !S_ISREG(existing.st_mode)) {
         // A device, FIFO or socket: nothing to replace, and renaming over it would remove it.

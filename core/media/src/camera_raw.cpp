@@ -205,6 +205,8 @@ struct CameraRawReader::Impl {
     DecodeOptions options;
     CameraRawInfo info;
     std::vector<std::string> notes;
+    // Of the Cfa view only: its levels, depth and the photosites it leaves out.
+    std::vector<std::string> mosaic_notes;
     bool corrupt = false;
     // What LibRaw's data callback reported: the first problem, in our words.
     std::string data_problem;
@@ -471,9 +473,10 @@ struct CameraRawReader::Impl {
         for (int i = 0; i < 4; ++i) {
             info.black[i] = lo[i] == std::numeric_limits<std::uint32_t>::max() ? c.black : lo[i];
             if (hi[i] > lo[i] && lo[i] != std::numeric_limits<std::uint32_t>::max())
-                notes.push_back("the black level of " + std::string(kCfaColours[i].name) +
-                                " varies from " + std::to_string(lo[i]) + " to " +
-                                std::to_string(hi[i]) + " over the sensor: the lowest is given");
+                mosaic_notes.push_back("the black level of " + std::string(kCfaColours[i].name) +
+                                       " varies from " + std::to_string(lo[i]) + " to " +
+                                       std::to_string(hi[i]) +
+                                       " over the sensor: the lowest is given");
         }
         if (info.cfa_pattern.empty())
             for (auto& b : info.black) b = c.black;
@@ -511,9 +514,10 @@ struct CameraRawReader::Impl {
             }
             if (bits_for(most) > info.sensor_depth) {
                 info.sensor_depth = bits_for(most);
-                notes.push_back("photosites reach " + std::to_string(most) +
-                                ", above the white level " + std::to_string(info.white) +
-                                ": counted over " + std::to_string(info.sensor_depth) + " bits");
+                mosaic_notes.push_back("photosites reach " + std::to_string(most) +
+                                       ", above the white level " + std::to_string(info.white) +
+                                       ": counted over " + std::to_string(info.sensor_depth) +
+                                       " bits");
             }
         }
         if (info.sensor_depth > 16)
@@ -526,7 +530,7 @@ struct CameraRawReader::Impl {
                 info.mosaic_problem = "its visible area (" + std::to_string(v.width) + "x" +
                                       std::to_string(v.height) + ") holds no whole 2x2 quad";
             else if (info.left_out > 0)
-                notes.push_back(
+                mosaic_notes.push_back(
                     "the visible area is " + std::to_string(v.width) + "x" +
                     std::to_string(v.height) + " photosites: its last " +
                     (v.width % 2 && v.height % 2 ? "column and row hold "
@@ -566,7 +570,34 @@ struct CameraRawReader::Impl {
         return out;
     }
 
+    // Why LibRaw cannot demosaic the sensor's data, or "": its X-Trans demosaic refuses, as
+    // corrupt data ("Input/output error"), a sensor smaller than its tile of 512x512 photosites
+    // and a 6x6 pattern of other proportions than 6 to 10 red, 16 to 24 green and 6 to 10 blue
+    // photosites.
+    std::string demosaic_problem() const {
+        const libraw_data_t& d = raw->imgdata;
+        if (d.idata.filters != 9) return {};
+        if (d.sizes.width < LIBRAW_AHD_TILE || d.sizes.height < LIBRAW_AHD_TILE)
+            return "its X-Trans sensor is " + std::to_string(d.sizes.width) + "x" +
+                   std::to_string(d.sizes.height) +
+                   " photosites, and LibRaw demosaics X-Trans only from " +
+                   std::to_string(LIBRAW_AHD_TILE) + "x" + std::to_string(LIBRAW_AHD_TILE) +
+                   " photosites (its tile) up";
+        int count[4] = {};
+        for (const auto& row : d.idata.xtrans)
+            for (const char colour : row) ++count[colour & 3];
+        if (count[0] < 6 || count[0] > 10 || count[1] < 16 || count[1] > 24 || count[2] < 6 ||
+            count[2] > 10 || count[3] != 0)
+            return "its X-Trans pattern holds " + std::to_string(count[0]) + " red, " +
+                   std::to_string(count[1]) + " green and " + std::to_string(count[2]) +
+                   " blue photosites of 36, and LibRaw demosaics X-Trans only with 6 to 10 red, "
+                   "16 to 24 green and 6 to 10 blue";
+        return {};
+    }
+
     Image demosaiced() {
+        if (const std::string problem = demosaic_problem(); !problem.empty())
+            throw InputError(name + " cannot be demosaiced: " + problem);
         libraw_output_params_t& p = raw->imgdata.params;
         p.output_bps = 16;
         p.gamm[0] = 1.0;  // linear: no transfer curve
@@ -656,8 +687,11 @@ Image CameraRawReader::view(CameraRawView view) {
     return view == CameraRawView::Cfa ? mosaic() : demosaiced();
 }
 
-const std::vector<std::string>& CameraRawReader::notes() const {
-    return impl_->notes;
+std::vector<std::string> CameraRawReader::notes(CameraRawView view) const {
+    std::vector<std::string> out = impl_->notes;
+    if (view == CameraRawView::Cfa)
+        out.insert(out.end(), impl_->mosaic_notes.begin(), impl_->mosaic_notes.end());
+    return out;
 }
 
 bool CameraRawReader::corrupt() const {

@@ -13,6 +13,7 @@
 
 #include "formats.hpp"
 #include "histoscope/core/error.hpp"
+#include "histoscope/core/name_list.hpp"
 #include "histoscope/media/media.hpp"
 
 namespace hs::media {
@@ -151,23 +152,18 @@ std::string_view cfa_channel_name(Channel c) {
 }
 
 std::vector<Channel> parse_cfa_channels(std::string_view list) {
-    if (list == "all") return {Channel::R, Channel::G, Channel::A, Channel::B};
+    // "all" is the four colours, alone or beside some of them, as for an image's channels.
+    std::vector<std::string_view> all;
+    for (const CfaColour& c : kCfaColours) all.emplace_back(c.name);
     std::vector<Channel> out;
-    std::size_t start = 0;
-    for (;;) {
-        const std::size_t comma = list.find(',', start);
-        const std::string_view item = list.substr(start, comma - start);
+    for (const std::string& item : expand_all(list, all)) {
         const auto* colour = std::find_if(std::begin(kCfaColours), std::end(kCfaColours),
                                           [&](const CfaColour& c) { return item == c.name; });
         if (colour == std::end(kCfaColours))
-            throw UsageError("channel '" + std::string(item) +
+            throw UsageError("channel '" + item +
                              "': the CFA mosaic of a camera raw file has the channels r, g1, g2 "
                              "and b (or all); --camera-raw rgb gives its demosaiced r, g, b");
-        if (std::find(out.begin(), out.end(), colour->channel) != out.end())
-            throw UsageError("channel '" + std::string(item) + "' is listed twice");
         out.push_back(colour->channel);
-        if (comma == std::string_view::npos) break;
-        start = comma + 1;
     }
     return out;
 }

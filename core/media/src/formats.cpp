@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -245,6 +246,16 @@ std::string jpeg_problem(Bytes f) {
 std::string png_problem(Bytes f) {
     const std::string truncated = "PNG stream ends before its IEND chunk";
     const std::uint64_t n = f.size();
+    // PNG starts with IHDR, which says what the image is: without it nothing can be decoded.
+    if (n >= 16 && !starts_with(f, "IHDR", 12)) {
+        const bool letters = std::all_of(f.begin() + 12, f.begin() + 16,
+                                         [](std::uint8_t c) { return c > 0x20 && c < 0x7F; });
+        char hex[16];
+        std::snprintf(hex, sizeof hex, "0x%08x", be32(f, 12));
+        const std::string type =
+            letters ? "'" + std::string(f.begin() + 12, f.begin() + 16) + "'" : std::string(hex);
+        return "PNG starts with a chunk " + type + " where its IHDR header must be";
+    }
     std::uint64_t p = 8;
     for (;;) {
         if (p + 8 > n) return truncated;
@@ -410,6 +421,9 @@ TiffLayout tiff_layout(Bytes f, bool sub_directories) {
                         break;
                     case 277:
                         d.samples = first();
+                        break;
+                    case 339:
+                        d.sample_format = first();
                         break;
                     case 278:
                         d.rows_per_strip = first();
@@ -871,6 +885,45 @@ ExrHeader exr_header(Bytes f) {
                     " chunks its header declares (its offset table alone needs " +
                     std::to_string(8 * table) + " bytes)";
     return h;
+}
+
+std::uint64_t pnm_maxval(Bytes f) {
+    const PnmHeader h = pnm_header(f);
+    return h.problem.empty() && h.kind != '1' && h.kind != '4' ? h.maxval : 0;
+}
+
+std::optional<Image> pnm_samples(Bytes f, int deep_depth) {
+    const PnmHeader h = pnm_header(f);
+    if (!h.problem.empty() || h.kind == '1' || h.kind == '4') return std::nullopt;
+    const bool deep = h.maxval > 255;
+    const int in = static_cast<int>(h.depth);
+    Image out(static_cast<int>(h.width), static_cast<int>(h.height), in == 2 ? 4 : in,
+              deep ? SampleType::U16 : SampleType::U8, deep ? deep_depth : 8);
+    const bool ascii = h.kind == '2' || h.kind == '3';
+    PnmTokens tokens(f, h.data - 1);
+    std::size_t at = h.data;
+    const auto next = [&]() -> std::uint32_t {
+        if (ascii) return static_cast<std::uint32_t>(tokens.number().value_or(0));
+        const std::uint32_t v = deep ? static_cast<std::uint32_t>(f[at] << 8 | f[at + 1]) : f[at];
+        at += deep ? 2 : 1;
+        return v;
+    };
+    std::vector<std::uint32_t> pixel(static_cast<std::size_t>(out.channels()));
+    for (int y = 0; y < out.height(); ++y) {
+        std::byte* row = out.row(y);
+        for (int x = 0; x < out.width(); ++x) {
+            for (int c = 0; c < in; ++c) pixel[static_cast<std::size_t>(c)] = next();
+            if (in == 2) pixel = {pixel[0], pixel[0], pixel[0], pixel[1]};
+            for (std::size_t c = 0; c < pixel.size(); ++c) {
+                const std::size_t i = static_cast<std::size_t>(x) * pixel.size() + c;
+                if (deep)
+                    reinterpret_cast<std::uint16_t*>(row)[i] = static_cast<std::uint16_t>(pixel[c]);
+                else
+                    reinterpret_cast<std::uint8_t*>(row)[i] = static_cast<std::uint8_t>(pixel[c]);
+            }
+        }
+    }
+    return out;
 }
 
 std::string structure_problem(ImageFormat format, Bytes file) {

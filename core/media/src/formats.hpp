@@ -86,6 +86,7 @@ struct TiffDirectory {
     std::uint64_t subfile_type = 0;  // NewSubfileType: 0 for a full-resolution image
     std::uint64_t width = 0, height = 0, photometric = 0, compression = 0;
     std::uint64_t samples = 0, bits = 0;  // SamplesPerPixel, the first BitsPerSample
+    std::uint64_t sample_format = 1;      // the first SampleFormat: 1 unsigned, 2 signed, 3 float
     std::uint64_t rows_per_strip = 0, tile_width = 0, tile_length = 0;
     std::vector<std::uint64_t> offsets, counts;  // of its strips or tiles
     // CFARepeatPatternDim (rows, columns), CFAPattern (TIFF/EP's colour codes: 0 red, 1 green,
@@ -152,6 +153,16 @@ struct ExrHeader {
 ExrHeader exr_header(Bytes file);
 // "zip", "piz", ... the name of an OpenEXR compression.
 std::string exr_compression_name(int compression);
+
+// The maxval a PNM (P2, P3, P5, P6) or PAM header declares: the largest value of its samples,
+// which are stored unscaled. 0 for a bitmap (P1, P4), which has none, or a broken header.
+std::uint64_t pnm_maxval(Bytes file);
+// The samples of a PNM (P2, P3, P5, P6) or PAM (P7) file whose pnm_problem() is empty, as
+// stored: unscaled, from 0 to the maxval, 8-bit up to a maxval of 255, else 16-bit of
+// `deep_depth` bits; gray, RGB or RGBA (a PAM of gray and alpha as R, G, B, A). std::nullopt
+// for a bitmap (P1, P4). (OpenCV scales the samples of an ASCII file of maxval below 255 to
+// 0..255 and leaves a binary one's as stored.)
+std::optional<Image> pnm_samples(Bytes file, int deep_depth);
 
 // Structural problem of `file` in `format` (empty when complete or not checked).
 std::string structure_problem(ImageFormat format, Bytes file);

@@ -25,14 +25,9 @@ FrameSource::FrameSource(const std::string& path, const RawFormat& format, doubl
     std::error_code ec;
     const std::uintmax_t size = std::filesystem::file_size(path, ec);
     if (ec) return;
-    const std::size_t frame = format.frame_bytes();
-    if (size < frame)
-        throw InputError("raw input '" + path + "' " +
-                         (size == 0 ? std::string("is empty")
-                                    : "has " + std::to_string(size) + " bytes, shorter than one " +
-                                          to_string(format) + " frame (" + std::to_string(frame) +
-                                          " bytes)"));
-    frames_ = static_cast<std::int64_t>((size + frame - 1) / frame);
+    // The frame cut short is one of the stream's, failed in its place when it is read.
+    const RawFrameCount count = raw_frame_count(size, format, "raw input '" + path + "'");
+    frames_ = count.frames + (count.extra_bytes > 0 ? 1 : 0);
     counted_ = true;
 }
 
@@ -159,9 +154,7 @@ FrameSource::Status FrameSource::read_raw(const std::function<std::byte*()>& dst
     }
     ++position_;
     if (got < want) {  // cut short: the end follows
-        failure_ = "frame " + std::to_string(index) + " is truncated: the " +
-                   (live() ? "input" : "file") + " ends after " + std::to_string(got) + " of its " +
-                   std::to_string(want) + " bytes";
+        failure_ = truncated_raw_frame(index, got, format_, live() ? "input" : "file");
         frames_ = index;
         counted_ = true;
         return Status::Failed;

@@ -2,18 +2,22 @@
 // by its magic bytes, its declared size checked against the limit and its structure checked for
 // truncation (see formats.hpp) before any decoder sees it, so that a cut, hostile or
 // unsupported file gives one clear InputError instead of a partial image, a decoder's warning
-// or gigabytes of invented pixels. JPEG and PNG then go to libjpeg and libpng (codecs.hpp), the
-// other formats to cv::imdecode: every decoder reads from memory, so files and stream inputs
-// take one path.
+// or gigabytes of invented pixels. JPEG and PNG then go to libjpeg and libpng (codecs.hpp), PNM
+// and PAM samples are taken as stored (formats.hpp), the other formats go to cv::imdecode:
+// every decoder reads from memory, so files and stream inputs take one path.
 
 #include <opencv2/core.hpp>
 #include <opencv2/core/utils/logger.hpp>
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include <algorithm>
+#include <bit>
 #include <cctype>
 #include <cstring>
 #include <filesystem>
@@ -103,6 +107,32 @@ class OpenCvChatter {
     std::streambuf* previous_;
 };
 
+[[noreturn]] void unsupported_samples(const std::string& name, const std::string& type) {
+    throw InputError(name + " has an unsupported sample type (" + type +
+                     "): only 8-bit and 16-bit unsigned samples and 32-bit floats (OpenEXR, "
+                     "PFM, float TIFF) can be read");
+}
+
+// What a TIFF's first page declares of its samples, judged before OpenCV sees them (its decoder
+// asserts on 32-bit unsigned samples, in words of its own): "" when they are 8- or 16-bit
+// unsigned, or fewer bits (bilevel, palette), or 16- or 32-bit floats (libtiff reads those,
+// float_images.cpp), else their type ("32-bit unsigned").
+std::string tiff_sample_problem(const detail::TiffLayout& layout) {
+    if (layout.directories.empty()) return {};
+    const detail::TiffDirectory& d = layout.directories.front();
+    const std::string bits = std::to_string(d.bits) + "-bit ";
+    switch (d.sample_format) {
+        case 1:
+            return d.bits > 16 ? bits + "unsigned" : std::string();
+        case 2:
+            return bits + "signed";
+        case 3:
+            return d.bits == 16 || d.bits == 32 ? std::string() : bits + "float";
+        default:
+            return "sample format " + std::to_string(d.sample_format);
+    }
+}
+
 // Decoded BGR(A)/gray Mat -> hs::Image in RGB(A)/gray order, written straight into the
 // image's storage.
 Image to_image(const cv::Mat& m, const std::string& name) {
@@ -115,9 +145,7 @@ Image to_image(const cv::Mat& m, const std::string& name) {
         type = SampleType::U16;
         depth = 16;
     } else {
-        throw InputError(name + " has an unsupported sample type (" + depth_name(m.depth()) +
-                         "): only 8-bit and 16-bit unsigned samples and 32-bit floats (OpenEXR, "
-                         "PFM, float TIFF) can be read");
+        unsupported_samples(name, depth_name(m.depth()));
     }
     const int in_channels = m.channels();
     if (in_channels < 1 || in_channels > 4)
@@ -170,6 +198,23 @@ const std::vector<Writer>& writers() {
     return w;
 }
 
+// The depth of a PNM's samples, which the format stores unscaled from 0 to its maxval (OpenCV
+// reads them so): a maxval of 2^d - 1 is depth d (a 10-bit PGM's 1023, 16-bit samples counted
+// over 1024 code values, not 65536). Another maxval is read at the fewest bits that hold it, and
+// a note says that the code values above it do not occur; 8-bit samples below 255 are counted
+// as stored, with a note too.
+int pnm_depth(std::uint64_t maxval, std::vector<std::string>& notes) {
+    if (maxval == 0 || maxval == 255 || maxval == 65535) return 16;
+    const int bits = std::max(8, static_cast<int>(std::bit_width(maxval)));
+    const std::uint64_t top = (std::uint64_t{1} << bits) - 1;
+    if (maxval != top)
+        notes.push_back("the PNM's samples run from 0 to its maxval " + std::to_string(maxval) +
+                        ", unscaled: they are counted over the " + std::to_string(bits) +
+                        " bits that hold it (" + std::to_string(maxval + 1) + " to " +
+                        std::to_string(top) + " do not occur)");
+    return bits;
+}
+
 // The one path of every photo, from a file or a stream input: the checks, then the decoder.
 LoadedImage decode_image(detail::Bytes bytes, const std::string& name,
                          const DecodeOptions& options) {
@@ -199,6 +244,8 @@ LoadedImage decode_image(detail::Bytes bytes, const std::string& name,
                              ": TIFF of LogLuv (SGILOG) samples, a lossy HDR encoding, is not "
                              "read; a float TIFF holds IEEE floats (SampleFormat 3)");
         problem = layout.problem;
+        if (const std::string type = tiff_sample_problem(layout); !type.empty())
+            unsupported_samples(name, type);
         if (layout.pages > 1)
             out.notes.push_back("multi-page TIFF: using page 1 of " + std::to_string(layout.pages));
     } else {
@@ -255,6 +302,13 @@ LoadedImage decode_image(detail::Bytes bytes, const std::string& name,
     if (bytes.size() > static_cast<std::size_t>(std::numeric_limits<int>::max()))
         throw InputError(name + ": " + out.format +
                          " files of 2 GiB or more cannot be decoded (OpenCV's limit)");
+    // PNM samples as stored, at the depth of their maxval (bitmaps are OpenCV's).
+    if (format == detail::ImageFormat::Pnm || format == detail::ImageFormat::Pam)
+        if (std::optional<Image> samples =
+                detail::pnm_samples(bytes, pnm_depth(detail::pnm_maxval(bytes), out.notes))) {
+            out.image = std::move(*samples);
+            return out;
+        }
     cv::Mat decoded;
     std::string said;
     try {
@@ -290,22 +344,55 @@ LoadedImage read_image(const std::string& path, const DecodeOptions& options) {
 
 namespace {
 
-// The writer of `path`'s extension; a device (-o /dev/null) is written as PNG. UsageError when
-// there is none, or (with an image) when it cannot store the image without loss.
-const Writer& writer_for(const std::string& path, const ImageView* image) {
+// The extensions of writers(), as a message lists them: ".png, .tif, ... or .pnm".
+std::string listed(const std::vector<std::string>& extensions) {
+    std::string text;
+    for (std::size_t i = 0; i < extensions.size(); ++i)
+        text += (i == 0 ? "" : i + 1 == extensions.size() ? " or " : ", ") + extensions[i];
+    return text;
+}
+
+// Whether `path` names a terminal: a picture written there would be bytes on a screen.
+bool is_terminal(const std::string& path) {
+    const int fd = ::open(path.c_str(), O_WRONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return false;
+    const bool terminal = ::isatty(fd) != 0;
+    static_cast<void>(::close(fd));
+    return terminal;
+}
+
+// The writer of `path`'s extension. A name without one that is a device (-o /dev/null) or a pipe
+// (-o /dev/stdout into one) is written as PNG; a terminal is refused, and so is any other name
+// without an extension or with one no writer has. `offered`: what the message names (the
+// photos' extensions, or the caller's: ".png" alone, or with ".raw"). UsageError, and (with an
+// image) when the writer cannot store the image without loss.
+const Writer& writer_for(const std::string& path, const ImageView* image,
+                         const std::vector<std::string>& offered) {
     const std::string name = detail::quoted(path);
     std::string ext = std::filesystem::path(path).extension().string();
     std::transform(ext.begin(), ext.end(), ext.begin(),
                    [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    std::error_code ec;
-    if (ext.empty() && std::filesystem::is_character_file(path, ec)) ext = ".png";
     const auto& all = writers();
+    const std::vector<std::string> named = offered.empty() ? image_output_extensions() : offered;
+    if (ext.empty()) {
+        struct stat st {};
+        const bool direct =
+            ::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
+        if (direct && S_ISCHR(st.st_mode) && is_terminal(path))
+            throw UsageError(name +
+                             " is a terminal: a picture goes to a file, a pipe or a device such "
+                             "as /dev/null");
+        if (!direct)
+            throw UsageError(name +
+                             " has no extension to choose the picture's format by: name it " +
+                             listed(named));
+        ext = ".png";
+    }
     const auto writer = std::find_if(all.begin(), all.end(), [&](const Writer& w) {
         return std::find(w.extensions.begin(), w.extensions.end(), ext) != w.extensions.end();
     });
     if (writer == all.end())
-        throw UsageError(name + ": cannot write '" + ext +
-                         "' files (use .png, .tif, .jpg, .bmp, .webp, .ppm, .pgm or .pnm)");
+        throw UsageError(name + ": cannot write '" + ext + "' files (use " + listed(named) + ")");
     if (image == nullptr) return *writer;
     if (is_float(image->type))
         throw UsageError(name +
@@ -345,22 +432,31 @@ void add_sbit(std::vector<uchar>& encoded, int channels, int depth, const std::s
 
 }  // namespace
 
-void check_image_output(const std::string& path) {
-    static_cast<void>(writer_for(path, nullptr));
+const std::vector<std::string>& image_output_extensions() {
+    static const std::vector<std::string> extensions = [] {
+        std::vector<std::string> out;
+        for (const Writer& w : writers()) out.push_back(w.extensions.front());
+        return out;
+    }();
+    return extensions;
+}
+
+void check_image_output(const std::string& path, const std::vector<std::string>& offered) {
+    static_cast<void>(writer_for(path, nullptr, offered));
 }
 
 void check_image_output(const std::string& path, SampleType type, int channels) {
     ImageView shape;
     shape.type = type;
     shape.channels = channels;
-    static_cast<void>(writer_for(path, &shape));
+    static_cast<void>(writer_for(path, &shape, {}));
 }
 
 void write_image(const std::string& path, const ImageView& given) {
     quiet_opencv();
     validate(given);
     const std::string name = detail::quoted(path);
-    const Writer* writer = &writer_for(path, &given);
+    const Writer* writer = &writer_for(path, &given, {});
     const std::string ext = writer->extensions.front();
 
     // Samples of 8 to 15 bits in 16-bit ones go out as their bit replications (codecs.hpp):

@@ -43,7 +43,12 @@ void write_image(const std::string& path, const ImageView&) {
     no_opencv(path);
 }
 
-void check_image_output(const std::string& path) {
+const std::vector<std::string>& image_output_extensions() {
+    static const std::vector<std::string> none;
+    return none;
+}
+
+void check_image_output(const std::string& path, const std::vector<std::string>&) {
     no_opencv(path);
 }
 

@@ -9,6 +9,7 @@
 #include <cctype>
 #include <csetjmp>
 #include <cstring>
+#include <utility>
 #include <vector>
 
 #include "codecs.hpp"
@@ -27,8 +28,9 @@ struct PngSession {
     std::string corruption;  // the first warning about the samples
     int rows_done = 0;
     bool interlaced = false;
-    int significant_bits = 0;  // of a 16-bit image's channels, when its sBIT chunk gives one
-    bool gray_alpha = false;   // stored as gray+alpha, read as RGBA
+    // A 16-bit image's sBIT chunk: the significant bits of each channel kept, by name.
+    std::vector<std::pair<const char*, int>> significant_bits;
+    bool gray_alpha = false;  // stored as gray+alpha, read as RGBA
     ~PngSession() {
         if (png != nullptr)
             png_destroy_read_struct(&png, info != nullptr ? &info : nullptr, nullptr);
@@ -86,14 +88,13 @@ bool run(PngSession& s, Image& out, std::vector<png_bytep>& rows) {
     if (png_color_8p sbit = nullptr; deep && png_get_sBIT(s.png, s.info, &sbit) != 0) {
         // One depth for every channel kept (an alpha made from tRNS is 0 or 65535, which are
         // replications at any depth).
-        std::vector<int> kept;
+        auto& kept = s.significant_bits;
         if ((color & PNG_COLOR_MASK_COLOR) != 0)
-            kept = {sbit->red, sbit->green, sbit->blue};
+            kept = {{"r", sbit->red}, {"g", sbit->green}, {"b", sbit->blue}};
         else
-            kept = {sbit->gray};
-        if (channels == 4 && (color & PNG_COLOR_MASK_ALPHA) != 0) kept.push_back(sbit->alpha);
-        if (std::all_of(kept.begin(), kept.end(), [&](int b) { return b == kept.front(); }))
-            s.significant_bits = kept.front();
+            kept = {{"gray", sbit->gray}};
+        if (channels == 4 && (color & PNG_COLOR_MASK_ALPHA) != 0)
+            kept.emplace_back("a", sbit->alpha);
     }
     if (channels < 4)
         png_set_strip_alpha(s.png);
@@ -140,18 +141,37 @@ DecodedImage decode_png(Bytes file, const std::string& name, const DecodeOptions
     const bool partial = !out.image.empty() && s.rows_done > 0 && !s.interlaced;
     if (!finished && !(options.allow_corrupt && partial))
         throw InputError(name + " could not be decoded as PNG (" + s.fatal + ")");
-    // A depth of 8 to 15 bits recorded in sBIT, when every sample is that depth's replication
-    // (what write_image() stores): the image at that depth, as it was written. Else the samples
-    // are 16-bit data, whatever the chunk says.
-    if (const int bits = s.significant_bits; bits >= 8 && bits <= 15) {
-        if (std::optional<Image> back = unreplicated(out.image.view(), bits))
-            out.image = std::move(*back);
-        else
+    // A depth of 8 to 15 bits recorded in sBIT for every channel, when every sample is that
+    // depth's replication (what write_image() stores): the image at that depth, as it was
+    // written. Else the samples are 16-bit data, whatever the chunk says, and a note says why.
+    if (const auto& sbit = s.significant_bits; !sbit.empty()) {
+        const int bits = sbit.front().second;
+        const bool one =
+            std::all_of(sbit.begin(), sbit.end(), [&](const auto& c) { return c.second == bits; });
+        if (!one) {
+            std::string each;
+            for (const auto& [channel, b] : sbit)
+                each += (each.empty() ? "" : ", ") + std::string(channel) + " " + std::to_string(b);
+            out.notes.push_back(
+                "the PNG's sBIT chunk gives its channels different significant "
+                "bits (" +
+                each +
+                "), and an image has one depth: its samples are read as 16-bit "
+                "samples");
+        } else if (bits >= 8 && bits <= 15) {
+            if (std::optional<Image> back = unreplicated(out.image.view(), bits))
+                out.image = std::move(*back);
+            else
+                out.notes.push_back("the PNG's sBIT chunk says " + std::to_string(bits) +
+                                    " significant bits, but its samples are not " +
+                                    std::to_string(bits) +
+                                    "-bit values scaled to 16 bits by bit replication: read as "
+                                    "16-bit samples");
+        } else if (bits != 16) {
             out.notes.push_back("the PNG's sBIT chunk says " + std::to_string(bits) +
-                                " significant bits, but its samples are not " +
-                                std::to_string(bits) +
-                                "-bit values scaled to 16 bits by bit replication: read as "
-                                "16-bit samples");
+                                " significant bits, and a depth is 8 to 16 bits: its samples are "
+                                "read as 16-bit samples");
+        }
     }
     // Images are gray, RGB or RGBA: said, or its r, g, b and luma would read as a colour
     // image's that happens to be gray.

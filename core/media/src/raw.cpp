@@ -78,7 +78,8 @@ std::optional<std::uint64_t> regular_file_size(const std::string& path) {
 
 }  // namespace
 
-std::int64_t raw_frame_count(std::uint64_t size, const RawFormat& format, const std::string& what) {
+RawFrameCount raw_frame_count(std::uint64_t size, const RawFormat& format,
+                              const std::string& what) {
     const std::uint64_t frame = format.frame_bytes();
     if (frame == 0)
         throw UsageError("raw format " + to_string(format) + " describes an empty frame");
@@ -88,10 +89,13 @@ std::int64_t raw_frame_count(std::uint64_t size, const RawFormat& format, const 
     if (size < frame)
         throw InputError(what + " has " + std::to_string(size) + " bytes, shorter than one " +
                          to_string(format) + " frame (" + std::to_string(frame) + " bytes)");
-    if (size % frame != 0)
-        throw InputError(what + " has " + std::to_string(size) + " bytes, not a multiple of the " +
-                         std::to_string(frame) + "-byte frame " + to_string(format));
-    return static_cast<std::int64_t>(size / frame);
+    return {static_cast<std::int64_t>(size / frame), size % frame};
+}
+
+std::string truncated_raw_frame(std::int64_t index, std::uint64_t got, const RawFormat& format,
+                                const std::string& source) {
+    return "frame " + std::to_string(index) + " is truncated: the " + source + " ends after " +
+           std::to_string(got) + " of its " + std::to_string(format.frame_bytes()) + " bytes";
 }
 
 namespace {
@@ -187,22 +191,49 @@ std::string to_string(const RawFormat& f) {
     return s;
 }
 
+namespace {
+
+// The note of an input that ends inside frame `count.frames`: its whole frames are read.
+std::string truncated_note(const std::string& what, const RawFrameCount& count,
+                           const RawFormat& format, const std::string& source) {
+    if (count.extra_bytes == 0) return {};
+    return what + " holds " + std::to_string(count.frames) + " whole frame" +
+           (count.frames == 1 ? "" : "s") + "; " +
+           truncated_raw_frame(count.frames, count.extra_bytes, format, source);
+}
+
+}  // namespace
+
 RawFrame read_raw_frame(const std::string& path, const RawFormat& format, std::int64_t index,
                         RawCount count) {
     const std::size_t frame = format.frame_bytes();
     if (frame == 0)
         throw UsageError("raw format " + to_string(format) + " describes an empty frame");
     const std::string what = "raw input " + describe_source(path);
-    const auto no_such_frame = [&](std::int64_t frames) {
-        return InputError(what + " has no frame " + std::to_string(index) + ": it holds " +
-                          std::to_string(frames) + " frame" + (frames == 1 ? "" : "s") + " (0.." +
-                          std::to_string(frames - 1) + ")");
-    };
+    const auto size = regular_file_size(path);
+    const std::string source = size ? "file" : "input";
     RawFrame out;
-    if (const auto size = regular_file_size(path)) {
+    // Frame `index` of an input of `counted` frames: whole, or the one cut short (refused, as the
+    // streams fail it), or past the end.
+    const auto check_index = [&](const RawFrameCount& counted) {
+        out.frames = counted.frames;
+        out.extra_bytes = counted.extra_bytes;
+        out.truncated = truncated_note(what, counted, format, source);
+        if (index >= 0 && index < counted.frames) return;
+        if (index == counted.frames && counted.extra_bytes > 0)
+            throw InputError(what + ": " +
+                             truncated_raw_frame(index, counted.extra_bytes, format, source));
+        const std::int64_t last = counted.frames - 1;
+        throw InputError(
+            what + " has no frame " + std::to_string(index) + ": it holds " +
+            std::to_string(counted.frames) + (counted.extra_bytes > 0 ? " whole" : "") + " frame" +
+            (counted.frames == 1 ? "" : "s") + " (0.." + std::to_string(last) + ")" +
+            (counted.extra_bytes > 0 ? " and a truncated frame " + std::to_string(counted.frames)
+                                     : ""));
+    };
+    if (size) {
         // The size is known: checked before anything is allocated, then only the frame read.
-        out.frames = raw_frame_count(*size, format, what);
-        if (index < 0 || index >= out.frames) throw no_such_frame(out.frames);
+        check_index(raw_frame_count(*size, format, what));
         std::ifstream in(path, std::ios::binary);
         in.seekg(static_cast<std::streamoff>(static_cast<std::uint64_t>(index) * frame));
         out.image = new_frame(format);
@@ -243,8 +274,7 @@ RawFrame read_raw_frame(const std::string& path, const RawFormat& format, std::i
             i += run;
         }
     }
-    out.frames = raw_frame_count(total, format, what);
-    if (index < 0 || index >= out.frames) throw no_such_frame(out.frames);
+    check_index(raw_frame_count(total, format, what));
     out.image = new_frame(format);
     std::memcpy(out.image.data(), kept.data(), frame);
     raw_to_host_samples(out.image.data(), frame, format);
@@ -257,9 +287,11 @@ RawFrames read_raw(const std::string& path, const RawFormat& format) {
     const std::string what = "raw input " + describe_source(path);
     const std::size_t frame = format.frame_bytes();
     if (const auto size = regular_file_size(path)) {
-        const std::int64_t frames = raw_frame_count(*size, format, what);
+        const RawFrameCount count = raw_frame_count(*size, format, what);
+        out.extra_bytes = count.extra_bytes;
+        out.truncated = truncated_note(what, count, format, "file");
         RawStreamReader reader(path, format);
-        for (std::int64_t i = 0; i < frames; ++i) {
+        for (std::int64_t i = 0; i < count.frames; ++i) {
             out.frames.push_back(new_frame(format));
             if (reader.read_into(out.frames.back().data()) != frame)
                 throw InputError("cannot read " + what);
@@ -277,8 +309,11 @@ RawFrames read_raw(const std::string& path, const RawFormat& format) {
         got = reader.read_some(bytes.data() + at, std::size_t{1} << 20);
         bytes.resize(at + got);
     }
-    static_cast<void>(raw_frame_count(bytes.size(), format, what));
-    for (std::size_t at = 0; at < bytes.size(); at += frame) {
+    const RawFrameCount count = raw_frame_count(bytes.size(), format, what);
+    out.extra_bytes = count.extra_bytes;
+    out.truncated = truncated_note(what, count, format, "input");
+    for (std::int64_t i = 0; i < count.frames; ++i) {
+        const std::size_t at = static_cast<std::size_t>(i) * frame;
         out.frames.push_back(new_frame(format));
         std::memcpy(out.frames.back().data(), bytes.data() + at, frame);
         raw_to_host_samples(out.frames.back().data(), frame, format);

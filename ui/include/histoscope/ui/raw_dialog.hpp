@@ -2,8 +2,10 @@
 // File > Open Raw...: the format of a file of raw frames as the CLI's --raw names it
 // (WxHxC:u8|u16[:DEPTH]): width, height, channels, the sample type and, for 16-bit samples, the
 // depth they carry (10, 12, 16, ...). It shows the file's size and how many frames that format
-// makes of it; a size that is not a whole number of frames is said, and the format cannot be
-// accepted. Parsing and the size check are hs::media's, the CLI's own.
+// makes of it: its whole frames, and the bytes of a frame cut short after them (opened with
+// the whole frames, the cut one reported as a failed frame). A size that holds no whole frame
+// is said, and the format cannot be accepted. Parsing and the size check are hs::media's, the
+// CLI's own.
 //
 // The format last used for a file is remembered (QSettings, by the file's absolute path) and
 // offered again when the same file is opened.
@@ -39,8 +41,9 @@ class RawDialog : public QDialog {
     // Shows `format` ("640x480x3:u8"); false, changing nothing, when it is malformed.
     bool setFormat(const QString& format);
     QString format() const;       // the format the fields describe
-    std::int64_t frames() const;  // the frames it makes of the file; 0 when it cannot be used
+    std::int64_t frames() const;  // the whole frames it makes of the file; 0 when it cannot be used
     QString problem() const;      // why it cannot be used, or empty
+    QString summary() const;      // what it makes of the file, or the problem
 
     QComboBox* channelsCombo() const { return channels_; }
     QComboBox* typeCombo() const { return type_; }

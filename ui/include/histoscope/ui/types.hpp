@@ -35,6 +35,7 @@ struct MediaInfo {
     // Video: how its pixels are coded ("yuv420p10le, bt709, limited range"); empty otherwise.
     QString coding;
     std::int64_t frames = 1;  // video: as the container reports it; raw: as the size holds
+                              // (a frame cut short at the end included)
     double fps = 0.0;         // video and raw streams: the rate they play at (0: as they come)
     bool live = false;        // raw frames on standard input: no count, no seeking
     QStringList notes;

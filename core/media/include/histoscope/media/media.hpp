@@ -42,16 +42,29 @@ struct DecodeOptions {
 using RawFormat = FrameFormat;                        // WIDTHxHEIGHTxCHANNELS:u8|u16[:DEPTH]|f32
 RawFormat parse_raw_format(const std::string& text);  // throws UsageError
 std::string to_string(const RawFormat& format);
-// How many frames `bytes` bytes of input hold; throws InputError, naming the input as `what`,
-// unless they are a positive whole number of frames (the check every raw reader makes).
-std::int64_t raw_frame_count(std::uint64_t bytes, const RawFormat& format, const std::string& what);
+// How many whole frames `bytes` bytes of input hold, and the bytes after them: the start of a
+// frame cut short, which every raw reader reports as truncated (truncated_raw_frame), the
+// whole frames before it read as they are. Throws InputError, naming the input as `what`, for
+// an input that holds no whole frame (empty or shorter than one frame): the check every raw
+// reader makes.
+struct RawFrameCount {
+    std::int64_t frames = 0;        // whole frames
+    std::uint64_t extra_bytes = 0;  // of frame `frames`, cut short (0: none)
+};
+RawFrameCount raw_frame_count(std::uint64_t bytes, const RawFormat& format,
+                              const std::string& what);
+// What every raw reader says of frame `index` cut short after `got` of its bytes: "frame 3 is
+// truncated: the file ends after 1000 of its 5529600 bytes" (`source`: "file" or "input").
+std::string truncated_raw_frame(std::int64_t index, std::uint64_t got, const RawFormat& format,
+                                const std::string& source);
 
-// Frame `index` of a raw file or of standard input ("-"), and how many frames the input holds.
-// The input's size must be a positive whole number of frames: checked before anything is
-// allocated for a file (of which only that frame is read), and as the data arrives on a pipe
-// (memory follows the data: a frame declared huge costs nothing on a short input). Throws
-// InputError for an empty or short input, a size that is not a whole number of frames, or an
-// index past the last frame.
+// Frame `index` of a raw file or of standard input ("-"), and how many whole frames the input
+// holds. The size is checked before anything is allocated for a file (of which only that frame
+// is read), and as the data arrives on a pipe (memory follows the data: a frame declared huge
+// costs nothing on a short input). Throws InputError for an input holding no whole frame, for
+// the truncated frame (its message truncated_raw_frame's) or an index past it. An input that
+// ends inside a frame after the one read says so in `truncated` (a note: the frames before it
+// are whole).
 //
 // A stream input (a pipe, a FIFO, a device) cannot tell its size: with RawCount::All it is read
 // to its end to count its frames (a device, which has no end, is refused); with
@@ -60,14 +73,18 @@ std::int64_t raw_frame_count(std::uint64_t bytes, const RawFormat& format, const
 enum class RawCount { All, UpToFrame };
 struct RawFrame {
     Image image;
-    std::int64_t frames = 0;
+    std::int64_t frames = 0;        // whole frames
+    std::uint64_t extra_bytes = 0;  // after them, of a frame cut short
+    std::string truncated;          // "" or the note that says so
 };
 RawFrame read_raw_frame(const std::string& path, const RawFormat& format, std::int64_t index,
                         RawCount count = RawCount::All);
-// Every frame of the input (read_raw_frame's checks).
+// Every whole frame of the input (read_raw_frame's checks).
 struct RawFrames {
     RawFormat format;
     std::vector<Image> frames;
+    std::uint64_t extra_bytes = 0;  // after them, of a frame cut short
+    std::string truncated;          // "" or the note that says so
 };
 RawFrames read_raw(const std::string& path, const RawFormat& format);
 
@@ -153,23 +170,33 @@ struct LoadedImage {
     bool corrupt = false;            // only with DecodeOptions::allow_corrupt (see notes)
 };
 // Reads a photo keeping its depth (8/16-bit) and alpha, channels in RGB(A) order. JPEG and PNG
-// are decoded by libjpeg and libpng directly, every other format by OpenCV; nothing is printed.
+// are decoded by libjpeg and libpng directly, the samples of PNM (but bitmaps) and PAM here,
+// every other format by OpenCV; nothing is printed. A PNM's samples are read as stored, from 0
+// to its maxval, at the depth of the fewest bits that hold the maxval (a note says which values
+// do not occur when it is not 2^d - 1).
 // A 16-bit PNG whose sBIT chunk gives all its channels one depth d of 8..15, and whose every
 // sample is the bit replication of its top d bits (what write_image() writes), is read at depth
-// d, each sample its top d bits; a note says when sBIT gives a depth the samples do not follow.
+// d, each sample its top d bits; a note says when sBIT gives a depth the samples do not follow,
+// a depth below 8, or different depths for its channels (read as 16-bit samples).
 LoadedImage read_image(const Source& source, const DecodeOptions& options = {});
 LoadedImage read_image(const std::string& path, const DecodeOptions& options = {});
 // Writes 8/16-bit 1/3/4-channel images; the format follows the extension: .png and .tif/.tiff
 // store everything; .jpg/.jpeg, .bmp and .webp store 8-bit gray or RGB; .ppm (RGB), .pgm (gray)
-// and .pnm (either) store 8 or 16 bits; a device (/dev/null) gets PNG. Another extension, or
-// an image the format cannot hold without loss of depth or alpha, is a UsageError naming the
-// path; a failing write an InputError. 16-bit samples of a depth d below 16 are written as their
-// bit replications v << (16 - d) | v >> (2d - 16), so that other viewers show them at their
-// brightness (an InputError for a sample above d, which has none); PNG records d in its sBIT
-// chunk, TIFF and PNM keep no depth.
+// and .pnm (either) store 8 or 16 bits; a device (/dev/null) or a pipe (/dev/stdout into one)
+// named without an extension gets PNG. A terminal, another name without an extension, another
+// extension, or an image the format cannot hold without loss of depth or alpha, is a
+// UsageError naming the path; a failing write an InputError. 16-bit samples of a depth d below 16
+// are written as their bit replications v << (16 - d) | v >> (2d - 16), so that other viewers show
+// them at their brightness (an InputError for a sample above d, which has none); PNG records d in
+// its sBIT chunk, TIFF and PNM keep no depth.
 void write_image(const std::string& path, const ImageView& image);
-// The extension check of write_image(), before there is an image: UsageError.
-void check_image_output(const std::string& path);
+// The extensions write_image() writes, one per format: ".png", ".tif", ".jpg", ... (none
+// without OpenCV).
+const std::vector<std::string>& image_output_extensions();
+// The extension check of write_image(), before there is an image: UsageError. `offered`: the
+// extensions its message names (default: image_output_extensions()), for a caller that writes
+// some of them only (".png") or more (".raw" frames of its own).
+void check_image_output(const std::string& path, const std::vector<std::string>& offered = {});
 // And whether the format stores an image of `type` and `channels` (its depth, its alpha).
 void check_image_output(const std::string& path, SampleType type, int channels);
 
@@ -439,8 +466,9 @@ inline constexpr CfaColour kCfaColours[4] = {
 int cfa_index(Channel c);
 // "r", "g1", "g2", "b" for the image channel `c` (channel_name() for any other).
 std::string_view cfa_channel_name(Channel c);
-// A --channels list of the Cfa view: "all" (r,g1,g2,b) or names of kCfaColours, each once, in
-// any order. UsageError names what a mosaic has instead (r, g, b, a, luma, ...).
+// A --channels list of the Cfa view: names of kCfaColours, each once, in any order, and "all"
+// (the four) alone or among them (hs::expand_all). UsageError names what a mosaic has instead
+// (r, g, b, a, luma, ...).
 std::vector<Channel> parse_cfa_channels(std::string_view list);
 
 // The extensions (lower case, with the dot) of camera raw files LibRaw reads. ".raw" is left
@@ -511,7 +539,11 @@ class CameraRawReader {
     Image demosaiced();
     // The view asked for.
     Image view(CameraRawView view);
-    const std::vector<std::string>& notes() const;
+    // What a user of `view` is told: the file's notes (data kept with --allow-corrupt, bytes
+    // past the declared size) and, of the Cfa view, the mosaic's (a black level that varies,
+    // photosites above the white level that deepen it, photosites of no whole quad), which say
+    // nothing of the demosaiced image.
+    std::vector<std::string> notes(CameraRawView view) const;
     bool corrupt() const;
 
   private:
