@@ -48,9 +48,14 @@ HistogramSpec float_spec(const SpecOptions& options) {
     if (const auto& r = options.range)
         return HistogramSpec::floating(
             FloatBins::linear(r->first, r->second, options.bins.value_or(256)));
-    if (options.bins)  // N bins over the default -16..+16 EV
+    if (options.bins) {  // N bins over the default -16..+16 EV
+        if (*options.bins > kMaxFloatBins)
+            throw UsageError("--bins " + std::to_string(*options.bins) +
+                             ": a float image has at most " + std::to_string(kMaxFloatBins) +
+                             " bins");
         return HistogramSpec::floating(FloatBins::stops(
             {-16, 1}, {16, 1}, parse_rational("32/" + std::to_string(*options.bins), "--bins")));
+    }
     return HistogramSpec::floating(FloatBins::default_stops());
 }
 
@@ -84,9 +89,6 @@ HistogramRequest histogram_request(const SpecOptions& options, const ImageView& 
 
     HistogramSpec& spec = request.spec;
     if (is_float(image.type)) {
-        // A float colour image's "all": its channels and its luminance.
-        if (channel_list == "all" && image.channels > 1)
-            request.channels.push_back(Channel::Luma709);
         spec = float_spec(options);
         spec.saturate = options.saturate;
         spec.validate();

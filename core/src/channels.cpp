@@ -63,7 +63,8 @@ void check_channel(Channel c, int image_channels, SampleType type) {
         throw UsageError("channel 'a' requested but the image has no alpha channel");
     if (c == Channel::Gray && image_channels != 1)
         throw UsageError("channel 'gray' requested but the image has " +
-                         std::to_string(image_channels) + " channels (use r, g, b or luma)");
+                         std::to_string(image_channels) + " channels (use r, g, b or " +
+                         (is_float(type) ? "luma709" : "luma") + ")");
 }
 
 std::uint32_t channel_max_value(Channel c, SampleType type) {
@@ -90,9 +91,12 @@ int channel_offset(Channel c, int image_channels) {
 
 std::vector<Channel> parse_channel_list(std::string_view list, int image_channels,
                                         SampleType type) {
-    // "all" is the image's channels, alone or beside others ("all,luma").
+    // "all" is the image's channels, alone or beside others ("all,luma"); of a float colour
+    // image its luminance too (linear light has one, luma709, where code values have two lumas
+    // and no "all" of them).
     std::vector<std::string_view> all;
     for (Channel c : all_channels(image_channels)) all.push_back(channel_name(c));
+    if (is_float(type) && image_channels > 1) all.push_back(channel_name(Channel::Luma709));
     std::vector<Channel> out;
     for (const std::string& item : expand_all(list, all)) {
         const auto c = parse_channel(item);
