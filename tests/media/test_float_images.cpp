@@ -360,8 +360,8 @@ TEST(FloatImages, PfmHostileHeadersAndRasters) {
     const std::string name = "'" + dir.file("bad.pfm") + "'";
     EXPECT_EQ(pfm("PF\n2 2\n-1.0\n", 11),
               name +
-                  " is truncated or corrupt (PFM raster of 2x2x3 floats needs more bytes than "
-                  "the 44 the file has)");
+                  " is truncated or corrupt (PFM raster of 2x2x3 floats needs 48 bytes, more "
+                  "than the 44 the file has)");
     EXPECT_EQ(pfm("PF\n2 2\n-1.0\n", 13),
               name +
                   " is truncated or corrupt (PFM file has 4 bytes after the raster its header "

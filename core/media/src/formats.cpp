@@ -454,8 +454,8 @@ TiffLayout tiff_layout(Bytes f, bool sub_directories) {
                 }
             }
             if (page && out.pages == 1 && (tag == 258 || tag == 259 || tag == 277 || tag == 339) &&
-                count >= 1 && size == 2) {
-                const auto v = static_cast<int>(r.get(values, 2));
+                count >= 1 && (size == 2 || size == 4)) {
+                const auto v = static_cast<int>(r.get(values, static_cast<int>(size)));
                 (tag == 258   ? out.bits_per_sample
                  : tag == 259 ? out.compression
                  : tag == 277 ? out.samples_per_pixel
@@ -709,7 +709,8 @@ PfmHeader pfm_header(Bytes f) {
     const std::uint64_t have = f.size() - h.raster;
     if (have < need)
         h.problem = "PFM raster of " + std::to_string(h.width) + "x" + std::to_string(h.height) +
-                    "x" + std::to_string(h.channels) + " floats needs more bytes than the " +
+                    "x" + std::to_string(h.channels) + " floats needs " +
+                    std::to_string(static_cast<std::uint64_t>(need)) + " bytes, more than the " +
                     std::to_string(have) + " the file has";
     else if (have > need)
         h.problem = "PFM file has " + std::to_string(have - static_cast<std::uint64_t>(need)) +

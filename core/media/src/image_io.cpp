@@ -115,8 +115,8 @@ class OpenCvChatter {
 
 // What a TIFF's first page declares of its samples, judged before OpenCV sees them (its decoder
 // asserts on 32-bit unsigned samples, in words of its own): "" when they are 8- or 16-bit
-// unsigned, or fewer bits (bilevel, palette), or 16- or 32-bit floats (libtiff reads those,
-// float_images.cpp), else their type ("32-bit unsigned").
+// unsigned, or fewer bits (bilevel, palette), or floats (float_images.cpp reads 16- and 32-bit
+// ones and names the widths it does not), else their type ("32-bit unsigned").
 std::string tiff_sample_problem(const detail::TiffLayout& layout) {
     if (layout.directories.empty()) return {};
     const detail::TiffDirectory& d = layout.directories.front();
@@ -127,7 +127,7 @@ std::string tiff_sample_problem(const detail::TiffLayout& layout) {
         case 2:
             return bits + "signed";
         case 3:
-            return d.bits == 16 || d.bits == 32 ? std::string() : bits + "float";
+            return {};
         default:
             return "sample format " + std::to_string(d.sample_format);
     }
