@@ -117,6 +117,10 @@ int run_bench_frames(const Context& ctx, const BenchCommand& cmd) {
     const FrameFormat& f = source.format();
     StreamConfig config = histogram_stream_config(cmd.spec, cmd.select.value, cmd.roi, f, kernel);
     if (!cmd.no_equalize) {
+        if (is_float(f.type))
+            throw UsageError(
+                "a stream of float frames has no equalization to time (a float image is tone "
+                "mapped, one at a time): give --no-equalize to time its histograms");
         EqualizeRequest eq;  // global equalization of the luminance, full strength
         config.equalize = eq;
         config.equalizer = "auto";

@@ -417,6 +417,10 @@ int run_equalize_frames(const Context& ctx, const EqualizeCommand& cmd) {
 
     StreamInput source(cmd.input, 1);
     const FrameFormat& f = source.format();
+    if (is_float(f.type))
+        throw UsageError(
+            "float frames are not equalized: a float (HDR) image is tone mapped, one at a "
+            "time (--frame N, to an 8- or 16-bit picture)");
     if (!raw_out)
         if (const std::string problem = media::video_output_problem(output, f); !problem.empty())
             throw UsageError(problem);

@@ -123,9 +123,14 @@ int run_hist_frames(const Context& ctx, const HistCommand& cmd) {
             os << ", " << spec.describe()
                << (config.region ? ", region " + config.region->describe() : std::string()) << "\n";
         }
+        // Float bins: each channel's counts of the values outside them follow its bins.
         os << "frame" << sep << "status";
-        for (const std::string& n : names)
+        for (const std::string& n : names) {
             for (std::size_t b = 0; b < bins; ++b) os << sep << n << '_' << b;
+            if (spec.is_float())
+                os << sep << n << "_below_range" << sep << n << "_above_range" << sep << n
+                   << "_non_finite";
+        }
         os << "\n";
     }
 
@@ -183,7 +188,7 @@ int run_hist_frames(const Context& ctx, const HistCommand& cmd) {
                 const auto ku = static_cast<std::size_t>(k);
                 chans.push_back(is_plane
                                     ? plane_json(selection.planes[ku], planes.views[ku], *row[i])
-                                    : channel_json(*row[i]));
+                                    : channel_json(*row[i], false, config.spec.is_float()));
             }
             j["channels"] = std::move(chans);
             Json timing = timing_json(r.stages);
@@ -193,8 +198,11 @@ int run_hist_frames(const Context& ctx, const HistCommand& cmd) {
             return;
         }
         os << frame << sep << (corrupt.empty() ? "ok" : "corrupt");
-        for (const ChannelHistogram* h : row)
+        for (const ChannelHistogram* h : row) {
             for (std::uint64_t n : h->counts) os << sep << n;
+            if (spec.is_float())
+                os << sep << h->below_range << sep << h->above_range << sep << h->non_finite;
+        }
         os << "\n";
     };
     events.failed = [&](std::int64_t frame, const std::string& why) {

@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <fstream>
 #include <sstream>
 
 #include "app_engines.hpp"
@@ -248,6 +249,55 @@ TEST(CliFloat, EveryEngineButTheCpuReferenceRefusesFloatsByItsCapabilities) {
     config.channels = request.channels;
     config.spec = request.spec;
     EXPECT_EQ(choose_stream_engine(*engines.registry, config).name(), "cpu");
+}
+
+// Raw frames of floats (--raw WxHxC:f32): the same samples as a PFM count the same, a stream of
+// them has its outside counts per frame, and what floats do not take is said as such.
+TEST(CliFloat, RawFloatFramesCountAsTheImageTheyHold) {
+    Scratch dir("cli-float-raw");
+    const int w = 64, h = 20;
+    std::string raw, pfm = "PF\n64 20\n-1.0\n";  // little-endian, rows bottom to top
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x)
+            for (int c = 0; c < 3; ++c) {
+                const float v = scene(x, y, c);
+                raw.append(reinterpret_cast<const char*>(&v), 4);
+            }
+    for (int y = h - 1; y >= 0; --y)
+        pfm.append(raw, static_cast<std::size_t>(y) * w * 12, static_cast<std::size_t>(w) * 12);
+    const auto raw_file = dir.path / "scene.raw", pfm_file = dir.path / "scene.pfm",
+               stream = dir.path / "three.raw";
+    std::ofstream(raw_file, std::ios::binary) << raw;
+    std::ofstream(pfm_file, std::ios::binary) << pfm;
+    std::ofstream(stream, std::ios::binary) << raw << raw << raw;
+    const std::string fmt = " --raw 64x20x3:f32 ";
+    const auto a = run_cli("hist" + fmt + quote(raw_file) + " --format json");
+    const auto b = run_cli("hist " + quote(pfm_file) + " --format json");
+    ASSERT_EQ(a.exit_code, 0) << a.err;
+    ASSERT_EQ(b.exit_code, 0) << b.err;
+    EXPECT_EQ(parse_json(a.out).at("channels"), parse_json(b.out).at("channels"));
+    EXPECT_EQ(parse_json(a.out).at("channels").size(), 4u);  // r, g, b and luma709
+    // Per frame: the outside counts of each channel, in JSON and as CSV columns.
+    const auto frames = run_cli("hist" + fmt + quote(stream) + " --per-frame --format json");
+    ASSERT_EQ(frames.exit_code, 0) << frames.err;
+    const auto j = parse_json(frames.out);
+    ASSERT_EQ(j.at("frames").size(), 3u);
+    for (const auto& frame : j.at("frames"))
+        EXPECT_EQ(frame.at("channels"), parse_json(b.out).at("channels"));
+    const auto csv = run_cli("hist" + fmt + quote(stream) + " --per-frame --format csv");
+    ASSERT_EQ(csv.exit_code, 0) << csv.err;
+    EXPECT_NE(csv.out.find(",r_255,r_below_range,r_above_range,r_non_finite,g_0,"),
+              std::string::npos);
+    // What float frames do not take.
+    expect_refused(
+        run_cli("equalize" + fmt + quote(stream) + " --per-frame -o " + quote(dir.path / "x.raw")),
+        "equalize --per-frame", "float frames are not equalized", 2);
+    expect_refused(run_cli("bench" + fmt + quote(stream) + " --stream"), "bench --stream",
+                   "give --no-equalize", 2);
+    expect_refused(run_cli("hist" + fmt + quote(raw_file) + " --bins 2000000"), "--bins",
+                   "a float image has at most 1048576 bins", 2);
+    expect_refused(run_cli("hist" + fmt + quote(raw_file) + " --channels gray"), "gray",
+                   "(use r, g, b or luma709)", 2);
 }
 
 TEST(CliFloat, HostileFilesAndAbsurdOptionsAreOneLine) {
