@@ -148,11 +148,19 @@ class TestUiFloat : public QObject {
         QCOMPARE(stats.data(stats.index(median, 3)).toString(),
                  QString::number(want.median, 'g', 6));
         QVERIFY(want.non_finite > 0);
-        // The exported CSV gives the stops' edges.
+        // The exported CSV gives the samples outside the bins, as the CLI's does, then the
+        // stops' edges.
         const QString csv = histogram_csv(window_->histogramModel()->histogram(), {});
-        QVERIFY2(
-            csv.startsWith(QStringLiteral("bin,lower_ev,upper_ev,r,g,b,luma709\n0,-16,-15.875,")),
-            qPrintable(csv.left(80)));
+        const QString outside = QStringLiteral(
+                                    "# outside luma709: below_range=%1 above_range=%2 "
+                                    "non_finite=%3\n")
+                                    .arg(want.below_range)
+                                    .arg(want.above_range)
+                                    .arg(want.non_finite);
+        QVERIFY2(csv.startsWith(QStringLiteral("# outside r: below_range=")), qPrintable(csv));
+        QVERIFY2(csv.contains(outside + QStringLiteral("bin,lower_ev,upper_ev,r,g,b,luma709\n"
+                                                       "0,-16,-15.875,")),
+                 qPrintable(csv.left(400)));
         // Other bin counts, counted again.
         bins->setCurrentIndex(bins->findData(1024));
         QTRY_VERIFY_WITH_TIMEOUT(window_->histogramModel()->rowCount() == 1024, kTimeoutMs);

@@ -9,9 +9,22 @@ namespace hs::ui {
 
 QString histogram_csv(const HistogramData& data, const HistogramData& equalized) {
     const bool with_eq = !equalized.empty() && equalized.bins == data.bins;
+    // A float image's samples outside its bins, counted apart: the lines the CLI's CSV starts
+    // with, of the same form.
+    QString out;
+    for (std::size_t i = 0;
+         i < data.float_stats.size() && i < static_cast<std::size_t>(data.channel_names.size());
+         ++i) {
+        const hs::FloatStats& f = data.float_stats[i];
+        out += QStringLiteral("# outside %1: below_range=%2 above_range=%3 non_finite=%4\n")
+                   .arg(data.channel_names[static_cast<qsizetype>(i)])
+                   .arg(f.below_range)
+                   .arg(f.above_range)
+                   .arg(f.non_finite);
+    }
     // A float image's bins are stops: their edges in EV (the fp32 edges are 2^EV).
-    QString out = data.unit == QLatin1String("EV") ? QStringLiteral("bin,lower_ev,upper_ev")
-                                                   : QStringLiteral("bin,lower,upper");
+    out += data.unit == QLatin1String("EV") ? QStringLiteral("bin,lower_ev,upper_ev")
+                                            : QStringLiteral("bin,lower,upper");
     for (const QString& name : data.channel_names) out += QLatin1Char(',') + name;
     if (with_eq)
         for (const QString& name : equalized.channel_names)

@@ -11,7 +11,9 @@
 namespace hs::ui {
 
 // bin,lower,upper,<channel>... one row per bin (the CLI's --format csv), then the equalized
-// image's channels as <channel>_equalized when `equalized` is not empty (same bins).
+// image's channels as <channel>_equalized when `equalized` is not empty (same bins). A float
+// image's lines "# outside <channel>: below_range=N above_range=N non_finite=N" come first, as
+// in the CLI's.
 QString histogram_csv(const HistogramData& data, const HistogramData& equalized = {});
 // The kernel comparison in the CLI's bench formats (its JSON names; its CSV with '#' lines
 // first), with what makes it reproducible: image, channels, bins, runs, device, CPU, date and
