@@ -102,6 +102,8 @@ Input load_input(const InputOptions& input, std::int64_t frame, bool count_frame
         in.frames = read.frames;
         in.extra_bytes = read.extra_bytes;
         if (!read.truncated.empty()) in.notes.push_back(read.truncated);
+        if (std::string note = media::non_finite_note(read.image.view()); !note.empty())
+            in.notes.push_back(std::move(note));
         in.image = std::move(read.image);
         in.shape = FrameFormat::of(in.image.view());
         return in;

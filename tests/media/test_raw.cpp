@@ -134,6 +134,13 @@ TEST(RawRead, ReadsFloatFramesAsStoredNonFiniteValuesIncluded) {
         std::memcpy(&b, &values[static_cast<std::size_t>(i)], 4);
         EXPECT_EQ(a, b) << i;  // bit for bit: -0 stays -0, the NaN its payload
     }
+    EXPECT_EQ(media::non_finite_note(v),
+              "1 sample is NaN and 1 sample is infinite: the histograms count them apart, as "
+              "non-finite");
+    Image finite(2, 1, 3, SampleType::F32, 32);
+    EXPECT_EQ(media::non_finite_note(finite.view()), "");
+    Image integer(2, 1, 3, SampleType::U16, 16);
+    EXPECT_EQ(media::non_finite_note(integer.view()), "");
 }
 
 TEST(RawRead, ReadsEveryEightBitFrame) {

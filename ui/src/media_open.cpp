@@ -31,6 +31,8 @@ void open_raw(OpenedMedia& opened, const std::string& file, const QString& raw_f
     // The size is checked (at least one whole frame) before anything is allocated; a frame cut
     // short after the whole ones is said, and fails in its place when playback reaches it.
     hs::media::RawFrame first = hs::media::read_raw_frame(file, format, 0);
+    if (const std::string note = hs::media::non_finite_note(first.image.view()); !note.empty())
+        opened.info.notes << QString::fromStdString(note);
     opened.first = std::move(first.image);
     opened.info.frames = first.frames;
     if (!first.truncated.empty()) opened.info.notes << QString::fromStdString(first.truncated);

@@ -31,30 +31,10 @@ namespace hs::media::detail {
 
 namespace {
 
-std::string count_text(std::uint64_t n, const char* one, const char* many) {
-    return std::to_string(n) + " " + (n == 1 ? one : many);
-}
-
-// The note about non-finite samples, when there are any: they are data, not damage, but a
-// histogram leaves them out of its bins, so the reader says how many there are.
+// The note about non-finite samples, when there are any (media.hpp's non_finite_note()).
 void note_non_finite(const Image& image, std::vector<std::string>& notes) {
-    const ImageView v = image.view();
-    std::uint64_t nan = 0, inf = 0;
-    const auto n = static_cast<std::size_t>(v.width) * static_cast<std::size_t>(v.channels);
-    for (int y = 0; y < v.height; ++y) {
-        const auto* row = reinterpret_cast<const float*>(v.row(y));
-        for (std::size_t i = 0; i < n; ++i) {
-            if (std::isnan(row[i])) ++nan;
-            if (std::isinf(row[i])) ++inf;
-        }
-    }
-    if (nan + inf == 0) return;
-    std::string what;
-    if (nan != 0) what = count_text(nan, "sample is NaN", "samples are NaN");
-    if (inf != 0)
-        what += (what.empty() ? "" : " and ") +
-                count_text(inf, "sample is infinite", "samples are infinite");
-    notes.push_back(what + ": the histograms count them apart, as non-finite");
+    if (std::string note = non_finite_note(image.view()); !note.empty())
+        notes.push_back(std::move(note));
 }
 
 // --- PFM

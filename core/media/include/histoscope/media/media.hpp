@@ -42,6 +42,10 @@ struct DecodeOptions {
 using RawFormat = FrameFormat;                        // WIDTHxHEIGHTxCHANNELS:u8|u16[:DEPTH]|f32
 RawFormat parse_raw_format(const std::string& text);  // throws UsageError
 std::string to_string(const RawFormat& format);
+// Of a float image with NaN or infinite samples, the note that says how many ("3 samples are
+// NaN and 1 sample is infinite: the histograms count them apart, as non-finite"): they are
+// data, not damage, but no bin holds them. "" otherwise (and for integer samples).
+std::string non_finite_note(const ImageView& image);
 // How many whole frames `bytes` bytes of input hold, and the bytes after them: the start of a
 // frame cut short, which every raw reader reports as truncated (truncated_raw_frame), the
 // whole frames before it read as they are. Throws InputError, naming the input as `what`, for
