@@ -19,8 +19,10 @@
 #include "exr_writer.hpp"
 #include "histoscope/core/display.hpp"
 #include "histoscope/core/stats.hpp"
+#include "histoscope/media/media.hpp"
 #include "histoscope/ui/controller.hpp"
 #include "histoscope/ui/controls_panel.hpp"
+#include "histoscope/ui/equalize_panel.hpp"
 #include "histoscope/ui/export.hpp"
 #include "histoscope/ui/histogram_model.hpp"
 #include "histoscope/ui/histogram_view.hpp"
@@ -136,6 +138,10 @@ class TestUiFloat : public QObject {
         QComboBox* bins = window_->controls()->binsCombo();
         QCOMPARE(bins->itemData(bins->count() - 1).toInt(), 4096);
         QVERIFY(window_->controls()->exposureSlider()->isVisible());
+        // No equalization of a float image: its controls are off (the CLI tone maps it).
+        QVERIFY(!window_->equalizePanel()->modeCombo()->isEnabled());
+        QVERIFY(!window_->equalizePanel()->strengthSlider()->isEnabled());
+        QVERIFY(!window_->equalizePanel()->equalizerCombo()->isEnabled());
         // The statistics: the float rows, the luminance's as core computes them.
         const StatsModel& stats = *window_->statsModel();
         const int non_finite = stats_row(stats, QStringLiteral("non-finite"));
@@ -229,6 +235,12 @@ class TestUiFloat : public QObject {
             const QString problem = countsProblem(image.image.view(), 256);
             QVERIFY2(problem.isEmpty(), qPrintable(name + ": " + problem));
         }
+        // An 8-bit image after them: its equalization controls are back.
+        const QString png = dir_.filePath(QStringLiteral("gray.png"));
+        hs::media::write_image(png.toStdString(), hs::Image(8, 4, 1, hs::SampleType::U8).view());
+        open(png);
+        QVERIFY(window_->equalizePanel()->modeCombo()->isEnabled());
+        QVERIFY(window_->equalizePanel()->strengthSlider()->isEnabled());
     }
 };
 

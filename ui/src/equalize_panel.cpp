@@ -132,14 +132,20 @@ void EqualizePanel::setReferenceName(const QString& name) {
     reference_label_->setToolTip(name);
 }
 
-void EqualizePanel::setImageChannels(int channels) {
+void EqualizePanel::setImageChannels(int channels, bool floating) {
     channels_ = channels;
+    floating_ = floating;
     updateEnabled();
 }
 
 void EqualizePanel::updateEnabled() {
     const auto mode = static_cast<EqualizeSettings::Mode>(mode_->currentData().toInt());
-    const bool on = mode != EqualizeSettings::Mode::Off;
+    const bool on = mode != EqualizeSettings::Mode::Off && !floating_;
+    mode_->setEnabled(!floating_);
+    mode_->setToolTip(floating_ ? tr("A float (HDR) image is tone mapped rather than equalized "
+                                     "(histoscope-cli equalize): the exposure slider sets how it "
+                                     "is shown")
+                                : QString());
     space_->setEnabled(on && channels_ != 1);
     space_->setToolTip(channels_ == 1
                            ? tr("A gray image is equalized as it is")
@@ -147,8 +153,8 @@ void EqualizePanel::updateEnabled() {
     strength_->setEnabled(on);
     equalizers_->setEnabled(on);
     for (QWidget* w : std::initializer_list<QWidget*>{clip_, tiles_x_, tiles_y_})
-        w->setEnabled(mode == EqualizeSettings::Mode::Clahe);
-    reference_->setEnabled(mode == EqualizeSettings::Mode::Match);
+        w->setEnabled(!floating_ && mode == EqualizeSettings::Mode::Clahe);
+    reference_->setEnabled(!floating_ && mode == EqualizeSettings::Mode::Match);
     strength_label_->setText(QStringLiteral("%1%").arg(strength_->value()));
 }
 

@@ -1028,7 +1028,7 @@ void MainWindow::onMediaLoaded(const MediaInfo& info) {
     region_bar_->setImageSize(QSize(info.width, info.height));
     setRegion({});
     scopes_->setImageChannels(info.channels);
-    equalize_->setImageChannels(info.channels);
+    equalize_->setImageChannels(info.channels, info.floating);
     for (QAction* a : media_actions_) a->setEnabled(true);
     video_bar_->setVisible(info.video);
     // Live input cannot seek or step: its frames come once. Play and pause stay (a paused

@@ -27,8 +27,10 @@ class EqualizePanel : public QWidget {
     void setSettings(const EqualizeSettings& settings);  // without emitting settingsChanged
     void setEqualizers(const QVector<EngineInfo>& equalizers);
     void setReferenceName(const QString& name);
-    // A gray image has no luminance/per-channel choice: it is equalized as it is.
-    void setImageChannels(int channels);
+    // A gray image has no luminance/per-channel choice: it is equalized as it is. A float
+    // (HDR) image is not equalized at all (the CLI tone maps it): every control is off, the
+    // settings kept for the next image.
+    void setImageChannels(int channels, bool floating = false);
 
     QComboBox* modeCombo() const { return mode_; }
     QSlider* strengthSlider() const { return strength_; }
@@ -54,6 +56,7 @@ class EqualizePanel : public QWidget {
     QLabel* reference_label_;
     QComboBox* equalizers_;
     int channels_ = 3;
+    bool floating_ = false;
     bool quiet_ = false;
 };
 
