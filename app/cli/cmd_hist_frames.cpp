@@ -112,8 +112,12 @@ int run_hist_frames(const Context& ctx, const HistCommand& cmd) {
         if (format == "text") {
             os << "# " << source.name() << ": " << f.width << "x" << f.height << ", " << f.channels
                << " channel(s), " << f.bit_depth << "-bit " << source.kind() << " ("
-               << source.codec() << "), " << source.reported_frames() << " frames "
-               << (source.frames_counted() ? "counted" : "reported") << "\n";
+               << source.codec() << "), ";
+            if (source.reported_frames() > 0)
+                os << source.reported_frames() << " frames "
+                   << (source.frames_counted() ? "counted" : "reported") << "\n";
+            else
+                os << "frames not known in advance\n";
             if (coding != nullptr) os << "# coded " << coding_text(*coding) << "\n";
             os << "# kernel " << kernel;
             if (streamer != nullptr) os << " on the '" << streamer->name() << "' stream engine";

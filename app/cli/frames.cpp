@@ -154,7 +154,8 @@ Json source_json(const StreamInput& source) {
     Json j = input_json(source.name(), source.kind(), source.codec(), f.shape());
     j["image_channels"] = f.channels;
     if (source.fps() > 0) j["fps"] = source.fps();
-    j["frames_reported"] = source.reported_frames();
+    // Live input (a pipe of raw frames) reports none in advance: null, not 0.
+    j["frames_reported"] = source.reported_frames() > 0 ? Json(source.reported_frames()) : Json();
     if (const media::VideoCoding* c = source.coding()) {
         j["frames_counted"] = source.frames_counted();
         add_coding_json(j, *c);

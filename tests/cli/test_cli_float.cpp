@@ -289,6 +289,11 @@ TEST(CliFloat, RawFloatFramesCountAsTheImageTheyHold) {
     ASSERT_EQ(j.at("frames").size(), 3u);
     for (const auto& frame : j.at("frames"))
         EXPECT_EQ(frame.at("channels"), parse_json(b.out).at("channels"));
+    // From a pipe the frames are not known in advance: null, not 0.
+    const auto piped = run_cli("hist" + fmt + "- --per-frame --format json < " + quote(stream));
+    ASSERT_EQ(piped.exit_code, 0) << piped.err;
+    EXPECT_TRUE(parse_json(piped.out).at("frames_reported").is_null());
+    EXPECT_EQ(parse_json(piped.out).at("frames").size(), 3u);
     const auto csv = run_cli("hist" + fmt + quote(stream) + " --per-frame --format csv");
     ASSERT_EQ(csv.exit_code, 0) << csv.err;
     EXPECT_NE(csv.out.find(",r_255,r_below_range,r_above_range,r_non_finite,g_0,"),
