@@ -13,10 +13,10 @@ namespace hs::cli {
 
 // What a camera raw file's JSON says of it, under "camera_raw": {"view", "make", "model",
 // "iso", "exposure_s", "exposure", "aperture", "focal_length_mm", "date" (each null when the
-// file does not record it; a whole number as a JSON integer), "raw_size": [w, h], "visible": [x, y, w, h], "demosaiced_size":
-// [w, h], "cfa_pattern" (null without a 2x2 Bayer mosaic), "mosaic_problem" (null with one),
-// "sensor_depth", "black_levels": {"r", "g1", "g2", "b"}, "white_level", "quads": [w, h],
-// "photosites_left_out"}.
+// file does not record it; a whole number as a JSON integer), "raw_size": [w, h], "visible": [x, y,
+// w, h], "demosaiced_size": [w, h], "cfa_pattern" (null without a 2x2 Bayer mosaic),
+// "mosaic_problem" (null with one), "sensor_depth", "black_levels": {"r", "g1", "g2", "b"},
+// "white_level", "quads": [w, h], "photosites_left_out"}.
 Json camera_raw_json(const media::CameraRawInfo& info, media::CameraRawView view);
 
 // The lines `info` prints of it (each "  name: value\n").
