@@ -199,6 +199,22 @@ class FloatSlots {
     double origin_ = 0.0, per_unit_ = 1.0;
 };
 
+// work(t, y0, y1) for bands t of the image's rows, one thread each (none beside the caller's
+// for one band): the counting passes' split of an image among `threads`.
+template <typename Work>
+void run_row_bands(int height, unsigned threads, Work&& work) {
+    const auto band = [&](unsigned t) {
+        work(t, static_cast<int>(static_cast<std::int64_t>(height) * t / threads),
+             static_cast<int>(static_cast<std::int64_t>(height) * (t + 1) / threads));
+    };
+    if (threads == 1) {
+        band(0);
+        return;
+    }
+    std::vector<std::jthread> pool;
+    for (unsigned t = 0; t < threads; ++t) pool.emplace_back(band, t);
+}
+
 // Counts of every channel of float image rows [y0, y1) into `slots`-wide tables from `base`.
 void count_floats(const ImageView& image, const std::vector<Channel>& channels,
                   const FloatSlots& slot, int y0, int y1, std::uint64_t* base, std::size_t slots) {
@@ -220,18 +236,9 @@ std::vector<ChannelHistogram> float_histogram(const ImageView& image,
         std::min<std::size_t>(threads, static_cast<std::size_t>(image.height))));
     std::vector<std::vector<std::uint64_t>> partial(
         threads, std::vector<std::uint64_t>(channels.size() * slots));
-    auto work = [&](unsigned t) {
-        const int y0 = static_cast<int>(static_cast<std::int64_t>(image.height) * t / threads);
-        const int y1 =
-            static_cast<int>(static_cast<std::int64_t>(image.height) * (t + 1) / threads);
+    run_row_bands(image.height, threads, [&](unsigned t, int y0, int y1) {
         count_floats(image, channels, slot, y0, y1, partial[t].data(), slots);
-    };
-    if (threads == 1) {
-        work(0);
-    } else {
-        std::vector<std::jthread> pool;
-        for (unsigned t = 0; t < threads; ++t) pool.emplace_back(work, t);
-    }
+    });
     std::vector<ChannelHistogram> out;
     for (std::size_t k = 0; k < channels.size(); ++k) {
         ChannelHistogram h{channels[k],
@@ -450,10 +457,7 @@ std::vector<ChannelHistogram> reference_histogram(const ImageView& image,
     }
     std::vector<std::vector<std::uint64_t>> partial(
         threads, std::vector<std::uint64_t>(first_table[k_count]));
-    auto work = [&](unsigned t) {
-        const int y0 = static_cast<int>(static_cast<std::int64_t>(image.height) * t / threads);
-        const int y1 =
-            static_cast<int>(static_cast<std::int64_t>(image.height) * (t + 1) / threads);
+    run_row_bands(image.height, threads, [&](unsigned t, int y0, int y1) {
         std::uint64_t* base = partial[t].data();
         const std::int32_t* lut = table.data();
         if (!plain.empty()) {
@@ -468,13 +472,7 @@ std::vector<ChannelHistogram> reference_histogram(const ImageView& image,
             std::uint64_t* counts = base + first_table[k];
             for_each_value(image, channels[k], y0, y1, [&](std::uint32_t v) { ++counts[lut[v]]; });
         }
-    };
-    if (threads == 1) {
-        work(0);
-    } else {
-        std::vector<std::jthread> pool;
-        for (unsigned t = 0; t < threads; ++t) pool.emplace_back(work, t);
-    }
+    });
     std::vector<ChannelHistogram> out;
     for (std::size_t k = 0; k < k_count; ++k) {
         ChannelHistogram h{channels[k],
