@@ -192,7 +192,7 @@ int run_hist_frames(const Context& ctx, const HistCommand& cmd) {
                 const auto ku = static_cast<std::size_t>(k);
                 chans.push_back(is_plane
                                     ? plane_json(selection.planes[ku], planes.views[ku], *row[i])
-                                    : channel_json(*row[i], false, config.spec.is_float()));
+                                    : channel_json(*row[i], false, spec.is_float()));
             }
             j["channels"] = std::move(chans);
             Json timing = timing_json(r.stages);

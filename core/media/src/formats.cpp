@@ -453,14 +453,6 @@ TiffLayout tiff_layout(Bytes f, bool sub_directories) {
                         break;
                 }
             }
-            if (page && out.pages == 1 && (tag == 258 || tag == 259 || tag == 277 || tag == 339) &&
-                count >= 1 && (size == 2 || size == 4)) {
-                const auto v = static_cast<int>(r.get(values, static_cast<int>(size)));
-                (tag == 258   ? out.bits_per_sample
-                 : tag == 259 ? out.compression
-                 : tag == 277 ? out.samples_per_pixel
-                              : out.sample_format) = v;
-            }
             const bool is_sub = tag == 330 || tag == 34665 || tag == 34853 || tag == 40965;
             if (sub_directories && is_sub && (size == 4 || size == 8))
                 for (std::uint64_t i = 0; i < count; ++i)
@@ -1076,16 +1068,18 @@ std::optional<ImageHeader> image_header(ImageFormat format, Bytes f) {
             return png_header(f);
         case ImageFormat::Tiff: {
             const TiffLayout layout = tiff_layout(f);
+            const TiffDirectory page = layout.first_page();
             auto h = sized(layout.width, layout.height);
-            if (!h || layout.sample_format != 3 || !layout.problem.empty()) return h;
-            // Float samples: none, deflate, LZW or PackBits bound what the strips can hold.
-            const int c = layout.compression;
+            if (!h || page.sample_format != 3 || !layout.problem.empty()) return h;
+            // Float samples: none, deflate, LZW or PackBits bound what the strips can hold (an
+            // absent Compression, SamplesPerPixel or BitsPerSample takes TIFF's default, 1).
+            const std::uint64_t c = std::max<std::uint64_t>(page.compression, 1);
             const std::uint64_t ratio = c == 1                                         ? 1
                                         : c == 5 || c == 8 || c == 32946 || c == 32773 ? 4096
                                                                                        : 0;
             const auto need = static_cast<U128>(h->width) * h->height *
-                              static_cast<unsigned>(std::max(layout.samples_per_pixel, 1)) *
-                              static_cast<unsigned>(std::max(layout.bits_per_sample, 1)) / 8;
+                              std::max<std::uint64_t>(page.samples, 1) *
+                              std::max<std::uint64_t>(page.bits, 1) / 8;
             if (ratio != 0 && need > static_cast<U128>(layout.data_bytes) * ratio)
                 h->impossible = "its header declares " + std::to_string(h->width) + "x" +
                                 std::to_string(h->height) + " pixels, which " +

@@ -99,13 +99,14 @@ inline constexpr std::size_t kMaxTiffValues = 64;
 struct TiffLayout {
     int pages = 0;
     std::uint64_t width = 0, height = 0;  // of page 1 (0 when its directory lacks them)
-    // Page 1's samples: BitsPerSample, SampleFormat (1 unsigned, 2 signed, 3 IEEE float) and
-    // SamplesPerPixel (their first value; the TIFF defaults when absent), and the bytes of its
-    // strips or tiles.
-    int bits_per_sample = 1, sample_format = 1, samples_per_pixel = 1, compression = 1;
-    std::uint64_t data_bytes = 0;
+    std::uint64_t data_bytes = 0;         // of page 1's strips or tiles
     std::string problem;  // empty when every directory and strip/tile lies inside the file
     std::vector<TiffDirectory> directories;  // every directory walked, pages first
+
+    // Page 1's directory (an empty one when none was read: SampleFormat 1, the rest 0).
+    TiffDirectory first_page() const {
+        return directories.empty() ? TiffDirectory{} : directories.front();
+    }
 };
 // `sub_directories`: also every directory the pages point to (SubIFDs, EXIF, GPS,
 // interoperability), as a DNG must hold them.

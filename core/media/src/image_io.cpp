@@ -118,8 +118,7 @@ class OpenCvChatter {
 // unsigned, or fewer bits (bilevel, palette), or floats (float_images.cpp reads 16- and 32-bit
 // ones and names the widths it does not), else their type ("32-bit unsigned").
 std::string tiff_sample_problem(const detail::TiffLayout& layout) {
-    if (layout.directories.empty()) return {};
-    const detail::TiffDirectory& d = layout.directories.front();
+    const detail::TiffDirectory d = layout.first_page();
     const std::string bits = std::to_string(d.bits) + "-bit ";
     switch (d.sample_format) {
         case 1:
@@ -236,10 +235,11 @@ LoadedImage decode_image(detail::Bytes bytes, const std::string& name,
     bool float_tiff = false;
     if (format == detail::ImageFormat::Tiff) {
         const detail::TiffLayout layout = detail::tiff_layout(bytes);
-        float_tiff = layout.sample_format == 3;
+        const detail::TiffDirectory page = layout.first_page();
+        float_tiff = page.sample_format == 3;
         // SGI LogLuv: HDR in a lossy log encoding, which libtiff would turn into approximate
         // floats (OpenCV's default for float TIFF).
-        if (layout.compression == 34676 || layout.compression == 34677)
+        if (page.compression == 34676 || page.compression == 34677)
             throw InputError(name +
                              ": TIFF of LogLuv (SGILOG) samples, a lossy HDR encoding, is not "
                              "read; a float TIFF holds IEEE floats (SampleFormat 3)");
